@@ -1,0 +1,129 @@
+/* solver.h - the N-Queens solver library: enumerate, count, render and check solutions.
+ *
+ * A solution for an n x n board is a column vector cols[0..n-1]: cols[r] is the 0-based column of the
+ * queen in row r. Solutions are ordered lexicographically by that vector, which is the order a textbook
+ * backtracking search (row 0's column ascending, then row 1's, ...) finds them.
+ *
+ * Thread-safety: every function is reentrant. An nq_iter belongs to one thread at a time; distinct
+ * iterators are independent. nq_count may be called from many threads at once; its control block is
+ * meant to be shared (cancel from one thread, read progress from another).
+ * Failure: every function checks its arguments first and returns an nq_err (include/nqueens/error.h);
+ * none aborts on bad input, none leaves a partial result the caller must free.
+ */
+#ifndef NQ_SOLVER_H
+#define NQ_SOLVER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nqueens/error.h"
+
+#define NQ_N_MIN 1        /* smallest board */
+#define NQ_N_MAX 32       /* largest board the enumerator handles (one 32-bit mask per constraint) */
+#define NQ_COUNT_N_MAX 27 /* largest n whose counts are known to fit in 64 bits (OEIS A000170) */
+
+/* ---- enumeration ------------------------------------------------------------------------------ */
+
+typedef struct nq_iter nq_iter; /* opaque resumable enumerator, O(n) memory */
+
+enum nq_iter_flags {
+    NQ_ITER_UNIQUE = 1u << 0 /* yield only the lexicographically smallest board of each symmetry class */
+};
+
+/* Create an iterator positioned before the first solution of an n x n board.
+ * flags: 0 or NQ_ITER_UNIQUE. On success *out owns a new iterator (free with nq_iter_destroy).
+ * Errors: NQ_E_ARG (out NULL, unknown flag), NQ_E_RANGE (n outside NQ_N_MIN..NQ_N_MAX), NQ_E_NOMEM. */
+nq_err nq_iter_create(int n, unsigned flags, nq_iter **out);
+
+/* Free an iterator. NULL is accepted and ignored. */
+void nq_iter_destroy(nq_iter *it);
+
+/* Reposition so the next solution yielded is the first one that sorts strictly after cursor.
+ * cursor holds len column indices; it need not be a solution (nor, in unique mode, canonical): the
+ * iterator resumes exactly where that vector would sit in the order. Costs O(n) plus the search for
+ * the next solution, never an enumeration of what comes before.
+ * Errors: NQ_E_ARG (it or cursor NULL), NQ_E_CURSOR (len != n, or a column >= n). On error the
+ * iterator is unchanged. */
+nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len);
+
+/* Skip up to k solutions from the current position; *skipped (may be NULL) receives how many were
+ * skipped (fewer than k only at the end). Costs O(k) enumeration steps.
+ * Errors: NQ_E_ARG (it NULL). */
+nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped);
+
+/* Pull up to max solutions. Solution i is written to cols[i*n .. i*n+n-1]; cols must hold max*n
+ * bytes. *got receives how many were written; 0 means the iterator is exhausted (further calls keep
+ * returning 0). No allocation.
+ * Errors: NQ_E_ARG (it, cols or got NULL, or max == 0). */
+nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got);
+
+/* The board size and flags the iterator was created with (0 for NULL). */
+int nq_iter_n(const nq_iter *it);
+unsigned nq_iter_flags(const nq_iter *it);
+
+/* ---- counting --------------------------------------------------------------------------------- */
+
+typedef struct nq_counts {
+    uint64_t total;  /* all solutions, OEIS A000170 */
+    uint64_t unique; /* symmetry classes (rotations and reflections), OEIS A002562 */
+} nq_counts;
+
+/* Shared control of a running count. Initialise with nq_count_ctl_init before passing it to
+ * nq_count; any thread may then call nq_count_cancel and nq_count_progress on it concurrently. */
+typedef struct nq_count_ctl {
+    atomic_bool cancel;          /* set to stop the count early */
+    atomic_uint_fast32_t done;   /* search tasks finished */
+    atomic_uint_fast32_t total;  /* search tasks in all; 0 until the count has split its work */
+} nq_count_ctl;
+
+/* Reset ctl to "not cancelled, no progress". Not thread-safe against a count using ctl. */
+void nq_count_ctl_init(nq_count_ctl *ctl);
+
+/* Ask the count using ctl to stop; it returns NQ_E_CANCELED within about 50 ms. Thread-safe. */
+void nq_count_cancel(nq_count_ctl *ctl);
+
+/* Fraction of the count done, 0.0 .. 1.0 (1.0 once finished). Thread-safe; NULL gives 0. */
+double nq_count_progress(const nq_count_ctl *ctl);
+
+/* Count all solutions and symmetry classes of an n x n board, on `threads` worker threads
+ * (0: one per online CPU). ctl may be NULL (no cancel, no progress). Blocks until done.
+ * The fastest method for n is chosen internally. No allocation in the search itself.
+ * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX),
+ * NQ_E_CANCELED (ctl was cancelled; *out is then unspecified), NQ_E_NOMEM, NQ_E_THREAD. */
+nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
+
+/* ---- rendering, parsing and checking ---------------------------------------------------------- */
+
+/* Size of the buffer nq_render_board needs: n rows of n characters, each row NUL-terminated. */
+#define NQ_BOARD_BUFSIZE(n) ((size_t)(n) * ((size_t)(n) + 1u))
+
+/* Size of the buffer nq_render_columns needs: up to 2 digits and a separator per column, plus NUL. */
+#define NQ_COLUMNS_BUFSIZE(n) ((size_t)(n) * 3u + 1u)
+
+/* Render cols as a board: row r is the NUL-terminated string at out + r*(n+1), n characters of '.'
+ * with a 'Q' at column cols[r]. cap must be >= NQ_BOARD_BUFSIZE(n).
+ * Errors: NQ_E_ARG (NULL), NQ_E_RANGE (n), NQ_E_CURSOR (a column >= n), NQ_E_BUFSIZE. */
+nq_err nq_render_board(int n, const uint8_t *cols, char *out, size_t cap);
+
+/* Render cols as decimal column indices separated by commas ("1,3,0,2"), NUL-terminated.
+ * *len (may be NULL) receives the length without the NUL. cap >= NQ_COLUMNS_BUFSIZE(n) always suffices.
+ * Errors: as nq_render_board. */
+nq_err nq_render_columns(int n, const uint8_t *cols, char *out, size_t cap, size_t *len);
+
+/* Parse a cursor "c0,c1,...,c(n-1)": exactly n plain ASCII decimal numbers in 0..n-1 separated by
+ * single commas, nothing else (no spaces, signs, empty fields or leading zeros beyond "0"). Reads at
+ * most len bytes of s (s need not be NUL-terminated). On success writes n bytes to cols.
+ * Errors: NQ_E_ARG (NULL), NQ_E_RANGE (n), NQ_E_CURSOR (anything malformed). */
+nq_err nq_parse_columns(int n, const char *s, size_t len, uint8_t *cols);
+
+/* NQ_OK if cols is a valid solution of the n x n board (one queen per row, no two attacking).
+ * Errors: NQ_E_ARG (NULL), NQ_E_RANGE (n), NQ_E_NOT_SOLUTION (a column >= n, or an attack). */
+nq_err nq_check(int n, const uint8_t *cols);
+
+/* Write to out the lexicographically smallest of the 8 symmetric images of solution cols (the
+ * representative unique mode yields). out may equal cols.
+ * Errors: NQ_E_ARG (NULL), NQ_E_RANGE (n), NQ_E_NOT_SOLUTION (cols is not a solution). */
+nq_err nq_canonical(int n, const uint8_t *cols, uint8_t *out);
+
+#endif /* NQ_SOLVER_H */

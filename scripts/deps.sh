@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian 12 packages nqueens needs. Idempotent: does nothing when all are present.
+#   scripts/deps.sh          build + run dependencies (what scripts/serve.sh needs)
+#   scripts/deps.sh --test   also everything the full test suite needs (scripts/test.sh)
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libcurl4-openssl-dev)
+test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy cppcheck
+           prometheus nodejs curl)
+
+want=("${build_pkgs[@]}")
+[[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+echo "deps.sh: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

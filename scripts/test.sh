@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test.sh - the whole test suite, exactly as CI runs it (.ci/run calls this).
+#   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, TSan on the
+#                             concurrency tests, static analysis, fuzzing, contract tests, container smoke
+#   scripts/test.sh --fast    only the release build and its fast tests (a developer's quick loop)
+# Installs what it needs first (scripts/deps.sh --test). Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc)
+
+fast=0
+[[ "${1:-}" == "--fast" ]] && fast=1
+
+stage() { printf '\n==== %s ====\n' "$*"; }
+
+scripts/deps.sh --test
+
+build() { # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+stage "release build (gcc, -Werror) and tests"
+build build/release
+if (( fast )); then
+  (cd build/release && ctest --output-on-failure -j "$jobs" -L fast)
+  exit 0
+fi
+(cd build/release && ctest --output-on-failure -j "$jobs" -LE slow)
+
+stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+build build/asan -DNQ_SANITIZE=address,undefined -DNQ_BENCH=OFF
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -j "$jobs" -LE slow)
+
+for extra in scripts/test.d/*.sh; do
+  [[ -e "$extra" ]] || continue
+  stage "$(basename "$extra" .sh)"
+  bash "$extra"
+done
+
+stage "all green"
