@@ -1,0 +1,433 @@
+/* config.c - nqueensd's option table and the parser, validator and help printers it drives.
+ *
+ * One row per option. Defaults are stored as text and go through the same parser as user input, so a
+ * default can never be something a user could not have typed (the unit tests load every default).
+ * Numbers are plain ASCII decimal digits, as in the HTTP API: no sign, no spaces, no 0x, no overflow.
+ * Byte sizes also take one binary suffix (K, M, G: 1024, 1024^2, 1024^3).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nqueens/solver.h"
+
+typedef enum opt_type {
+    T_PORT,    /* uint16_t */
+    T_UINT,    /* unsigned */
+    T_INT,     /* int (board sizes) */
+    T_U64,     /* uint64_t */
+    T_SIZE,    /* size_t, with an optional K/M/G suffix */
+    T_ADDR,    /* char[], a numeric IPv4 or IPv6 address */
+    T_ORIGIN,  /* char[], visible ASCII only (it becomes a header value) */
+    T_LOGFMT   /* nq_log_format */
+} opt_type;
+
+typedef struct opt_row {
+    const char *flag;  /* without the leading "--" */
+    const char *env;   /* environment variable */
+    opt_type type;     /* how the value is parsed and stored */
+    size_t offset;     /* field in nq_config */
+    size_t cap;        /* field size (strings: capacity including the NUL) */
+    const char *def;   /* default, as text */
+    uint64_t min;      /* numeric range, inclusive */
+    uint64_t max;
+    const char *meta;  /* value placeholder in --help */
+    const char *help;  /* one line */
+} opt_row;
+
+#define FIELD(f) offsetof(nq_config, f), sizeof(((nq_config *)0)->f)
+#define KIB 1024u
+#define MIB (1024u * 1024u)
+
+static const opt_row opts[] = {
+    {"bind", "NQUEENSD_BIND", T_ADDR, FIELD(bind_addr), "0.0.0.0", 0, 0, "ADDR",
+     "address to listen on (0.0.0.0 or :: for all)"},
+    {"port", "NQUEENSD_PORT", T_PORT, FIELD(port), "8080", 0, 65535, "PORT",
+     "TCP port to listen on; 0 lets the kernel pick one (the start-up line reports it)"},
+    {"http-threads", "NQUEENSD_HTTP_THREADS", T_UINT, FIELD(http_threads), "4", 1, 256, "N",
+     "network threads (they never compute, so a few suffice)"},
+    {"solver-workers", "NQUEENSD_SOLVER_WORKERS", T_UINT, FIELD(solver_workers), "2", 1, 256, "N",
+     "computations that run at the same time"},
+    {"count-threads", "NQUEENSD_COUNT_THREADS", T_UINT, FIELD(count_threads), "0", 0, 256, "N",
+     "threads one /count computation uses; 0 = one per CPU"},
+    {"cache-bytes", "NQUEENSD_CACHE_BYTES", T_SIZE, FIELD(cache_bytes), "64M", 0, (uint64_t)1 << 40,
+     "BYTES", "response cache capacity (suffix K, M or G); 0 disables the cache"},
+    {"max-n-solve", "NQUEENSD_MAX_N_SOLVE", T_INT, FIELD(max_n_solve), "20", NQ_N_MIN, NQ_N_MAX, "N",
+     "largest board /solve accepts; larger gets 422"},
+    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "18", NQ_N_MIN, NQ_COUNT_N_MAX,
+     "N", "largest board /count accepts; larger gets 422"},
+    {"max-solutions", "NQUEENSD_MAX_SOLUTIONS", T_U64, FIELD(max_solutions), "100000", 1, 100000000,
+     "N", "most solutions one /solve response carries; a larger answer needs limit/after"},
+    {"queue-len", "NQUEENSD_QUEUE_LEN", T_UINT, FIELD(queue_len), "64", 0, 65536, "N",
+     "computations that may wait for a worker; beyond it 503 + Retry-After"},
+    {"deadline-ms", "NQUEENSD_DEADLINE_MS", T_UINT, FIELD(deadline_ms), "10000", 1, 3600000, "MS",
+     "a request waits this long for its computation, then gets 503 (the result still gets cached)"},
+    {"budget-ms", "NQUEENSD_BUDGET_MS", T_UINT, FIELD(budget_ms), "60000", 1, 86400000, "MS",
+     "a computation nobody waits for any more is cancelled once it has run this long"},
+    {"cors-origin", "NQUEENSD_CORS_ORIGIN", T_ORIGIN, FIELD(cors_origin), "*", 0, 0, "ORIGIN",
+     "Access-Control-Allow-Origin value: * or one origin such as https://example.com"},
+    {"log-format", "NQUEENSD_LOG_FORMAT", T_LOGFMT, FIELD(log_format), "json", 0, 0, "FORMAT",
+     "json (one object per line) or text (key=value) for the access and event log on stdout"},
+    {"conn-limit", "NQUEENSD_CONN_LIMIT", T_UINT, FIELD(conn_limit), "4096", 1, 1000000, "N",
+     "open connections at most (the file-descriptor limit is raised to fit)"},
+    {"per-ip-limit", "NQUEENSD_PER_IP_LIMIT", T_UINT, FIELD(per_ip_limit), "0", 0, 1000000, "N",
+     "open connections per client address; 0 = no per-address limit"},
+    {"idle-timeout-s", "NQUEENSD_IDLE_TIMEOUT_S", T_UINT, FIELD(idle_timeout_s), "30", 1, 86400, "S",
+     "an idle keep-alive connection is closed after this many seconds"},
+    {"head-timeout-s", "NQUEENSD_HEAD_TIMEOUT_S", T_UINT, FIELD(head_timeout_s), "10", 1, 3600, "S",
+     "the whole request head must arrive within this many seconds of the connection opening"},
+    {"max-uri-bytes", "NQUEENSD_MAX_URI_BYTES", T_SIZE, FIELD(max_uri_bytes), "8K", 64, 64 * KIB,
+     "BYTES", "longest request target; longer gets 414"},
+    {"max-header-bytes", "NQUEENSD_MAX_HEADER_BYTES", T_SIZE, FIELD(max_header_bytes), "16K", 1 * KIB,
+     1 * MIB, "BYTES", "largest request header section; larger gets 431"},
+    {"grace-s", "NQUEENSD_GRACE_S", T_UINT, FIELD(grace_s), "8", 0, 3600, "S",
+     "on SIGTERM, requests in flight get this long to finish; keep it below the orchestrator's kill "
+     "timeout (docker stop: 10 s)"},
+};
+
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+static const char *const log_format_names[] = {"json", "text"};
+
+const char *nq_config_log_format_name(nq_log_format f)
+{
+    return (unsigned)f < 2u ? log_format_names[f] : "json";
+}
+
+/* ---- value parsers: each returns true and stores the value, or false and leaves the field ------ */
+
+/* Whole-string plain decimal: at least one digit, nothing else, no overflow. *end gets the first
+ * non-digit so callers can accept a suffix. */
+static bool parse_digits(const char *s, uint64_t *out, const char **end)
+{
+    if (*s < '0' || *s > '9')
+        return false; /* strtoull would accept spaces, '+' and '-' here */
+    errno = 0;
+    char *e = NULL;
+    const unsigned long long v = strtoull(s, &e, 10);
+    if (errno == ERANGE)
+        return false;
+    *out = (uint64_t)v;
+    *end = e;
+    return true;
+}
+
+static uint64_t size_multiplier(const char *suffix)
+{
+    if (suffix[0] == '\0')
+        return 1;
+    if (suffix[1] != '\0')
+        return 0;
+    switch (suffix[0]) {
+    case 'K': case 'k': return KIB;
+    case 'M': case 'm': return MIB;
+    case 'G': case 'g': return (uint64_t)MIB * KIB;
+    default: return 0;
+    }
+}
+
+static bool parse_number(const opt_row *o, const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *end = NULL;
+    if (!parse_digits(s, &v, &end))
+        return false;
+    const uint64_t mult = o->type == T_SIZE ? size_multiplier(end) : (*end == '\0' ? 1 : 0);
+    if (mult == 0 || v > UINT64_MAX / mult)
+        return false;
+    v *= mult;
+    if (v < o->min || v > o->max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void store_number(const opt_row *o, nq_config *c, uint64_t v)
+{
+    unsigned char *field = (unsigned char *)c + o->offset;
+    /* memcpy, not a cast: the field's type is only known through the row. Ranges were checked. */
+    switch (o->type) {
+    case T_PORT: { const uint16_t x = (uint16_t)v; memcpy(field, &x, sizeof x); break; }
+    case T_UINT: { const unsigned x = (unsigned)v; memcpy(field, &x, sizeof x); break; }
+    case T_INT: { const int x = (int)v; memcpy(field, &x, sizeof x); break; }
+    case T_U64: memcpy(field, &v, sizeof v); break;
+    case T_SIZE: { const size_t x = (size_t)v; memcpy(field, &x, sizeof x); break; }
+    default: assert(0 && "not a numeric option");
+    }
+}
+
+static bool is_ip_literal(const char *s)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
+}
+
+static bool is_visible_ascii(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s != '\0'; s++)
+        if (*s < 0x21 || *s > 0x7e)
+            return false; /* no spaces, controls or CR/LF: it is echoed into a response header */
+    return true;
+}
+
+static bool parse_string(const opt_row *o, nq_config *c, const char *s)
+{
+    if (strlen(s) >= o->cap)
+        return false;
+    if (o->type == T_ADDR ? !is_ip_literal(s) : !is_visible_ascii(s))
+        return false;
+    memcpy((char *)c + o->offset, s, strlen(s) + 1);
+    return true;
+}
+
+static bool parse_logfmt(nq_config *c, const char *s)
+{
+    for (size_t i = 0; i < sizeof log_format_names / sizeof log_format_names[0]; i++) {
+        if (strcmp(s, log_format_names[i]) == 0) {
+            c->log_format = (nq_log_format)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool apply(const opt_row *o, nq_config *c, const char *s)
+{
+    uint64_t v = 0;
+    switch (o->type) {
+    case T_ADDR:
+    case T_ORIGIN: return parse_string(o, c, s);
+    case T_LOGFMT: return parse_logfmt(c, s);
+    default:
+        if (!parse_number(o, s, &v))
+            return false;
+        store_number(o, c, v);
+        return true;
+    }
+}
+
+/* ---- messages ---------------------------------------------------------------------------------- */
+
+/* What the option accepts, in words, for --help and error messages. */
+static void describe_range(const opt_row *o, char *out, size_t cap)
+{
+    switch (o->type) {
+    case T_ADDR: snprintf(out, cap, "a numeric IPv4 or IPv6 address"); break;
+    case T_ORIGIN: snprintf(out, cap, "* or an origin, 1..%zu visible ASCII characters", o->cap - 1); break;
+    case T_LOGFMT: snprintf(out, cap, "json or text"); break;
+    case T_SIZE:
+        snprintf(out, cap, "%" PRIu64 "..%" PRIu64 " bytes, suffix K, M or G allowed", o->min, o->max);
+        break;
+    default: snprintf(out, cap, "an integer in %" PRIu64 "..%" PRIu64, o->min, o->max); break;
+    }
+}
+
+/* Copy at most 40 characters of an untrusted value, replacing anything not printable, so the error
+ * message stays one short line whatever was passed. */
+static void quote_value(const char *s, char *out, size_t cap)
+{
+    size_t i = 0;
+    for (; s[i] != '\0' && i < 40 && i + 4 < cap; i++)
+        out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    if (s[i] != '\0' && i + 4 <= cap) {
+        memcpy(out + i, "...", 3);
+        i += 3;
+    }
+    out[i] = '\0';
+}
+
+/* Write a message to err (if there is room) and return code. */
+__attribute__((format(printf, 4, 5))) static nq_err fail(char *err, size_t errlen, nq_err code,
+                                                          const char *fmt, ...)
+{
+    if (err != NULL && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static nq_err bad_value(const opt_row *o, const char *source, const char *value, char *err,
+                        size_t errlen)
+{
+    char shown[48];
+    char range[96];
+    quote_value(value, shown, sizeof shown);
+    describe_range(o, range, sizeof range);
+    return fail(err, errlen, NQ_E_PARAM_INVALID, "invalid value \"%s\" for --%s (from %s): expected %s",
+                shown, o->flag, source, range);
+}
+
+/* ---- loading ------------------------------------------------------------------------------------ */
+
+static const char *env_lookup(char **envp, const char *name)
+{
+    const size_t len = strlen(name);
+    for (; envp != NULL && *envp != NULL; envp++)
+        if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+            return *envp + len + 1;
+    return NULL;
+}
+
+static nq_err load_env(nq_config *c, char **envp, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        const char *v = env_lookup(envp, opts[i].env);
+        if (v != NULL && !apply(&opts[i], c, v))
+            return bad_value(&opts[i], opts[i].env, v, err, errlen);
+    }
+    return NQ_OK;
+}
+
+static const opt_row *find_flag(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strlen(opts[i].flag) == len && strncmp(opts[i].flag, name, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+/* The commands that take no value; returns false if arg is not one of them. */
+static bool command_flag(nq_config *c, const char *arg)
+{
+    static const struct { const char *flag; nq_config_action action; } cmds[] = {
+        {"--help", NQ_ACTION_HELP},
+        {"-h", NQ_ACTION_HELP},
+        {"--version", NQ_ACTION_VERSION},
+        {"--help-markdown", NQ_ACTION_MARKDOWN},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (strcmp(arg, cmds[i].flag) == 0) {
+            c->action = cmds[i].action;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* --probe [URL]: the URL is optional, so only a following argument that is not a flag is taken. */
+static nq_err probe_flag(nq_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    c->action = NQ_ACTION_PROBE;
+    if (*i + 1 >= argc || argv[*i + 1][0] == '-')
+        return NQ_OK;
+    const char *url = argv[++*i];
+    if (strncmp(url, "http://", 7) != 0 || strlen(url) >= sizeof c->probe_url || !is_visible_ascii(url)) {
+        char shown[48];
+        quote_value(url, shown, sizeof shown);
+        return fail(err, errlen, NQ_E_PARAM_INVALID,
+                    "invalid value \"%s\" for --probe: expected an http:// URL of at most %zu visible "
+                    "ASCII characters", shown, sizeof c->probe_url - 1);
+    }
+    memcpy(c->probe_url, url, strlen(url) + 1);
+    return NQ_OK;
+}
+
+static nq_err option_flag(nq_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    const char *arg = argv[*i];
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    const opt_row *o = find_flag(name, eq != NULL ? (size_t)(eq - name) : strlen(name));
+    if (o == NULL) {
+        char shown[48];
+        quote_value(arg, shown, sizeof shown);
+        return fail(err, errlen, NQ_E_PARAM_UNKNOWN, "unknown option \"%s\" (try --help)", shown);
+    }
+    const char *value = eq != NULL ? eq + 1 : NULL;
+    if (value == NULL) {
+        if (*i + 1 >= argc)
+            return fail(err, errlen, NQ_E_PARAM_MISSING, "option --%s needs a value (%s)", o->flag,
+                        o->meta);
+        value = argv[++*i];
+    }
+    return apply(o, c, value) ? NQ_OK : bad_value(o, "the command line", value, err, errlen);
+}
+
+static nq_err load_args(nq_config *c, int argc, char **argv, char *err, size_t errlen)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        nq_err rc = NQ_OK;
+        if (command_flag(c, arg))
+            continue;
+        if (strcmp(arg, "--probe") == 0)
+            rc = probe_flag(c, argc, argv, &i, err, errlen);
+        else if (strncmp(arg, "--", 2) == 0)
+            rc = option_flag(c, argc, argv, &i, err, errlen);
+        else {
+            char shown[48];
+            quote_value(arg, shown, sizeof shown);
+            rc = fail(err, errlen, NQ_E_PARAM_UNKNOWN, "unexpected argument \"%s\" (try --help)",
+                      shown);
+        }
+        if (rc != NQ_OK)
+            return rc;
+    }
+    return NQ_OK;
+}
+
+void nq_config_defaults(nq_config *c)
+{
+    assert(c != NULL);
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < NOPTS; i++) {
+        const bool ok = apply(&opts[i], c, opts[i].def);
+        assert(ok && "a built-in default is outside its own range");
+        (void)ok;
+    }
+}
+
+nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (c == NULL || argv == NULL || argc < 0)
+        return NQ_E_ARG;
+    const nq_err rc = load_env(c, envp, err, errlen);
+    return rc != NQ_OK ? rc : load_args(c, argc, argv, err, errlen);
+}
+
+/* ---- help --------------------------------------------------------------------------------------- */
+
+void nq_config_usage(FILE *out, const char *prog)
+{
+    fprintf(out,
+            "Usage: %s [OPTION...]\n"
+            "       %s --probe [URL]   GET URL (default http://127.0.0.1:PORT/healthz), exit 0 on 200\n"
+            "       %s --help | --version\n\n"
+            "N-Queens HTTP service. Every option can also be set by the environment variable shown;\n"
+            "a flag overrides the variable. Options take --name VALUE or --name=VALUE.\n\n",
+            prog, prog, prog);
+    for (size_t i = 0; i < NOPTS; i++) {
+        char range[96];
+        describe_range(&opts[i], range, sizeof range);
+        fprintf(out, "  --%s %s  (%s, default %s)\n      %s\n      accepts %s\n", opts[i].flag, opts[i].meta,
+                opts[i].env, opts[i].def, opts[i].help, range);
+    }
+}
+
+void nq_config_markdown(FILE *out)
+{
+    fputs("| Flag | Environment variable | Default | Accepted | Meaning |\n"
+          "|---|---|---|---|---|\n",
+          out);
+    for (size_t i = 0; i < NOPTS; i++) {
+        char range[96];
+        describe_range(&opts[i], range, sizeof range);
+        fprintf(out, "| `--%s` | `%s` | `%s` | %s | %s |\n", opts[i].flag, opts[i].env, opts[i].def,
+                range, opts[i].help);
+    }
+}

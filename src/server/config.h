@@ -1,0 +1,89 @@
+/* config.h - nqueensd's configuration: defaults, command-line flags and NQUEENSD_* environment variables.
+ *
+ * Every option is one row of a table in config.c (flag, environment variable, type, default, range,
+ * help text); that table drives parsing, validation, --help and the README's configuration table, so
+ * an option cannot be documented in one place and behave differently in another.
+ *
+ * Precedence: built-in default < environment variable < command-line flag.
+ * Life cycle: filled once by main() before any thread starts, then passed down as `const nq_config *`
+ * and never written again, so every thread may read it without locking.
+ * Failure: nq_config_load never exits or prints; it returns an error code and a one-line message that
+ * names the option and its accepted range. The caller (main) prints it and exits with status 2.
+ */
+#ifndef NQ_CONFIG_H
+#define NQ_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nqueens/error.h"
+
+#define NQ_CONFIG_ADDR_MAX 64   /* bind_addr capacity, NUL included (an IPv6 literal needs 46) */
+#define NQ_CONFIG_ORIGIN_MAX 256 /* cors_origin capacity, NUL included */
+#define NQ_CONFIG_URL_MAX 512    /* probe_url capacity, NUL included */
+
+/* What the process was asked to do; everything but NQ_ACTION_SERVE is a one-shot command. */
+typedef enum nq_config_action {
+    NQ_ACTION_SERVE = 0, /* run the HTTP service (the default) */
+    NQ_ACTION_HELP,      /* --help: print usage, exit 0 */
+    NQ_ACTION_VERSION,   /* --version: print the version, exit 0 */
+    NQ_ACTION_PROBE,     /* --probe [URL]: GET URL (default: this config's /healthz), exit 0 on 200 */
+    NQ_ACTION_MARKDOWN   /* --help-markdown: print the options as the README's Markdown table */
+} nq_config_action;
+
+typedef enum nq_log_format {
+    NQ_LOG_JSON = 0, /* one JSON object per line (the default; what log shippers parse) */
+    NQ_LOG_TEXT      /* key=value pairs, for a person watching a terminal */
+} nq_log_format;
+
+typedef struct nq_config {
+    nq_config_action action;               /* what main() should do */
+    char bind_addr[NQ_CONFIG_ADDR_MAX];    /* numeric IPv4 or IPv6 address to listen on */
+    uint16_t port;                         /* TCP port; 0 = let the kernel pick one */
+    unsigned http_threads;                 /* libmicrohttpd worker threads (network I/O only) */
+    unsigned solver_workers;               /* computations that run at once */
+    unsigned count_threads;                /* threads one /count computation uses; 0 = one per CPU */
+    size_t cache_bytes;                    /* response cache capacity in bytes; 0 disables it */
+    int max_n_solve;                       /* largest n /solve accepts (422 beyond) */
+    int max_n_count;                       /* largest n /count accepts (422 beyond) */
+    uint64_t max_solutions;                /* most solutions one /solve response may carry */
+    unsigned queue_len;                    /* computations that may wait for a worker; excess gets 503 */
+    unsigned deadline_ms;                  /* a caller waits this long for a computation, then 503 */
+    unsigned budget_ms;                    /* an unwatched computation running past this is cancelled */
+    char cors_origin[NQ_CONFIG_ORIGIN_MAX]; /* Access-Control-Allow-Origin value */
+    nq_log_format log_format;              /* access and event log format on stdout */
+    unsigned conn_limit;                   /* open connections at most */
+    unsigned per_ip_limit;                 /* open connections per client address; 0 = unlimited */
+    unsigned idle_timeout_s;               /* an idle keep-alive connection is closed after this */
+    unsigned head_timeout_s;               /* the whole request head must arrive within this */
+    size_t max_uri_bytes;                  /* longer request target: 414 */
+    size_t max_header_bytes;               /* larger header section: 431 */
+    unsigned grace_s;                      /* on SIGTERM, in-flight requests get this long to finish */
+    char probe_url[NQ_CONFIG_URL_MAX];     /* --probe target; "" = http://127.0.0.1:<port>/healthz */
+} nq_config;
+
+/* Fill c with the built-in defaults (action NQ_ACTION_SERVE). Never fails. Thread-safe on distinct c. */
+void nq_config_defaults(nq_config *c);
+
+/* Apply environment variables from envp (a NULL-terminated "NAME=value" array, NULL = none), then the
+ * command-line flags argv[1..argc-1], on top of what c already holds (normally nq_config_defaults).
+ * Flags take "--name value" or "--name=value". --help, --version, --help-markdown and --probe [URL]
+ * set c->action; a later option still gets validated.
+ * Returns NQ_OK, or on a bad input NQ_E_PARAM_UNKNOWN (unknown flag), NQ_E_PARAM_MISSING (flag without
+ * its value) or NQ_E_PARAM_INVALID (a value that does not parse or is out of range), with a one-line
+ * message naming the option and the accepted values written to err (always NUL-terminated when
+ * errlen > 0; err may be NULL if errlen is 0). NQ_E_ARG if c or argv is NULL.
+ * On error c may be partly updated: the caller is expected to exit. Thread-safe on distinct c. */
+nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *err, size_t errlen);
+
+/* Print the usage text (every option with its flag, variable, default and range) to out. */
+void nq_config_usage(FILE *out, const char *prog);
+
+/* Print the options as a Markdown table (the README's "Configuration" table) to out. */
+void nq_config_markdown(FILE *out);
+
+/* "json" or "text". */
+const char *nq_config_log_format_name(nq_log_format f);
+
+#endif /* NQ_CONFIG_H */
