@@ -47,7 +47,7 @@
 #define NQ_PROBLEM_TYPE_BASE "/problems/"
 
 typedef enum nq_err {
-#define NQ_ERR_ENUM_(name, code, status, slug, title) NQ_##name = code,
+#define NQ_ERR_ENUM_(name, code, status, slug, title) NQ_##name = (code),
     NQ_ERR_TABLE(NQ_ERR_ENUM_)
 #undef NQ_ERR_ENUM_
 } nq_err;
