@@ -1,0 +1,427 @@
+/* cache.c - LRU response cache: hash table with incremental rehash, doubly linked recency list,
+ * ref-counted immutable entries, bounded in bytes.
+ *
+ * Each entry is one allocation: the header below followed by key, content type, ETag, body and gzip
+ * bytes, so the byte charge is exact and freeing is one call. The expensive part of a put (allocating
+ * and copying megabytes) happens before the lock is taken; freeing evicted entries happens after it is
+ * dropped. Inside the lock every operation touches O(1) nodes: the hash table never rehashes all at
+ * once but moves a couple of buckets per operation while it grows (the way Redis' dict does), and the
+ * LRU list is doubly linked so an entry moves to the front or leaves in constant time.
+ */
+#include "cache.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_MIN_SLOTS 16u /* first table size; a power of two */
+#define REHASH_STEPS 2u     /* old buckets moved per operation while growing */
+
+struct nq_cache_entry {
+    atomic_uint_fast32_t refs; /* the cache's reference while linked, plus one per caller */
+    nq_cache_entry *chain;     /* next entry in the same hash bucket */
+    nq_cache_entry *newer;     /* LRU neighbour towards the head (NULL at the head) */
+    nq_cache_entry *older;     /* LRU neighbour towards the tail (NULL at the tail) */
+    uint64_t hash;             /* hash of key, kept to rehash without rereading the key */
+    size_t charge;             /* bytes this entry counts against max_bytes */
+    size_t key_len;            /* strlen(key) */
+    const char *key;           /* NUL-terminated, points into data */
+    nq_cache_value value;      /* pointers into data */
+    char data[];               /* key, content type, ETag (each NUL-terminated), body, gzip */
+};
+
+typedef struct table {
+    nq_cache_entry **slots; /* bucket heads; NULL when the table is unused */
+    size_t mask;            /* slot count - 1 (slot count is a power of two) */
+    size_t used;            /* entries in this table */
+} table;
+
+struct nq_cache {
+    pthread_mutex_t lock;   /* guards everything below */
+    table t[2];             /* t[0] main; t[1] the larger table being filled while rehashing */
+    size_t rehash_next;     /* next bucket of t[0] to move while rehashing */
+    nq_cache_entry *newest; /* LRU head */
+    nq_cache_entry *oldest; /* LRU tail: the next victim */
+    size_t max_bytes;       /* configured bound; read-only after create */
+    size_t bytes;           /* sum of linked entries' charges */
+    uint64_t hits;          /* see nq_cache_stats */
+    uint64_t misses;
+    uint64_t inserts;
+    uint64_t evictions;
+    uint64_t refused;
+};
+
+/* FNV-1a, 64 bits: keys are short strings the server builds from validated parameters, so a simple
+ * fast hash with good dispersion is all that is needed. */
+static uint64_t hash_key(const char *key, size_t len) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)key[i];
+        h *= 0x100000001b3u;
+    }
+    return h;
+}
+
+/* Length of s if it is at most max bytes long, else max + 1 (never reads past s[max]). */
+static size_t bounded_len(const char *s, size_t max) {
+    const char *nul = memchr(s, '\0', max + 1u);
+    return nul ? (size_t)(nul - s) : max + 1u;
+}
+
+/* Bytes an entry costs, or SIZE_MAX if the sum overflows. */
+static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, size_t body_len,
+                           size_t gzip_len) {
+    const size_t parts[] = {sizeof(nq_cache_entry), key_len + 1u, type_len + 1u, etag_len + 1u,
+                            body_len, gzip_len};
+    size_t sum = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (parts[i] > SIZE_MAX - sum) {
+            return SIZE_MAX;
+        }
+        sum += parts[i];
+    }
+    return sum;
+}
+
+size_t nq_cache_entry_limit(const nq_cache *c) {
+    return c ? c->max_bytes / NQ_CACHE_ENTRY_DIVISOR : 0;
+}
+
+bool nq_cache_fits(const nq_cache *c, size_t body_len, size_t gzip_len) {
+    const size_t worst = entry_charge(NQ_CACHE_KEY_MAX, NQ_CACHE_STR_MAX, NQ_CACHE_STR_MAX, body_len,
+                                      gzip_len);
+    return worst != SIZE_MAX && worst <= nq_cache_entry_limit(c);
+}
+
+nq_err nq_cache_create(size_t max_bytes, nq_cache **out) {
+    if (!out) {
+        return NQ_E_ARG;
+    }
+    nq_cache *c = calloc(1, sizeof *c);
+    if (!c) {
+        return NQ_E_NOMEM;
+    }
+    c->t[0].slots = calloc(TABLE_MIN_SLOTS, sizeof *c->t[0].slots);
+    if (!c->t[0].slots || pthread_mutex_init(&c->lock, NULL) != 0) {
+        free(c->t[0].slots);
+        free(c);
+        return NQ_E_NOMEM;
+    }
+    c->t[0].mask = TABLE_MIN_SLOTS - 1u;
+    c->max_bytes = max_bytes;
+    *out = c;
+    return NQ_OK;
+}
+
+void nq_cache_destroy(nq_cache *c) {
+    if (!c) {
+        return;
+    }
+    nq_cache_entry *e = c->newest;
+    while (e) {
+        nq_cache_entry *const next = e->older;
+        nq_cache_entry_release(e);
+        e = next;
+    }
+    free(c->t[0].slots);
+    free(c->t[1].slots);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* ---- hash table (caller holds the lock) ------------------------------------------------------- */
+
+static bool rehashing(const nq_cache *c) {
+    return c->t[1].slots != NULL;
+}
+
+/* Move a few buckets from t[0] to t[1]; when t[0] is empty, t[1] becomes the main table. */
+static void rehash_step(nq_cache *c) {
+    if (!rehashing(c)) {
+        return;
+    }
+    for (unsigned step = 0; step < REHASH_STEPS && c->rehash_next <= c->t[0].mask; step++) {
+        nq_cache_entry *e = c->t[0].slots[c->rehash_next];
+        c->t[0].slots[c->rehash_next++] = NULL;
+        while (e) {
+            nq_cache_entry *const next = e->chain;
+            nq_cache_entry **const slot = &c->t[1].slots[e->hash & c->t[1].mask];
+            e->chain = *slot;
+            *slot = e;
+            c->t[0].used--;
+            c->t[1].used++;
+            e = next;
+        }
+    }
+    if (c->rehash_next > c->t[0].mask) {
+        assert(c->t[0].used == 0);
+        free(c->t[0].slots);
+        c->t[0] = c->t[1];
+        c->t[1] = (table){0};
+    }
+}
+
+/* Start growing once the load factor passes 1. If the larger table cannot be allocated the cache
+ * keeps working with longer chains; growth is retried on a later insert. */
+static void maybe_grow(nq_cache *c) {
+    if (rehashing(c) || c->t[0].used <= c->t[0].mask || c->t[0].mask > SIZE_MAX / 4u) {
+        return;
+    }
+    const size_t slots = (c->t[0].mask + 1u) * 2u;
+    nq_cache_entry **const fresh = calloc(slots, sizeof *fresh);
+    if (!fresh) {
+        return;
+    }
+    c->t[1] = (table){.slots = fresh, .mask = slots - 1u, .used = 0};
+    c->rehash_next = 0;
+}
+
+/* The slot holding the link to key's entry (or the NULL at the end of its chain), and its table. */
+static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint64_t h, table **owner) {
+    for (int i = 0; i < 2; i++) {
+        table *const t = &c->t[i];
+        if (!t->slots) {
+            continue;
+        }
+        nq_cache_entry **link = &t->slots[h & t->mask];
+        for (; *link; link = &(*link)->chain) {
+            const nq_cache_entry *const e = *link;
+            if (e->hash == h && e->key_len == len && memcmp(e->key, key, len) == 0) {
+                *owner = t;
+                return link;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* ---- recency list (caller holds the lock) ----------------------------------------------------- */
+
+static void lru_unlink(nq_cache *c, nq_cache_entry *e) {
+    *(e->newer ? &e->newer->older : &c->newest) = e->older;
+    *(e->older ? &e->older->newer : &c->oldest) = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void lru_push_front(nq_cache *c, nq_cache_entry *e) {
+    e->newer = NULL;
+    e->older = c->newest;
+    *(c->newest ? &c->newest->newer : &c->oldest) = e;
+    c->newest = e;
+}
+
+/* Unlink the entry at *link (in table t) from the table and the list and uncharge it. The cache's
+ * reference is handed to the caller, who releases it once the lock is dropped. */
+static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link) {
+    nq_cache_entry *const e = *link;
+    *link = e->chain;
+    e->chain = NULL;
+    t->used--;
+    lru_unlink(c, e);
+    c->bytes -= e->charge;
+    return e;
+}
+
+/* Detach the entry with e's key and hash, if any. */
+static nq_cache_entry *detach_key(nq_cache *c, const nq_cache_entry *e) {
+    table *t = NULL;
+    nq_cache_entry **const link = find_slot(c, e->key, e->key_len, e->hash, &t);
+    return link ? detach(c, t, link) : NULL;
+}
+
+/* Detach the least recently used entry. */
+static nq_cache_entry *detach_oldest(nq_cache *c) {
+    table *t = NULL;
+    const nq_cache_entry *const victim = c->oldest;
+    nq_cache_entry **const link = find_slot(c, victim->key, victim->key_len, victim->hash, &t);
+    assert(link && *link == victim);
+    return detach(c, t, link);
+}
+
+static void link_new(nq_cache *c, nq_cache_entry *e) {
+    table *const t = rehashing(c) ? &c->t[1] : &c->t[0];
+    nq_cache_entry **const slot = &t->slots[e->hash & t->mask];
+    e->chain = *slot;
+    *slot = e;
+    t->used++;
+    lru_push_front(c, e);
+    c->bytes += e->charge;
+}
+
+/* ---- public operations ------------------------------------------------------------------------ */
+
+nq_cache_entry *nq_cache_get(nq_cache *c, const char *key) {
+    if (!c || !key) {
+        return NULL;
+    }
+    const size_t len = bounded_len(key, NQ_CACHE_KEY_MAX);
+    if (len > NQ_CACHE_KEY_MAX) {
+        return NULL;
+    }
+    const uint64_t h = hash_key(key, len);
+    nq_cache_entry *hit = NULL;
+    pthread_mutex_lock(&c->lock);
+    rehash_step(c);
+    table *t = NULL;
+    nq_cache_entry **const link = find_slot(c, key, len, h, &t);
+    if (link) {
+        hit = *link;
+        lru_unlink(c, hit);
+        lru_push_front(c, hit);
+        /* Relaxed is enough: the caller's reference is ordered by the lock, and the value was
+         * published before the entry was linked under this same lock. */
+        atomic_fetch_add_explicit(&hit->refs, 1, memory_order_relaxed);
+        c->hits++;
+    } else {
+        c->misses++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return hit;
+}
+
+/* Copy the bytes at src into *cursor and advance it; return where they landed. */
+static char *put_bytes(char **cursor, const char *src, size_t len) {
+    char *const at = *cursor;
+    if (len > 0) {
+        memcpy(at, src, len);
+    }
+    *cursor += len;
+    return at;
+}
+
+/* Build a detached entry holding copies of key and v, with `refs` references. */
+static nq_cache_entry *entry_build(const char *key, size_t key_len, const nq_cache_value *v,
+                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs) {
+    nq_cache_entry *const e = malloc(charge);
+    if (!e) {
+        return NULL;
+    }
+    atomic_init(&e->refs, refs);
+    e->chain = e->newer = e->older = NULL;
+    e->hash = hash_key(key, key_len);
+    e->charge = charge;
+    e->key_len = key_len;
+    e->value = *v;
+    char *cursor = e->data;
+    e->key = put_bytes(&cursor, key, key_len + 1u);
+    e->value.content_type = put_bytes(&cursor, v->content_type, type_len + 1u);
+    e->value.etag = put_bytes(&cursor, v->etag, etag_len + 1u);
+    e->value.body = put_bytes(&cursor, v->body, v->body_len);
+    e->value.gzip = v->gzip ? put_bytes(&cursor, v->gzip, v->gzip_len) : NULL;
+    return e;
+}
+
+static bool value_ok(const nq_cache_value *v) {
+    return v->content_type && v->etag && (v->body || v->body_len == 0) &&
+           (v->gzip || v->gzip_len == 0);
+}
+
+/* Release a chain of detached entries linked through `chain`. */
+static void release_chain(nq_cache_entry *e) {
+    while (e) {
+        nq_cache_entry *const next = e->chain;
+        e->chain = NULL;
+        nq_cache_entry_release(e);
+        e = next;
+    }
+}
+
+nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out) {
+    if (out) {
+        *out = NULL;
+    }
+    if (!c || !key || !v || !value_ok(v)) {
+        return NQ_E_ARG;
+    }
+    const size_t key_len = bounded_len(key, NQ_CACHE_KEY_MAX);
+    const size_t type_len = bounded_len(v->content_type, NQ_CACHE_STR_MAX);
+    const size_t etag_len = bounded_len(v->etag, NQ_CACHE_STR_MAX);
+    if (key_len == 0 || key_len > NQ_CACHE_KEY_MAX || type_len > NQ_CACHE_STR_MAX ||
+        etag_len > NQ_CACHE_STR_MAX) {
+        return NQ_E_ARG;
+    }
+    const size_t charge = entry_charge(key_len, type_len, etag_len, v->body_len, v->gzip_len);
+    if (charge > nq_cache_entry_limit(c)) {
+        pthread_mutex_lock(&c->lock);
+        c->refused++;
+        pthread_mutex_unlock(&c->lock);
+        return NQ_E_TOO_LARGE;
+    }
+    nq_cache_entry *const e = entry_build(key, key_len, v, type_len, etag_len, charge, out ? 2u : 1u);
+    if (!e) {
+        return NQ_E_NOMEM;
+    }
+
+    nq_cache_entry *dead = NULL; /* entries detached under the lock, released after it */
+    pthread_mutex_lock(&c->lock);
+    rehash_step(c);
+    nq_cache_entry *const old = detach_key(c, e);
+    if (old) {
+        old->chain = dead;
+        dead = old;
+    }
+    maybe_grow(c);
+    link_new(c, e);
+    /* charge <= max_bytes / NQ_CACHE_ENTRY_DIVISOR, so the new entry itself is never the victim. */
+    while (c->bytes > c->max_bytes) {
+        nq_cache_entry *const victim = detach_oldest(c);
+        assert(victim != e);
+        victim->chain = dead;
+        dead = victim;
+        c->evictions++;
+    }
+    c->inserts++;
+    pthread_mutex_unlock(&c->lock);
+
+    release_chain(dead);
+    if (out) {
+        *out = e;
+    }
+    return NQ_OK;
+}
+
+void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out) {
+    assert(out);
+    *out = (nq_cache_stats){0};
+    if (!c) {
+        return;
+    }
+    pthread_mutex_lock(&c->lock);
+    *out = (nq_cache_stats){
+        .hits = c->hits,
+        .misses = c->misses,
+        .inserts = c->inserts,
+        .evictions = c->evictions,
+        .refused = c->refused,
+        .entries = c->t[0].used + c->t[1].used,
+        .bytes = c->bytes,
+        .max_bytes = c->max_bytes,
+    };
+    pthread_mutex_unlock(&c->lock);
+}
+
+const nq_cache_value *nq_cache_entry_value(const nq_cache_entry *e) {
+    assert(e);
+    return &e->value;
+}
+
+void nq_cache_entry_retain(nq_cache_entry *e) {
+    assert(e);
+    atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+}
+
+void nq_cache_entry_release(nq_cache_entry *e) {
+    if (!e) {
+        return;
+    }
+    /* acq_rel: every other holder's use of the entry happens before the last one frees it. */
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1) {
+        free(e);
+    }
+}
+
+void nq_cache_release_cb(void *entry) {
+    nq_cache_entry_release(entry);
+}

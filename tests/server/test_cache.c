@@ -1,0 +1,440 @@
+/* test_cache.c - Check unit tests of the LRU response cache (src/server/cache.c): eviction order,
+ * byte bound, refusal of oversize entries, replacement, references that outlive eviction, incremental
+ * rehash, and many threads hammering get/put (labelled "concurrency" so TSan runs it too).
+ */
+#include "cache.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A value over body[0..body_len) with the given ETag. */
+static nq_cache_value make_value(const char *body, size_t body_len, const char *etag) {
+    return (nq_cache_value){
+        .content_type = "application/json",
+        .etag = etag,
+        .body = body,
+        .body_len = body_len,
+    };
+}
+
+/* Put key with a small body equal to the key itself; fail the test on error. */
+static void put_small(nq_cache *c, const char *key) {
+    const nq_cache_value v = make_value(key, strlen(key), "\"e\"");
+    ck_assert_int_eq(nq_cache_put(c, key, &v, NULL), NQ_OK);
+}
+
+/* Whether key is present, without disturbing recency more than a get does. */
+static bool has(nq_cache *c, const char *key) {
+    nq_cache_entry *const e = nq_cache_get(c, key);
+    nq_cache_entry_release(e);
+    return e != NULL;
+}
+
+/* The charge of one small entry, measured through the stats. */
+static size_t small_charge(const char *key) {
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
+    put_small(c, key);
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    nq_cache_destroy(c);
+    return st.bytes;
+}
+
+START_TEST(test_create_arguments) {
+    ck_assert_int_eq(nq_cache_create(1024, NULL), NQ_E_ARG);
+    nq_cache_destroy(NULL);
+    nq_cache_entry_release(NULL);
+    ck_assert_ptr_null(nq_cache_get(NULL, "k"));
+    ck_assert_uint_eq(nq_cache_entry_limit(NULL), 0);
+    nq_cache_stats st = {.hits = 7};
+    nq_cache_stats_get(NULL, &st);
+    ck_assert_uint_eq(st.hits, 0);
+}
+END_TEST
+
+START_TEST(test_get_put_roundtrip) {
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
+    ck_assert_ptr_null(nq_cache_get(c, "count?n=8"));
+
+    static const char body[] = "{\"n\":8,\"total\":92,\"unique\":12}";
+    static const char gz[] = "\x1f\x8b fake gzip";
+    nq_cache_value v = make_value(body, sizeof body - 1u, "\"abc\"");
+    v.gzip = gz;
+    v.gzip_len = sizeof gz - 1u;
+    v.solver_seconds = 0.25;
+    v.counts = (nq_counts){.total = 92, .unique = 12};
+    nq_cache_entry *put_ref = NULL;
+    ck_assert_int_eq(nq_cache_put(c, "count?n=8", &v, &put_ref), NQ_OK);
+    ck_assert_ptr_nonnull(put_ref);
+
+    nq_cache_entry *const e = nq_cache_get(c, "count?n=8");
+    ck_assert_ptr_eq(e, put_ref);
+    const nq_cache_value *const got = nq_cache_entry_value(e);
+    ck_assert_ptr_ne(got->body, body); /* a copy, not the caller's buffer */
+    ck_assert_uint_eq(got->body_len, sizeof body - 1u);
+    ck_assert_mem_eq(got->body, body, sizeof body - 1u);
+    ck_assert_uint_eq(got->gzip_len, sizeof gz - 1u);
+    ck_assert_mem_eq(got->gzip, gz, sizeof gz - 1u);
+    ck_assert_str_eq(got->etag, "\"abc\"");
+    ck_assert_str_eq(got->content_type, "application/json");
+    ck_assert_double_eq(got->solver_seconds, 0.25);
+    ck_assert_uint_eq(got->counts.total, 92);
+    ck_assert_uint_eq(got->counts.unique, 12);
+    nq_cache_entry_release(e);
+    nq_cache_entry_release(put_ref);
+
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.hits, 1);
+    ck_assert_uint_eq(st.misses, 1);
+    ck_assert_uint_eq(st.inserts, 1);
+    ck_assert_uint_eq(st.entries, 1);
+    ck_assert_uint_eq(st.max_bytes, 1u << 20);
+    /* The charge covers at least the bytes themselves. */
+    ck_assert_uint_ge(st.bytes, sizeof body - 1u + sizeof gz - 1u + sizeof "count?n=8");
+    nq_cache_destroy(c);
+}
+END_TEST
+
+/* Strings one byte longer than the cache accepts; filled in by the fixture. */
+static char long_key[NQ_CACHE_KEY_MAX + 2u];
+static char long_str[NQ_CACHE_STR_MAX + 2u];
+
+static void fill_long_strings(void) {
+    memset(long_key, 'k', sizeof long_key - 1u);
+    memset(long_str, 's', sizeof long_str - 1u);
+}
+
+/* Each row: an invalid put; every one must give NQ_E_ARG and leave the cache empty. */
+static const struct {
+    const char *key;
+    nq_cache_value value;
+} bad_puts[] = {
+    {NULL, {.content_type = "t", .etag = "\"e\""}},
+    {"", {.content_type = "t", .etag = "\"e\""}},
+    {long_key, {.content_type = "t", .etag = "\"e\""}},
+    {"k", {.content_type = NULL, .etag = "\"e\""}},
+    {"k", {.content_type = "t", .etag = NULL}},
+    {"k", {.content_type = long_str, .etag = "\"e\""}},
+    {"k", {.content_type = "t", .etag = long_str}},
+    {"k", {.content_type = "t", .etag = "\"e\"", .body = NULL, .body_len = 3}},
+    {"k", {.content_type = "t", .etag = "\"e\"", .gzip = NULL, .gzip_len = 3}},
+};
+
+START_TEST(test_put_rejects_bad_arguments) {
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
+    nq_cache_entry *ref = (nq_cache_entry *)&ref; /* any non-NULL: put must clear it */
+    ck_assert_int_eq(nq_cache_put(c, bad_puts[_i].key, &bad_puts[_i].value, &ref), NQ_E_ARG);
+    ck_assert_ptr_null(ref);
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.entries, 0);
+    ck_assert_uint_eq(st.bytes, 0);
+    ck_assert_ptr_null(nq_cache_get(c, bad_puts[_i].key));
+    nq_cache_destroy(c);
+}
+END_TEST
+
+START_TEST(test_eviction_order_is_lru) {
+    /* Keys and bodies of equal length cost the same, so the bound holds exactly DIVISOR of them. */
+    const size_t charge = small_charge("k0");
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(NQ_CACHE_ENTRY_DIVISOR * charge, &c), NQ_OK);
+    char key[8];
+    for (unsigned i = 0; i < NQ_CACHE_ENTRY_DIVISOR; i++) {
+        snprintf(key, sizeof key, "k%u", i);
+        put_small(c, key);
+    }
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.entries, NQ_CACHE_ENTRY_DIVISOR);
+    ck_assert_uint_eq(st.bytes, st.max_bytes);
+    ck_assert_uint_eq(st.evictions, 0);
+
+    ck_assert(has(c, "k0")); /* touch k0: k1 is now the least recently used */
+    put_small(c, "n1");
+    ck_assert(!has(c, "k1"));
+    put_small(c, "n2");
+    ck_assert(!has(c, "k2"));
+    put_small(c, "n3");
+    ck_assert(!has(c, "k3"));
+    put_small(c, "n4");
+    ck_assert(!has(c, "k4"));
+    ck_assert(has(c, "k0")); /* survived four evictions thanks to the touch */
+    static const char *const survivors[] = {"k5", "k6", "k7", "n1", "n2", "n3", "n4"};
+    for (size_t i = 0; i < sizeof survivors / sizeof survivors[0]; i++) {
+        ck_assert_msg(has(c, survivors[i]), "%s was evicted", survivors[i]);
+    }
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.evictions, 4);
+    ck_assert_uint_eq(st.entries, NQ_CACHE_ENTRY_DIVISOR);
+    ck_assert_uint_eq(st.bytes, st.max_bytes);
+    nq_cache_destroy(c);
+}
+END_TEST
+
+START_TEST(test_byte_bound_holds) {
+    enum { MAX = 64 * 1024 };
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(MAX, &c), NQ_OK);
+    static char body[MAX / NQ_CACHE_ENTRY_DIVISOR];
+    memset(body, 'x', sizeof body);
+    char key[32];
+    for (unsigned i = 0; i < 500; i++) {
+        /* Bodies of varied sizes, all admissible. */
+        const size_t len = (i * 7919u) % (sizeof body - 1024u);
+        snprintf(key, sizeof key, "solve?n=%u", i);
+        const nq_cache_value v = make_value(body, len, "\"e\"");
+        ck_assert_int_eq(nq_cache_put(c, key, &v, NULL), NQ_OK);
+        nq_cache_stats st;
+        nq_cache_stats_get(c, &st);
+        ck_assert_uint_le(st.bytes, MAX);
+        ck_assert_uint_gt(st.entries, 0);
+    }
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.inserts, 500);
+    ck_assert_uint_eq(st.inserts - st.evictions, st.entries);
+    nq_cache_destroy(c);
+}
+END_TEST
+
+START_TEST(test_oversize_refused) {
+    enum { MAX = 80 * 1024 };
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(MAX, &c), NQ_OK);
+    ck_assert_uint_eq(nq_cache_entry_limit(c), MAX / NQ_CACHE_ENTRY_DIVISOR);
+    static char body[MAX];
+    put_small(c, "keep");
+
+    /* A body alone larger than the limit is refused, even though it fits in max_bytes. */
+    nq_cache_value v = make_value(body, MAX / NQ_CACHE_ENTRY_DIVISOR + 1u, "\"big\"");
+    nq_cache_entry *ref = NULL;
+    ck_assert_int_eq(nq_cache_put(c, "big", &v, &ref), NQ_E_TOO_LARGE);
+    ck_assert_ptr_null(ref);
+    ck_assert(!nq_cache_fits(c, MAX / NQ_CACHE_ENTRY_DIVISOR + 1u, 0));
+    /* Body plus gzip count together. */
+    v = make_value(body, MAX / NQ_CACHE_ENTRY_DIVISOR / 2u, "\"big\"");
+    v.gzip = body;
+    v.gzip_len = MAX / NQ_CACHE_ENTRY_DIVISOR / 2u;
+    ck_assert_int_eq(nq_cache_put(c, "big", &v, NULL), NQ_E_TOO_LARGE);
+
+    /* What nq_cache_fits admits, put accepts. */
+    const size_t fits = MAX / NQ_CACHE_ENTRY_DIVISOR - 2048u;
+    ck_assert(nq_cache_fits(c, fits, 0));
+    v = make_value(body, fits, "\"ok\"");
+    ck_assert_int_eq(nq_cache_put(c, "fits", &v, NULL), NQ_OK);
+
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.refused, 2);
+    ck_assert_uint_eq(st.entries, 2);
+    ck_assert(has(c, "keep")); /* refusals evict nothing */
+    ck_assert(!has(c, "big"));
+    nq_cache_destroy(c);
+}
+END_TEST
+
+START_TEST(test_disabled_cache) {
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(0, &c), NQ_OK);
+    const nq_cache_value v = make_value("x", 1, "\"e\"");
+    ck_assert_int_eq(nq_cache_put(c, "k", &v, NULL), NQ_E_TOO_LARGE);
+    ck_assert(!has(c, "k"));
+    ck_assert(!nq_cache_fits(c, 0, 0));
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.misses, 1);
+    ck_assert_uint_eq(st.refused, 1);
+    nq_cache_destroy(c);
+}
+END_TEST
+
+START_TEST(test_replace_keeps_old_reader) {
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
+    nq_cache_value v = make_value("first", 5, "\"1\"");
+    ck_assert_int_eq(nq_cache_put(c, "k", &v, NULL), NQ_OK);
+    nq_cache_entry *const old = nq_cache_get(c, "k");
+    v = make_value("second!", 7, "\"2\"");
+    ck_assert_int_eq(nq_cache_put(c, "k", &v, NULL), NQ_OK);
+
+    nq_cache_entry *const cur = nq_cache_get(c, "k");
+    ck_assert_ptr_ne(cur, old);
+    ck_assert_str_eq(nq_cache_entry_value(cur)->etag, "\"2\"");
+    ck_assert_mem_eq(nq_cache_entry_value(old)->body, "first", 5); /* still readable */
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.entries, 1);
+    ck_assert_uint_eq(st.evictions, 0);
+    ck_assert_uint_eq(st.inserts, 2);
+    nq_cache_entry_release(cur);
+    nq_cache_entry_release(old);
+    nq_cache_destroy(c);
+}
+END_TEST
+
+START_TEST(test_reference_outlives_eviction_and_destroy) {
+    const size_t charge = small_charge("a00");
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(NQ_CACHE_ENTRY_DIVISOR * charge, &c), NQ_OK);
+    put_small(c, "a00");
+    nq_cache_entry *const held = nq_cache_get(c, "a00");
+    nq_cache_entry_retain(held); /* two references now, as two responses would hold */
+    char key[16];
+    for (unsigned i = 0; i < 4u * NQ_CACHE_ENTRY_DIVISOR; i++) {
+        snprintf(key, sizeof key, "b%02u", i);
+        put_small(c, key);
+    }
+    ck_assert(!has(c, "a00")); /* evicted from the cache ... */
+    const nq_cache_value *const v = nq_cache_entry_value(held);
+    ck_assert_uint_eq(v->body_len, 3);
+    ck_assert_mem_eq(v->body, "a00", 3); /* ... yet the bytes are intact (ASan would catch a free) */
+    nq_cache_release_cb(held);
+    nq_cache_destroy(c);
+    ck_assert_str_eq(nq_cache_entry_value(held)->etag, "\"e\""); /* the cache is gone, too */
+    nq_cache_entry_release(held);
+}
+END_TEST
+
+START_TEST(test_many_keys_through_rehash) {
+    enum { KEYS = 5000 };
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(64u << 20, &c), NQ_OK);
+    char key[32];
+    for (unsigned i = 0; i < KEYS; i++) {
+        snprintf(key, sizeof key, "count?n=%u", i);
+        put_small(c, key);
+        /* Every key put so far stays reachable while the table grows underneath. */
+        if (i % 97u == 0) {
+            for (unsigned j = 0; j <= i; j += 13u) {
+                snprintf(key, sizeof key, "count?n=%u", j);
+                ck_assert_msg(has(c, key), "lost %s after %u puts", key, i + 1u);
+            }
+        }
+    }
+    for (unsigned i = 0; i < KEYS; i++) {
+        snprintf(key, sizeof key, "count?n=%u", i);
+        nq_cache_entry *const e = nq_cache_get(c, key);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_uint_eq(nq_cache_entry_value(e)->body_len, strlen(key));
+        ck_assert_mem_eq(nq_cache_entry_value(e)->body, key, strlen(key));
+        nq_cache_entry_release(e);
+    }
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.entries, KEYS);
+    ck_assert_uint_eq(st.evictions, 0);
+    nq_cache_destroy(c);
+}
+END_TEST
+
+/* ---- concurrency ------------------------------------------------------------------------------ */
+
+enum { THREADS = 8, ROUNDS = 20000, HOT_KEYS = 24 };
+
+typedef struct hammer_arg {
+    nq_cache *cache;   /* shared */
+    unsigned seed;     /* per-thread pseudo-random state */
+    unsigned failures; /* entries whose bytes did not match their key */
+} hammer_arg;
+
+/* Body of key i: its key repeated to a size that varies with i, so entries differ in size. */
+static size_t fill_body(unsigned i, char *buf, size_t cap) {
+    const int klen = snprintf(buf, cap, "key-%u|", i);
+    const size_t len = (size_t)klen * (1u + i % 40u);
+    for (size_t at = (size_t)klen; at < len; at++) {
+        buf[at] = buf[at % (size_t)klen];
+    }
+    return len;
+}
+
+static void *hammer(void *p) {
+    hammer_arg *const a = p;
+    char key[32];
+    char body[64 * 40];
+    char expect[64 * 40];
+    for (unsigned r = 0; r < ROUNDS; r++) {
+        a->seed = a->seed * 1103515245u + 12345u;
+        const unsigned i = (a->seed >> 8) % HOT_KEYS;
+        snprintf(key, sizeof key, "key-%u", i);
+        nq_cache_entry *e = nq_cache_get(a->cache, key);
+        if (!e) {
+            const size_t len = fill_body(i, body, sizeof body);
+            const nq_cache_value v = make_value(body, len, "\"e\"");
+            if (nq_cache_put(a->cache, key, &v, &e) != NQ_OK) {
+                a->failures++;
+                continue;
+            }
+        }
+        /* Use the bytes after other threads may have evicted or replaced the entry. */
+        const size_t want = fill_body(i, expect, sizeof expect);
+        const nq_cache_value *const v = nq_cache_entry_value(e);
+        if (v->body_len != want || memcmp(v->body, expect, want) != 0) {
+            a->failures++;
+        }
+        nq_cache_entry_release(e);
+    }
+    return NULL;
+}
+
+START_TEST(test_concurrent_get_put) {
+    nq_cache *c = NULL;
+    /* Small enough that the hot set does not fit: constant eviction under contention. */
+    ck_assert_int_eq(nq_cache_create(4096, &c), NQ_OK);
+    pthread_t tid[THREADS];
+    hammer_arg args[THREADS];
+    for (unsigned t = 0; t < THREADS; t++) {
+        args[t] = (hammer_arg){.cache = c, .seed = t * 7919u + 1u};
+        ck_assert_int_eq(pthread_create(&tid[t], NULL, hammer, &args[t]), 0);
+    }
+    for (unsigned t = 0; t < THREADS; t++) {
+        ck_assert_int_eq(pthread_join(tid[t], NULL), 0);
+        ck_assert_uint_eq(args[t].failures, 0);
+    }
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.hits + st.misses, (uint64_t)THREADS * ROUNDS);
+    ck_assert_uint_gt(st.evictions, 0);
+    ck_assert_uint_gt(st.hits, 0);
+    ck_assert_uint_le(st.bytes, st.max_bytes);
+    nq_cache_destroy(c);
+}
+END_TEST
+
+static Suite *cache_suite(void) {
+    Suite *const s = suite_create("cache");
+    TCase *const unit = tcase_create("unit");
+    tcase_add_unchecked_fixture(unit, fill_long_strings, NULL);
+    tcase_add_test(unit, test_create_arguments);
+    tcase_add_test(unit, test_get_put_roundtrip);
+    tcase_add_loop_test(unit, test_put_rejects_bad_arguments, 0,
+                        (int)(sizeof bad_puts / sizeof bad_puts[0]));
+    tcase_add_test(unit, test_eviction_order_is_lru);
+    tcase_add_test(unit, test_byte_bound_holds);
+    tcase_add_test(unit, test_oversize_refused);
+    tcase_add_test(unit, test_disabled_cache);
+    tcase_add_test(unit, test_replace_keeps_old_reader);
+    tcase_add_test(unit, test_reference_outlives_eviction_and_destroy);
+    tcase_add_test(unit, test_many_keys_through_rehash);
+    suite_add_tcase(s, unit);
+    TCase *const conc = tcase_create("concurrency");
+    tcase_set_timeout(conc, 60);
+    tcase_add_test(conc, test_concurrent_get_put);
+    suite_add_tcase(s, conc);
+    return s;
+}
+
+int main(void) {
+    SRunner *const sr = srunner_create(cache_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
