@@ -1,0 +1,74 @@
+/* metrics.h - nqueensd's Prometheus metrics: counters updated by many threads, rendered on /metrics.
+ *
+ * Two kinds of figures:
+ *   - events counted here as they happen: requests by route and status, a latency histogram and
+ *     response bytes per route (nq_metrics_observe_request, from the request-completion hook), and
+ *     computations and solver time by kind (nq_metrics_observe_computation, from whoever finishes a
+ *     computation: once per computation, not once per waiting request);
+ *   - state owned by other modules (cache, worker pool, connections), which they already track: the
+ *     /metrics handler takes a snapshot of it into nq_metrics_state and passes it to nq_metrics_render,
+ *     so nothing is counted twice and no other module depends on this one.
+ *
+ * Thread-safety: observe and render may run on any threads at once. Counters are relaxed atomics (a
+ * scrape may see one request in the count but not yet in the histogram: Prometheus tolerates that);
+ * the only lock guards the first sighting of a route name, which happens once per route per process.
+ * Failure: observing never fails and never allocates; rendering returns an error and no output.
+ */
+#ifndef NQ_METRICS_H
+#define NQ_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "nqueens/error.h"
+#include "request_record.h"
+
+#define NQ_METRICS_ROUTES_MAX 32u       /* distinct route labels; later ones are counted as "other" */
+#define NQ_METRICS_ROUTE_NAME_MAX 32u   /* longest route label plus NUL; longer ones count as "other" */
+#define NQ_METRICS_RENDER_MAX (1u << 20) /* /metrics body cap in bytes */
+
+typedef struct nq_metrics nq_metrics; /* opaque */
+
+typedef enum nq_metrics_kind {
+    NQ_METRICS_COUNT = 0, /* a /count computation */
+    NQ_METRICS_SOLVE      /* a /solve computation (an enumeration page or a total) */
+} nq_metrics_kind;
+
+/* State other modules own, sampled by the /metrics handler just before rendering. A NULL pointer or
+ * a false has_* leaves that family out of the output. */
+typedef struct nq_metrics_state {
+    bool ready;                      /* readiness as /readyz reports it */
+    const nq_cache_stats *cache;     /* cache figures, or NULL */
+    bool has_pool;                   /* the two pool gauges below are meaningful */
+    uint64_t computations_running;   /* computations on a worker now */
+    uint64_t computations_queued;    /* computations waiting for a worker now */
+    bool has_connections;            /* connections_open is meaningful */
+    uint64_t connections_open;       /* client connections open now */
+} nq_metrics_state;
+
+/* Create an empty metrics registry; version is the build's version label (copied, at most 63 bytes
+ * are kept). On success *out owns it (nq_metrics_destroy).
+ * Errors: NQ_E_ARG (out or version NULL), NQ_E_NOMEM (*out untouched). */
+nq_err nq_metrics_create(const char *version, nq_metrics **out);
+
+/* Free m. NULL is accepted and ignored. No observe or render may run on m during or after it. */
+void nq_metrics_destroy(nq_metrics *m);
+
+/* Count one finished request: requests_total{route,status}, the duration histogram and body bytes.
+ * A record with status 0 (no response was sent) is counted only in the unanswered counter.
+ * Thread-safe, lock-free except the first time a route name is seen. m or r NULL: no-op. */
+void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r);
+
+/* Count one finished computation of the given kind that ran for seconds: outcome NQ_OK counts as
+ * "ok", NQ_E_CANCELED as "cancelled", anything else as "error". Thread-safe, lock-free. */
+void nq_metrics_observe_computation(nq_metrics *m, nq_metrics_kind kind, double seconds, nq_err outcome);
+
+/* Render everything in the Prometheus text exposition format 0.0.4 into a new buffer of *len bytes
+ * (NUL-terminated; *out is the caller's to free with free()). state may be NULL (no sampled state).
+ * Errors: NQ_E_ARG (m, out or len NULL), NQ_E_NOMEM, NQ_E_TOO_LARGE (over NQ_METRICS_RENDER_MAX);
+ * on error *out and *len are untouched. Thread-safe. */
+nq_err nq_metrics_render(const nq_metrics *m, const nq_metrics_state *state, char **out, size_t *len);
+
+#endif /* NQ_METRICS_H */
