@@ -1,0 +1,239 @@
+/* query.c - strict parser for the raw query string (see query.h for the grammar and the errors).
+ *
+ * Tuned for tiny inputs (a handful of short pairs): one pass, every pair decoded into small stack
+ * buffers with hard caps, so hostile input costs O(len) time and no heap at all.
+ */
+#include "query.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest decoded key compared against the known ones; longer keys are unknown by definition. */
+#define KEY_CAP 64
+/* Longest decoded value: the cursor is the longest legitimate one. */
+#define VALUE_CAP NQ_QUERY_AFTER_MAX
+
+typedef enum decode_rc { DECODE_OK, DECODE_BAD_ESCAPE, DECODE_NUL, DECODE_TOO_LONG } decode_rc;
+
+typedef struct key_row {
+    nq_query_key key; /* the bit */
+    const char *name; /* its spelling in the query, case-sensitive */
+} key_row;
+
+static const key_row keys[] = {
+    {NQ_QK_N, "n"},         {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
+    {NQ_QK_LIMIT, "limit"}, {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
+};
+
+const char *nq_query_key_name(nq_query_key key) {
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i].key == key) return keys[i].name;
+    return "";
+}
+
+void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, const char *fmt, ...) {
+    err->err = code;
+    /* The name may come straight from the request: keep printable ASCII only, so the problem body
+     * stays valid UTF-8 JSON and log lines stay one line. */
+    size_t i = 0;
+    for (; param && param[i] && i < NQ_QUERY_PARAM_MAX; i++) {
+        const unsigned char c = (unsigned char)param[i];
+        err->param[i] = (c > 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    err->param[i] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+    va_end(ap);
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decode len bytes of src into dst (cap bytes plus a NUL); *out_len gets the length. */
+static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size_t *out_len) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = src[i];
+        if (c == '%') {
+            if (len - i < 3) return DECODE_BAD_ESCAPE;
+            const int hi = hex_value(src[i + 1]), lo = hex_value(src[i + 2]);
+            if (hi < 0 || lo < 0) return DECODE_BAD_ESCAPE;
+            c = (char)(hi * 16 + lo);
+            i += 2;
+        }
+        if (c == '\0') return DECODE_NUL;
+        if (o == cap) return DECODE_TOO_LONG;
+        dst[o++] = c;
+    }
+    dst[o] = '\0';
+    *out_len = o;
+    return DECODE_OK;
+}
+
+/* Plain ASCII decimal digits, nothing else, no overflow. strtoull alone would accept spaces, signs
+ * and (with base 0) "0x"; checking the characters first leaves it only the overflow to report. */
+static bool parse_u64(const char *s, size_t len, uint64_t *out) {
+    if (len == 0 || len > 20) return false;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    errno = 0;
+    char *end = NULL;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end != s + len) return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static nq_err bad_int(nq_query_error *err, const char *name, const char *range) {
+    nq_query_error_set(err, NQ_E_PARAM_INVALID, name,
+                       "Parameter '%s' must be an integer written in plain decimal digits, %s.", name,
+                       range);
+    return err->err;
+}
+
+/* Interpret one decoded value for its key. */
+static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err) {
+    switch (key) {
+    case NQ_QK_N:
+        if (!parse_u64(v, len, &q->n) || q->n == 0) return bad_int(err, "n", "at least 1");
+        return NQ_OK;
+    case NQ_QK_LIMIT:
+        if (!parse_u64(v, len, &q->limit) || q->limit == 0) return bad_int(err, "limit", "at least 1");
+        return NQ_OK;
+    case NQ_QK_OFFSET:
+        if (!parse_u64(v, len, &q->offset)) return bad_int(err, "offset", "0 or more");
+        return NQ_OK;
+    case NQ_QK_FORMAT:
+        if (strcmp(v, "board") == 0) q->format = NQ_FORMAT_BOARD;
+        else if (strcmp(v, "columns") == 0) q->format = NQ_FORMAT_COLUMNS;
+        else {
+            nq_query_error_set(err, NQ_E_PARAM_INVALID, "format",
+                               "Parameter 'format' must be 'board' or 'columns'.");
+            return err->err;
+        }
+        return NQ_OK;
+    case NQ_QK_UNIQUE:
+        if (strcmp(v, "true") == 0) q->unique = true;
+        else if (strcmp(v, "false") == 0) q->unique = false;
+        else {
+            nq_query_error_set(err, NQ_E_PARAM_INVALID, "unique",
+                               "Parameter 'unique' must be 'true' or 'false'.");
+            return err->err;
+        }
+        return NQ_OK;
+    case NQ_QK_AFTER:
+        memcpy(q->after, v, len + 1);
+        q->after_len = len;
+        return NQ_OK;
+    }
+    return NQ_E_INTERNAL;
+}
+
+static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param, bool is_after) {
+    switch (rc) {
+    case DECODE_BAD_ESCAPE:
+        nq_query_error_set(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param,
+                           "The query has a malformed percent-escape%s%s%s: each '%%' must be followed "
+                           "by two hexadecimal digits.",
+                           param ? " in parameter '" : "", param ? param : "", param ? "'" : "");
+        break;
+    case DECODE_NUL:
+        nq_query_error_set(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param,
+                           "The query contains an encoded NUL byte (%%00)%s%s%s, which no parameter accepts.",
+                           param ? " in parameter '" : "", param ? param : "", param ? "'" : "");
+        break;
+    default:
+        nq_query_error_set(err, is_after ? NQ_E_CURSOR : NQ_E_PARAM_INVALID, param,
+                           "Parameter '%s' is too long (at most %d characters after decoding).", param,
+                           VALUE_CAP);
+        break;
+    }
+    return err->err;
+}
+
+/* Parse one "key=value" pair of len bytes. */
+static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *q, nq_query_error *err) {
+    if (len == 0) {
+        nq_query_error_set(err, NQ_E_BAD_REQUEST, NULL,
+                           "The query has an empty parameter: remove the stray '&'.");
+        return err->err;
+    }
+    const char *eq = memchr(p, '=', len);
+    const size_t klen = eq ? (size_t)(eq - p) : len;
+    char key[KEY_CAP + 1];
+    size_t key_len = 0;
+    const decode_rc krc = decode(p, klen, key, KEY_CAP, &key_len);
+    if (krc == DECODE_TOO_LONG) {
+        memcpy(key, p, KEY_CAP); /* cut raw, only to name it in the error */
+        key[KEY_CAP] = '\0';
+    } else if (krc != DECODE_OK) {
+        return decode_error(err, krc, NULL, false);
+    }
+    const key_row *row = NULL;
+    for (size_t i = 0; krc == DECODE_OK && i < sizeof keys / sizeof keys[0]; i++)
+        if ((allowed & keys[i].key) && strcmp(key, keys[i].name) == 0) row = &keys[i];
+    if (!row) {
+        nq_query_error_set(err, NQ_E_PARAM_UNKNOWN, key,
+                           "Unknown parameter '%.32s': this resource accepts no parameter of that name "
+                           "(names are case-sensitive).",
+                           key);
+        return err->err;
+    }
+    if (q->present & row->key) {
+        nq_query_error_set(err, NQ_E_PARAM_DUPLICATE, row->name,
+                           "Parameter '%s' is given more than once; give it once.", row->name);
+        return err->err;
+    }
+    q->present |= row->key;
+    if (!eq) {
+        nq_query_error_set(err, NQ_E_PARAM_INVALID, row->name, "Parameter '%s' needs a value ('%s=...').",
+                           row->name, row->name);
+        return err->err;
+    }
+    char value[VALUE_CAP + 1];
+    size_t vlen = 0;
+    const decode_rc vrc = decode(eq + 1, len - klen - 1, value, VALUE_CAP, &vlen);
+    if (vrc != DECODE_OK) return decode_error(err, vrc, row->name, row->key == NQ_QK_AFTER);
+    return set_value(q, row->key, value, vlen, err);
+}
+
+nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q, nq_query_error *err) {
+    memset(q, 0, sizeof *q);
+    q->format = NQ_FORMAT_BOARD;
+    memset(err, 0, sizeof *err);
+    if (!raw || len == 0) return NQ_OK;
+    const char *p = raw, *const end = raw + len;
+    for (;;) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *stop = amp ? amp : end;
+        const nq_err rc = parse_pair(p, (size_t)(stop - p), allowed, q, err);
+        if (rc != NQ_OK) return rc;
+        if (!amp) break;
+        p = amp + 1;
+    }
+    if ((q->present & NQ_QK_OFFSET) && (q->present & NQ_QK_AFTER)) {
+        nq_query_error_set(err, NQ_E_PARAM_CONFLICT, "after",
+                           "Parameters 'after' and 'offset' exclude each other: page with 'after' alone.");
+        return err->err;
+    }
+    return NQ_OK;
+}
+
+nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err) {
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if ((required & keys[i].key) && !(q->present & keys[i].key)) {
+            nq_query_error_set(err, NQ_E_PARAM_MISSING, keys[i].name,
+                               "Parameter '%s' is required.", keys[i].name);
+            return err->err;
+        }
+    }
+    return NQ_OK;
+}

@@ -1,0 +1,87 @@
+/* query.h - strict parser for the raw query string of a request (everything after the '?').
+ *
+ * libmicrohttpd's own argument lookup matches keys without regard to case, keeps only the first of
+ * repeated keys and truncates values at "%00", so the server parses the raw query itself, here.
+ *
+ * Grammar: pairs separated by '&'; each pair is key '=' value; both are percent-decoded ('+' is NOT
+ * a space: it is kept and then rejected wherever it is not allowed). Rejected with a 400:
+ *   - a malformed escape ("%4", "%G1") or an escape for NUL ("%00"): E_BAD_REQUEST / E_PARAM_INVALID;
+ *   - an empty pair ("n=8&&limit=2", a trailing '&'), a key without '=': E_BAD_REQUEST / E_PARAM_INVALID;
+ *   - a key not allowed on the route (keys are case-sensitive): E_PARAM_UNKNOWN;
+ *   - a key given twice: E_PARAM_DUPLICATE;
+ *   - a value that can never be valid: E_PARAM_INVALID (integers are plain ASCII digits only, no
+ *     sign, space, "0x", exponent or overflow; n >= 1, limit >= 1; format is board|columns; unique
+ *     is true|false);
+ *   - offset together with after: E_PARAM_CONFLICT.
+ * A missing required key is not checked here (routes differ): see nq_query_require.
+ * Values beyond the server's configured limits parse fine here: the caller answers those with 422.
+ *
+ * Thread-safety: pure functions over caller memory; no allocation, no globals.
+ */
+#ifndef NQ_QUERY_H
+#define NQ_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nqueens/error.h"
+
+/* The keys the service knows; a route passes the set it accepts as a bit mask. */
+typedef enum nq_query_key {
+    NQ_QK_N = 1u << 0,      /* board size */
+    NQ_QK_FORMAT = 1u << 1, /* board | columns */
+    NQ_QK_UNIQUE = 1u << 2, /* true | false */
+    NQ_QK_LIMIT = 1u << 3,  /* page size */
+    NQ_QK_OFFSET = 1u << 4, /* solutions to skip */
+    NQ_QK_AFTER = 1u << 5   /* cursor: comma-separated columns */
+} nq_query_key;
+
+typedef enum nq_format {
+    NQ_FORMAT_BOARD = 0, /* each solution is n strings of 'Q' and '.' */
+    NQ_FORMAT_COLUMNS    /* each solution is n column indices */
+} nq_format;
+
+/* Longest decoded cursor accepted: NQ_N_MAX columns of up to 2 digits plus commas. */
+#define NQ_QUERY_AFTER_MAX 96
+
+/* The parsed query. `present` has a bit per key that appeared; absent keys hold their defaults. */
+typedef struct nq_query {
+    unsigned present;                    /* nq_query_key bits of the keys given */
+    uint64_t n;                          /* >= 1 when present */
+    nq_format format;                    /* default NQ_FORMAT_BOARD */
+    bool unique;                         /* default false */
+    uint64_t limit;                      /* >= 1 when present */
+    uint64_t offset;                     /* default 0 */
+    char after[NQ_QUERY_AFTER_MAX + 1];  /* decoded cursor, NUL-terminated; checked later against n */
+    size_t after_len;                    /* its length */
+} nq_query;
+
+/* Longest parameter name reported back in an error (longer names are cut). */
+#define NQ_QUERY_PARAM_MAX 32
+
+/* Why a query was rejected: the error code, the parameter at fault (printable ASCII only, cut to
+ * NQ_QUERY_PARAM_MAX; "" when none) and a sentence for a person, naming the accepted form. */
+typedef struct nq_query_error {
+    nq_err err;                          /* NQ_OK when no error */
+    char param[NQ_QUERY_PARAM_MAX + 1];  /* parameter at fault, "" if none */
+    char detail[192];                    /* human-readable explanation */
+} nq_query_error;
+
+/* Parse len bytes of raw (need not be NUL-terminated; NULL with len 0 is an empty query) into *q,
+ * accepting only the keys in `allowed`. Returns NQ_OK, or the first error found in query order with
+ * *err filled (and *q then unspecified). q and err must not be NULL. */
+nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q, nq_query_error *err);
+
+/* Check that every key in `required` is present in q; on the first missing one returns
+ * NQ_E_PARAM_MISSING with *err filled. */
+nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err);
+
+/* The name of a single key bit ("n", "format", ...); "" for anything else. */
+const char *nq_query_key_name(nq_query_key key);
+
+/* Fill *err with code, param and a printf-style detail. Thread-safe. */
+void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif /* NQ_QUERY_H */

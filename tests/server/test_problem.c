@@ -1,0 +1,124 @@
+/* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/problem.h). */
+#include "problem.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *parse(const char *body, size_t len) {
+    cJSON *j = cJSON_ParseWithLength(body, len);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+static const char *str(const cJSON *j, const char *name) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
+    ck_assert_msg(cJSON_IsString(v), "member %s", name);
+    return v->valuestring;
+}
+
+static double num(const cJSON *j, const char *name) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
+    ck_assert_msg(cJSON_IsNumber(v), "member %s", name);
+    return v->valuedouble;
+}
+
+START_TEST(test_limit_problem) {
+    const nq_problem p = {NQ_E_LIMIT, "/count", "Parameter 'n' must be at most 20.", "n", 20, 1};
+    char *body = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
+    ck_assert_str_eq(body, "{\"type\":\"/problems/limit-exceeded\",\"title\":\"Beyond this server's limits\","
+                           "\"status\":422,\"detail\":\"Parameter 'n' must be at most 20.\","
+                           "\"instance\":\"/count\",\"param\":\"n\",\"limit\":20}");
+    ck_assert_uint_eq(len, strlen(body));
+    free(body);
+}
+END_TEST
+
+START_TEST(test_minimal_problem) {
+    const nq_problem p = {NQ_E_NOT_FOUND, NULL, NULL, NULL, 0, 0};
+    char *body = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
+    cJSON *j = parse(body, len);
+    ck_assert_str_eq(str(j, "type"), "/problems/not-found");
+    ck_assert_str_eq(str(j, "detail"), "Not found");
+    ck_assert_int_eq((int)num(j, "status"), 404);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "instance"));
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "param"));
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "limit"));
+    cJSON_Delete(j);
+    free(body);
+}
+END_TEST
+
+START_TEST(test_hostile_instance) {
+    /* Bytes outside printable ASCII (here invalid UTF-8, a quote stays as cJSON escapes it) are encoded. */
+    const nq_problem p = {NQ_E_NOT_FOUND, "/a\xff b\"\n", "x", NULL, 0, 0};
+    char *body = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
+    cJSON *j = parse(body, len);
+    ck_assert_str_eq(str(j, "instance"), "/a%FF%20b\"%0A");
+    cJSON_Delete(j);
+    free(body);
+}
+END_TEST
+
+/* Every slug of the error table has a description, with the status of every error using it. */
+typedef struct err_case {
+    nq_err err;
+    int status;
+    const char *slug;
+} err_case;
+
+static const err_case table[] = {
+#define ROW_(name, code, status, slug, title) {NQ_##name, status, slug},
+    NQ_ERR_TABLE(ROW_)
+#undef ROW_
+};
+
+START_TEST(test_every_type_documented) {
+    const err_case *c = &table[_i];
+    if (c->err == NQ_OK) return;
+    char *body = NULL;
+    size_t len = 0;
+    ck_assert_msg(nq_problem_doc(c->slug, strlen(c->slug), &body, &len) == NQ_OK, "slug %s", c->slug);
+    cJSON *j = parse(body, len);
+    char type[64] = NQ_PROBLEM_TYPE_BASE;
+    strcat(type, c->slug);
+    ck_assert_str_eq(str(j, "type"), type);
+    ck_assert_msg((int)num(j, "status") == c->status, "slug %s status", c->slug);
+    ck_assert_uint_gt(strlen(str(j, "description")), 20);
+    cJSON_Delete(j);
+    free(body);
+}
+END_TEST
+
+START_TEST(test_unknown_slug) {
+    char *body = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(nq_problem_doc("nope", 4, &body, &len), NQ_E_NOT_FOUND);
+    ck_assert_int_eq(nq_problem_doc("not-found-x", 11, &body, &len), NQ_E_NOT_FOUND);
+    ck_assert_int_eq(nq_problem_doc("not-found-x", 9, &body, &len), NQ_OK); /* length-delimited */
+    free(body);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("problem");
+    TCase *tc = tcase_create("problem");
+    tcase_add_test(tc, test_limit_problem);
+    tcase_add_test(tc, test_minimal_problem);
+    tcase_add_test(tc, test_hostile_instance);
+    tcase_add_loop_test(tc, test_every_type_documented, 0, (int)(sizeof table / sizeof table[0]));
+    tcase_add_test(tc, test_unknown_slug);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
