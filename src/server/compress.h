@@ -71,10 +71,12 @@ typedef enum nq_encoding {
  * NULL (header absent) gives identity. Codings are compared without regard to case; "x-gzip" counts
  * as "gzip"; spaces and tabs around elements and parameters are allowed; q-values are parsed exactly
  * ("0" to "1", at most three decimals). gzip's weight is its own q, else that of "*", else 0;
- * identity's is its own q, else that of "*", else 1. gzip wins when its weight is positive and at
- * least identity's; identity when its weight is positive; otherwise NQ_ENCODING_NONE (the caller may
- * answer 406 or send identity anyway, as RFC 9110 allows). Elements that do not parse (a bad q, say
- * "gzip;q=2") are ignored. Pure function; never fails. */
+ * identity's is its own q, else that of "*", else unweighted (acceptable, never preferred). gzip wins
+ * when its weight is positive and not below identity's; identity when it is not excluded (weight 0);
+ * otherwise NQ_ENCODING_NONE (RFC 9110
+ * lets the server answer 406 or send identity anyway; sending identity is the friendlier choice).
+ * Elements that do not parse (a bad q, say "gzip;q=2") are ignored; if a coding is listed twice, its
+ * first weight counts. An empty value means "no coding": identity. Pure function; never fails. */
 nq_encoding nq_compress_negotiate(const char *accept_encoding);
 
 #endif /* NQ_COMPRESS_H */
