@@ -1,0 +1,827 @@
+/* pool.c - the solver worker pool: workers, bounded queue, single-flight, deadlines, budget cancel.
+ *
+ * Data structures, all guarded by pool->lock:
+ *   - a job per computation in flight, found by key in a small chained hash table (single-flight);
+ *     queued jobs also sit on a FIFO, running ones on a list the timer scans for the budget (at most
+ *     `workers` long);
+ *   - a ticket per waiter, on its job's list of waiters and, when deadlines are on, on one pool-wide
+ *     list in submit order. Every ticket gets the same deadline_ms, so submit order is deadline order:
+ *     the timer only ever looks at the head of that list (O(1) per expiry, no heap).
+ * Threads: `workers` workers run jobs; one timer thread expires deadlines and enforces the budget.
+ * Notifications are collected under the lock and delivered after it is dropped; a ticket is
+ * NOTIFYING meanwhile, and nq_pool_ticket_release waits for that to end before freeing it.
+ * Lifetime: a job is reference counted (one reference for the pool while the computation is queued
+ * or running, one per ticket), so a result outlives the computation until its last reader is done.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock, strnlen */
+#endif
+#include "pool.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct job job;
+
+typedef enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_OVER } job_state;
+typedef enum ticket_state { TICKET_WAITING, TICKET_NOTIFYING, TICKET_DONE } ticket_state;
+
+struct nq_pool_ticket {
+    job *job;                    /* the computation waited for; the ticket holds a reference */
+    nq_pool_ticket *jprev;       /* neighbours on job->waiters while WAITING */
+    nq_pool_ticket *jnext;
+    nq_pool_ticket *dprev;       /* neighbours on pool's deadline list while WAITING */
+    nq_pool_ticket *dnext;
+    nq_pool_ticket *nnext;       /* next on a batch being notified */
+    bool on_deadline_list;       /* linked through dprev/dnext */
+    ticket_state state;          /* see the life of a ticket in pool.h */
+    nq_err err;                  /* outcome, set when leaving WAITING */
+    nq_pool_notify_fn notify;    /* owner's callback */
+    void *arg;                   /* its argument */
+    uint64_t submitted_ms;       /* monotonic submit time */
+    uint64_t deadline_ms;        /* monotonic time NQ_E_DEADLINE is due (when on the deadline list) */
+    uint64_t notified_ms;        /* monotonic time the outcome was set */
+};
+
+struct job {
+    nq_pool *pool;               /* owner */
+    job *bucket_next;            /* chain in pool->buckets while in the table */
+    job *qnext;                  /* next on the queue while QUEUED */
+    job *rprev;                  /* neighbours on pool's running list while RUNNING */
+    job *rnext;
+    nq_pool_ticket *waiters;     /* tickets still WAITING, doubly linked through jprev/jnext */
+    size_t nwaiters;             /* length of that list */
+    size_t refs;                 /* 1 for the pool while not OVER, plus 1 per unreleased ticket */
+    job_state state;
+    bool in_table;               /* findable by key (false once over or cancelled) */
+    bool cancel_requested;       /* the pool cancelled it (budget or abort) */
+    nq_pool_task task;           /* what to run; task.ctx is freed right after the run */
+    nq_count_ctl ctl;            /* passed to the run function; cancelled through it */
+    uint64_t started_ms;         /* monotonic start time, when RUNNING */
+    nq_err err;                  /* outcome, when OVER */
+    void *result;                /* the run's result when err is NQ_OK; freed with the last ref */
+    size_t hash;                 /* of key */
+    char key[];                  /* NUL-terminated copy */
+};
+
+struct nq_pool {
+    pthread_mutex_t lock;        /* guards everything below but the immutable config and threads */
+    pthread_cond_t work_cv;      /* workers: a job was queued, or stop */
+    pthread_cond_t timer_cv;     /* timer: the earliest deadline may have changed, or stop */
+    pthread_cond_t notified_cv;  /* a batch of notifications ended */
+    nq_pool_config cfg;          /* immutable after create */
+    job **buckets;               /* single-flight table, nbuckets chains */
+    size_t nbuckets;             /* a power of two */
+    job *qhead;                  /* FIFO of QUEUED jobs */
+    job *qtail;
+    job *running;                /* RUNNING jobs, doubly linked */
+    nq_pool_ticket *dhead;       /* WAITING tickets with a deadline, in deadline order */
+    nq_pool_ticket *dtail;
+    size_t pending;              /* jobs QUEUED or RUNNING (what admission bounds) */
+    size_t notifying;            /* tickets NOTIFYING */
+    size_t tickets;              /* tickets not yet released */
+    bool aborted;                /* nq_pool_abort was called: refuse new work */
+    bool stopping;               /* threads must exit */
+    nq_pool_stats stats;         /* counters (running/queued/waiting kept current here too) */
+    pthread_t timer;             /* the timer thread, valid when timer_started */
+    bool timer_started;
+    pthread_t *threads;          /* workers, nthreads of them started */
+    unsigned nthreads;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------------ */
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* FNV-1a: keys are short and few; this only spreads them over a handful of buckets. */
+static size_t key_hash(const char *key)
+{
+    uint64_t h = 1469598103934665603u;
+    for (const unsigned char *s = (const unsigned char *)key; *s != '\0'; s++) {
+        h = (h ^ *s) * 1099511628211u;
+    }
+    return (size_t)h;
+}
+
+static job **bucket_of(nq_pool *p, size_t hash)
+{
+    return &p->buckets[hash & (p->nbuckets - 1u)];
+}
+
+static job *table_find(nq_pool *p, const char *key, size_t hash)
+{
+    for (job *j = *bucket_of(p, hash); j != NULL; j = j->bucket_next) {
+        if (j->hash == hash && strcmp(j->key, key) == 0) {
+            return j;
+        }
+    }
+    return NULL;
+}
+
+static void table_insert(nq_pool *p, job *j)
+{
+    job **b = bucket_of(p, j->hash);
+    j->bucket_next = *b;
+    *b = j;
+    j->in_table = true;
+}
+
+static void table_remove(nq_pool *p, job *j)
+{
+    if (!j->in_table) {
+        return;
+    }
+    for (job **link = bucket_of(p, j->hash); *link != NULL; link = &(*link)->bucket_next) {
+        if (*link == j) {
+            *link = j->bucket_next;
+            break;
+        }
+    }
+    j->bucket_next = NULL;
+    j->in_table = false;
+}
+
+static void running_link(nq_pool *p, job *j)
+{
+    j->rprev = NULL;
+    j->rnext = p->running;
+    if (p->running != NULL) {
+        p->running->rprev = j;
+    }
+    p->running = j;
+}
+
+static void running_unlink(nq_pool *p, job *j)
+{
+    if (j->rprev != NULL) {
+        j->rprev->rnext = j->rnext;
+    } else {
+        p->running = j->rnext;
+    }
+    if (j->rnext != NULL) {
+        j->rnext->rprev = j->rprev;
+    }
+    j->rprev = j->rnext = NULL;
+}
+
+/* Drop one reference; returns j when that was the last, for the caller to free after unlocking. */
+static job *job_unref(job *j)
+{
+    assert(j->refs > 0);
+    j->refs--;
+    return j->refs == 0 ? j : NULL;
+}
+
+/* Free a dead job (no lock held: result_free may be slow). NULL is ignored. */
+static void job_free(job *j)
+{
+    if (j == NULL) {
+        return;
+    }
+    assert(j->task.ctx == NULL);
+    if (j->result != NULL && j->task.result_free != NULL) {
+        j->task.result_free(j->result);
+    }
+    free(j);
+}
+
+static void task_ctx_free(const nq_pool_task *task, void *ctx)
+{
+    if (ctx != NULL && task->ctx_free != NULL) {
+        task->ctx_free(ctx);
+    }
+}
+
+/* ---- waiters and notification ------------------------------------------------------------------ */
+
+static void waiter_link(job *j, nq_pool_ticket *t)
+{
+    t->jprev = NULL;
+    t->jnext = j->waiters;
+    if (j->waiters != NULL) {
+        j->waiters->jprev = t;
+    }
+    j->waiters = t;
+    j->nwaiters++;
+}
+
+static void deadline_link(nq_pool *p, nq_pool_ticket *t)
+{
+    t->dprev = p->dtail;
+    t->dnext = NULL;
+    if (p->dtail != NULL) {
+        p->dtail->dnext = t;
+    } else {
+        p->dhead = t;
+    }
+    p->dtail = t;
+    t->on_deadline_list = true;
+}
+
+/* Take a WAITING ticket off its job's list and the deadline list. */
+static void waiter_unlink(nq_pool *p, nq_pool_ticket *t)
+{
+    job *j = t->job;
+    if (t->jprev != NULL) {
+        t->jprev->jnext = t->jnext;
+    } else {
+        j->waiters = t->jnext;
+    }
+    if (t->jnext != NULL) {
+        t->jnext->jprev = t->jprev;
+    }
+    j->nwaiters--;
+    if (t->on_deadline_list) {
+        if (t->dprev != NULL) {
+            t->dprev->dnext = t->dnext;
+        } else {
+            p->dhead = t->dnext;
+        }
+        if (t->dnext != NULL) {
+            t->dnext->dprev = t->dprev;
+        } else {
+            p->dtail = t->dprev;
+        }
+        t->on_deadline_list = false;
+    }
+    t->jprev = t->jnext = t->dprev = t->dnext = NULL;
+    p->stats.waiting--;
+    /* A running job that just lost its last waiter may now be over budget: let the timer look. */
+    if (j->nwaiters == 0 && j->state == JOB_RUNNING && p->cfg.budget_ms > 0) {
+        pthread_cond_signal(&p->timer_cv);
+    }
+}
+
+/* Move a WAITING ticket to NOTIFYING with outcome err and push it on *batch. */
+static void waiter_settle(nq_pool *p, nq_pool_ticket *t, nq_err err, uint64_t now, nq_pool_ticket **batch)
+{
+    waiter_unlink(p, t);
+    t->state = TICKET_NOTIFYING;
+    t->err = err;
+    t->notified_ms = now;
+    t->nnext = *batch;
+    *batch = t;
+    p->notifying++;
+}
+
+/* Settle every waiter of j with err. */
+static void job_settle_all(nq_pool *p, job *j, nq_err err, uint64_t now, nq_pool_ticket **batch)
+{
+    while (j->waiters != NULL) {
+        waiter_settle(p, j->waiters, err, now, batch);
+    }
+}
+
+/* Deliver a batch: called with the lock held, drops it around the callbacks, returns with it held.
+ * A ticket becomes DONE only after its callback returned; the owner may free it from then on. */
+static void deliver(nq_pool *p, nq_pool_ticket *batch)
+{
+    if (batch == NULL) {
+        return;
+    }
+    pthread_mutex_unlock(&p->lock);
+    for (nq_pool_ticket *t = batch; t != NULL; t = t->nnext) {
+        t->notify(t->arg);
+    }
+    pthread_mutex_lock(&p->lock);
+    while (batch != NULL) {
+        nq_pool_ticket *const next = batch->nnext;
+        batch->state = TICKET_DONE;
+        batch->nnext = NULL;
+        p->notifying--;
+        batch = next;
+    }
+    pthread_cond_broadcast(&p->notified_cv);
+}
+
+/* ---- workers ------------------------------------------------------------------------------------ */
+
+static job *queue_pop(nq_pool *p)
+{
+    job *const j = p->qhead;
+    p->qhead = j->qnext;
+    if (p->qhead == NULL) {
+        p->qtail = NULL;
+    }
+    j->qnext = NULL;
+    p->stats.queued--;
+    return j;
+}
+
+static void queue_push(nq_pool *p, job *j)
+{
+    j->qnext = NULL;
+    if (p->qtail != NULL) {
+        p->qtail->qnext = j;
+    } else {
+        p->qhead = j;
+    }
+    p->qtail = j;
+    p->stats.queued++;
+}
+
+static void job_begin(nq_pool *p, job *j)
+{
+    j->state = JOB_RUNNING;
+    j->started_ms = now_ms();
+    running_link(p, j);
+    p->stats.running++;
+    p->stats.started++;
+    if (j->nwaiters == 0 && p->cfg.budget_ms > 0) {
+        pthread_cond_signal(&p->timer_cv); /* started with nobody waiting: the budget clock runs */
+    }
+}
+
+/* Record the end of j's run (lock held); returns the job if the pool's reference was the last. */
+static job *job_end(nq_pool *p, job *j, nq_err err, void *result, nq_pool_ticket **batch)
+{
+    running_unlink(p, j);
+    p->stats.running--;
+    p->pending--;
+    if (j->cancel_requested) {
+        p->stats.cancelled++;
+    } else {
+        p->stats.finished++;
+    }
+    table_remove(p, j);
+    j->state = JOB_OVER;
+    j->err = err;
+    j->result = err == NQ_OK ? result : NULL;
+    job_settle_all(p, j, err, now_ms(), batch);
+    return job_unref(j);
+}
+
+static void *worker_main(void *arg)
+{
+    nq_pool *const p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->qhead == NULL && !p->stopping) {
+            pthread_cond_wait(&p->work_cv, &p->lock);
+        }
+        if (p->qhead == NULL) {
+            break; /* stopping, and nothing left to run */
+        }
+        job *const j = queue_pop(p);
+        job_begin(p, j);
+        void *const ctx = j->task.ctx;
+        j->task.ctx = NULL;
+        pthread_mutex_unlock(&p->lock);
+
+        void *result = NULL;
+        const nq_err err = j->task.run(ctx, &j->ctl, &result);
+        task_ctx_free(&j->task, ctx);
+        if (err != NQ_OK && result != NULL && j->task.result_free != NULL) {
+            j->task.result_free(result); /* a run that failed yet left a result: do not leak it */
+        }
+
+        pthread_mutex_lock(&p->lock);
+        nq_pool_ticket *batch = NULL;
+        job *const dead = job_end(p, j, err, result, &batch);
+        deliver(p, batch);
+        if (dead != NULL) {
+            pthread_mutex_unlock(&p->lock);
+            job_free(dead);
+            pthread_mutex_lock(&p->lock);
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* ---- timer: deadlines and budget ---------------------------------------------------------------- */
+
+static void expire_deadlines(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
+{
+    while (p->dhead != NULL && p->dhead->deadline_ms <= now) {
+        p->stats.deadlines++;
+        waiter_settle(p, p->dhead, NQ_E_DEADLINE, now, batch);
+    }
+}
+
+/* Cancel running jobs nobody waits for that ran past the budget; returns the earliest time another
+ * one will be due (UINT64_MAX: none). Removing a cancelled job from the table makes a later identical
+ * request start afresh instead of attaching to a computation that is about to fail. */
+static uint64_t enforce_budget(nq_pool *p, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    if (p->cfg.budget_ms == 0) {
+        return next;
+    }
+    for (job *j = p->running; j != NULL; j = j->rnext) {
+        if (j->nwaiters > 0 || j->cancel_requested) {
+            continue;
+        }
+        const uint64_t due = j->started_ms + p->cfg.budget_ms;
+        if (due <= now) {
+            j->cancel_requested = true;
+            table_remove(p, j);
+            nq_count_cancel(&j->ctl);
+        } else if (due < next) {
+            next = due;
+        }
+    }
+    return next;
+}
+
+static void timed_wait(nq_pool *p, uint64_t until_ms)
+{
+    if (until_ms == UINT64_MAX) {
+        pthread_cond_wait(&p->timer_cv, &p->lock);
+        return;
+    }
+    const struct timespec ts = {.tv_sec = (time_t)(until_ms / 1000u),
+                                .tv_nsec = (long)(until_ms % 1000u) * 1000000L};
+    const int rc = pthread_cond_timedwait(&p->timer_cv, &p->lock, &ts);
+    assert(rc == 0 || rc == ETIMEDOUT);
+    (void)rc;
+}
+
+static void *timer_main(void *arg)
+{
+    nq_pool *const p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stopping) {
+        const uint64_t now = now_ms();
+        nq_pool_ticket *batch = NULL;
+        expire_deadlines(p, now, &batch);
+        uint64_t next = enforce_budget(p, now);
+        if (batch != NULL) {
+            deliver(p, batch);
+            continue; /* time moved while the lock was dropped: look again */
+        }
+        if (p->dhead != NULL && p->dhead->deadline_ms < next) {
+            next = p->dhead->deadline_ms;
+        }
+        timed_wait(p, next);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* ---- create / destroy --------------------------------------------------------------------------- */
+
+static size_t table_size(const nq_pool_config *cfg)
+{
+    const size_t want = 2u * ((size_t)cfg->workers + cfg->queue_len);
+    size_t n = 16;
+    while (n < want) {
+        n *= 2;
+    }
+    return n;
+}
+
+static nq_err sync_init(nq_pool *p)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0) {
+        return NQ_E_NOMEM;
+    }
+    /* The timer computes absolute deadlines on the monotonic clock; wall-clock steps must not matter. */
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0) {
+        rc = pthread_cond_init(&p->timer_cv, &attr);
+    }
+    pthread_condattr_destroy(&attr);
+    if (rc != 0) {
+        return NQ_E_NOMEM;
+    }
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        pthread_cond_destroy(&p->timer_cv);
+        return NQ_E_NOMEM;
+    }
+    if (pthread_cond_init(&p->work_cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->timer_cv);
+        return NQ_E_NOMEM;
+    }
+    if (pthread_cond_init(&p->notified_cv, NULL) != 0) {
+        pthread_cond_destroy(&p->work_cv);
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->timer_cv);
+        return NQ_E_NOMEM;
+    }
+    return NQ_OK;
+}
+
+static void sync_fini(nq_pool *p)
+{
+    pthread_cond_destroy(&p->notified_cv);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->timer_cv);
+    pthread_mutex_destroy(&p->lock);
+}
+
+/* Tell every thread to stop and join those started. */
+static void threads_stop(nq_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->stopping = true;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->timer_cv);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->nthreads; i++) {
+        pthread_join(p->threads[i], NULL);
+    }
+    p->nthreads = 0;
+    if (p->timer_started) {
+        pthread_join(p->timer, NULL);
+        p->timer_started = false;
+    }
+}
+
+static nq_err threads_start(nq_pool *p)
+{
+    if (pthread_create(&p->timer, NULL, timer_main, p) != 0) {
+        return NQ_E_THREAD;
+    }
+    p->timer_started = true;
+    for (unsigned i = 0; i < p->cfg.workers; i++) {
+        if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
+            return NQ_E_THREAD;
+        }
+        p->nthreads++;
+    }
+    return NQ_OK;
+}
+
+nq_err nq_pool_create(const nq_pool_config *cfg, nq_pool **out)
+{
+    if (cfg == NULL || out == NULL || cfg->workers == 0 || cfg->workers > NQ_POOL_WORKERS_MAX) {
+        return NQ_E_ARG;
+    }
+    nq_pool *const p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        return NQ_E_NOMEM;
+    }
+    p->cfg = *cfg;
+    p->stats.workers = cfg->workers;
+    p->stats.queue_len = cfg->queue_len;
+    p->nbuckets = table_size(cfg);
+    p->buckets = calloc(p->nbuckets, sizeof *p->buckets);
+    p->threads = calloc(cfg->workers, sizeof *p->threads);
+    if (p->buckets == NULL || p->threads == NULL) {
+        free(p->buckets);
+        free(p->threads);
+        free(p);
+        return NQ_E_NOMEM;
+    }
+    nq_err err = sync_init(p);
+    if (err != NQ_OK) {
+        goto fail_alloc;
+    }
+    err = threads_start(p);
+    if (err != NQ_OK) {
+        goto fail_threads;
+    }
+    *out = p;
+    return NQ_OK;
+
+fail_threads:
+    threads_stop(p);
+    sync_fini(p);
+fail_alloc:
+    free(p->threads);
+    free(p->buckets);
+    free(p);
+    return err;
+}
+
+void nq_pool_destroy(nq_pool *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    nq_pool_abort(p);
+    threads_stop(p);
+    assert(p->tickets == 0 && p->pending == 0 && p->qhead == NULL && p->running == NULL);
+    sync_fini(p);
+    free(p->threads);
+    free(p->buckets);
+    free(p);
+}
+
+/* ---- submit, results, release ------------------------------------------------------------------- */
+
+static job *job_new(nq_pool *p, const char *key, size_t keylen, const nq_pool_task *task)
+{
+    job *const j = calloc(1, sizeof *j + keylen + 1u);
+    if (j == NULL) {
+        return NULL;
+    }
+    j->pool = p;
+    j->task = *task;
+    j->state = JOB_QUEUED;
+    j->refs = 1; /* the pool's, until the computation is over */
+    nq_count_ctl_init(&j->ctl);
+    memcpy(j->key, key, keylen + 1u);
+    j->hash = key_hash(key);
+    return j;
+}
+
+static void ticket_init(nq_pool_ticket *t, nq_pool_notify_fn notify, void *arg)
+{
+    t->notify = notify;
+    t->arg = arg;
+    t->state = TICKET_WAITING;
+    t->err = NQ_E_ARG; /* "not notified yet", as nq_pool_ticket_result documents */
+}
+
+/* Under the lock: attach t to the job for fresh->key, queueing fresh when none is in flight.
+ * Returns NQ_OK (fresh consumed or not: *used says), or NQ_E_BUSY / NQ_E_DRAINING. */
+static nq_err admit(nq_pool *p, job *fresh, nq_pool_ticket *t, bool *used)
+{
+    *used = false;
+    if (p->aborted) {
+        return NQ_E_DRAINING;
+    }
+    job *j = table_find(p, fresh->key, fresh->hash);
+    if (j != NULL) {
+        p->stats.shared++;
+    } else if (p->pending >= (size_t)p->cfg.workers + p->cfg.queue_len) {
+        p->stats.rejected++;
+        return NQ_E_BUSY;
+    } else {
+        j = fresh;
+        *used = true;
+        table_insert(p, j);
+        queue_push(p, j);
+        p->pending++;
+        pthread_cond_signal(&p->work_cv);
+    }
+    t->job = j;
+    j->refs++;
+    waiter_link(j, t);
+    t->submitted_ms = now_ms();
+    if (p->cfg.deadline_ms > 0) {
+        /* now_ms() is read under the lock, so appending keeps the list in deadline order. */
+        t->deadline_ms = t->submitted_ms + p->cfg.deadline_ms;
+        if (p->dhead == NULL) {
+            pthread_cond_signal(&p->timer_cv);
+        }
+        deadline_link(p, t);
+    }
+    p->tickets++;
+    p->stats.waiting++;
+    p->stats.submitted++;
+    return NQ_OK;
+}
+
+nq_err nq_pool_submit(nq_pool *p, const char *key, const nq_pool_task *task, nq_pool_notify_fn notify,
+                      void *arg, nq_pool_ticket **out)
+{
+    if (task == NULL) {
+        return NQ_E_ARG;
+    }
+    const size_t keylen = key != NULL ? strnlen(key, NQ_POOL_KEY_MAX + 1u) : 0;
+    if (p == NULL || task->run == NULL || notify == NULL || out == NULL || keylen == 0 ||
+        keylen > NQ_POOL_KEY_MAX) {
+        task_ctx_free(task, task->ctx);
+        return NQ_E_ARG;
+    }
+    /* Allocate before locking; the job is thrown away if an identical one is already in flight. */
+    nq_pool_ticket *const t = calloc(1, sizeof *t);
+    job *const fresh = job_new(p, key, keylen, task);
+    if (t == NULL || fresh == NULL) {
+        free(t);
+        free(fresh);
+        task_ctx_free(task, task->ctx);
+        return NQ_E_NOMEM;
+    }
+    ticket_init(t, notify, arg);
+    bool used = false;
+    pthread_mutex_lock(&p->lock);
+    const nq_err err = admit(p, fresh, t, &used);
+    pthread_mutex_unlock(&p->lock);
+    if (!used) {
+        task_ctx_free(task, task->ctx);
+        free(fresh);
+    }
+    if (err != NQ_OK) {
+        free(t);
+        return err;
+    }
+    *out = t;
+    return NQ_OK;
+}
+
+nq_err nq_pool_ticket_result(const nq_pool_ticket *t, const void **result)
+{
+    assert(t != NULL);
+    nq_pool *const p = t->job->pool;
+    pthread_mutex_lock(&p->lock);
+    const nq_err err = t->state == TICKET_WAITING ? NQ_E_ARG : t->err;
+    const void *const r = err == NQ_OK ? t->job->result : NULL;
+    pthread_mutex_unlock(&p->lock);
+    if (result != NULL) {
+        *result = r;
+    }
+    return err;
+}
+
+uint64_t nq_pool_ticket_wait_ms(const nq_pool_ticket *t)
+{
+    assert(t != NULL);
+    nq_pool *const p = t->job->pool;
+    pthread_mutex_lock(&p->lock);
+    const uint64_t ms = t->state == TICKET_WAITING ? 0 : t->notified_ms - t->submitted_ms;
+    pthread_mutex_unlock(&p->lock);
+    return ms;
+}
+
+void nq_pool_ticket_release(nq_pool_ticket *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    nq_pool *const p = t->job->pool;
+    pthread_mutex_lock(&p->lock);
+    while (t->state == TICKET_NOTIFYING) {
+        pthread_cond_wait(&p->notified_cv, &p->lock); /* its notify callback is running right now */
+    }
+    if (t->state == TICKET_WAITING) {
+        waiter_unlink(p, t);
+    }
+    p->tickets--;
+    job *const dead = job_unref(t->job);
+    pthread_mutex_unlock(&p->lock);
+    job_free(dead);
+    free(t);
+}
+
+/* ---- abort and stats ---------------------------------------------------------------------------- */
+
+/* Under the lock: empty the queue, notifying waiters; returns the dropped jobs chained by qnext. */
+static job *drop_queue(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
+{
+    job *dropped = NULL;
+    while (p->qhead != NULL) {
+        job *const j = queue_pop(p);
+        table_remove(p, j);
+        job_settle_all(p, j, NQ_E_DRAINING, now, batch);
+        j->state = JOB_OVER;
+        j->err = NQ_E_DRAINING;
+        p->pending--;
+        p->stats.cancelled++;
+        j->qnext = dropped;
+        dropped = j;
+    }
+    return dropped;
+}
+
+static void cancel_running(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
+{
+    for (job *j = p->running; j != NULL; j = j->rnext) {
+        j->cancel_requested = true;
+        table_remove(p, j);
+        nq_count_cancel(&j->ctl);
+        job_settle_all(p, j, NQ_E_DRAINING, now, batch);
+    }
+}
+
+void nq_pool_abort(nq_pool *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->aborted = true;
+    const uint64_t now = now_ms();
+    nq_pool_ticket *batch = NULL;
+    job *dropped = drop_queue(p, now, &batch);
+    cancel_running(p, now, &batch);
+    deliver(p, batch);
+    while (p->notifying > 0) {
+        pthread_cond_wait(&p->notified_cv, &p->lock); /* batches other threads are delivering */
+    }
+    pthread_mutex_unlock(&p->lock);
+
+    while (dropped != NULL) {
+        job *const j = dropped;
+        dropped = j->qnext;
+        task_ctx_free(&j->task, j->task.ctx);
+        j->task.ctx = NULL;
+        pthread_mutex_lock(&p->lock);
+        job *const dead = job_unref(j);
+        pthread_mutex_unlock(&p->lock);
+        job_free(dead);
+    }
+}
+
+void nq_pool_stats_get(nq_pool *p, nq_pool_stats *out)
+{
+    assert(p != NULL && out != NULL);
+    pthread_mutex_lock(&p->lock);
+    *out = p->stats;
+    pthread_mutex_unlock(&p->lock);
+}

@@ -1,0 +1,645 @@
+/* test_pool.c - unit tests of the solver worker pool (src/server/pool.c): admission, single-flight,
+ * deadlines, budget cancel, early release, abort, and a concurrent stress run for ThreadSanitizer.
+ *
+ * Tasks here are synthetic: a "gate" task blocks until the test opens its gate (or the pool cancels
+ * it), so each test decides exactly when computations end. Waiting is always bounded (WAIT_MS) so a
+ * bug fails a test instead of hanging it.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep, rand_r */
+#endif
+#include "pool.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WAIT_MS 10000u /* upper bound on any wait; far above what a loaded 2-core box needs */
+
+/* ---- a gate: tasks block on it until the test opens it ------------------------------------------ */
+
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool open;
+    atomic_int runs;      /* run calls begun */
+    atomic_int inside;    /* run calls blocked right now */
+    atomic_int ctx_frees; /* ctx_free calls */
+} gate;
+
+static void gate_init(gate *g)
+{
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->open = false;
+    atomic_init(&g->runs, 0);
+    atomic_init(&g->inside, 0);
+    atomic_init(&g->ctx_frees, 0);
+}
+
+static void gate_fini(gate *g)
+{
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->lock);
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static struct timespec in_ms(unsigned ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ms / 1000u);
+    ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+/* Poll cond (a predicate on arg) every millisecond for up to WAIT_MS; true once it holds. */
+static bool eventually(bool (*cond)(void *), void *arg)
+{
+    for (unsigned i = 0; i < WAIT_MS; i++) {
+        if (cond(arg)) {
+            return true;
+        }
+        const struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+    }
+    return cond(arg);
+}
+
+/* The task context: which gate, and what value to return as the result. */
+typedef struct gate_ctx {
+    gate *g;
+    int value;
+    nq_err fail;       /* returned instead of a result when not NQ_OK */
+    unsigned delay_ms; /* the run lasts at least this long (unless cancelled) once the gate is open */
+} gate_ctx;
+
+static nq_err gate_run(void *ctx, nq_count_ctl *ctl, void **result)
+{
+    gate_ctx *const c = ctx;
+    gate *const g = c->g;
+    atomic_fetch_add(&g->runs, 1);
+    atomic_fetch_add(&g->inside, 1);
+    pthread_mutex_lock(&g->lock);
+    bool cancelled = false;
+    while (!g->open && !cancelled) {
+        const struct timespec ts = in_ms(2);
+        pthread_cond_timedwait(&g->cv, &g->lock, &ts); /* short: polls ctl->cancel like nq_count */
+        cancelled = atomic_load(&ctl->cancel);
+    }
+    pthread_mutex_unlock(&g->lock);
+    for (unsigned ms = 0; ms < c->delay_ms && !cancelled; ms++) {
+        const struct timespec one = {0, 1000000L};
+        nanosleep(&one, NULL);
+        cancelled = atomic_load(&ctl->cancel);
+    }
+    atomic_fetch_sub(&g->inside, 1);
+    if (cancelled) {
+        return NQ_E_CANCELED;
+    }
+    if (c->fail != NQ_OK) {
+        return c->fail;
+    }
+    int *const r = malloc(sizeof *r);
+    if (r == NULL) {
+        return NQ_E_NOMEM;
+    }
+    *r = c->value;
+    *result = r;
+    return NQ_OK;
+}
+
+static void gate_ctx_free(void *ctx)
+{
+    gate_ctx *const c = ctx;
+    atomic_fetch_add(&c->g->ctx_frees, 1);
+    free(c);
+}
+
+static nq_pool_task gate_task(gate *g, int value)
+{
+    gate_ctx *const c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    c->g = g;
+    c->value = value;
+    c->fail = NQ_OK;
+    return (nq_pool_task){.run = gate_run, .ctx_free = gate_ctx_free, .result_free = free, .ctx = c};
+}
+
+/* ---- a waiter: counts notifications ------------------------------------------------------------- */
+
+typedef struct waiter {
+    atomic_int notified;
+} waiter;
+
+static void waiter_notify(void *arg)
+{
+    waiter *const w = arg;
+    atomic_fetch_add(&w->notified, 1);
+}
+
+static bool waiter_done(void *arg)
+{
+    return atomic_load(&((waiter *)arg)->notified) > 0;
+}
+
+static bool gate_entered(void *arg)
+{
+    return atomic_load(&((gate *)arg)->inside) > 0;
+}
+
+static bool gate_left(void *arg)
+{
+    return atomic_load(&((gate *)arg)->inside) == 0 && atomic_load(&((gate *)arg)->runs) > 0;
+}
+
+static nq_pool *pool_new(unsigned workers, unsigned queue_len, unsigned deadline_ms, unsigned budget_ms)
+{
+    const nq_pool_config cfg = {.workers = workers, .queue_len = queue_len, .deadline_ms = deadline_ms,
+                                .budget_ms = budget_ms};
+    nq_pool *p = NULL;
+    ck_assert_int_eq(nq_pool_create(&cfg, &p), NQ_OK);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+static nq_pool_stats stats_of(nq_pool *p)
+{
+    nq_pool_stats s;
+    nq_pool_stats_get(p, &s);
+    return s;
+}
+
+static bool pool_idle(void *arg)
+{
+    const nq_pool_stats s = stats_of(arg);
+    return s.running == 0 && s.queued == 0;
+}
+
+/* ---- argument checks (tables) ------------------------------------------------------------------- */
+
+static const struct {
+    unsigned workers;
+    nq_err want;
+} create_rows[] = {
+    {0, NQ_E_ARG},
+    {1, NQ_OK},
+    {4, NQ_OK},
+    {NQ_POOL_WORKERS_MAX + 1u, NQ_E_ARG},
+};
+
+START_TEST(create_args)
+{
+    const nq_pool_config cfg = {.workers = create_rows[_i].workers, .queue_len = 2};
+    nq_pool *p = NULL;
+    ck_assert_int_eq(nq_pool_create(&cfg, &p), create_rows[_i].want);
+    ck_assert(create_rows[_i].want == NQ_OK ? p != NULL : p == NULL);
+    nq_pool_destroy(p);
+}
+END_TEST
+
+START_TEST(create_null)
+{
+    nq_pool *p = NULL;
+    const nq_pool_config cfg = {.workers = 1};
+    ck_assert_int_eq(nq_pool_create(NULL, &p), NQ_E_ARG);
+    ck_assert_int_eq(nq_pool_create(&cfg, NULL), NQ_E_ARG);
+    nq_pool_destroy(NULL); /* accepted */
+    nq_pool_ticket_release(NULL);
+}
+END_TEST
+
+START_TEST(submit_args)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(1, 1, 0, 0);
+    waiter w = {0};
+    char long_key[NQ_POOL_KEY_MAX + 2u];
+    memset(long_key, 'k', sizeof long_key - 1u);
+    long_key[sizeof long_key - 1u] = '\0';
+    const char *const keys[] = {NULL, "", long_key};
+    nq_pool_ticket *t = NULL;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const nq_pool_task task = gate_task(&g, 1);
+        ck_assert_int_eq(nq_pool_submit(p, keys[i], &task, waiter_notify, &w, &t), NQ_E_ARG);
+    }
+    nq_pool_task task = gate_task(&g, 1);
+    ck_assert_int_eq(nq_pool_submit(p, "k", &task, NULL, &w, &t), NQ_E_ARG);
+    task = gate_task(&g, 1);
+    ck_assert_int_eq(nq_pool_submit(p, "k", &task, waiter_notify, &w, NULL), NQ_E_ARG);
+    task = gate_task(&g, 1);
+    ck_assert_int_eq(nq_pool_submit(NULL, "k", &task, waiter_notify, &w, &t), NQ_E_ARG);
+    /* The pool took over every ctx, even though it refused each submit. */
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 6);
+    ck_assert_int_eq(atomic_load(&g.runs), 0);
+    ck_assert_int_eq(atomic_load(&w.notified), 0);
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+/* ---- behaviour ---------------------------------------------------------------------------------- */
+
+START_TEST(one_computation)
+{
+    gate g;
+    gate_init(&g);
+    gate_open(&g);
+    nq_pool *const p = pool_new(2, 2, 0, 0);
+    waiter w = {0};
+    nq_pool_ticket *t = NULL;
+    const nq_pool_task task = gate_task(&g, 92);
+    ck_assert_int_eq(nq_pool_submit(p, "count?n=8", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(waiter_done, &w));
+    const void *r = NULL;
+    ck_assert_int_eq(nq_pool_ticket_result(t, &r), NQ_OK);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(*(const int *)r, 92);
+    nq_pool_ticket_release(t);
+    const nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.submitted, 1);
+    ck_assert_uint_eq(s.started, 1);
+    ck_assert_uint_eq(s.finished, 1);
+    ck_assert_uint_eq(s.shared, 0);
+    ck_assert_uint_eq(s.running + s.queued + s.waiting, 0);
+    ck_assert_int_eq(atomic_load(&w.notified), 1);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 1);
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+START_TEST(single_flight)
+{
+    enum { N = 20 };
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(2, 0, 0, 0); /* queue 0: only sharing can admit the 19 others */
+    waiter w[N] = {0};
+    nq_pool_ticket *t[N] = {0};
+    for (int i = 0; i < N; i++) {
+        const nq_pool_task task = gate_task(&g, 14200);
+        ck_assert_int_eq(nq_pool_submit(p, "count?n=12", &task, waiter_notify, &w[i], &t[i]), NQ_OK);
+    }
+    ck_assert(eventually(gate_entered, &g));
+    nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.submitted, N);
+    ck_assert_uint_eq(s.shared, N - 1);
+    ck_assert_uint_eq(s.waiting, N);
+    gate_open(&g);
+    const void *first = NULL;
+    for (int i = 0; i < N; i++) {
+        ck_assert(eventually(waiter_done, &w[i]));
+        const void *r = NULL;
+        ck_assert_int_eq(nq_pool_ticket_result(t[i], &r), NQ_OK);
+        ck_assert_int_eq(*(const int *)r, 14200);
+        if (i == 0) {
+            first = r;
+        }
+        ck_assert_ptr_eq(r, first); /* one result, shared */
+    }
+    for (int i = 0; i < N; i++) {
+        nq_pool_ticket_release(t[i]);
+        ck_assert_int_eq(atomic_load(&w[i].notified), 1);
+    }
+    s = stats_of(p);
+    ck_assert_int_eq(atomic_load(&g.runs), 1);
+    ck_assert_uint_eq(s.started, 1);
+    ck_assert_uint_eq(s.finished, 1);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), N); /* 1 after the run, N - 1 at submit */
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+START_TEST(queue_full_is_busy)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(1, 2, 0, 0);
+    waiter w[5] = {0};
+    nq_pool_ticket *t[5] = {0};
+    const char *const keys[] = {"a", "b", "c", "d", "b"};
+    const nq_err want[] = {NQ_OK, NQ_OK, NQ_OK, NQ_E_BUSY, NQ_OK}; /* "b" again attaches: not refused */
+    for (int i = 0; i < 5; i++) {
+        const nq_pool_task task = gate_task(&g, i);
+        ck_assert_int_eq(nq_pool_submit(p, keys[i], &task, waiter_notify, &w[i], &t[i]), want[i]);
+        if (i == 0) {
+            ck_assert(eventually(gate_entered, &g)); /* "a" occupies the only worker */
+        }
+    }
+    nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.running, 1);
+    ck_assert_uint_eq(s.queued, 2);
+    ck_assert_uint_eq(s.rejected, 1);
+    ck_assert_uint_eq(s.shared, 1);
+    gate_open(&g);
+    const int values[] = {0, 1, 2, -1, 1};
+    for (int i = 0; i < 5; i++) {
+        if (want[i] != NQ_OK) {
+            continue;
+        }
+        ck_assert(eventually(waiter_done, &w[i]));
+        const void *r = NULL;
+        ck_assert_int_eq(nq_pool_ticket_result(t[i], &r), NQ_OK);
+        ck_assert_int_eq(*(const int *)r, values[i]);
+        nq_pool_ticket_release(t[i]);
+    }
+    ck_assert_int_eq(atomic_load(&w[3].notified), 0);
+    s = stats_of(p);
+    ck_assert_uint_eq(s.started, 3);
+    ck_assert_uint_eq(s.finished, 3);
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+START_TEST(deadline_then_finishes)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(1, 1, 50, 0);
+    waiter w = {0};
+    nq_pool_ticket *t = NULL;
+    const nq_pool_task task = gate_task(&g, 7);
+    ck_assert_int_eq(nq_pool_submit(p, "slow", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(waiter_done, &w));
+    ck_assert_int_eq(nq_pool_ticket_result(t, NULL), NQ_E_DEADLINE);
+    ck_assert_uint_ge(nq_pool_ticket_wait_ms(t), 50);
+    nq_pool_ticket_release(t);
+    nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.deadlines, 1);
+    ck_assert_uint_eq(s.running, 1); /* the computation goes on without its waiter */
+    ck_assert_uint_eq(s.waiting, 0);
+    gate_open(&g);
+    ck_assert(eventually(gate_left, &g));
+    nq_pool_destroy(p); /* joins the worker: the run has ended */
+    gate_fini(&g);
+}
+END_TEST
+
+/* Budget cases: how the waiter leaves, and whether the budget should fire. */
+static const struct {
+    const char *name;
+    unsigned deadline_ms;
+    unsigned budget_ms;
+    bool release_early; /* the owner releases right after submit (client gone) */
+    bool want_cancel;
+} budget_rows[] = {
+    {"released, over budget", 0, 30, true, true},
+    {"deadline, over budget", 20, 60, false, true},
+    {"watched, no deadline", 0, 20, false, false},
+};
+
+START_TEST(budget)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(1, 1, budget_rows[_i].deadline_ms, budget_rows[_i].budget_ms);
+    waiter w = {0};
+    nq_pool_ticket *t = NULL;
+    const nq_pool_task task = gate_task(&g, 3);
+    ck_assert_int_eq(nq_pool_submit(p, "n20", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(gate_entered, &g));
+    if (budget_rows[_i].release_early) {
+        nq_pool_ticket_release(t);
+        t = NULL;
+    }
+    if (budget_rows[_i].want_cancel) {
+        ck_assert_msg(eventually(gate_left, &g), "%s: not cancelled", budget_rows[_i].name);
+        const nq_pool_stats s = stats_of(p);
+        ck_assert_uint_eq(s.cancelled, 1);
+        ck_assert_uint_eq(s.finished, 0);
+    } else {
+        const struct timespec pause = {0, 150 * 1000000L}; /* well past the budget */
+        nanosleep(&pause, NULL);
+        ck_assert_int_eq(atomic_load(&g.inside), 1);
+        gate_open(&g);
+        ck_assert(eventually(waiter_done, &w));
+        ck_assert_int_eq(nq_pool_ticket_result(t, NULL), NQ_OK);
+        ck_assert_uint_eq(stats_of(p).cancelled, 0);
+    }
+    nq_pool_ticket_release(t);
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 1);
+    gate_fini(&g);
+}
+END_TEST
+
+/* After a budget cancel, an identical request starts a fresh computation instead of attaching. */
+START_TEST(cancelled_not_shared)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(2, 0, 0, 10);
+    waiter w1 = {0};
+    waiter w2 = {0};
+    nq_pool_ticket *t = NULL;
+    nq_pool_task task = gate_task(&g, 5);
+    ck_assert_int_eq(nq_pool_submit(p, "k", &task, waiter_notify, &w1, &t), NQ_OK);
+    ck_assert(eventually(gate_entered, &g));
+    nq_pool_ticket_release(t);
+    ck_assert(eventually(gate_left, &g));
+    gate_open(&g);
+    task = gate_task(&g, 6);
+    ck_assert_int_eq(nq_pool_submit(p, "k", &task, waiter_notify, &w2, &t), NQ_OK);
+    ck_assert(eventually(waiter_done, &w2));
+    const void *r = NULL;
+    ck_assert_int_eq(nq_pool_ticket_result(t, &r), NQ_OK);
+    ck_assert_int_eq(*(const int *)r, 6);
+    nq_pool_ticket_release(t);
+    ck_assert_int_eq(atomic_load(&w1.notified), 0);
+    const nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.shared, 0);
+    ck_assert_uint_eq(s.started, 2);
+    ck_assert_uint_eq(s.cancelled, 1);
+    ck_assert_uint_eq(s.finished, 1);
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+START_TEST(task_error_propagates)
+{
+    gate g;
+    gate_init(&g);
+    gate_open(&g);
+    nq_pool *const p = pool_new(1, 1, 0, 0);
+    waiter w = {0};
+    nq_pool_ticket *t = NULL;
+    nq_pool_task task = gate_task(&g, 0);
+    ((gate_ctx *)task.ctx)->fail = NQ_E_NOMEM;
+    ck_assert_int_eq(nq_pool_submit(p, "k", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(waiter_done, &w));
+    const void *r = &w;
+    ck_assert_int_eq(nq_pool_ticket_result(t, &r), NQ_E_NOMEM);
+    ck_assert_ptr_null(r);
+    nq_pool_ticket_release(t);
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+START_TEST(abort_notifies_everyone)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(1, 2, 0, 0);
+    waiter w[3] = {0};
+    nq_pool_ticket *t[3] = {0};
+    const char *const keys[] = {"run", "q1", "q2"};
+    for (int i = 0; i < 3; i++) {
+        const nq_pool_task task = gate_task(&g, i);
+        ck_assert_int_eq(nq_pool_submit(p, keys[i], &task, waiter_notify, &w[i], &t[i]), NQ_OK);
+        if (i == 0) {
+            ck_assert(eventually(gate_entered, &g));
+        }
+    }
+    nq_pool_abort(p);
+    for (int i = 0; i < 3; i++) { /* abort returns after every notify returned */
+        ck_assert_int_eq(atomic_load(&w[i].notified), 1);
+        ck_assert_int_eq(nq_pool_ticket_result(t[i], NULL), NQ_E_DRAINING);
+        nq_pool_ticket_release(t[i]);
+    }
+    waiter late = {0};
+    nq_pool_ticket *lt = NULL;
+    const nq_pool_task task = gate_task(&g, 9);
+    ck_assert_int_eq(nq_pool_submit(p, "late", &task, waiter_notify, &late, &lt), NQ_E_DRAINING);
+    ck_assert(eventually(gate_left, &g)); /* the running one was cancelled */
+    nq_pool_abort(p);                     /* idempotent */
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&g.runs), 1); /* queued ones never ran */
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 4);
+    gate_fini(&g);
+}
+END_TEST
+
+/* ---- concurrency: many submitters, few keys, random early releases ------------------------------ */
+
+typedef struct stress_arg {
+    nq_pool *pool;
+    gate *g;
+    unsigned seed;
+    atomic_int *busy; /* NQ_E_BUSY answers seen */
+} stress_arg;
+
+static void *stress_thread(void *arg)
+{
+    stress_arg *const a = arg;
+    for (int i = 0; i < 300; i++) {
+        char key[8];
+        const unsigned r = (unsigned)rand_r(&a->seed);
+        snprintf(key, sizeof key, "k%u", r % 5u);
+        waiter w = {0};
+        nq_pool_ticket *t = NULL;
+        const nq_pool_task task = gate_task(a->g, (int)(r % 5u));
+        ((gate_ctx *)task.ctx)->delay_ms = (r >> 8) % 12u; /* around the 5 ms deadline */
+        const nq_err err = nq_pool_submit(a->pool, key, &task, waiter_notify, &w, &t);
+        if (err == NQ_E_BUSY) {
+            atomic_fetch_add(a->busy, 1);
+            continue;
+        }
+        ck_assert_int_eq(err, NQ_OK);
+        if (r % 3u != 0) { /* two in three wait for the outcome, one in three leaves at once */
+            ck_assert(eventually(waiter_done, &w));
+            const void *res = NULL;
+            const nq_err got = nq_pool_ticket_result(t, &res);
+            ck_assert(got == NQ_OK || got == NQ_E_DEADLINE || got == NQ_E_CANCELED);
+            if (got == NQ_OK) {
+                ck_assert_int_eq(*(const int *)res, (int)(r % 5u)); /* same key, same value */
+            }
+        }
+        nq_pool_ticket_release(t);
+        ck_assert_int_le(atomic_load(&w.notified), 1);
+    }
+    return NULL;
+}
+
+START_TEST(stress)
+{
+    enum { THREADS = 6 };
+    gate g;
+    gate_init(&g);
+    gate_open(&g);
+    nq_pool *const p = pool_new(2, 1, 5, 1);
+    atomic_int busy;
+    atomic_init(&busy, 0);
+    pthread_t th[THREADS];
+    stress_arg args[THREADS];
+    for (unsigned i = 0; i < THREADS; i++) {
+        args[i] = (stress_arg){.pool = p, .g = &g, .seed = 12345u + i, .busy = &busy};
+        ck_assert_int_eq(pthread_create(&th[i], NULL, stress_thread, &args[i]), 0);
+    }
+    for (unsigned i = 0; i < THREADS; i++) {
+        pthread_join(th[i], NULL);
+    }
+    ck_assert(eventually(pool_idle, p));
+    const nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.submitted + s.rejected, THREADS * 300);
+    ck_assert_uint_eq(s.rejected, (uint64_t)atomic_load(&busy));
+    ck_assert_uint_eq(s.started, s.finished + s.cancelled);
+    ck_assert_uint_eq(s.waiting, 0);
+    ck_assert_uint_gt(s.shared, 0); /* the run met every path it is meant to race */
+    ck_assert_uint_gt(s.deadlines, 0);
+    ck_assert_uint_gt(s.cancelled, 0);
+    ck_assert_uint_gt(s.finished, 0);
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), THREADS * 300); /* every ctx freed exactly once */
+    gate_fini(&g);
+}
+END_TEST
+
+static Suite *pool_suite(void)
+{
+    Suite *const s = suite_create("pool");
+    TCase *const args = tcase_create("args");
+    tcase_add_loop_test(args, create_args, 0, (int)(sizeof create_rows / sizeof create_rows[0]));
+    tcase_add_test(args, create_null);
+    tcase_add_test(args, submit_args);
+    suite_add_tcase(s, args);
+
+    TCase *const beh = tcase_create("behaviour");
+    tcase_set_timeout(beh, 30);
+    tcase_add_test(beh, one_computation);
+    tcase_add_test(beh, single_flight);
+    tcase_add_test(beh, queue_full_is_busy);
+    tcase_add_test(beh, deadline_then_finishes);
+    tcase_add_loop_test(beh, budget, 0, (int)(sizeof budget_rows / sizeof budget_rows[0]));
+    tcase_add_test(beh, cancelled_not_shared);
+    tcase_add_test(beh, task_error_propagates);
+    tcase_add_test(beh, abort_notifies_everyone);
+    suite_add_tcase(s, beh);
+
+    TCase *const conc = tcase_create("concurrency");
+    tcase_set_timeout(conc, 60);
+    tcase_add_test(conc, stress);
+    suite_add_tcase(s, conc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *const sr = srunner_create(pool_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
