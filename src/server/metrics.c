@@ -33,7 +33,6 @@ static const double bucket_le[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.
 #define STATUS_SLOTS 500u /* 100..599 */
 #define OTHER_ROUTE NQ_METRICS_ROUTES_MAX /* index of the catch-all "other" slot */
 #define NKINDS 2u
-#define NOUTCOMES 3u
 
 typedef atomic_uint_fast64_t counter;
 
@@ -52,12 +51,11 @@ struct nq_metrics {
     atomic_size_t nroutes;                          /* slots [0, nroutes) are published */
     route_stats routes[NQ_METRICS_ROUTES_MAX + 1];  /* plus the "other" slot */
     counter unanswered;                             /* requests that ended without a response */
-    counter computations[NKINDS][NOUTCOMES];        /* by kind and outcome */
+    counter solver_runs[NKINDS];                    /* computations by kind */
     counter solver_us[NKINDS];                      /* solver time by kind, microseconds */
 };
 
 static const char *const kind_names[NKINDS] = {"count", "solve"};
-static const char *const outcome_names[NOUTCOMES] = {"ok", "cancelled", "error"};
 
 static void inc(counter *c, uint64_t by)
 {
@@ -166,12 +164,11 @@ void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r)
     inc(&s->bytes, r->bytes);
 }
 
-void nq_metrics_observe_computation(nq_metrics *m, nq_metrics_kind kind, double seconds, nq_err outcome)
+void nq_metrics_observe_solver(nq_metrics *m, nq_metrics_kind kind, double seconds)
 {
     if (m == NULL || (unsigned)kind >= NKINDS)
         return;
-    const unsigned o = outcome == NQ_OK ? 0u : outcome == NQ_E_CANCELED ? 1u : 2u;
-    inc(&m->computations[kind][o], 1);
+    inc(&m->solver_runs[kind], 1);
     inc(&m->solver_us[kind], to_us(seconds));
 }
 
@@ -286,27 +283,26 @@ static void render_latency(tbuf *b, const nq_metrics *m, size_t n)
     }
 }
 
-static void render_computations(tbuf *b, const nq_metrics *m)
+static void render_solver(tbuf *b, const nq_metrics *m)
 {
-    family(b, "nqueensd_computations_total", "counter",
-           "Solver computations finished, by kind and outcome (shared by identical requests in flight).");
+    family(b, "nqueensd_solver_runs_total", "counter",
+           "Solver computations that ended (any outcome), by kind; identical requests share one.");
     for (unsigned k = 0; k < NKINDS; k++)
-        for (unsigned o = 0; o < NOUTCOMES; o++)
-            put(b, "nqueensd_computations_total{kind=\"%s\",outcome=\"%s\"} %" PRIu64 "\n", kind_names[k],
-                outcome_names[o], get(&m->computations[k][o]));
-    family(b, "nqueensd_solver_seconds_total", "counter", "Wall-clock time spent computing, by kind.");
+        put(b, "nqueensd_solver_runs_total{kind=\"%s\"} %" PRIu64 "\n", kind_names[k],
+            get(&m->solver_runs[k]));
+    family(b, "nqueensd_solver_seconds_total", "counter", "Wall-clock time spent in the solver, by kind.");
     for (unsigned k = 0; k < NKINDS; k++)
         put(b, "nqueensd_solver_seconds_total{kind=\"%s\"} %.6f\n", kind_names[k],
             (double)get(&m->solver_us[k]) / 1e6);
 }
 
-static void gauge(tbuf *b, const char *name, const char *help, uint64_t v)
+static void scalar_gauge(tbuf *b, const char *name, const char *help, uint64_t v)
 {
     family(b, name, "gauge", help);
     put(b, "%s %" PRIu64 "\n", name, v);
 }
 
-static void counter1(tbuf *b, const char *name, const char *help, uint64_t v)
+static void scalar_counter(tbuf *b, const char *name, const char *help, uint64_t v)
 {
     family(b, name, "counter", help);
     put(b, "%s %" PRIu64 "\n", name, v);
@@ -314,29 +310,42 @@ static void counter1(tbuf *b, const char *name, const char *help, uint64_t v)
 
 static void render_cache(tbuf *b, const nq_cache_stats *c)
 {
-    counter1(b, "nqueensd_cache_hits_total", "Response cache lookups that found an entry.", c->hits);
-    counter1(b, "nqueensd_cache_misses_total", "Response cache lookups that found nothing.", c->misses);
-    counter1(b, "nqueensd_cache_evictions_total", "Entries evicted to stay within the byte bound.",
+    scalar_counter(b, "nqueensd_cache_hits_total", "Response cache lookups that found an entry.", c->hits);
+    scalar_counter(b, "nqueensd_cache_misses_total", "Response cache lookups that found nothing.", c->misses);
+    scalar_counter(b, "nqueensd_cache_evictions_total", "Entries evicted to stay within the byte bound.",
              c->evictions);
-    counter1(b, "nqueensd_cache_refused_total", "Answers too large to cache (streamed instead).", c->refused);
-    gauge(b, "nqueensd_cache_entries", "Entries in the response cache.", c->entries);
-    gauge(b, "nqueensd_cache_bytes", "Bytes charged for the entries in the response cache.", c->bytes);
-    gauge(b, "nqueensd_cache_max_bytes", "The configured response cache bound.", c->max_bytes);
+    scalar_counter(b, "nqueensd_cache_refused_total", "Answers too large to cache (streamed instead).", c->refused);
+    scalar_gauge(b, "nqueensd_cache_entries", "Entries in the response cache.", c->entries);
+    scalar_gauge(b, "nqueensd_cache_bytes", "Bytes charged for the entries in the response cache.", c->bytes);
+    scalar_gauge(b, "nqueensd_cache_max_bytes", "The configured response cache bound.", c->max_bytes);
+}
+
+static void render_pool(tbuf *b, const nq_metrics_pool *p)
+{
+    scalar_gauge(b, "nqueensd_computations_running", "Computations on a solver worker now.", p->running);
+    scalar_gauge(b, "nqueensd_computations_queued", "Computations waiting for a solver worker now.", p->queued);
+    scalar_gauge(b, "nqueensd_computation_waiters", "Requests waiting for a computation now.", p->waiting);
+    scalar_counter(b, "nqueensd_computations_started_total", "Computations a solver worker began.", p->started);
+    scalar_counter(b, "nqueensd_computations_finished_total", "Computations that ran to the end.", p->finished);
+    scalar_counter(b, "nqueensd_computations_cancelled_total",
+             "Computations cancelled (over budget with nobody waiting, or shutdown).", p->cancelled);
+    scalar_counter(b, "nqueensd_computation_shared_total",
+             "Requests that joined an identical computation already in flight.", p->shared);
+    scalar_counter(b, "nqueensd_computation_rejected_total", "Requests refused with 503: the queue was full.",
+             p->rejected);
+    scalar_counter(b, "nqueensd_computation_deadline_total",
+             "Requests answered 503 because their computation outlived the deadline.", p->deadlines);
 }
 
 static void render_state(tbuf *b, const nq_metrics_state *s)
 {
-    gauge(b, "nqueensd_ready", "1 while /readyz answers 200, 0 while starting or draining.", s->ready);
+    scalar_gauge(b, "nqueensd_ready", "1 while /readyz answers 200, 0 while starting or draining.", s->ready);
     if (s->cache != NULL)
         render_cache(b, s->cache);
-    if (s->has_pool) {
-        gauge(b, "nqueensd_computations_running", "Computations on a solver worker now.",
-              s->computations_running);
-        gauge(b, "nqueensd_computations_queued", "Computations waiting for a solver worker now.",
-              s->computations_queued);
-    }
+    if (s->pool != NULL)
+        render_pool(b, s->pool);
     if (s->has_connections)
-        gauge(b, "nqueensd_connections_open", "Client connections open now.", s->connections_open);
+        scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->connections_open);
 }
 
 /* Resident set size from /proc/self/statm (pages), 0 if unavailable. */
@@ -371,8 +380,8 @@ static void render_process(tbuf *b, const nq_metrics *m)
     put(b, "nqueensd_build_info{version=\"%s\"} 1\n", m->version);
     family(b, "process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch.");
     put(b, "process_start_time_seconds %.3f\n", m->start_time);
-    gauge(b, "process_resident_memory_bytes", "Resident memory size in bytes.", resident_bytes());
-    gauge(b, "process_open_fds", "Open file descriptors.", open_fds());
+    scalar_gauge(b, "process_resident_memory_bytes", "Resident memory size in bytes.", resident_bytes());
+    scalar_gauge(b, "process_open_fds", "Open file descriptors.", open_fds());
 }
 
 nq_err nq_metrics_render(const nq_metrics *m, const nq_metrics_state *state, char **out, size_t *len)
@@ -386,7 +395,7 @@ nq_err nq_metrics_render(const nq_metrics *m, const nq_metrics_state *state, cha
     render_process(&b, m);
     render_requests(&b, m, n);
     render_latency(&b, m, n);
-    render_computations(&b, m);
+    render_solver(&b, m);
     if (state != NULL)
         render_state(&b, state);
     if (b.err != NQ_OK) {

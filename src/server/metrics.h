@@ -3,8 +3,8 @@
  * Two kinds of figures:
  *   - events counted here as they happen: requests by route and status, a latency histogram and
  *     response bytes per route (nq_metrics_observe_request, from the request-completion hook), and
- *     computations and solver time by kind (nq_metrics_observe_computation, from whoever finishes a
- *     computation: once per computation, not once per waiting request);
+ *     solver time by kind (nq_metrics_observe_solver, from the computation itself: once per
+ *     computation, not once per request waiting on it);
  *   - state owned by other modules (cache, worker pool, connections), which they already track: the
  *     /metrics handler takes a snapshot of it into nq_metrics_state and passes it to nq_metrics_render,
  *     so nothing is counted twice and no other module depends on this one.
@@ -36,16 +36,27 @@ typedef enum nq_metrics_kind {
     NQ_METRICS_SOLVE      /* a /solve computation (an enumeration page or a total) */
 } nq_metrics_kind;
 
+/* The worker pool's figures (a copy of its own snapshot, so this header needs no pool.h). */
+typedef struct nq_metrics_pool {
+    uint64_t running;   /* computations on a worker now */
+    uint64_t queued;    /* computations waiting for a worker now */
+    uint64_t waiting;   /* requests waiting for a computation now */
+    uint64_t started;   /* computations a worker began */
+    uint64_t finished;  /* computations that ran to the end (successfully or not) */
+    uint64_t cancelled; /* computations cancelled (budget, shutdown) */
+    uint64_t shared;    /* requests that joined a computation already in flight (single-flight) */
+    uint64_t rejected;  /* requests refused because the queue was full */
+    uint64_t deadlines; /* requests that gave up waiting (deadline) */
+} nq_metrics_pool;
+
 /* State other modules own, sampled by the /metrics handler just before rendering. A NULL pointer or
  * a false has_* leaves that family out of the output. */
 typedef struct nq_metrics_state {
-    bool ready;                      /* readiness as /readyz reports it */
-    const nq_cache_stats *cache;     /* cache figures, or NULL */
-    bool has_pool;                   /* the two pool gauges below are meaningful */
-    uint64_t computations_running;   /* computations on a worker now */
-    uint64_t computations_queued;    /* computations waiting for a worker now */
-    bool has_connections;            /* connections_open is meaningful */
-    uint64_t connections_open;       /* client connections open now */
+    bool ready;                   /* readiness as /readyz reports it */
+    const nq_cache_stats *cache;  /* cache figures, or NULL */
+    const nq_metrics_pool *pool;  /* worker pool figures, or NULL */
+    bool has_connections;         /* connections_open is meaningful */
+    uint64_t connections_open;    /* client connections open now */
 } nq_metrics_state;
 
 /* Create an empty metrics registry; version is the build's version label (copied, at most 63 bytes
@@ -61,9 +72,9 @@ void nq_metrics_destroy(nq_metrics *m);
  * Thread-safe, lock-free except the first time a route name is seen. m or r NULL: no-op. */
 void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r);
 
-/* Count one finished computation of the given kind that ran for seconds: outcome NQ_OK counts as
- * "ok", NQ_E_CANCELED as "cancelled", anything else as "error". Thread-safe, lock-free. */
-void nq_metrics_observe_computation(nq_metrics *m, nq_metrics_kind kind, double seconds, nq_err outcome);
+/* Add the seconds one computation of the given kind spent in the solver (whatever its outcome).
+ * Thread-safe, lock-free. m NULL or an unknown kind: no-op. */
+void nq_metrics_observe_solver(nq_metrics *m, nq_metrics_kind kind, double seconds);
 
 /* Render everything in the Prometheus text exposition format 0.0.4 into a new buffer of *len bytes
  * (NUL-terminated; *out is the caller's to free with free()). state may be NULL (no sampled state).
