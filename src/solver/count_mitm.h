@@ -7,14 +7,14 @@
  * packed diagonal masks, which is what makes it faster than searching every combination.
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
- * call and released before it returns; its size is bounded (see nq_count_mitm_memory).
+ * call and released before it returns; the bottom table is capped at 1 GiB (about 370 MB at n = 20).
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_MITM_H
 #define NQ_COUNT_MITM_H
 
 #include <stdbool.h>
-#include <stddef.h>
+#include <stdint.h>
 
 #include "nqueens/solver.h"
 
@@ -29,8 +29,10 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
  * 2-core x86-64; see README "Performance"). Pure function of n; thread-safe. */
 bool nq_count_mitm_preferred(int n);
 
-/* Upper bound, in bytes, of the working memory nq_count_mitm allocates for n (0 for n out of range).
- * Pure function of n; thread-safe. */
-size_t nq_count_mitm_memory(int n);
+/* Count the solutions of an n x n board that a quarter turn maps to themselves (*quarter) and those
+ * a half turn maps to themselves (*half); Burnside's lemma turns these and the total into the number
+ * of symmetry classes. Single-threaded; honours ctl's cancel flag like nq_count_mitm.
+ * Errors: NQ_E_ARG (NULL output), NQ_E_RANGE (n), NQ_E_CANCELED. */
+nq_err nq_count_mitm_symmetric(int n, nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half);
 
 #endif /* NQ_COUNT_MITM_H */
