@@ -1,0 +1,271 @@
+/* test_accesslog.c - unit tests of the access/event log: fields, escaping, cuts, formats, streams. */
+#define _POSIX_C_SOURCE 200809L /* pipe, read */
+
+#include "accesslog.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A log writing into two pipes, and what came out of them. */
+typedef struct capture {
+    int out[2];
+    int err[2];
+    nq_accesslog *log;
+} capture;
+
+static void capture_open(capture *c, nq_log_format fmt)
+{
+    ck_assert_int_eq(pipe(c->out), 0);
+    ck_assert_int_eq(pipe(c->err), 0);
+    ck_assert_int_eq(fcntl(c->out[0], F_SETFL, O_NONBLOCK), 0);
+    ck_assert_int_eq(fcntl(c->err[0], F_SETFL, O_NONBLOCK), 0);
+    ck_assert_int_eq(nq_accesslog_create(c->out[1], c->err[1], fmt, &c->log), NQ_OK);
+}
+
+/* Everything written to one side so far, NUL-terminated (static buffer: tests are single-threaded). */
+static const char *drain(int fd)
+{
+    static char buf[65536];
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    return buf;
+}
+
+static void capture_close(capture *c)
+{
+    nq_accesslog_destroy(c->log);
+    for (int i = 0; i < 2; i++) {
+        close(c->out[i]);
+        close(c->err[i]);
+    }
+}
+
+static cJSON *parse_line(const char *text)
+{
+    const size_t len = strlen(text);
+    ck_assert_uint_gt(len, 0);
+    ck_assert_int_eq(text[len - 1], '\n');
+    ck_assert_ptr_eq(strchr(text, '\n'), text + len - 1); /* exactly one line */
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+static const char *str_of(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    ck_assert_msg(cJSON_IsString(v), "%s is not a string", key);
+    return v->valuestring;
+}
+
+static double num_of(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    ck_assert_msg(cJSON_IsNumber(v), "%s is not a number", key);
+    return v->valuedouble;
+}
+
+/* RFC 3339 UTC with milliseconds: 2026-11-30T11:40:00.123Z (checks the first 24 characters of t) */
+static void assert_time(const char *t)
+{
+    ck_assert_uint_ge(strlen(t), 24);
+    static const char pattern[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+    for (size_t i = 0; i < 24; i++) {
+        if (pattern[i] == 'd')
+            ck_assert_msg(t[i] >= '0' && t[i] <= '9', "time %s", t);
+        else
+            ck_assert_int_eq(t[i], pattern[i]);
+    }
+}
+
+START_TEST(request_line_has_every_field)
+{
+    capture c;
+    capture_open(&c, NQ_LOG_JSON);
+    const nq_request_record r = {.method = "GET", .path = "/count", .query = "n=8", .route = "count",
+                                 .request_id = "abc-123", .remote_addr = "127.0.0.1", .status = 200,
+                                 .bytes = 31, .duration_s = 0.0042, .solver_s = 0.004, .cache = NQ_CACHE_MISS,
+                                 .completed = true};
+    nq_accesslog_request(c.log, &r);
+    cJSON *j = parse_line(drain(c.out[0]));
+    assert_time(str_of(j, "time"));
+    ck_assert_uint_eq(strlen(str_of(j, "time")), 24);
+    ck_assert_str_eq(str_of(j, "level"), "info");
+    ck_assert_str_eq(str_of(j, "msg"), "request");
+    ck_assert_str_eq(str_of(j, "method"), "GET");
+    ck_assert_str_eq(str_of(j, "path"), "/count");
+    ck_assert_str_eq(str_of(j, "query"), "n=8");
+    ck_assert_str_eq(str_of(j, "route"), "count");
+    ck_assert_str_eq(str_of(j, "request_id"), "abc-123");
+    ck_assert_str_eq(str_of(j, "remote_addr"), "127.0.0.1");
+    ck_assert_str_eq(str_of(j, "cache"), "miss");
+    ck_assert_double_eq(num_of(j, "status"), 200);
+    ck_assert_double_eq(num_of(j, "bytes"), 31);
+    ck_assert_double_eq_tol(num_of(j, "duration_ms"), 4.2, 1e-9);
+    ck_assert_double_eq_tol(num_of(j, "solver_ms"), 4.0, 1e-9);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "completed")));
+    cJSON_Delete(j);
+    ck_assert_str_eq(drain(c.err[0]), "");
+    capture_close(&c);
+}
+END_TEST
+
+START_TEST(absent_values_are_null)
+{
+    capture c;
+    capture_open(&c, NQ_LOG_JSON);
+    const nq_request_record r = {.status = 0, .cache = NQ_CACHE_NONE};
+    nq_accesslog_request(c.log, &r);
+    cJSON *j = parse_line(drain(c.out[0]));
+    static const char *const nulls[] = {"method", "path", "query", "route", "request_id", "remote_addr", "cache"};
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+        ck_assert_msg(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, nulls[i])), "%s", nulls[i]);
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "completed")));
+    cJSON_Delete(j);
+    capture_close(&c);
+}
+END_TEST
+
+/* Hostile input in a path: what the JSON decodes to. */
+static const struct escape_row {
+    const char *in;
+    const char *decoded;
+} escape_rows[] = {
+    {"/plain", "/plain"},
+    {"/a\"b\\c", "/a\"b\\c"},
+    {"/line\nbreak\r\t", "/line\nbreak\r\t"},
+    {"/\x01\x1f\x7f", "/\x01\x1f\x7f"},
+    {"/caf\xc3\xa9", "/caf\xc3\xa9"},                      /* valid UTF-8 kept */
+    {"/\xe2\x82\xac\xf0\x9f\x98\x80", "/\xe2\x82\xac\xf0\x9f\x98\x80"},
+    {"/\xff", "/\xef\xbf\xbd"},                            /* invalid byte -> U+FFFD */
+    {"/\xc3", "/\xef\xbf\xbd"},                            /* truncated sequence */
+    {"/\xc0\xaf", "/\xef\xbf\xbd\xef\xbf\xbd"},            /* overlong '/' */
+    {"/\xed\xa0\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* surrogate */
+    {"/\xf4\x90\x80\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* > U+10FFFF */
+};
+
+START_TEST(strings_are_escaped)
+{
+    const struct escape_row *row = &escape_rows[_i];
+    capture c;
+    capture_open(&c, NQ_LOG_JSON);
+    const nq_request_record r = {.method = "GET", .path = row->in, .status = 200};
+    nq_accesslog_request(c.log, &r);
+    cJSON *j = parse_line(drain(c.out[0]));
+    ck_assert_str_eq(str_of(j, "path"), row->decoded);
+    cJSON_Delete(j);
+    capture_close(&c);
+}
+END_TEST
+
+/* Huge strings are cut with "...", the line stays one valid JSON object under the size cap and keeps
+ * the small fields. */
+START_TEST(long_strings_are_cut)
+{
+    static char big[20000];
+    memset(big, '"', sizeof big - 1);
+    capture c;
+    capture_open(&c, NQ_LOG_JSON);
+    const nq_request_record r = {.method = big, .path = big, .query = big, .request_id = big, .status = 414};
+    nq_accesslog_request(c.log, &r);
+    const char *line = drain(c.out[0]);
+    ck_assert_uint_le(strlen(line), NQ_LOG_LINE_MAX);
+    cJSON *j = parse_line(line);
+    const char *path = str_of(j, "path");
+    ck_assert_uint_eq(strlen(path), 500 + 3);
+    ck_assert_str_eq(path + 500, "...");
+    cJSON_Delete(j);
+    capture_close(&c);
+}
+END_TEST
+
+START_TEST(events_go_to_the_right_stream)
+{
+    capture c;
+    capture_open(&c, NQ_LOG_JSON);
+    const nq_log_field f[] = {NQ_LOG_STR("addr", "0.0.0.0"), NQ_LOG_INT("port", 8080), NQ_LOG_REAL("grace_s", 2.5),
+                              NQ_LOG_STR("none", NULL)};
+    nq_accesslog_event(c.log, NQ_LOG_INFO, "listening", f, 4);
+    cJSON *j = parse_line(drain(c.out[0]));
+    ck_assert_str_eq(str_of(j, "msg"), "listening");
+    ck_assert_str_eq(str_of(j, "addr"), "0.0.0.0");
+    ck_assert_double_eq(num_of(j, "port"), 8080);
+    ck_assert_double_eq(num_of(j, "grace_s"), 2.5);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "none")));
+    cJSON_Delete(j);
+    ck_assert_str_eq(drain(c.err[0]), "");
+
+    nq_accesslog_event(c.log, NQ_LOG_ERROR, "bind failed", NULL, 0);
+    ck_assert_str_eq(drain(c.out[0]), "");
+    j = parse_line(drain(c.err[0]));
+    ck_assert_str_eq(str_of(j, "level"), "error");
+    ck_assert_str_eq(str_of(j, "msg"), "bind failed");
+    cJSON_Delete(j);
+
+    nq_accesslog_event(c.log, NQ_LOG_WARN, "slow", NULL, 0);
+    j = parse_line(drain(c.err[0]));
+    ck_assert_str_eq(str_of(j, "level"), "warn");
+    cJSON_Delete(j);
+    capture_close(&c);
+}
+END_TEST
+
+START_TEST(text_format)
+{
+    capture c;
+    capture_open(&c, NQ_LOG_TEXT);
+    const nq_request_record r = {.method = "GET", .path = "/solve", .query = "n=4&format=columns", .route = "solve",
+                                 .request_id = "r1", .status = 200, .bytes = 5, .duration_s = 0.001,
+                                 .cache = NQ_CACHE_HIT, .completed = true};
+    nq_accesslog_request(c.log, &r);
+    const char *line = drain(c.out[0]);
+    ck_assert_str_eq(line + 30, /* after "time=2026-11-30T11:40:00.123Z " */
+                     "level=info msg=request method=GET path=/solve query=\"n=4&format=columns\" status=200 "
+                     "bytes=5 duration_ms=1.000 cache=hit request_id=r1 route=solve solver_ms=0.000 "
+                     "remote_addr=null completed=true\n");
+    ck_assert_int_eq(strncmp(line, "time=", 5), 0);
+    assert_time(line + 5);
+    capture_close(&c);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    nq_accesslog *l = NULL;
+    ck_assert_int_eq(nq_accesslog_create(1, 2, NQ_LOG_JSON, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_accesslog_create(-1, 2, NQ_LOG_JSON, &l), NQ_E_ARG);
+    ck_assert_int_eq(nq_accesslog_create(1, 2, (nq_log_format)9, &l), NQ_E_ARG);
+    ck_assert_ptr_null(l);
+    nq_accesslog_request(NULL, NULL);
+    nq_accesslog_event(NULL, NQ_LOG_INFO, "x", NULL, 0);
+    nq_accesslog_destroy(NULL);
+}
+END_TEST
+
+static Suite *accesslog_suite(void)
+{
+    Suite *s = suite_create("accesslog");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, request_line_has_every_field);
+    tcase_add_test(tc, absent_values_are_null);
+    tcase_add_loop_test(tc, strings_are_escaped, 0, (int)(sizeof escape_rows / sizeof escape_rows[0]));
+    tcase_add_test(tc, long_strings_are_cut);
+    tcase_add_test(tc, events_go_to_the_right_stream);
+    tcase_add_test(tc, text_format);
+    tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(accesslog_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
