@@ -1,0 +1,365 @@
+/* guard.c - connection hardening: head deadline sweeper, libmicrohttpd limits, 414 / 431 caps.
+ *
+ * Every open connection has a slot (its libmicrohttpd socket context). A slot whose connection is
+ * waiting for a request head sits on the guard's `waiting` list, appended when the wait starts; all
+ * waits last head_timeout_s, so the list is sorted by deadline and the sweeper only ever inspects its
+ * first element. Requests being processed, suspended or sending are off the list: the head deadline
+ * is about receiving heads, the idle timeout and the worker pool's deadline cover the rest.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
+#endif
+#include "guard.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+/* The smallest per-connection memory pool we give libmicrohttpd (its own default is 32 KiB). */
+#define POOL_MIN_BYTES ((size_t)32 * 1024)
+
+typedef struct slot slot;
+
+struct slot {
+    nq_guard *guard;     /* owner */
+    slot *prev;          /* neighbours on guard->waiting while on it */
+    slot *next;
+    bool waiting;        /* on guard->waiting */
+    bool kicked;         /* the sweeper shut the socket down; libmicrohttpd will close it */
+    int fd;              /* the connection's socket (owned by libmicrohttpd) */
+    uint64_t since_ms;   /* monotonic time the wait for a head began */
+};
+
+struct nq_guard {
+    pthread_mutex_t lock;   /* guards the list, the slots' list fields and the counters */
+    pthread_cond_t cv;      /* sweeper: the list became non-empty, or stop */
+    nq_guard_config cfg;    /* immutable after create */
+    uint64_t timeout_ms;    /* head_timeout_s in milliseconds */
+    slot *head;             /* connections waiting for a head, oldest first */
+    slot *tail;
+    bool stopping;          /* the sweeper must exit */
+    nq_guard_stats stats;   /* counters */
+    pthread_t sweeper;      /* the sweeper thread */
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ---- the waiting list (lock held) --------------------------------------------------------------- */
+
+static void wait_begin(nq_guard *g, slot *s)
+{
+    assert(!s->waiting);
+    s->since_ms = now_ms();
+    s->prev = g->tail;
+    s->next = NULL;
+    if (g->tail != NULL) {
+        g->tail->next = s;
+    } else {
+        g->head = s;
+        pthread_cond_signal(&g->cv); /* the sweeper sleeps without a timeout on an empty list */
+    }
+    g->tail = s;
+    s->waiting = true;
+}
+
+static void wait_end(nq_guard *g, slot *s)
+{
+    if (!s->waiting) {
+        return;
+    }
+    if (s->prev != NULL) {
+        s->prev->next = s->next;
+    } else {
+        g->head = s->next;
+    }
+    if (s->next != NULL) {
+        s->next->prev = s->prev;
+    } else {
+        g->tail = s->prev;
+    }
+    s->prev = s->next = NULL;
+    s->waiting = false;
+}
+
+/* ---- libmicrohttpd's connection callback -------------------------------------------------------- */
+
+static int connection_fd(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *const info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? info->connect_fd : -1;
+}
+
+static void on_started(nq_guard *g, struct MHD_Connection *c, void **socket_context)
+{
+    const int fd = connection_fd(c);
+    slot *const s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        /* No memory to watch it: refuse the connection the same safe way the sweeper closes one. */
+        if (fd >= 0) {
+            shutdown(fd, SHUT_RDWR);
+        }
+        *socket_context = NULL;
+        return;
+    }
+    s->guard = g;
+    s->fd = fd;
+    *socket_context = s;
+    pthread_mutex_lock(&g->lock);
+    g->stats.open++;
+    g->stats.accepted++;
+    wait_begin(g, s);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void on_closed(nq_guard *g, void **socket_context)
+{
+    slot *const s = *socket_context;
+    if (s == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&g->lock);
+    wait_end(g, s);
+    g->stats.open--;
+    pthread_mutex_unlock(&g->lock);
+    *socket_context = NULL;
+    free(s);
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code)
+{
+    nq_guard *const g = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        on_started(g, c, socket_context);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        on_closed(g, socket_context);
+    }
+}
+
+static slot *slot_of(struct MHD_Connection *c)
+{
+    if (c == NULL) {
+        return NULL;
+    }
+    const union MHD_ConnectionInfo *const info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info != NULL ? info->socket_context : NULL;
+}
+
+/* ---- the sweeper -------------------------------------------------------------------------------- */
+
+/* Shut down every connection whose head is overdue (lock held); returns when the next one is due
+ * (UINT64_MAX: the list is empty). */
+static uint64_t sweep(nq_guard *g, uint64_t now)
+{
+    while (g->head != NULL) {
+        slot *const s = g->head;
+        const uint64_t due = s->since_ms + g->timeout_ms;
+        if (due > now) {
+            return due;
+        }
+        wait_end(g, s);
+        s->kicked = true;
+        g->stats.head_timeouts++;
+        if (s->fd >= 0) {
+            shutdown(s->fd, SHUT_RDWR); /* libmicrohttpd sees EOF and closes the connection itself */
+        }
+    }
+    return UINT64_MAX;
+}
+
+static void *sweeper_main(void *arg)
+{
+    nq_guard *const g = arg;
+    pthread_mutex_lock(&g->lock);
+    while (!g->stopping) {
+        const uint64_t next = sweep(g, now_ms());
+        if (next == UINT64_MAX) {
+            pthread_cond_wait(&g->cv, &g->lock);
+            continue;
+        }
+        const struct timespec ts = {.tv_sec = (time_t)(next / 1000u),
+                                    .tv_nsec = (long)(next % 1000u) * 1000000L};
+        const int rc = pthread_cond_timedwait(&g->cv, &g->lock, &ts);
+        assert(rc == 0 || rc == ETIMEDOUT);
+        (void)rc;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+/* ---- public API --------------------------------------------------------------------------------- */
+
+static nq_err sync_init(nq_guard *g)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0) {
+        return NQ_E_NOMEM;
+    }
+    /* Deadlines are on the monotonic clock: a wall-clock step must not close or spare connections. */
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0) {
+        rc = pthread_cond_init(&g->cv, &attr);
+    }
+    pthread_condattr_destroy(&attr);
+    if (rc != 0) {
+        return NQ_E_NOMEM;
+    }
+    if (pthread_mutex_init(&g->lock, NULL) != 0) {
+        pthread_cond_destroy(&g->cv);
+        return NQ_E_NOMEM;
+    }
+    return NQ_OK;
+}
+
+nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out)
+{
+    if (cfg == NULL || out == NULL || cfg->conn_limit == 0 || cfg->head_timeout_s == 0 ||
+        cfg->max_uri_bytes == 0 || cfg->max_header_bytes == 0) {
+        return NQ_E_ARG;
+    }
+    nq_guard *const g = calloc(1, sizeof *g);
+    if (g == NULL) {
+        return NQ_E_NOMEM;
+    }
+    g->cfg = *cfg;
+    g->timeout_ms = (uint64_t)cfg->head_timeout_s * 1000u;
+    nq_err err = sync_init(g);
+    if (err != NQ_OK) {
+        goto fail;
+    }
+    if (pthread_create(&g->sweeper, NULL, sweeper_main, g) != 0) {
+        err = NQ_E_THREAD;
+        pthread_cond_destroy(&g->cv);
+        pthread_mutex_destroy(&g->lock);
+        goto fail;
+    }
+    *out = g;
+    return NQ_OK;
+
+fail:
+    free(g);
+    return err;
+}
+
+void nq_guard_destroy(nq_guard *g)
+{
+    if (g == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&g->lock);
+    g->stopping = true;
+    pthread_cond_signal(&g->cv);
+    pthread_mutex_unlock(&g->lock);
+    pthread_join(g->sweeper, NULL);
+    assert(g->head == NULL); /* libmicrohttpd reported every connection closed */
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+/* libmicrohttpd keeps the request line and headers in the connection's memory pool: twice the caps
+ * lets heads somewhat over them reach nq_guard_check_head (and its problem+json answer). */
+static size_t pool_bytes(const nq_guard_config *cfg)
+{
+    const size_t head = cfg->max_uri_bytes + cfg->max_header_bytes;
+    const size_t want = head <= SIZE_MAX / 2u ? 2u * head : SIZE_MAX;
+    return want > POOL_MIN_BYTES ? want : POOL_MIN_BYTES;
+}
+
+size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap)
+{
+    if (g == NULL || opts == NULL || cap < NQ_GUARD_MHD_OPTIONS) {
+        return 0;
+    }
+    size_t n = 0;
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t)g->cfg.conn_limit, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)g->cfg.idle_timeout_s,
+                                        NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool_bytes(&g->cfg),
+                                        NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify_connection, g};
+    if (g->cfg.per_ip_limit > 0) {
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                            (intptr_t)g->cfg.per_ip_limit, NULL};
+    }
+    opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    return n;
+}
+
+void nq_guard_head_received(struct MHD_Connection *c)
+{
+    slot *const s = slot_of(c);
+    if (s == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&s->guard->lock);
+    wait_end(s->guard, s);
+    pthread_mutex_unlock(&s->guard->lock);
+}
+
+void nq_guard_request_done(struct MHD_Connection *c)
+{
+    slot *const s = slot_of(c);
+    if (s == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&s->guard->lock);
+    if (!s->kicked && !s->waiting) {
+        wait_begin(s->guard, s);
+    }
+    pthread_mutex_unlock(&s->guard->lock);
+}
+
+typedef struct header_budget {
+    size_t left; /* bytes still allowed */
+    bool over;   /* the header section is larger than the cap */
+} header_budget;
+
+/* Charges one header as "Name: value\r\n"; stops the iteration once over the cap. */
+static enum MHD_Result charge_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                     const char *value, size_t value_size)
+{
+    (void)kind;
+    (void)key;
+    (void)value;
+    header_budget *const b = cls;
+    const size_t line = key_size + value_size + 4u;
+    if (line > b->left) {
+        b->over = true;
+        return MHD_NO;
+    }
+    b->left -= line;
+    return MHD_YES;
+}
+
+nq_err nq_guard_check_head(const nq_guard *g, struct MHD_Connection *c, size_t uri_len)
+{
+    if (g == NULL || c == NULL) {
+        return NQ_OK;
+    }
+    if (uri_len > g->cfg.max_uri_bytes) {
+        return NQ_E_URI_TOO_LONG;
+    }
+    header_budget b = {.left = g->cfg.max_header_bytes, .over = false};
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, charge_header, &b);
+    return b.over ? NQ_E_HEADERS_TOO_LARGE : NQ_OK;
+}
+
+void nq_guard_stats_get(nq_guard *g, nq_guard_stats *out)
+{
+    assert(g != NULL && out != NULL);
+    pthread_mutex_lock(&g->lock);
+    *out = g->stats;
+    pthread_mutex_unlock(&g->lock);
+}
