@@ -344,8 +344,14 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
         render_cache(b, s->cache);
     if (s->pool != NULL)
         render_pool(b, s->pool);
-    if (s->has_connections)
-        scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->connections_open);
+    if (s->conns != NULL) {
+        scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->conns->open);
+        scalar_counter(b, "nqueensd_connections_accepted_total", "Client connections accepted.",
+                       s->conns->accepted);
+        scalar_counter(b, "nqueensd_connections_head_timeout_total",
+                       "Connections closed because the request head did not arrive in time.",
+                       s->conns->head_timeouts);
+    }
 }
 
 /* Resident set size from /proc/self/statm (pages), 0 if unavailable. */

@@ -49,14 +49,20 @@ typedef struct nq_metrics_pool {
     uint64_t deadlines; /* requests that gave up waiting (deadline) */
 } nq_metrics_pool;
 
-/* State other modules own, sampled by the /metrics handler just before rendering. A NULL pointer or
- * a false has_* leaves that family out of the output. */
+/* The connection guard's figures. */
+typedef struct nq_metrics_conns {
+    uint64_t open;          /* client connections open now */
+    uint64_t accepted;      /* connections accepted since start */
+    uint64_t head_timeouts; /* connections closed because their request head did not arrive in time */
+} nq_metrics_conns;
+
+/* State other modules own, sampled by the /metrics handler just before rendering. A NULL pointer
+ * leaves that family out of the output. */
 typedef struct nq_metrics_state {
     bool ready;                   /* readiness as /readyz reports it */
     const nq_cache_stats *cache;  /* cache figures, or NULL */
     const nq_metrics_pool *pool;  /* worker pool figures, or NULL */
-    bool has_connections;         /* connections_open is meaningful */
-    uint64_t connections_open;    /* client connections open now */
+    const nq_metrics_conns *conns; /* connection figures, or NULL */
 } nq_metrics_state;
 
 /* Create an empty metrics registry; version is the build's version label (copied, at most 63 bytes

@@ -105,8 +105,8 @@ START_TEST(state_and_solver_figures)
                                   .entries = 10, .bytes = 11, .max_bytes = 12};
     const nq_metrics_pool pool = {.running = 1, .queued = 2, .waiting = 3, .started = 4, .finished = 5,
                                   .cancelled = 6, .shared = 7, .rejected = 8, .deadlines = 9};
-    const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .has_connections = true,
-                                 .connections_open = 42};
+    const nq_metrics_conns conns = {.open = 42, .accepted = 43, .head_timeouts = 44};
+    const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .conns = &conns};
     char *t = render(m, &st);
     static const char *const lines[] = {
         "nqueensd_solver_runs_total{kind=\"count\"} 2",
@@ -131,6 +131,8 @@ START_TEST(state_and_solver_figures)
         "nqueensd_computation_rejected_total 8",
         "nqueensd_computation_deadline_total 9",
         "nqueensd_connections_open 42",
+        "nqueensd_connections_accepted_total 43",
+        "nqueensd_connections_head_timeout_total 44",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         assert_has(t, lines[i]);
@@ -235,7 +237,8 @@ static int write_sample(const char *path)
     nq_metrics_observe_solver(m, NQ_METRICS_COUNT, 2);
     const nq_cache_stats cache = {.hits = 1, .max_bytes = 1024};
     const nq_metrics_pool pool = {.started = 1};
-    const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .has_connections = true};
+    const nq_metrics_conns conns = {.open = 1, .accepted = 2};
+    const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .conns = &conns};
     char *out = NULL;
     size_t len = 0;
     int rc = 1;
