@@ -2,14 +2,17 @@
 # deps.sh - install the Debian 12 packages nqueens needs. Idempotent: does nothing when all are present.
 #   scripts/deps.sh          build + run dependencies (what scripts/serve.sh needs)
 #   scripts/deps.sh --test   also everything the full test suite needs (scripts/test.sh)
+#   scripts/deps.sh --bench  also the HTTP benchmark's tools (bench/http/run.sh)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libcurl4-openssl-dev)
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy cppcheck
            prometheus nodejs curl)
+bench_pkgs=(wrk nginx curl)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
+[[ "${1:-}" == "--bench" ]] && want+=("${bench_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do

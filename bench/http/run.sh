@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# run.sh - HTTP benchmark: nqueensd against nginx serving the same bytes, side by side, on loopback.
+#
+#   bench/http/run.sh                 build nqueensd (Release) and run every measurement
+#   NQUEENSD=path bench/http/run.sh   use an existing nqueensd binary instead of building one
+#
+# What it measures (targets from issue 3, on this 2-core machine):
+#   1. cached /count?n=8 (a ~30-byte body): nqueensd requests/s >= 0.9x nginx's
+#   2. cached /solve?n=12 (~2.6 MB): nqueensd throughput >= 1x nginx's static-file throughput
+#      (also with Accept-Encoding: gzip, nginx serving nqueensd's own gzip bytes via gzip_static)
+#   3. /solve?n=14 (~87 MB, too big to cache, streamed): nqueensd's resident memory growth < 16 MB
+# How: nqueensd starts on a free port; its answers are saved as files with their headers; nginx is
+# configured to serve exactly those bytes with the same caching/CORS headers (ETag, Cache-Control,
+# Vary, Access-Control-*, Server-Timing, a per-request X-Request-Id). Both log every request to a
+# file. wrk then runs against each server in turn, ROUNDS times, alternating so that background
+# noise hits both alike; the median requests/s of each is reported with the ratio.
+# Memory: a fresh nqueensd's VmRSS is sampled every 20 ms while curl streams n=14; growth is the
+# peak minus the RSS just before (after a warm-up request).
+#
+# Knobs (environment): ROUNDS (3), DURATION (wrk seconds per run, 8), CONNECTIONS (64), THREADS (wrk
+# threads, 2), BUILD_DIR (build/bench), NQ_ARGS (extra nqueensd arguments).
+# Needs wrk, nginx and curl (scripts/deps.sh --bench installs them). Leaves nothing running.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-8}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+BUILD_DIR=${BUILD_DIR:-build/bench}
+NQ_ARGS=${NQ_ARGS:-}
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+log() { echo "run.sh: $*" >&2; }
+
+scripts/deps.sh --bench
+for tool in wrk nginx curl; do
+  command -v "$tool" >/dev/null || [[ -x /usr/sbin/$tool ]] || die "$tool not found"
+done
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+if [[ -z "${NQUEENSD:-}" ]]; then
+  cmake -S "$root" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DNQ_BENCH=OFF >/dev/null
+  cmake --build "$BUILD_DIR" -j 2 --target nqueensd >&2
+  NQUEENSD=$BUILD_DIR/src/server/nqueensd
+fi
+[[ -x "$NQUEENSD" ]] || die "no nqueensd at $NQUEENSD"
+
+work=$(mktemp -d /tmp/nq-bench.XXXXXX)
+nq_pid=""
+nginx_pid=""
+cleanup() {
+  [[ -n "$nq_pid" ]] && kill "$nq_pid" 2>/dev/null && wait "$nq_pid" 2>/dev/null
+  [[ -n "$nginx_pid" ]] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- servers --------------------------------------------------------------------------------------
+
+# start_nqueensd: start a fresh nqueensd on a free loopback port; sets nq_pid and nq_port.
+start_nqueensd() {
+  local out=$work/nqueensd.out
+  : >"$out"
+  # Cache large enough for n=12's body and its gzip form; a response cap that lets n=14 stream whole.
+  # shellcheck disable=SC2086 # NQ_ARGS is a list of words on purpose
+  "$NQUEENSD" --port 0 --bind 127.0.0.1 --cache-bytes 256M --max-solutions 1000000 $NQ_ARGS \
+    >"$out" 2>"$work/nqueensd.err" &
+  nq_pid=$!
+  for _ in $(seq 100); do
+    nq_port=$(grep -m1 '"msg":"listening"' "$out" | sed -n 's/.*"port":\([0-9]*\).*/\1/p' || true)
+    [[ -n "$nq_port" ]] && return 0
+    kill -0 "$nq_pid" 2>/dev/null || die "nqueensd exited: $(cat "$work/nqueensd.err")"
+    sleep 0.1
+  done
+  die "nqueensd did not report its port"
+}
+
+stop_nqueensd() {
+  kill "$nq_pid" 2>/dev/null || true
+  wait "$nq_pid" 2>/dev/null || true
+  nq_pid=""
+}
+
+# free_port: a loopback TCP port nobody listens on.
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
+  done
+}
+
+# save PATH NAME [curl args]: save nqueensd's answer to PATH as $work/www/NAME and its headers as
+# nginx add_header lines in $work/NAME.headers.
+save() {
+  local path=$1 name=$2; shift 2
+  curl -sS --fail -D "$work/$name.raw" -o "$work/www/$name" "$@" "http://127.0.0.1:$nq_port$path"
+  tr -d '\r' <"$work/$name.raw" | awk -F': ' '
+    tolower($1) ~ /^(etag|cache-control|vary|access-control-allow-origin|access-control-expose-headers|server-timing)$/ {
+      v = substr($0, length($1) + 3); gsub(/"/, "\\\"", v)
+      printf "      add_header %s \"%s\" always;\n", $1, v
+    }' >"$work/$name.headers"
+}
+
+start_nginx() {
+  nginx_port=$(free_port)
+  mkdir -p "$work/nginx"
+  {
+    cat <<EOF
+worker_processes auto;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log $work/nginx/access.log;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  etag off;
+  server_tokens off;
+  gzip off;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    default_type application/json;
+    add_header X-Request-Id \$request_id always;
+    location = /count {
+      alias $work/www/count-8.json;
+$(cat "$work/count-8.json.headers")
+    }
+    location = /solve {
+      gzip_static on;
+      alias $work/www/solve-12.json;
+$(cat "$work/solve-12.json.headers")
+    }
+  }
+}
+EOF
+  } >"$work/nginx/nginx.conf"
+  "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+  nginx_pid=$!
+  for _ in $(seq 50); do
+    curl -s -o /dev/null "http://127.0.0.1:$nginx_port/count" && return 0
+    sleep 0.1
+  done
+  die "nginx did not start: $(cat "$work/nginx/error.log")"
+}
+
+# ---- measurements ---------------------------------------------------------------------------------
+
+# rps URL [wrk args]: requests/s of one wrk run.
+rps() {
+  local url=$1; shift
+  wrk -t "$THREADS" -c "$CONNECTIONS" -d "${DURATION}s" "$@" "$url" |
+    awk '/^Requests\/sec:/ { print $2 }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# compare LABEL NQ_URL NGINX_URL BYTES [wrk args]: alternate runs, print medians and the ratio.
+compare() {
+  local label=$1 nq_url=$2 ng_url=$3 bytes=$4; shift 4
+  local nq_runs=() ng_runs=()
+  for r in $(seq "$ROUNDS"); do
+    ng_runs+=("$(rps "$ng_url" "$@")")
+    nq_runs+=("$(rps "$nq_url" "$@")")
+    log "$label round $r: nginx ${ng_runs[-1]} req/s, nqueensd ${nq_runs[-1]} req/s"
+  done
+  local nq ng
+  nq=$(printf '%s\n' "${nq_runs[@]}" | median)
+  ng=$(printf '%s\n' "${ng_runs[@]}" | median)
+  awk -v l="$label" -v a="$nq" -v b="$ng" -v s="$bytes" 'BEGIN {
+    printf "%-28s %12.0f %12.0f %9.1f %9.1f %7.2fx\n", l, a, b, a * s / 1048576, b * s / 1048576, a / b }'
+}
+
+# rss_kib PID: resident set size in KiB.
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# stream_growth LABEL [curl args]: peak RSS growth of nqueensd while one client streams n=14.
+stream_growth() {
+  local label=$1; shift
+  curl -sS -o /dev/null "http://127.0.0.1:$nq_port/count?n=4" # warm-up: threads and allocator
+  local before peak now
+  before=$(rss_kib "$nq_pid")
+  peak=$before
+  curl -sS --fail -o "$work/stream.out" -w '%{size_download}\n' "$@" \
+    "http://127.0.0.1:$nq_port/solve?n=14" >"$work/stream.size" &
+  local curl_pid=$!
+  while kill -0 "$curl_pid" 2>/dev/null; do
+    now=$(rss_kib "$nq_pid")
+    ((now > peak)) && peak=$now
+    sleep 0.02
+  done
+  wait "$curl_pid" || die "streaming /solve?n=14 failed"
+  local size
+  size=$(cat "$work/stream.size")
+  rm -f "$work/stream.out"
+  awk -v l="$label" -v s="$size" -v b="$before" -v p="$peak" 'BEGIN {
+    printf "%-28s %9.1f MB body %9.1f MB before %9.1f MB peak %7.1f MB growth (target < 16)\n",
+      l, s / 1048576, b / 1024, p / 1024, (p - b) / 1024 }'
+}
+
+# ---- run ------------------------------------------------------------------------------------------
+
+mkdir -p "$work/www"
+echo "nqueensd: $NQUEENSD; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, median of $ROUNDS alternating runs"
+echo "host: $(nproc) CPUs, $(uname -sr); loopback"
+echo
+
+echo "== resident memory while streaming /solve?n=14 (fresh process, not cached) =="
+start_nqueensd
+stream_growth "identity"
+stop_nqueensd
+start_nqueensd
+stream_growth "gzip" -H "Accept-Encoding: gzip"
+stop_nqueensd
+echo
+
+echo "== cached answers: nqueensd vs nginx serving the same bytes =="
+start_nqueensd
+save "/count?n=8" count-8.json
+save "/solve?n=12" solve-12.json
+save "/solve?n=12" solve-12.json.gz -H "Accept-Encoding: gzip"
+start_nginx
+cmp -s "$work/www/solve-12.json" <(curl -sS "http://127.0.0.1:$nginx_port/solve") ||
+  die "nginx does not serve the same bytes"
+count_bytes=$(stat -c %s "$work/www/count-8.json")
+solve_bytes=$(stat -c %s "$work/www/solve-12.json")
+gz_bytes=$(stat -c %s "$work/www/solve-12.json.gz")
+log "bodies: count-8 $count_bytes B, solve-12 $solve_bytes B, solve-12 gzip $gz_bytes B"
+printf "%-28s %12s %12s %9s %9s %8s\n" "request" "nqueensd/s" "nginx/s" "nq MB/s" "ng MB/s" "ratio"
+compare "/count?n=8 (target 0.9x)" "http://127.0.0.1:$nq_port/count?n=8" \
+  "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
+compare "/solve?n=12 (target 1x)" "http://127.0.0.1:$nq_port/solve?n=12" \
+  "http://127.0.0.1:$nginx_port/solve?n=12" "$solve_bytes"
+compare "/solve?n=12 gzip" "http://127.0.0.1:$nq_port/solve?n=12" \
+  "http://127.0.0.1:$nginx_port/solve?n=12" "$gz_bytes" -H "Accept-Encoding: gzip"
