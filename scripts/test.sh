@@ -12,7 +12,22 @@ jobs=$(nproc)
 fast=0
 [[ "${1:-}" == "--fast" ]] && fast=1
 
-stage() { printf '\n==== %s ====\n' "$*"; }
+# Each stage's wall time is recorded and the table printed at exit, pass or fail, so CI logs show
+# where the run's time goes (the whole run must stay well inside CI's 90 minutes on 2 cores).
+stage_names=() stage_secs=() stage_now="" stage_t0=0
+stage_end() {
+  [[ -n "$stage_now" ]] && { stage_names+=("$stage_now"); stage_secs+=($((SECONDS - stage_t0))); }
+  stage_now=""
+}
+stage() { stage_end; stage_now="$*"; stage_t0=$SECONDS; printf '\n==== %s ====\n' "$*"; }
+stage_report() {
+  local rc=$? i
+  stage_end
+  printf '\n==== stage times (exit %d) ====\n' "$rc"
+  for i in "${!stage_names[@]}"; do printf '%6ds  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"; done
+  printf '%6ds  total\n' "$SECONDS"
+}
+trap stage_report EXIT
 
 scripts/deps.sh --test
 
@@ -29,6 +44,9 @@ if (( fast )); then
   exit 0
 fi
 (cd build/release && ctest --output-on-failure -j "$jobs" -LE slow)
+
+stage "slow tests (release build)"
+(cd build/release && ctest --output-on-failure -j "$jobs" -L slow --no-tests=ignore)
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 build build/asan -DNQ_SANITIZE=address,undefined -DNQ_BENCH=OFF
