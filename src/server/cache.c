@@ -8,6 +8,9 @@
  * once but moves a couple of buckets per operation while it grows (the way Redis' dict does), and the
  * LRU list is doubly linked so an entry moves to the front or leaves in constant time.
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
 #include "cache.h"
 
 #include <assert.h>
@@ -15,6 +18,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #define TABLE_MIN_SLOTS 16u /* first table size; a power of two */
 #define REHASH_STEPS 2u     /* old buckets moved per operation while growing */
@@ -44,6 +49,7 @@ struct nq_cache {
     size_t rehash_next;     /* next bucket of t[0] to move while rehashing */
     nq_cache_entry *newest; /* LRU head */
     nq_cache_entry *oldest; /* LRU tail: the next victim */
+    uint64_t seed[2];       /* SipHash key, random per cache; read-only after create */
     size_t max_bytes;       /* configured bound; read-only after create */
     size_t bytes;           /* sum of linked entries' charges */
     uint64_t hits;          /* see nq_cache_stats */
@@ -53,15 +59,66 @@ struct nq_cache {
     uint64_t refused;
 };
 
-/* FNV-1a, 64 bits: keys are short strings the server builds from validated parameters, so a simple
- * fast hash with good dispersion is all that is needed. */
-static uint64_t hash_key(const char *key, size_t len) {
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 0x100000001b3u;
+/* SipHash-2-4 (Aumasson and Bernstein) of key under a random per-cache seed. Keys embed client
+ * input (cursors, offsets), so an unkeyed hash would let a client pick keys that share one bucket and
+ * turn every lookup under the lock into a scan; a keyed PRF makes bucket placement unpredictable. */
+static uint64_t rotl(uint64_t x, unsigned b) {
+    return (x << b) | (x >> (64u - b));
+}
+
+#define SIPROUND(v0, v1, v2, v3)                                                                  \
+    do {                                                                                          \
+        v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);                                 \
+        v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;                                                    \
+        v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;                                                    \
+        v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32);                                 \
+    } while (0)
+
+/* The 8 bytes at p as a little-endian word (SipHash is defined on little-endian words). */
+static uint64_t load_le64(const unsigned char *p, size_t len) {
+    uint64_t w = 0;
+    for (size_t i = len; i-- > 0;) {
+        w = (w << 8) | p[i];
     }
-    return h;
+    return w;
+}
+
+static uint64_t hash_key(const uint64_t seed[2], const char *key, size_t len) {
+    uint64_t v0 = seed[0] ^ 0x736f6d6570736575u;
+    uint64_t v1 = seed[1] ^ 0x646f72616e646f6du;
+    uint64_t v2 = seed[0] ^ 0x6c7967656e657261u;
+    uint64_t v3 = seed[1] ^ 0x7465646279746573u;
+    const unsigned char *p = (const unsigned char *)key;
+    const size_t whole = len & ~(size_t)7;
+    for (size_t i = 0; i < whole; i += 8) {
+        const uint64_t m = load_le64(p + i, 8);
+        v3 ^= m;
+        SIPROUND(v0, v1, v2, v3);
+        SIPROUND(v0, v1, v2, v3);
+        v0 ^= m;
+    }
+    const uint64_t last = ((uint64_t)len << 56) | load_le64(p + whole, len - whole);
+    v3 ^= last;
+    SIPROUND(v0, v1, v2, v3);
+    SIPROUND(v0, v1, v2, v3);
+    v0 ^= last;
+    v2 ^= 0xff;
+    for (int i = 0; i < 4; i++) {
+        SIPROUND(v0, v1, v2, v3);
+    }
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* A random seed; if the kernel cannot provide one, a mix of the clock and an address is still far
+ * better than a constant. */
+static void seed_init(uint64_t seed[2], const void *salt) {
+    if (getrandom(seed, 2 * sizeof seed[0], GRND_NONBLOCK) == (ssize_t)(2 * sizeof seed[0])) {
+        return;
+    }
+    struct timespec ts = {0};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    seed[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)ts.tv_sec;
+    seed[1] = (uint64_t)(uintptr_t)salt * 0xbf58476d1ce4e5b9u;
 }
 
 /* Length of s if it is at most max bytes long, else max + 1 (never reads past s[max]). */
@@ -111,6 +168,7 @@ nq_err nq_cache_create(size_t max_bytes, nq_cache **out) {
     }
     c->t[0].mask = TABLE_MIN_SLOTS - 1u;
     c->max_bytes = max_bytes;
+    seed_init(c->seed, c);
     *out = c;
     return NQ_OK;
 }
@@ -260,7 +318,7 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key) {
     if (len > NQ_CACHE_KEY_MAX) {
         return NULL;
     }
-    const uint64_t h = hash_key(key, len);
+    const uint64_t h = hash_key(c->seed, key, len);
     nq_cache_entry *hit = NULL;
     pthread_mutex_lock(&c->lock);
     rehash_step(c);
@@ -292,15 +350,16 @@ static char *put_bytes(char **cursor, const char *src, size_t len) {
 }
 
 /* Build a detached entry holding copies of key and v, with `refs` references. */
-static nq_cache_entry *entry_build(const char *key, size_t key_len, const nq_cache_value *v,
-                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs) {
+static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t key_len,
+                                   const nq_cache_value *v, size_t type_len, size_t etag_len,
+                                   size_t charge, unsigned refs) {
     nq_cache_entry *const e = malloc(charge);
     if (!e) {
         return NULL;
     }
     atomic_init(&e->refs, refs);
     e->chain = e->newer = e->older = NULL;
-    e->hash = hash_key(key, key_len);
+    e->hash = hash_key(c->seed, key, key_len);
     e->charge = charge;
     e->key_len = key_len;
     e->value = *v;
@@ -349,7 +408,7 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
         pthread_mutex_unlock(&c->lock);
         return NQ_E_TOO_LARGE;
     }
-    nq_cache_entry *const e = entry_build(key, key_len, v, type_len, etag_len, charge, out ? 2u : 1u);
+    nq_cache_entry *const e = entry_build(c, key, key_len, v, type_len, etag_len, charge, out ? 2u : 1u);
     if (!e) {
         return NQ_E_NOMEM;
     }
