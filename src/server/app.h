@@ -1,0 +1,176 @@
+/* app.h - the HTTP application of nqueensd: one request in, one response out, no libmicrohttpd.
+ *
+ * server.c turns a libmicrohttpd request into an nq_request and the nq_response back into a
+ * libmicrohttpd response; everything in between (routing, query parsing, validation, content and
+ * coding negotiation, conditional requests, caching, the headers of the contract) lives here, so it
+ * can be driven in-process by tests and fuzzers.
+ *
+ * A request is answered in up to three steps, so the one expensive call can run elsewhere:
+ *   1. nq_app_handle answers at once (NQ_APP_DONE: errors, 304, cache hits, streams, static
+ *      documents), or returns NQ_APP_COMPUTE with a pending nq_app_work: a computation is needed.
+ *   2. nq_app_compute runs that computation (a count, or a count plus the full render of a cacheable
+ *      /solve body, which it publishes to the cache). It is the ONLY function that does expensive
+ *      work up front, and it is thread-safe: a worker pool may run it on any thread, once for many
+ *      identical requests (nq_app_work_key identifies the computation), sharing its nq_app_result.
+ *   3. nq_app_finish turns the result (or the error the computation, or the pool, ended with) into
+ *      the response. It never computes.
+ * nq_app_serve chains the three inline (what a test or fuzzer wants).
+ * A streamed /solve body computes while it is sent, in batches, in the response's body reader.
+ *
+ * Thread-safety: an nq_app is shared by all threads (configuration read-only, cache internally
+ * locked, request ids from an atomic counter). Requests, works, results and responses belong to one
+ * thread at a time.
+ * Memory: nothing here grows with the size of an answer except cacheable bodies, which are bounded
+ * by the cache's entry limit.
+ */
+#ifndef NQ_APP_H
+#define NQ_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "config.h"
+#include "nqueens/solver.h"
+#include "request_record.h"
+
+typedef struct nq_app nq_app;                 /* opaque, shared */
+typedef struct nq_app_work nq_app_work;       /* opaque, one pending request */
+typedef struct nq_app_result nq_app_result;   /* opaque, one computation's outcome */
+
+/* Case-insensitive lookup of a request header; NULL when absent. */
+typedef const char *(*nq_header_fn)(void *ctx, const char *name);
+
+/* A request as the application sees it. All pointers are borrowed for the duration of the calls. */
+typedef struct nq_request {
+    const char *method;    /* "GET", "HEAD", ... */
+    const char *path;      /* the raw path of the request target (not percent-decoded), "/solve" */
+    const char *query;     /* the raw query after '?', or NULL when the target has no '?' */
+    size_t query_len;      /* its length */
+    nq_header_fn header;   /* header lookup; NULL: no headers */
+    void *header_ctx;      /* passed to header */
+} nq_request;
+
+/* Pull reader of a streamed body: as nq_compress_source_fn (len 0 with NQ_OK ends the body). */
+typedef nq_err (*nq_body_read_fn)(void *src, char *buf, size_t cap, size_t *len);
+
+typedef enum nq_body_kind {
+    NQ_BODY_NONE = 0, /* no body (204, 304) */
+    NQ_BODY_STATIC,   /* body points at constant data */
+    NQ_BODY_OWNED,    /* body is malloc'd and owned by the response */
+    NQ_BODY_CACHED,   /* body lives in `entry`, a cache reference owned by the response */
+    NQ_BODY_STREAM    /* produced by read(stream, ...); stream freed with stream_free */
+} nq_body_kind;
+
+#define NQ_RESPONSE_HEADERS_MAX 20   /* headers one response may carry */
+#define NQ_RESPONSE_ARENA 2048       /* bytes for header values (the CORS origin is the longest) */
+#define NQ_REQUEST_ID_MAX 64         /* longest X-Request-Id echoed; longer ones are replaced */
+
+typedef struct nq_header_field {
+    const char *name;  /* static string */
+    const char *value; /* points into the response's arena, or a static string */
+} nq_header_field;
+
+/* A response. Initialise with nq_response_init, release with nq_response_clear. A server that hands
+ * the body to its transport takes it over by setting kind to NQ_BODY_NONE (then clear frees nothing
+ * of it); the transport then frees it as the kind says (free, nq_cache_entry_release, stream_free). */
+typedef struct nq_response {
+    unsigned status;                                     /* HTTP status */
+    bool head;                                           /* the request was HEAD: send no body */
+    size_t nheaders;                                     /* headers used */
+    nq_header_field headers[NQ_RESPONSE_HEADERS_MAX]; /* in order */
+    char arena[NQ_RESPONSE_ARENA];                       /* storage for header values */
+    size_t arena_used;                                   /* bytes of arena used */
+    nq_body_kind kind;                                   /* what the body is */
+    const char *body;                                    /* STATIC, OWNED, CACHED: the bytes */
+    size_t body_len;                                     /* their length */
+    char *owned;                                         /* OWNED: what to free() */
+    nq_cache_entry *entry;                               /* CACHED: the reference to release */
+    nq_body_read_fn read;                                /* STREAM: reader */
+    void *stream;                                        /* STREAM: its state */
+    void (*stream_free)(void *stream);                   /* STREAM: frees state */
+    /* for the request record */
+    const char *route;                                   /* route name (static) */
+    char request_id[NQ_REQUEST_ID_MAX + 1];              /* X-Request-Id sent */
+    double solver_seconds;                               /* solver time behind this answer */
+    nq_cache_outcome cache;                              /* hit, miss or none */
+} nq_response;
+
+typedef enum nq_app_step {
+    NQ_APP_DONE = 0, /* the response is complete */
+    NQ_APP_COMPUTE   /* run the work's computation, then nq_app_finish */
+} nq_app_step;
+
+/* Create the application over a configuration (borrowed: must outlive the app) and a cache
+ * (borrowed; NULL: nothing is cached). On success *out owns it (nq_app_destroy).
+ * Errors: NQ_E_ARG (cfg or out NULL), NQ_E_NOMEM. */
+nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, nq_app **out);
+
+/* Free app. NULL is accepted. No request may be in progress. */
+void nq_app_destroy(nq_app *app);
+
+/* Readiness: a draining application answers /solve and /count with 503 shutting-down (probes are
+ * not affected). Thread-safe. */
+void nq_app_set_draining(nq_app *app, bool draining);
+bool nq_app_draining(const nq_app *app);
+
+/* The configuration and cache the app was created with (for the operations routes). */
+const nq_config *nq_app_config(const nq_app *app);
+nq_cache *nq_app_cache(const nq_app *app);
+
+/* Step 1: answer req. resp must be initialised (nq_response_init). Returns NQ_APP_DONE with resp
+ * complete, or NQ_APP_COMPUTE with *work set to the pending request (owned by the caller: finish it
+ * with nq_app_finish, or drop it with nq_app_work_destroy). Never fails: errors are responses. */
+nq_app_step nq_app_handle(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work);
+
+/* The key that identifies the work's computation: equal keys compute the same result. */
+const char *nq_app_work_key(const nq_app_work *work);
+
+/* Step 2: run the work's computation. ctl (may be NULL) lets another thread cancel a count.
+ * Thread-safe; the work is only read. On success *out owns the result (nq_app_result_destroy).
+ * Errors: NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD, solver errors. */
+nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out);
+
+/* Step 3: complete resp from the outcome: rc NQ_OK with result (borrowed: may be shared by many
+ * works), or the error that ended the computation (result NULL); errors become problem responses
+ * (NQ_E_BUSY, NQ_E_DEADLINE and NQ_E_DRAINING are 503 with Retry-After). Consumes work. */
+void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp);
+
+/* Drop a pending work without answering (the client went away). NULL is accepted. */
+void nq_app_work_destroy(nq_app_work *work);
+
+/* Free a result. NULL is accepted. */
+void nq_app_result_destroy(nq_app_result *result);
+
+/* Solver seconds the result cost (for Server-Timing and metrics); 0 for NULL. */
+double nq_app_result_seconds(const nq_app_result *result);
+
+/* Answer req with the problem for err (e.g. NQ_E_URI_TOO_LONG, NQ_E_HEADERS_TOO_LARGE, NQ_E_BUSY found
+ * by the server before the app ran), with the headers every response carries. No routing: the path is
+ * only echoed as the instance. */
+void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, nq_response *resp);
+
+/* Steps 1 to 3 in the calling thread. */
+void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp);
+
+/* ---- responses -------------------------------------------------------------------------------- */
+
+/* Make resp an empty 500 response with no headers and no body. */
+void nq_response_init(nq_response *resp);
+
+/* Release whatever body resp still owns and re-initialise it. NULL is accepted. */
+void nq_response_clear(nq_response *resp);
+
+/* Add a header; value is copied into the arena. Returns false (and adds nothing) when the header
+ * table or the arena is full. */
+bool nq_response_add_header(nq_response *resp, const char *name, const char *value);
+
+/* The value of the first header called name (case-insensitive), or NULL. */
+const char *nq_response_header(const nq_response *resp, const char *name);
+
+/* Read a streamed body into buf (as nq_body_read_fn); for other kinds copies from body. Used by tests
+ * and fuzzers that drive the app without a server. */
+nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *len);
+
+#endif /* NQ_APP_H */

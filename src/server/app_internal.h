@@ -1,0 +1,129 @@
+/* app_internal.h - what app.c shares with the route handlers (handle_*.c). Internal to nqueensd_core.
+ *
+ * The handlers build responses with the helpers below, which put on every response the headers the
+ * contract requires (X-Request-Id, CORS; on success ETag, Cache-Control, Vary, Server-Timing; on
+ * errors no-store), so no handler can forget one.
+ */
+#ifndef NQ_APP_INTERNAL_H
+#define NQ_APP_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "app.h"
+#include "body_solve.h"
+#include "compress.h"
+#include "problem.h"
+#include "query.h"
+
+/* Cache-Control of every success: results never change. */
+#define NQ_CACHE_CONTROL_IMMUTABLE "public, max-age=31536000, immutable"
+#define NQ_MEDIA_JSON "application/json"
+#define NQ_MEDIA_NDJSON "application/x-ndjson"
+
+/* /solve states "total" only up to this n: below it a count is cheap (it is cached once computed).
+ * Fixed, so that a given URL always gets the same bytes (the ETag promises it). */
+#define NQ_APP_TOTAL_N_MAX 16
+
+/* Largest offset accepted: skipping costs O(offset) enumeration; beyond it, page with 'after'. */
+#define NQ_APP_OFFSET_MAX 10000000u
+
+/* Longest canonical request key (also the cache and single-flight key). */
+#define NQ_APP_KEY_MAX 256
+
+struct nq_app {
+    const nq_config *cfg;        /* read-only after start-up */
+    nq_cache *cache;             /* shared, internally locked; may be NULL */
+    atomic_bool draining;        /* readiness */
+    atomic_uint_fast64_t next_id; /* request-id counter */
+    uint64_t id_seed;            /* random per process, so ids differ across restarts */
+    char *openapi_gzip;          /* gzip of the embedded openapi.yaml, made once */
+    size_t openapi_gzip_len;     /* its length */
+    char openapi_etag[24];       /* strong ETag of the document */
+};
+
+/* What a negotiated request wants back. */
+typedef struct nq_variant {
+    bool head;        /* HEAD: headers only */
+    bool gzip_ok;     /* Accept-Encoding allows gzip */
+    bool ndjson;      /* Accept prefers application/x-ndjson */
+} nq_variant;
+
+typedef enum nq_work_kind { NQ_WORK_COUNT, NQ_WORK_SOLVE } nq_work_kind;
+
+struct nq_app_work {
+    nq_app *app;                 /* the application */
+    nq_work_kind kind;           /* what to compute */
+    int n;                       /* board size */
+    bool need_counts;            /* compute (or fetch) the counts first */
+    bool render;                 /* SOLVE: render the body and publish it to the cache */
+    nq_variant variant;          /* negotiated */
+    nq_solve_spec spec;          /* SOLVE: the page */
+    char key[NQ_APP_KEY_MAX];    /* canonical key of the response (cache key, ETag source) */
+    char compute_key[NQ_APP_KEY_MAX]; /* key of the computation (single-flight) */
+    char instance[NQ_PROBLEM_INSTANCE_MAX + 1]; /* request path, for problem bodies */
+};
+
+struct nq_app_result {
+    nq_counts counts;            /* the counts (always filled when computed or fetched) */
+    double seconds;              /* solver time spent */
+    nq_cache_entry *entry;       /* the published response, or NULL (the cache refused it) */
+};
+
+/* ---- shared helpers (app.c) ---- */
+
+/* Start a success response: status, Content-Type, ETag (of key, "-gzip" variant when gzip), the
+ * immutable caching headers, Server-Timing and, when gzip, Content-Encoding. */
+void nq_app_success(nq_response *resp, unsigned status, const char *media, const char *etag, bool gzip,
+                    double solver_seconds);
+
+/* A problem response for err with detail, param and (when has_limit) limit. Always complete. */
+void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param,
+                    const char *detail, bool has_limit, uint64_t limit);
+
+/* The problem response for a rejected query. */
+void nq_app_query_problem(nq_response *resp, const char *instance, const nq_query_error *qe);
+
+/* Strong ETag of a canonical key: "\"<16 hex>\"", or "\"<16 hex>-gzip\"". */
+void nq_app_etag(const char *key, bool gzip, char *out, size_t cap);
+
+/* If the request's If-None-Match matches etag (or etag_gz, when the client accepts gzip), make resp
+ * a 304 naming the tag that matched and return true; else leave resp alone and return false. */
+bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v,
+                    nq_response *resp);
+
+/* Negotiate the variant of req (HEAD, gzip, NDJSON). */
+void nq_app_negotiate(const nq_request *req, nq_variant *v);
+
+/* Serve a cached entry (takes over the reference), choosing its gzip form when allowed. */
+void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_variant *v, double seconds,
+                        nq_cache_outcome outcome);
+
+/* A new pending work for the response key (copied) and kind; NULL on allocation failure. */
+nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, const char *key, const nq_request *req);
+
+/* Look the counts of n up in the cache (true on a hit). */
+bool nq_app_cached_counts(nq_app *app, int n, nq_counts *out);
+
+/* Canonical key of the counts of n ("count?n=8"). */
+void nq_app_count_key(int n, char *out, size_t cap);
+
+/* Monotonic seconds. */
+double nq_app_now(void);
+
+/* ---- handlers' continuation (handle_solve.c, handle_count.c) ---- */
+
+/* Finish a SOLVE work once its counts are known; result may be NULL (nothing computed). */
+nq_app_step nq_solve_continue(nq_app_work *w, const nq_counts *counts, const nq_app_result *result,
+                              nq_response *resp);
+
+/* Run a work's computation (see nq_app_compute). */
+nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+
+/* The counts of n for a /solve total: from the cache, or computed and published to it. */
+nq_err nq_count_for_solve(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts);
+
+/* Complete a COUNT work's response from its result. */
+void nq_count_finish(nq_app_work *w, const nq_app_result *r, nq_response *resp);
+
+#endif /* NQ_APP_INTERNAL_H */

@@ -1,0 +1,139 @@
+/* negotiate.c - content and coding negotiation, ETags and If-None-Match for the app (app_internal.h).
+ *
+ * Header values come from the client: every parser here walks the value once, bounded by its NUL,
+ * and ignores what it does not understand instead of failing the request (RFC 9110 lets a server
+ * disregard a malformed Accept).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, strcasecmp */
+#endif
+#include "app_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Version of the bodies' shape: part of every ETag, so a release that renders differently never
+ * matches an ETag handed out by an older one. */
+#define BODY_VERSION "1"
+
+static const char *header(const nq_request *req, const char *name) {
+    return req->header ? req->header(req->header_ctx, name) : NULL;
+}
+
+static const char *skip_ows(const char *p) {
+    while (*p == ' ' || *p == '\t') p++;
+    return p;
+}
+
+/* A qvalue ("0", "0.5", "1.000") in thousandths, or -1 when it does not parse. */
+static int parse_q(const char *p, size_t len) {
+    if (len == 0 || (p[0] != '0' && p[0] != '1')) return -1;
+    int q = (p[0] - '0') * 1000, scale = 100;
+    if (len == 1) return q;
+    if (p[1] != '.' || len > 5) return -1;
+    for (size_t i = 2; i < len; i++, scale /= 10) {
+        if (p[i] < '0' || p[i] > '9') return -1;
+        q += (p[i] - '0') * scale;
+    }
+    return q <= 1000 ? q : -1;
+}
+
+/* The q of one Accept element [p, end) ("type/sub;a=b;q=0.5"), 1000 when absent, -1 if malformed. */
+static int element_q(const char *p, const char *end) {
+    const char *semi = memchr(p, ';', (size_t)(end - p));
+    while (semi) {
+        const char *param = skip_ows(semi + 1);
+        const char *next = memchr(param, ';', (size_t)(end - param));
+        const char *stop = next ? next : end;
+        while (stop > param && (stop[-1] == ' ' || stop[-1] == '\t')) stop--;
+        if (stop - param >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=')
+            return parse_q(param + 2, (size_t)(stop - param - 2));
+        semi = next;
+    }
+    return 1000;
+}
+
+/* The weight Accept gives `media` ("application/x-ndjson"): its own element's q, else (when
+ * wildcards count) that of "type/ *" or "* / *", else 0. Absent Accept: 1000 for everything. */
+static int accept_weight(const char *accept, const char *media, bool wildcards) {
+    if (!accept) return 1000;
+    const size_t mlen = strlen(media);
+    const char *slash = strchr(media, '/');
+    const size_t tlen = (size_t)(slash - media) + 1; /* "application/" */
+    int exact = -1, type_any = -1, any = -1;
+    for (const char *p = accept; *p;) {
+        p = skip_ows(p);
+        const char *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        const char *semi = memchr(p, ';', (size_t)(end - p));
+        const char *range_end = semi ? semi : end;
+        while (range_end > p && (range_end[-1] == ' ' || range_end[-1] == '\t')) range_end--;
+        const size_t rlen = (size_t)(range_end - p);
+        const int q = element_q(p, end);
+        if (q >= 0) {
+            if (rlen == mlen && strncasecmp(p, media, mlen) == 0) exact = q;
+            else if (rlen == tlen + 1 && strncasecmp(p, media, tlen) == 0 && p[tlen] == '*') type_any = q;
+            else if (rlen == 3 && memcmp(p, "*/*", 3) == 0) any = q;
+        }
+        p = comma ? comma + 1 : end;
+    }
+    if (exact >= 0) return exact;
+    if (!wildcards) return 0;
+    if (type_any >= 0) return type_any;
+    return any >= 0 ? any : 0;
+}
+
+void nq_app_negotiate(const nq_request *req, nq_variant *v) {
+    v->head = strcmp(req->method, "HEAD") == 0;
+    v->gzip_ok = nq_compress_negotiate(header(req, "Accept-Encoding")) == NQ_ENCODING_GZIP;
+    /* NDJSON only when asked for by name (a wildcard means "anything", and JSON is the default) and
+     * weighted at least as high as JSON. */
+    const char *accept = header(req, "Accept");
+    const int nd = accept ? accept_weight(accept, NQ_MEDIA_NDJSON, false) : 0;
+    v->ndjson = nd > 0 && nd >= accept_weight(accept, NQ_MEDIA_JSON, true);
+}
+
+/* FNV-1a, 64 bits: ETags need stability and spread, not secrecy. */
+static uint64_t fnv1a(const char *s, uint64_t h) {
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+void nq_app_etag(const char *key, bool gzip, char *out, size_t cap) {
+    const uint64_t h = fnv1a(key, fnv1a(BODY_VERSION "|", 0xcbf29ce484222325ULL));
+    (void)snprintf(out, cap, "\"%016llx%s\"", (unsigned long long)h, gzip ? "-gzip" : "");
+}
+
+/* Whether the If-None-Match list contains tag (weak comparison, RFC 9110 section 13.1.2). */
+static bool list_has(const char *list, const char *tag) {
+    const size_t tlen = strlen(tag);
+    for (const char *p = list; *p;) {
+        p = skip_ows(p);
+        if (*p == '*') return true;
+        if (p[0] == 'W' && p[1] == '/') p += 2;
+        if (*p != '"') break; /* malformed: stop, match nothing more */
+        const char *close = strchr(p + 1, '"');
+        if (!close) break;
+        if ((size_t)(close + 1 - p) == tlen && memcmp(p, tag, tlen) == 0) return true;
+        p = skip_ows(close + 1);
+        if (*p != ',') break;
+        p++;
+    }
+    return false;
+}
+
+bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v,
+                    nq_response *resp) {
+    const char *inm = header(req, "If-None-Match");
+    if (!inm) return false;
+    const char *tag = list_has(inm, etag) ? etag : (v->gzip_ok && list_has(inm, etag_gz)) ? etag_gz : NULL;
+    if (!tag) return false;
+    resp->status = 304;
+    resp->cache = NQ_CACHE_HIT;
+    nq_response_add_header(resp, "ETag", tag);
+    nq_response_add_header(resp, "Cache-Control", NQ_CACHE_CONTROL_IMMUTABLE);
+    nq_response_add_header(resp, "Vary", "Accept, Accept-Encoding");
+    nq_response_add_header(resp, "Server-Timing", "solver;dur=0.000");
+    return true;
+}

@@ -1,0 +1,330 @@
+/* server.c - libmicrohttpd glue: daemon set-up, per-request context, response conversion, completion.
+ *
+ * Life of a request on a libmicrohttpd thread:
+ *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1
+ *   handler, first call            -> head received (guard), nothing queued yet
+ *   handler, body calls            -> any request body is discarded
+ *   handler, last call             -> nq_app_serve, response converted and queued
+ *   body reader calls              -> a streamed /solve renders batch by batch
+ *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
+#endif
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "cache.h"
+#include "guard.h"
+
+#define STREAM_BLOCK (64u * 1024u) /* bytes libmicrohttpd asks a streamed body for at a time */
+
+struct nq_server {
+    const nq_config *cfg;                        /* borrowed, read-only */
+    struct MHD_Daemon *mhd;                      /* the daemon */
+    nq_cache *cache;                             /* response cache */
+    nq_app *app;                                 /* request -> response */
+    nq_guard *guard;                             /* connection hardening */
+    uint16_t port;                               /* bound port */
+    atomic_size_t in_flight;                     /* requests between uri_log and completion */
+    atomic_bool draining;                        /* nq_server_drain called */
+    _Atomic(nq_server_observer) observer;        /* per-request hook, or NULL */
+    _Atomic(void *) observer_ctx;                /* its argument */
+};
+
+/* One request. Allocated in uri_log, freed in completed. */
+typedef struct request_ctx {
+    nq_server *s;         /* the server */
+    double t0;            /* when the request line was parsed */
+    char *target;         /* raw request target, NUL-terminated; split at '?' into path and query */
+    const char *query;    /* raw query, or NULL */
+    size_t query_len;     /* its length */
+    bool head_seen;       /* first handler call done */
+    nq_err head_error;    /* guard verdict on the head (414/431), NQ_OK if fine */
+    uint64_t bytes;       /* body bytes handed to libmicrohttpd */
+    nq_response resp;     /* the response (headers, record fields) */
+    char method[16];      /* request method, cut */
+} request_ctx;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- request context ------------------------------------------------------------------------- */
+
+static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
+    (void)c;
+    nq_server *s = cls;
+    request_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return NULL;
+    ctx->target = strdup(uri ? uri : "");
+    if (!ctx->target) {
+        free(ctx);
+        return NULL;
+    }
+    char *q = strchr(ctx->target, '?');
+    if (q) {
+        *q++ = '\0';
+        ctx->query = q;
+        ctx->query_len = strlen(q);
+    }
+    ctx->s = s;
+    ctx->t0 = now();
+    nq_response_init(&ctx->resp);
+    ctx->resp.status = 0; /* nothing sent yet */
+    atomic_fetch_add(&s->in_flight, 1);
+    return ctx;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
+    nq_server *s = cls;
+    request_ctx *ctx = *req_cls;
+    nq_guard_request_done(c);
+    if (!ctx) return;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char addr[INET6_ADDRSTRLEN] = "";
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        const void *src = sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr
+                                                    : (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+        if (!inet_ntop(sa->sa_family, src, addr, sizeof addr)) addr[0] = '\0';
+    }
+    const nq_request_record rec = {
+        .method = ctx->method[0] ? ctx->method : NULL,
+        .path = ctx->target,
+        .query = ctx->query,
+        .route = ctx->resp.route,
+        .request_id = ctx->resp.request_id[0] ? ctx->resp.request_id : NULL,
+        .remote_addr = addr[0] ? addr : NULL,
+        .status = ctx->resp.status,
+        .bytes = ctx->bytes,
+        .duration_s = now() - ctx->t0,
+        .solver_s = ctx->resp.solver_seconds,
+        .cache = ctx->resp.cache,
+        .completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK,
+    };
+    const nq_server_observer fn = atomic_load_explicit(&s->observer, memory_order_acquire);
+    if (fn) fn(atomic_load_explicit(&s->observer_ctx, memory_order_relaxed), &rec);
+    nq_response_clear(&ctx->resp);
+    free(ctx->target);
+    free(ctx);
+    *req_cls = NULL;
+    atomic_fetch_sub(&s->in_flight, 1);
+}
+
+/* ---- response conversion --------------------------------------------------------------------- */
+
+/* A streamed body, owned by the libmicrohttpd response. */
+typedef struct stream_src {
+    nq_body_read_fn read;              /* the body's reader; NULL: empty body (HEAD) */
+    void *stream;                      /* its state */
+    void (*stream_free)(void *stream); /* frees it */
+    uint64_t *bytes;                   /* the request's byte counter (reads end before completion) */
+} stream_src;
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)pos;
+    stream_src *src = cls;
+    if (!src->read) return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t len = 0;
+    if (src->read(src->stream, buf, max, &len) != NQ_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (len == 0) return MHD_CONTENT_READER_END_OF_STREAM;
+    *src->bytes += len;
+    return (ssize_t)len;
+}
+
+static void stream_release(void *cls) {
+    stream_src *src = cls;
+    if (src->stream_free) src->stream_free(src->stream);
+    free(src);
+}
+
+/* libmicrohttpd takes `void *` buffers but only reads them: the constness is dropped through an
+ * integer so that the compiler's cast-qual check stays meaningful everywhere else. */
+static void *unconst(const void *p) { return (void *)(uintptr_t)p; }
+
+/* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure (the
+ * body then stays with resp, which frees it). */
+static struct MHD_Response *to_mhd(request_ctx *ctx) {
+    nq_response *r = &ctx->resp;
+    struct MHD_Response *m = NULL;
+    switch (r->kind) {
+    case NQ_BODY_NONE:
+        m = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        break;
+    case NQ_BODY_STATIC:
+        m = MHD_create_response_from_buffer(r->body_len, unconst(r->body), MHD_RESPMEM_PERSISTENT);
+        break;
+    case NQ_BODY_OWNED:
+        m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free);
+        break;
+    case NQ_BODY_CACHED:
+        m = MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,
+                                                                   r->entry);
+        break;
+    case NQ_BODY_STREAM: {
+        stream_src *src = calloc(1, sizeof *src);
+        if (!src) return NULL;
+        *src = (stream_src){r->read, r->stream, r->stream_free, &ctx->bytes};
+        m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_reader, src, stream_release);
+        if (!m) free(src);
+        break;
+    }
+    }
+    if (!m) return NULL;
+    if (r->kind != NQ_BODY_STREAM && !r->head) ctx->bytes = r->body_len;
+    r->kind = NQ_BODY_NONE; /* libmicrohttpd owns the body now */
+    for (size_t i = 0; i < r->nheaders; i++)
+        (void)MHD_add_response_header(m, r->headers[i].name, r->headers[i].value);
+    return m;
+}
+
+/* ---- the handler ----------------------------------------------------------------------------- */
+
+static const char *lookup_header(void *c, const char *name) {
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method) {
+    const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, c};
+    /* Over the guard's caps (414/431): a problem, without routing a target that may be huge. */
+    if (ctx->head_error != NQ_OK) nq_app_reject(ctx->s->app, &req, ctx->head_error, &ctx->resp);
+    else nq_app_serve(ctx->s->app, &req, &ctx->resp);
+    struct MHD_Response *m = to_mhd(ctx);
+    if (!m) return MHD_NO;
+    const enum MHD_Result rc = MHD_queue_response(c, ctx->resp.status, m);
+    MHD_destroy_response(m);
+    return rc;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                               const char *version, const char *upload_data, size_t *upload_data_size,
+                               void **req_cls) {
+    (void)url;
+    (void)version;
+    (void)upload_data;
+    nq_server *s = cls;
+    request_ctx *ctx = *req_cls;
+    if (!ctx) return MHD_NO; /* uri_log could not allocate: drop the connection */
+    if (!ctx->head_seen) {
+        /* First call: the head is in. Queuing now would make libmicrohttpd close the connection. */
+        ctx->head_seen = true;
+        nq_guard_head_received(c);
+        ctx->head_error = nq_guard_check_head(s->guard, c, strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0));
+        (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) { /* no route takes a body: discard it */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return respond(ctx, c, method);
+}
+
+/* ---- daemon ---------------------------------------------------------------------------------- */
+
+static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool *v6) {
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *in4 = (struct sockaddr_in *)(void *)ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)ss;
+    if (inet_pton(AF_INET, cfg->bind_addr, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons(cfg->port);
+        *v6 = false;
+        return NQ_OK;
+    }
+    if (inet_pton(AF_INET6, cfg->bind_addr, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons(cfg->port);
+        *v6 = true;
+        return NQ_OK;
+    }
+    return NQ_E_ARG;
+}
+
+static nq_err start_daemon(nq_server *s) {
+    struct sockaddr_storage ss;
+    bool v6 = false;
+    if (parse_bind(s->cfg, &ss, &v6) != NQ_OK) return NQ_E_ARG;
+    const nq_guard_config gc = {s->cfg->conn_limit,     s->cfg->per_ip_limit,  s->cfg->idle_timeout_s,
+                                s->cfg->head_timeout_s, s->cfg->max_uri_bytes, s->cfg->max_header_bytes};
+    nq_err rc = nq_guard_create(&gc, &s->guard);
+    if (rc != NQ_OK) return rc;
+    struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
+    if (nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) return NQ_E_ARG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    if (v6) flags |= MHD_USE_IPv6;
+    const unsigned threads = s->cfg->http_threads > 0 ? s->cfg->http_threads : 1;
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
+                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                              MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
+                              MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                              MHD_OPTION_THREAD_POOL_SIZE, threads,
+                              MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+                              MHD_OPTION_ARRAY, opts,
+                              MHD_OPTION_END);
+    if (!s->mhd) return NQ_E_THREAD;
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = di ? di->port : s->cfg->port;
+    return NQ_OK;
+}
+
+nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
+    if (!cfg || !out) return NQ_E_ARG;
+    nq_server *s = calloc(1, sizeof *s);
+    if (!s) return NQ_E_NOMEM;
+    s->cfg = cfg;
+    atomic_init(&s->in_flight, 0);
+    atomic_init(&s->draining, false);
+    atomic_init(&s->observer, NULL);
+    atomic_init(&s->observer_ctx, NULL);
+    nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
+    if (rc == NQ_OK) rc = nq_app_create(cfg, s->cache, &s->app);
+    if (rc == NQ_OK) rc = start_daemon(s);
+    if (rc != NQ_OK) {
+        nq_server_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return NQ_OK;
+}
+
+void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx) {
+    atomic_store_explicit(&s->observer_ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&s->observer, fn, memory_order_release);
+}
+
+uint16_t nq_server_port(const nq_server *s) { return s->port; }
+
+void nq_server_drain(nq_server *s) {
+    if (atomic_exchange(&s->draining, true)) return;
+    nq_app_set_draining(s->app, true);
+    /* Stop accepting: libmicrohttpd hands the listening socket back; closing it refuses new
+     * connections at the kernel, while open ones go on being served. */
+    const MHD_socket fd = MHD_quiesce_daemon(s->mhd);
+    if (fd != MHD_INVALID_SOCKET) (void)close(fd);
+}
+
+bool nq_server_idle(const nq_server *s) { return atomic_load(&s->in_flight) == 0; }
+
+void nq_server_destroy(nq_server *s) {
+    if (!s) return;
+    if (s->mhd) MHD_stop_daemon(s->mhd);
+    nq_guard_destroy(s->guard);
+    nq_app_destroy(s->app);
+    nq_cache_destroy(s->cache);
+    free(s);
+}

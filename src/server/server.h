@@ -1,0 +1,54 @@
+/* server.h - nqueensd's HTTP server: libmicrohttpd glue around the application (app.h).
+ *
+ * The server owns the libmicrohttpd daemon, the response cache, the application and the connection
+ * guard. Per request it takes the raw request target from MHD_OPTION_URI_LOG_CALLBACK (libmicrohttpd's
+ * own argument parsing is not strict enough: see query.h), queues the response on the handler's
+ * second call (queuing on the first forces Connection: close), and ends every request in exactly one
+ * place, the MHD_OPTION_NOTIFY_COMPLETED callback, which fills an nq_request_record for the access
+ * log and the metrics.
+ *
+ * Thread-safety: create and destroy from one thread; nq_server_port, nq_server_drain and
+ * nq_server_idle from any thread at any time between them.
+ */
+#ifndef NQ_SERVER_H
+#define NQ_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "nqueens/error.h"
+#include "request_record.h"
+
+typedef struct nq_server nq_server; /* opaque */
+
+/* Called once per finished request with its record (borrowed for the call), from a libmicrohttpd
+ * thread: must be thread-safe and quick. */
+typedef void (*nq_server_observer)(void *ctx, const nq_request_record *rec);
+
+/* Create the server over cfg (borrowed: must outlive the server), bind cfg->bind_addr:cfg->port
+ * (port 0: the kernel picks one, see nq_server_port) and start serving on cfg->http_threads threads.
+ * On success *out owns the server (nq_server_destroy).
+ * Errors: NQ_E_ARG (NULL, or a bind address that is not a numeric IPv4/IPv6 address), NQ_E_NOMEM,
+ * NQ_E_THREAD (libmicrohttpd could not start: port in use, no permission, ...). Nothing is left
+ * running on error. */
+nq_err nq_server_create(const nq_config *cfg, nq_server **out);
+
+/* Register the per-request observer (access log, metrics). Call before traffic matters: a request
+ * completing concurrently with this call may or may not be observed. NULL unregisters. */
+void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx);
+
+/* The bound TCP port (the real one when cfg->port was 0). */
+uint16_t nq_server_port(const nq_server *s);
+
+/* Start draining: readiness reports 503 and the listening socket is closed (no new connections);
+ * connections already open keep being served. Idempotent. */
+void nq_server_drain(nq_server *s);
+
+/* True when no request is in flight (between its first byte and its completion). */
+bool nq_server_idle(const nq_server *s);
+
+/* Stop serving (open connections are closed), free everything. NULL is accepted. */
+void nq_server_destroy(nq_server *s);
+
+#endif /* NQ_SERVER_H */
