@@ -98,6 +98,15 @@ static const opt_row opts[] = {
 
 static const char *const log_format_names[] = {"json", "text"};
 
+#ifndef NQ_VERSION
+#define NQ_VERSION "unknown" /* the build defines it from the CMake project version */
+#endif
+
+const char *nq_config_version(void)
+{
+    return NQ_VERSION;
+}
+
 const char *nq_config_log_format_name(nq_log_format f)
 {
     return (unsigned)f < 2u ? log_format_names[f] : "json";

@@ -83,6 +83,9 @@ void nq_config_usage(FILE *out, const char *prog);
 /* Print the options as a Markdown table (the README's "Configuration" table) to out. */
 void nq_config_markdown(FILE *out);
 
+/* The build's version ("1.0.0"), for --version, logs and metrics. */
+const char *nq_config_version(void);
+
 /* "json" or "text". */
 const char *nq_config_log_format_name(nq_log_format f);
 

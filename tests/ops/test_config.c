@@ -294,6 +294,12 @@ START_TEST(help_lists_every_option)
 }
 END_TEST
 
+START_TEST(version_comes_from_the_build)
+{
+    ck_assert_str_eq(nq_config_version(), NQ_TEST_VERSION);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -306,6 +312,7 @@ static Suite *config_suite(void)
     tcase_add_loop_test(tc, commands_set_the_action, 0, (int)(sizeof action_rows / sizeof action_rows[0]));
     tcase_add_test(tc, bad_arguments_to_load);
     tcase_add_test(tc, help_lists_every_option);
+    tcase_add_test(tc, version_comes_from_the_build);
     suite_add_tcase(s, tc);
     return s;
 }
