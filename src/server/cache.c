@@ -8,9 +8,6 @@
  * once but moves a couple of buckets per operation while it grows (the way Redis' dict does), and the
  * LRU list is doubly linked so an entry moves to the front or leaves in constant time.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#endif
 #include "cache.h"
 
 #include <assert.h>
@@ -66,13 +63,27 @@ static uint64_t rotl(uint64_t x, unsigned b) {
     return (x << b) | (x >> (64u - b));
 }
 
-#define SIPROUND(v0, v1, v2, v3)                                                                  \
-    do {                                                                                          \
-        v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);                                 \
-        v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;                                                    \
-        v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;                                                    \
-        v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32);                                 \
-    } while (0)
+/* One SipRound over the state v[0..3]. */
+static void sip_round(uint64_t v[4]) {
+    v[0] += v[1];
+    v[1] = rotl(v[1], 13) ^ v[0];
+    v[0] = rotl(v[0], 32);
+    v[2] += v[3];
+    v[3] = rotl(v[3], 16) ^ v[2];
+    v[0] += v[3];
+    v[3] = rotl(v[3], 21) ^ v[0];
+    v[2] += v[1];
+    v[1] = rotl(v[1], 17) ^ v[2];
+    v[2] = rotl(v[2], 32);
+}
+
+/* Mix one message word m into v with two SipRounds (the "2" of SipHash-2-4). */
+static void sip_compress(uint64_t v[4], uint64_t m) {
+    v[3] ^= m;
+    sip_round(v);
+    sip_round(v);
+    v[0] ^= m;
+}
 
 /* The 8 bytes at p as a little-endian word (SipHash is defined on little-endian words). */
 static uint64_t load_le64(const unsigned char *p, size_t len) {
@@ -84,40 +95,29 @@ static uint64_t load_le64(const unsigned char *p, size_t len) {
 }
 
 static uint64_t hash_key(const uint64_t seed[2], const char *key, size_t len) {
-    uint64_t v0 = seed[0] ^ 0x736f6d6570736575u;
-    uint64_t v1 = seed[1] ^ 0x646f72616e646f6du;
-    uint64_t v2 = seed[0] ^ 0x6c7967656e657261u;
-    uint64_t v3 = seed[1] ^ 0x7465646279746573u;
-    const unsigned char *p = (const unsigned char *)key;
+    uint64_t v[4] = {seed[0] ^ 0x736f6d6570736575u, seed[1] ^ 0x646f72616e646f6du,
+                     seed[0] ^ 0x6c7967656e657261u, seed[1] ^ 0x7465646279746573u};
+    const unsigned char *const p = (const unsigned char *)key;
     const size_t whole = len & ~(size_t)7;
     for (size_t i = 0; i < whole; i += 8) {
-        const uint64_t m = load_le64(p + i, 8);
-        v3 ^= m;
-        SIPROUND(v0, v1, v2, v3);
-        SIPROUND(v0, v1, v2, v3);
-        v0 ^= m;
+        sip_compress(v, load_le64(p + i, 8));
     }
-    const uint64_t last = ((uint64_t)len << 56) | load_le64(p + whole, len - whole);
-    v3 ^= last;
-    SIPROUND(v0, v1, v2, v3);
-    SIPROUND(v0, v1, v2, v3);
-    v0 ^= last;
-    v2 ^= 0xff;
-    for (int i = 0; i < 4; i++) {
-        SIPROUND(v0, v1, v2, v3);
+    /* The last word holds the remaining bytes and the length's low byte in its top byte. */
+    sip_compress(v, ((uint64_t)len << 56) | load_le64(p + whole, len - whole));
+    v[2] ^= 0xff;
+    for (int i = 0; i < 4; i++) { /* the "4" of SipHash-2-4 */
+        sip_round(v);
     }
-    return v0 ^ v1 ^ v2 ^ v3;
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
-/* A random seed; if the kernel cannot provide one, a mix of the clock and an address is still far
- * better than a constant. */
+/* A random seed; if the kernel cannot provide one (it always can once booted), a mix of the time
+ * and an address (randomised by ASLR) is still far better than a constant. */
 static void seed_init(uint64_t seed[2], const void *salt) {
     if (getrandom(seed, 2 * sizeof seed[0], GRND_NONBLOCK) == (ssize_t)(2 * sizeof seed[0])) {
         return;
     }
-    struct timespec ts = {0};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    seed[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)ts.tv_sec;
+    seed[0] = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15u;
     seed[1] = (uint64_t)(uintptr_t)salt * 0xbf58476d1ce4e5b9u;
 }
 
@@ -160,7 +160,7 @@ nq_err nq_cache_create(size_t max_bytes, nq_cache **out) {
     if (!c) {
         return NQ_E_NOMEM;
     }
-    c->t[0].slots = calloc(TABLE_MIN_SLOTS, sizeof *c->t[0].slots);
+    c->t[0].slots = calloc(TABLE_MIN_SLOTS, sizeof(nq_cache_entry *));
     if (!c->t[0].slots || pthread_mutex_init(&c->lock, NULL) != 0) {
         free(c->t[0].slots);
         free(c);
@@ -228,7 +228,7 @@ static void maybe_grow(nq_cache *c) {
         return;
     }
     const size_t slots = (c->t[0].mask + 1u) * 2u;
-    nq_cache_entry **const fresh = calloc(slots, sizeof *fresh);
+    nq_cache_entry **const fresh = calloc(slots, sizeof(nq_cache_entry *));
     if (!fresh) {
         return;
     }
@@ -289,10 +289,9 @@ static nq_cache_entry *detach_key(nq_cache *c, const nq_cache_entry *e) {
     return link ? detach(c, t, link) : NULL;
 }
 
-/* Detach the least recently used entry. */
-static nq_cache_entry *detach_oldest(nq_cache *c) {
+/* Detach victim, an entry linked in the cache. */
+static nq_cache_entry *detach_linked(nq_cache *c, const nq_cache_entry *victim) {
     table *t = NULL;
-    const nq_cache_entry *const victim = c->oldest;
     nq_cache_entry **const link = find_slot(c, victim->key, victim->key_len, victim->hash, &t);
     assert(link && *link == victim);
     return detach(c, t, link);
@@ -423,10 +422,9 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     }
     maybe_grow(c);
     link_new(c, e);
-    /* charge <= max_bytes / NQ_CACHE_ENTRY_DIVISOR, so the new entry itself is never the victim. */
-    while (c->bytes > c->max_bytes) {
-        nq_cache_entry *const victim = detach_oldest(c);
-        assert(victim != e);
+    /* charge <= max_bytes / NQ_CACHE_ENTRY_DIVISOR, so the loop stops before reaching e itself. */
+    while (c->bytes > c->max_bytes && c->oldest && c->oldest != e) {
+        nq_cache_entry *const victim = detach_linked(c, c->oldest);
         victim->chain = dead;
         dead = victim;
         c->evictions++;

@@ -1,17 +1,17 @@
 /* compress.c - gzip over zlib for nqueensd: one-shot buffers, a bounded pull stream, and the
  * Accept-Encoding parser.
  */
+#define ZLIB_CONST /* zlib's next_in becomes a pointer to const: it never writes the input */
 #include "compress.h"
 
 #include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #define GZIP_WINDOW_BITS (15 + 16) /* 32 KiB window; +16 asks zlib for a gzip wrapper, not zlib's */
 #define MEM_LEVEL 8                /* zlib's default: ~128 KiB of hash state per stream */
-#define STREAM_IN_DEFAULT (16u * 1024u)
+#define STREAM_IN_DEFAULT ((size_t)16 * 1024)
 
 static bool level_ok(int level) {
     return level >= 0 && level <= 9;
@@ -30,7 +30,7 @@ static nq_err deflate_all(z_stream *z, const char *in, size_t left) {
     int rc = Z_OK;
     do {
         if (z->avail_in == 0 && left > 0) {
-            z->next_in = (Bytef *)(uintptr_t)in; /* zlib's API is not const-correct; it never writes */
+            z->next_in = (const Bytef *)in;
             z->avail_in = clamp_uint(left);
             in += z->avail_in;
             left -= z->avail_in;

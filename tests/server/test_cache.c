@@ -188,7 +188,7 @@ START_TEST(test_byte_bound_holds) {
     char key[32];
     for (unsigned i = 0; i < 500; i++) {
         /* Bodies of varied sizes, all admissible. */
-        const size_t len = (i * 7919u) % (sizeof body - 1024u);
+        const size_t len = ((size_t)i * 7919u) % (sizeof body - 1024u);
         snprintf(key, sizeof key, "solve?n=%u", i);
         const nq_cache_value v = make_value(body, len, "\"e\"");
         ck_assert_int_eq(nq_cache_put(c, key, &v, NULL), NQ_OK);
