@@ -48,6 +48,7 @@ fi
 [[ -x "$NQUEENSD" ]] || die "no nqueensd at $NQUEENSD"
 
 work=$(mktemp -d /tmp/nq-bench.XXXXXX)
+chmod 755 "$work" # nginx's workers run as an unprivileged user and must read the bodies
 nq_pid=""
 nginx_pid=""
 cleanup() {
@@ -203,7 +204,7 @@ stream_growth() {
   size=$(cat "$work/stream.size")
   rm -f "$work/stream.out"
   awk -v l="$label" -v s="$size" -v b="$before" -v p="$peak" 'BEGIN {
-    printf "%-28s %9.1f MB body %9.1f MB before %9.1f MB peak %7.1f MB growth (target < 16)\n",
+    printf "%-28s %9.1f MiB body %6.1f MiB before %6.1f MiB peak %6.1f MiB growth (target < 16 MB)\n",
       l, s / 1048576, b / 1024, p / 1024, (p - b) / 1024 }'
 }
 
@@ -229,13 +230,16 @@ save "/count?n=8" count-8.json
 save "/solve?n=12" solve-12.json
 save "/solve?n=12" solve-12.json.gz -H "Accept-Encoding: gzip"
 start_nginx
-cmp -s "$work/www/solve-12.json" <(curl -sS "http://127.0.0.1:$nginx_port/solve") ||
-  die "nginx does not serve the same bytes"
+chmod -R a+rX "$work/www"
+for f in count-8.json solve-12.json; do
+  cmp -s "$work/www/$f" <(curl -sS "http://127.0.0.1:$nginx_port/${f%%-*}") ||
+    die "nginx does not serve the bytes of $f: $(cat "$work/nginx/error.log")"
+done
 count_bytes=$(stat -c %s "$work/www/count-8.json")
 solve_bytes=$(stat -c %s "$work/www/solve-12.json")
 gz_bytes=$(stat -c %s "$work/www/solve-12.json.gz")
 log "bodies: count-8 $count_bytes B, solve-12 $solve_bytes B, solve-12 gzip $gz_bytes B"
-printf "%-28s %12s %12s %9s %9s %8s\n" "request" "nqueensd/s" "nginx/s" "nq MB/s" "ng MB/s" "ratio"
+printf "%-28s %12s %12s %9s %9s %8s\n" "request" "nqueensd/s" "nginx/s" "nq MiB/s" "ng MiB/s" "ratio"
 compare "/count?n=8 (target 0.9x)" "http://127.0.0.1:$nq_port/count?n=8" \
   "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
 compare "/solve?n=12 (target 1x)" "http://127.0.0.1:$nq_port/solve?n=12" \
