@@ -17,6 +17,7 @@
 
 #include "app_internal.h"
 #include "openapi_data.h"
+#include "ops_routes.h"
 #include "router.h"
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
@@ -61,6 +62,8 @@ void nq_app_set_draining(nq_app *app, bool draining) { atomic_store(&app->draini
 bool nq_app_draining(const nq_app *app) { return atomic_load(&app->draining); }
 const nq_config *nq_app_config(const nq_app *app) { return app->cfg; }
 nq_cache *nq_app_cache(const nq_app *app) { return app->cache; }
+void nq_app_set_ops(nq_app *app, nq_ops *ops) { atomic_store_explicit(&app->ops, ops, memory_order_release); }
+nq_ops *nq_app_ops(const nq_app *app) { return atomic_load_explicit(&app->ops, memory_order_acquire); }
 
 /* ---- headers every response carries ---------------------------------------------------------- */
 
@@ -210,6 +213,7 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
     const double t0 = nq_app_now();
     const nq_err rc = work->kind == NQ_WORK_COUNT ? nq_count_compute(work, ctl, r) : nq_solve_compute(work, ctl, r);
     r->seconds = nq_app_now() - t0;
+    nq_ops_solver_done(nq_app_ops(work->app), work, r->seconds); /* once per computation */
     if (rc != NQ_OK) {
         nq_app_result_destroy(r);
         return rc;

@@ -119,6 +119,13 @@ bool nq_app_draining(const nq_app *app);
 const nq_config *nq_app_config(const nq_app *app);
 nq_cache *nq_app_cache(const nq_app *app);
 
+/* The operations bundle (ops_routes.h) that the /healthz, /readyz and /metrics handlers read and
+ * that counts solver time; borrowed, NULL until set. Thread-safe (an atomic pointer), so it may be
+ * set after the server has started. */
+typedef struct nq_ops nq_ops;
+void nq_app_set_ops(nq_app *app, nq_ops *ops);
+nq_ops *nq_app_ops(const nq_app *app);
+
 /* Step 1: answer req. resp must be initialised (nq_response_init). Returns NQ_APP_DONE with resp
  * complete, or NQ_APP_COMPUTE with *work set to the pending request (owned by the caller: finish it
  * with nq_app_finish, or drop it with nq_app_work_destroy). Never fails: errors are responses. */

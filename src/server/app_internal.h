@@ -39,6 +39,7 @@ struct nq_app {
     char *openapi_gzip;          /* gzip of the embedded openapi.yaml, made once */
     size_t openapi_gzip_len;     /* its length */
     char openapi_etag[24];       /* strong ETag of the document */
+    _Atomic(nq_ops *) ops;       /* operations bundle, or NULL (nq_app_set_ops) */
 };
 
 /* What a negotiated request wants back. */

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "ops_routes.h"
+
 #define ALLOW_READ "GET, HEAD, OPTIONS"
 
 /* Most specific first; the last row is the fallback. A handful of rows: a linear scan is fastest. */
@@ -10,6 +12,9 @@ static const nq_route routes[] = {
     {"/solve", false, "solve", ALLOW_READ, nq_handle_solve},
     {"/count", false, "count", ALLOW_READ, nq_handle_count},
     {"/openapi.yaml", false, "openapi", ALLOW_READ, nq_handle_openapi},
+    {"/healthz", false, "healthz", ALLOW_READ, nq_handle_healthz},
+    {"/readyz", false, "readyz", ALLOW_READ, nq_handle_readyz},
+    {"/metrics", false, "metrics", ALLOW_READ, nq_handle_metrics},
     {NQ_PROBLEM_TYPE_BASE, true, "problem_doc", ALLOW_READ, nq_handle_problem_doc},
     {NULL, false, "not_found", NULL, nq_handle_not_found},
 };

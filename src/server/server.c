@@ -27,6 +27,7 @@
 #include "app.h"
 #include "cache.h"
 #include "guard.h"
+#include "ops_routes.h"
 
 #define STREAM_BLOCK (64u * 1024u) /* bytes libmicrohttpd asks a streamed body for at a time */
 
@@ -305,6 +306,11 @@ nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
 void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx) {
     atomic_store_explicit(&s->observer_ctx, ctx, memory_order_relaxed);
     atomic_store_explicit(&s->observer, fn, memory_order_release);
+}
+
+void nq_server_set_ops(nq_server *s, nq_ops *ops) {
+    nq_ops_attach(ops, NULL, s->guard); /* the pool is attached where it is created */
+    nq_app_set_ops(s->app, ops);
 }
 
 uint16_t nq_server_port(const nq_server *s) { return s->port; }

@@ -38,6 +38,12 @@ nq_err nq_server_create(const nq_config *cfg, nq_server **out);
  * completing concurrently with this call may or may not be observed. NULL unregisters. */
 void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx);
 
+/* Hand the operations bundle (ops_routes.h) to the server: its probes and /metrics then serve from
+ * it, with the figures of this server's pool and guard. ops is borrowed and must outlive s. Call
+ * once, right after nq_server_create (before that, /metrics answers 500). */
+typedef struct nq_ops nq_ops;
+void nq_server_set_ops(nq_server *s, nq_ops *ops);
+
 /* The bound TCP port (the real one when cfg->port was 0). */
 uint16_t nq_server_port(const nq_server *s);
 
