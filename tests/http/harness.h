@@ -1,0 +1,80 @@
+/* harness.h - test harness for HTTP-level tests: run the real nqueensd, talk to it with libcurl or raw
+ * sockets.
+ *
+ * nq_harness_start runs the nqueensd built by CMake (NQ_TEST_NQUEENSD) with "--port 0 --bind
+ * 127.0.0.1" plus the caller's arguments and environment, its stdout in a temporary file that is
+ * polled for the start-up line ("msg":"listening" with the bound "port"). Requests go through libcurl
+ * with no automatic decompression (a gzip body arrives as sent). When the environment variable
+ * NQ_RESPONSES_DIR names a directory, every response a helper receives is also written there as one
+ * JSON file {"method","path","query","status","headers":{lowercase name: value},"body": text, or null
+ * when the body is compressed or not UTF-8 text}, for the contract checks.
+ *
+ * Failure: functions return false / -1 and print why to stderr; a test then fails on its assertion.
+ * Thread-safety: none needed (tests are single-threaded); a server handle belongs to one process.
+ */
+#ifndef NQ_HARNESS_H
+#define NQ_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NQ_HARNESS_HEADERS_MAX 48 /* response headers kept */
+
+typedef struct nq_test_server {
+    pid_t pid;            /* the nqueensd process, 0 when not running */
+    uint16_t port;        /* its bound port */
+    char base[64];        /* "http://127.0.0.1:<port>" */
+    char log_path[64];    /* file receiving its stdout (and stderr) */
+} nq_test_server;
+
+typedef struct nq_http_header {
+    char *name;  /* as received */
+    char *value; /* without surrounding spaces */
+} nq_http_header;
+
+typedef struct nq_http_response {
+    long status;                                   /* HTTP status, 0 if the request failed */
+    size_t nheaders;                               /* headers received */
+    nq_http_header headers[NQ_HARNESS_HEADERS_MAX]; /* in order */
+    char *body;                                    /* body bytes, NUL-terminated (malloc'd) */
+    size_t body_len;                               /* without the NUL */
+} nq_http_response;
+
+/* Start nqueensd with extra arguments (NULL-terminated array, or NULL) and extra environment entries
+ * ("NAME=value", NULL-terminated, or NULL) and wait (up to 10 s) for its start-up line.
+ * Returns false if it did not start (its output is printed to stderr then). */
+bool nq_harness_start(nq_test_server *s, const char *const *args, const char *const *env);
+
+/* Send sig to the server and wait (up to timeout_s, then SIGKILL) for it to exit. Returns its exit
+ * status (0..255), 128 + signal if a signal ended it, -1 on error. Removes its log file. */
+int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s);
+
+/* Everything the server wrote to stdout and stderr so far (malloc'd, NUL-terminated), or NULL. */
+char *nq_harness_log(const nq_test_server *s);
+
+/* Send method target (path and query, e.g. "/solve?n=4") with extra request header lines ("Name: v",
+ * NULL-terminated, or NULL). HEAD sends no body back. Fills *out (free with nq_http_response_free).
+ * Returns false when no HTTP response arrived. */
+bool nq_http_request(const nq_test_server *s, const char *method, const char *target, const char *const *headers,
+                     nq_http_response *out);
+
+/* GET shorthand. */
+bool nq_http_get(const nq_test_server *s, const char *target, nq_http_response *out);
+
+/* The value of the first header called name (case-insensitive), or NULL. */
+const char *nq_http_header_get(const nq_http_response *r, const char *name);
+
+/* Free what a response holds (not the struct). NULL is accepted. */
+void nq_http_response_free(nq_http_response *r);
+
+/* Decode a gzip body; on success *out is malloc'd and NUL-terminated. Bounded to 1 GiB. */
+bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len);
+
+/* Write len bytes of raw request to 127.0.0.1:port, then read until the server closes or timeout_ms
+ * of silence passes. On success returns the bytes received (malloc'd, NUL-terminated) and their
+ * count in *out_len; NULL on a socket error. */
+char *nq_raw_request(uint16_t port, const char *req, size_t len, unsigned timeout_ms, size_t *out_len);
+
+#endif /* NQ_HARNESS_H */

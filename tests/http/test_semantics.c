@@ -1,0 +1,237 @@
+/* test_semantics.c - HTTP semantics of nqueensd: gzip (q-values, body equal after decoding), ETag and
+ * 304, HEAD, CORS and preflight, Vary, Cache-Control, Server-Timing, X-Request-Id, /openapi.yaml. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char *const server_args[] = {"--max-solutions", "100000", "--cors-origin", "https://app.example",
+                                          NULL};
+static nq_test_server server;
+
+static void get(const char *target, const char *const *headers, nq_http_response *r) {
+    ck_assert(nq_http_request(&server, "GET", target, headers, r));
+}
+
+static void check_success_headers(const nq_http_response *r) {
+    ck_assert_str_eq(nq_http_header_get(r, "Cache-Control"), "public, max-age=31536000, immutable");
+    ck_assert_str_eq(nq_http_header_get(r, "Vary"), "Accept, Accept-Encoding");
+    ck_assert_str_eq(nq_http_header_get(r, "Access-Control-Allow-Origin"), "https://app.example");
+    const char *etag = nq_http_header_get(r, "ETag");
+    ck_assert_ptr_nonnull(etag);
+    ck_assert_msg(etag[0] == '"' && etag[strlen(etag) - 1] == '"', "strong ETag: %s", etag);
+    ck_assert_ptr_nonnull(strstr(nq_http_header_get(r, "Server-Timing"), "solver;dur="));
+}
+
+/* gzip when allowed and the body is over 1 KiB; the decoded body equals the plain one. */
+START_TEST(test_gzip) {
+    static const char *const targets[] = {"/solve?n=10", "/solve?n=13&format=columns&limit=5000", "/openapi.yaml"};
+    static const char *const gz[] = {"Accept-Encoding: gzip", NULL};
+    nq_http_response plain, packed;
+    get(targets[_i], NULL, &plain);
+    get(targets[_i], gz, &packed);
+    ck_assert_int_eq(plain.status, 200);
+    ck_assert_int_eq(packed.status, 200);
+    ck_assert_ptr_null(nq_http_header_get(&plain, "Content-Encoding"));
+    ck_assert_str_eq(nq_http_header_get(&packed, "Content-Encoding"), "gzip");
+    check_success_headers(&packed);
+    ck_assert_str_ne(nq_http_header_get(&plain, "ETag"), nq_http_header_get(&packed, "ETag"));
+    char *decoded = NULL;
+    size_t len = 0;
+    ck_assert(nq_harness_gunzip(packed.body, packed.body_len, &decoded, &len));
+    ck_assert_uint_eq(len, plain.body_len);
+    ck_assert(memcmp(decoded, plain.body, len) == 0);
+    ck_assert_uint_lt(packed.body_len, plain.body_len / 4);
+    free(decoded);
+    nq_http_response_free(&plain);
+    nq_http_response_free(&packed);
+}
+END_TEST
+
+/* Accept-Encoding values that must not give gzip, and small bodies that are never compressed. */
+START_TEST(test_no_gzip) {
+    static const char *const values[] = {"Accept-Encoding: gzip;q=0", "Accept-Encoding: identity",
+                                         "Accept-Encoding: br", "Accept-Encoding: *;q=0, identity",
+                                         "Accept-Encoding: gzip;q=0, *"};
+    const char *const h[] = {values[_i], NULL};
+    nq_http_response r;
+    get("/solve?n=10", h, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_null(nq_http_header_get(&r, "Content-Encoding"));
+    ck_assert_uint_gt(r.body_len, 1024);
+    ck_assert_int_eq(r.body[0], '{');
+    nq_http_response_free(&r);
+    static const char *const gz[] = {"Accept-Encoding: gzip", NULL};
+    get("/count?n=8", gz, &r); /* 30 bytes: not worth compressing */
+    ck_assert_ptr_null(nq_http_header_get(&r, "Content-Encoding"));
+    ck_assert_str_eq(r.body, "{\"n\":8,\"total\":92,\"unique\":12}");
+    nq_http_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_etag_304) {
+    static const char *const targets[] = {"/count?n=8", "/solve?n=6", "/solve?n=13&limit=3", "/openapi.yaml",
+                                          "/problems/not-found"};
+    nq_http_response r, again;
+    get(targets[_i], NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    check_success_headers(&r);
+    const char *etag = nq_http_header_get(&r, "ETag");
+    char inm[160], weak[160];
+    snprintf(inm, sizeof inm, "If-None-Match: %s", etag);
+    snprintf(weak, sizeof weak, "If-None-Match: \"nope\", W/%s", etag);
+    const char *const conds[][2] = {{inm, NULL}, {weak, NULL}, {"If-None-Match: *", NULL}};
+    for (size_t i = 0; i < 3; i++) {
+        get(targets[_i], conds[i], &again);
+        ck_assert_int_eq(again.status, 304);
+        ck_assert_uint_eq(again.body_len, 0);
+        ck_assert_str_eq(nq_http_header_get(&again, "ETag"), etag);
+        ck_assert_str_eq(nq_http_header_get(&again, "Cache-Control"), "public, max-age=31536000, immutable");
+        nq_http_response_free(&again);
+    }
+    static const char *const other[] = {"If-None-Match: \"0000000000000000\"", NULL};
+    get(targets[_i], other, &again);
+    ck_assert_int_eq(again.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&again, "ETag"), etag);
+    ck_assert_uint_eq(again.body_len, r.body_len);
+    nq_http_response_free(&again);
+    nq_http_response_free(&r);
+}
+END_TEST
+
+/* The same request always gets the same ETag; different requests get different ones. */
+START_TEST(test_etag_stable) {
+    nq_http_response a, b, c;
+    get("/solve?n=7&limit=5", NULL, &a);
+    get("/solve?n=7&limit=5", NULL, &b);
+    get("/solve?n=7&limit=6", NULL, &c);
+    ck_assert_str_eq(nq_http_header_get(&a, "ETag"), nq_http_header_get(&b, "ETag"));
+    ck_assert_str_ne(nq_http_header_get(&a, "ETag"), nq_http_header_get(&c, "ETag"));
+    nq_http_response_free(&a);
+    nq_http_response_free(&b);
+    nq_http_response_free(&c);
+}
+END_TEST
+
+START_TEST(test_head) {
+    static const char *const targets[] = {"/solve?n=8", "/count?n=8", "/solve?n=13&format=columns", "/openapi.yaml"};
+    nq_http_response g, h;
+    get(targets[_i], NULL, &g);
+    ck_assert(nq_http_request(&server, "HEAD", targets[_i], NULL, &h));
+    ck_assert_int_eq(h.status, 200);
+    ck_assert_uint_eq(h.body_len, 0);
+    ck_assert_str_eq(nq_http_header_get(&h, "Content-Type"), nq_http_header_get(&g, "Content-Type"));
+    ck_assert_str_eq(nq_http_header_get(&h, "ETag"), nq_http_header_get(&g, "ETag"));
+    const char *hl = nq_http_header_get(&h, "Content-Length"), *gl = nq_http_header_get(&g, "Content-Length");
+    if (gl) ck_assert_str_eq(hl, gl); /* for a streamed body neither side states a length */
+    nq_http_response_free(&g);
+    nq_http_response_free(&h);
+}
+END_TEST
+
+START_TEST(test_cors_preflight) {
+    static const char *const pre[] = {"Origin: https://app.example", "Access-Control-Request-Method: GET",
+                                      "Access-Control-Request-Headers: if-none-match", NULL};
+    static const char *const targets[] = {"/solve", "/count", "/openapi.yaml"};
+    for (size_t i = 0; i < 3; i++) {
+        nq_http_response r;
+        ck_assert(nq_http_request(&server, "OPTIONS", targets[i], pre, &r));
+        ck_assert_int_eq(r.status, 204);
+        ck_assert_uint_eq(r.body_len, 0);
+        ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Origin"), "https://app.example");
+        ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
+        ck_assert_ptr_nonnull(strstr(nq_http_header_get(&r, "Access-Control-Allow-Headers"), "If-None-Match"));
+        ck_assert_str_eq(nq_http_header_get(&r, "Allow"), "GET, HEAD, OPTIONS");
+        ck_assert_ptr_nonnull(nq_http_header_get(&r, "Access-Control-Max-Age"));
+        nq_http_response_free(&r);
+    }
+    nq_http_response r;
+    ck_assert(nq_http_request(&server, "OPTIONS", "/nowhere", pre, &r));
+    ck_assert_int_eq(r.status, 404);
+    nq_http_response_free(&r);
+    static const char *const simple[] = {"Origin: https://app.example", NULL};
+    get("/count?n=5", simple, &r);
+    ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Origin"), "https://app.example");
+    ck_assert_ptr_nonnull(strstr(nq_http_header_get(&r, "Access-Control-Expose-Headers"), "ETag"));
+    nq_http_response_free(&r);
+    get("/count?n=0", simple, &r); /* errors carry CORS too, so a browser can read them */
+    ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Origin"), "https://app.example");
+    nq_http_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_request_id) {
+    static const char *const given[] = {"X-Request-Id: trace-42.abc", NULL};
+    nq_http_response r;
+    get("/count?n=6", given, &r);
+    ck_assert_str_eq(nq_http_header_get(&r, "X-Request-Id"), "trace-42.abc");
+    nq_http_response_free(&r);
+    get("/count?n=0", given, &r);
+    ck_assert_str_eq(nq_http_header_get(&r, "X-Request-Id"), "trace-42.abc");
+    nq_http_response_free(&r);
+    static const char *const bad[] = {"X-Request-Id: has \"quotes\"", NULL};
+    get("/count?n=6", bad, &r);
+    const char *id = nq_http_header_get(&r, "X-Request-Id");
+    ck_assert_uint_eq(strlen(id), 16);
+    ck_assert_uint_eq(strspn(id, "0123456789abcdef"), 16);
+    char first[17];
+    snprintf(first, sizeof first, "%s", id);
+    nq_http_response_free(&r);
+    get("/count?n=6", NULL, &r);
+    ck_assert_uint_eq(strlen(nq_http_header_get(&r, "X-Request-Id")), 16);
+    ck_assert_str_ne(nq_http_header_get(&r, "X-Request-Id"), first);
+    nq_http_response_free(&r);
+}
+END_TEST
+
+/* Server-Timing reports the solver's time: 0 on a cache hit. */
+START_TEST(test_server_timing) {
+    nq_http_response r;
+    get("/count?n=11", NULL, &r); /* computed (or already cached by an earlier test: then 0) */
+    ck_assert_ptr_nonnull(strstr(nq_http_header_get(&r, "Server-Timing"), "solver;dur="));
+    nq_http_response_free(&r);
+    get("/count?n=11", NULL, &r);
+    ck_assert_str_eq(nq_http_header_get(&r, "Server-Timing"), "solver;dur=0.000");
+    ck_assert_str_eq(r.body, "{\"n\":11,\"total\":2680,\"unique\":341}");
+    nq_http_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_openapi) {
+    nq_http_response r;
+    get("/openapi.yaml", NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/yaml");
+    ck_assert_msg(strncmp(r.body, "openapi: 3.1", 12) == 0 || strstr(r.body, "\nopenapi: 3.1") != NULL,
+                  "not an OpenAPI 3.1 document");
+    ck_assert_ptr_nonnull(strstr(r.body, "/solve"));
+    ck_assert_ptr_nonnull(strstr(r.body, "/count"));
+    nq_http_response_free(&r);
+}
+END_TEST
+
+int main(void) {
+    if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
+    Suite *s = suite_create("http_semantics");
+    TCase *tc = tcase_create("semantics");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_gzip, 0, 3);
+    tcase_add_loop_test(tc, test_no_gzip, 0, 5);
+    tcase_add_loop_test(tc, test_etag_304, 0, 5);
+    tcase_add_test(tc, test_etag_stable);
+    tcase_add_loop_test(tc, test_head, 0, 4);
+    tcase_add_test(tc, test_cors_preflight);
+    tcase_add_test(tc, test_request_id);
+    tcase_add_test(tc, test_server_timing);
+    tcase_add_test(tc, test_openapi);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    const int status = nq_harness_stop(&server, SIGTERM, 15);
+    return failed == 0 && status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
