@@ -121,10 +121,14 @@ static void seed_init(uint64_t seed[2], const void *salt) {
     seed[1] = (uint64_t)(uintptr_t)salt * 0xbf58476d1ce4e5b9u;
 }
 
-/* Length of s if it is at most max bytes long, else max + 1 (never reads past s[max]). */
+/* Length of s if it is at most max bytes long, else max + 1 (never reads past s[max], nor past the
+ * NUL of a shorter string). */
 static size_t bounded_len(const char *s, size_t max) {
-    const char *nul = memchr(s, '\0', max + 1u);
-    return nul ? (size_t)(nul - s) : max + 1u;
+    size_t n = 0;
+    while (n <= max && s[n] != '\0') {
+        n++;
+    }
+    return n;
 }
 
 /* Bytes an entry costs, or SIZE_MAX if the sum overflows. */
@@ -222,7 +226,8 @@ static void rehash_step(nq_cache *c) {
 }
 
 /* Start growing once the load factor passes 1. If the larger table cannot be allocated the cache
- * keeps working with longer chains; growth is retried on a later insert. */
+ * keeps working with longer chains; growth is retried on a later insert. The table never shrinks:
+ * its size follows the peak entry count, which the byte bound already limits. */
 static void maybe_grow(nq_cache *c) {
     if (rehashing(c) || c->t[0].used <= c->t[0].mask || c->t[0].mask > SIZE_MAX / 4u) {
         return;
@@ -236,7 +241,8 @@ static void maybe_grow(nq_cache *c) {
     c->rehash_next = 0;
 }
 
-/* The slot holding the link to key's entry (or the NULL at the end of its chain), and its table. */
+/* The link that points at key's entry (a bucket head or a predecessor's `chain`), with the table
+ * holding it in *owner; NULL when key is absent. */
 static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint64_t h, table **owner) {
     for (int i = 0; i < 2; i++) {
         table *const t = &c->t[i];
