@@ -59,7 +59,7 @@ static const opt_row opts[] = {
     {"count-threads", "NQUEENSD_COUNT_THREADS", T_UINT, FIELD(count_threads), "0", 0, 256, "N",
      "threads one /count computation uses; 0 = one per CPU"},
     {"cache-bytes", "NQUEENSD_CACHE_BYTES", T_SIZE, FIELD(cache_bytes), "64M", 0, (uint64_t)1 << 40,
-     "BYTES", "response cache capacity (suffix K, M or G); 0 disables the cache"},
+     "BYTES", "response cache capacity; 0 disables the cache"},
     {"max-n-solve", "NQUEENSD_MAX_N_SOLVE", T_INT, FIELD(max_n_solve), "20", NQ_N_MIN, NQ_N_MAX, "N",
      "largest board /solve accepts; larger gets 422"},
     {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "18", NQ_N_MIN, NQ_COUNT_N_MAX,
@@ -84,7 +84,8 @@ static const opt_row opts[] = {
     {"idle-timeout-s", "NQUEENSD_IDLE_TIMEOUT_S", T_UINT, FIELD(idle_timeout_s), "30", 1, 86400, "S",
      "an idle keep-alive connection is closed after this many seconds"},
     {"head-timeout-s", "NQUEENSD_HEAD_TIMEOUT_S", T_UINT, FIELD(head_timeout_s), "10", 1, 3600, "S",
-     "the whole request head must arrive within this many seconds of the connection opening"},
+     "the whole request head must arrive within this many seconds (of the connection opening, or of "
+     "the previous response on it)"},
     {"max-uri-bytes", "NQUEENSD_MAX_URI_BYTES", T_SIZE, FIELD(max_uri_bytes), "8K", 64, 64 * KIB,
      "BYTES", "longest request target; longer gets 414"},
     {"max-header-bytes", "NQUEENSD_MAX_HEADER_BYTES", T_SIZE, FIELD(max_header_bytes), "16K", 1 * KIB,
@@ -228,6 +229,22 @@ static bool apply(const opt_row *o, nq_config *c, const char *s)
 
 /* ---- messages ---------------------------------------------------------------------------------- */
 
+#define RANGE_TEXT_MAX 128 /* describe_range output, NUL included */
+
+/* A byte count with the largest suffix that divides it exactly ("64K", "1024G", "1000"). */
+static void format_size(uint64_t v, char *out, size_t cap)
+{
+    static const struct { uint64_t unit; char suffix; } units[] = {
+        {(uint64_t)MIB * KIB, 'G'}, {MIB, 'M'}, {KIB, 'K'}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (v >= units[i].unit && v % units[i].unit == 0) {
+            snprintf(out, cap, "%" PRIu64 "%c", v / units[i].unit, units[i].suffix);
+            return;
+        }
+    }
+    snprintf(out, cap, "%" PRIu64, v);
+}
+
 /* What the option accepts, in words, for --help and error messages. */
 static void describe_range(const opt_row *o, char *out, size_t cap)
 {
@@ -235,9 +252,13 @@ static void describe_range(const opt_row *o, char *out, size_t cap)
     case T_ADDR: snprintf(out, cap, "a numeric IPv4 or IPv6 address"); break;
     case T_ORIGIN: snprintf(out, cap, "* or an origin, 1..%zu visible ASCII characters", o->cap - 1); break;
     case T_LOGFMT: snprintf(out, cap, "json or text"); break;
-    case T_SIZE:
-        snprintf(out, cap, "%" PRIu64 "..%" PRIu64 " bytes, suffix K, M or G allowed", o->min, o->max);
+    case T_SIZE: {
+        char lo[24], hi[24];
+        format_size(o->min, lo, sizeof lo);
+        format_size(o->max, hi, sizeof hi);
+        snprintf(out, cap, "a byte count in %s..%s (suffix K, M or G: powers of 1024)", lo, hi);
         break;
+    }
     default: snprintf(out, cap, "an integer in %" PRIu64 "..%" PRIu64, o->min, o->max); break;
     }
 }
@@ -273,7 +294,7 @@ static nq_err bad_value(const opt_row *o, const char *source, const char *value,
                         size_t errlen)
 {
     char shown[48];
-    char range[96];
+    char range[RANGE_TEXT_MAX];
     quote_value(value, shown, sizeof shown);
     describe_range(o, range, sizeof range);
     return fail(err, errlen, NQ_E_PARAM_INVALID, "invalid value \"%s\" for --%s (from %s): expected %s",
@@ -422,7 +443,7 @@ void nq_config_usage(FILE *out, const char *prog)
             "a flag overrides the variable. Options take --name VALUE or --name=VALUE.\n\n",
             prog, prog, prog);
     for (size_t i = 0; i < NOPTS; i++) {
-        char range[96];
+        char range[RANGE_TEXT_MAX];
         describe_range(&opts[i], range, sizeof range);
         fprintf(out, "  --%s %s  (%s, default %s)\n      %s\n      accepts %s\n", opts[i].flag, opts[i].meta,
                 opts[i].env, opts[i].def, opts[i].help, range);
@@ -435,7 +456,7 @@ void nq_config_markdown(FILE *out)
           "|---|---|---|---|---|\n",
           out);
     for (size_t i = 0; i < NOPTS; i++) {
-        char range[96];
+        char range[RANGE_TEXT_MAX];
         describe_range(&opts[i], range, sizeof range);
         fprintf(out, "| `--%s` | `%s` | `%s` | %s | %s |\n", opts[i].flag, opts[i].env, opts[i].def,
                 range, opts[i].help);
