@@ -235,6 +235,12 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
     nq_app_work_destroy(work);
 }
 
+nq_app_work *nq_app_work_copy(const nq_app_work *work) {
+    nq_app_work *w = malloc(sizeof *w);
+    if (w) *w = *work; /* plain data: no pointer in it is owned */
+    return w;
+}
+
 void nq_app_work_destroy(nq_app_work *work) { free(work); }
 
 void nq_app_result_destroy(nq_app_result *result) {

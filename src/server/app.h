@@ -144,6 +144,11 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
  * (NQ_E_BUSY, NQ_E_DEADLINE and NQ_E_DRAINING are 503 with Retry-After). Consumes work. */
 void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp);
 
+/* An independent copy of work (it borrows nothing from the request), for a worker pool that runs the
+ * computation on its own copy because the request may be gone before it ends. NULL on allocation
+ * failure. Free it with nq_app_work_destroy. */
+nq_app_work *nq_app_work_copy(const nq_app_work *work);
+
 /* Drop a pending work without answering (the client went away). NULL is accepted. */
 void nq_app_work_destroy(nq_app_work *work);
 

@@ -4,7 +4,10 @@
  *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1
  *   handler, first call            -> head received (guard), nothing queued yet
  *   handler, body calls            -> any request body is discarded
- *   handler, last call             -> nq_app_serve, response converted and queued
+ *   handler, last call             -> nq_app_handle; an answer is converted and queued, while a
+ *                                     computation goes to the worker pool (pool.h) with the
+ *                                     connection suspended
+ *   handler, after resume          -> nq_app_finish with the pool's outcome, converted and queued
  *   body reader calls              -> a streamed /solve renders batch by batch
  *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
  */
@@ -28,6 +31,7 @@
 #include "cache.h"
 #include "guard.h"
 #include "ops_routes.h"
+#include "pool.h"
 
 #define STREAM_BLOCK (64u * 1024u) /* bytes libmicrohttpd asks a streamed body for at a time */
 
@@ -37,6 +41,7 @@ struct nq_server {
     nq_cache *cache;                             /* response cache */
     nq_app *app;                                 /* request -> response */
     nq_guard *guard;                             /* connection hardening */
+    nq_pool *pool;                               /* solver workers: computations run there */
     uint16_t port;                               /* bound port */
     atomic_size_t in_flight;                     /* requests between uri_log and completion */
     atomic_bool draining;                        /* nq_server_drain called */
@@ -55,6 +60,11 @@ typedef struct request_ctx {
     nq_err head_error;    /* guard verdict on the head (414/431), NQ_OK if fine */
     uint64_t bytes;       /* body bytes handed to libmicrohttpd */
     nq_response resp;     /* the response (headers, record fields) */
+    struct MHD_Connection *conn; /* the connection, for the pool's resume callback */
+    nq_app_work *work;    /* the pending computation's request, until nq_app_finish consumes it */
+    nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
+    bool offloaded;       /* the connection was suspended for a computation */
+    nq_err offload_err;   /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
     char method[16];      /* request method, cut */
 } request_ctx;
 
@@ -119,6 +129,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
     };
     const nq_server_observer fn = atomic_load_explicit(&s->observer, memory_order_acquire);
     if (fn) fn(atomic_load_explicit(&s->observer_ctx, memory_order_relaxed), &rec);
+    nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
+    nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
     free(ctx->target);
     free(ctx);
@@ -199,11 +211,62 @@ static const char *lookup_header(void *c, const char *name) {
     return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
+/* ---- computations on the worker pool ---------------------------------------------------------- */
+
+/* The pool's task: run on a solver worker, over the pool's own copy of the work. */
+static nq_err run_work(void *work, nq_count_ctl *ctl, void **result) {
+    nq_app_result *r = NULL;
+    const nq_err rc = nq_app_compute(work, ctl, &r);
+    *result = r;
+    return rc;
+}
+
+static void free_work(void *work) { nq_app_work_destroy(work); }
+
+static void free_result(void *result) { nq_app_result_destroy(result); }
+
+/* The pool's notification, on a pool thread: the outcome is in, let libmicrohttpd call us again. */
+static void resume_request(void *arg) {
+    const request_ctx *ctx = arg;
+    MHD_resume_connection(ctx->conn);
+}
+
+/* Hand ctx->work's computation to the pool and suspend the connection until it is done. The
+ * connection is suspended before the submit, so the pool cannot resume it before it is suspended; a
+ * refused submit (busy, draining) resumes it at once and is answered on the next call. */
+static void offload(request_ctx *ctx, struct MHD_Connection *c) {
+    ctx->offloaded = true;
+    ctx->conn = c;
+    MHD_suspend_connection(c);
+    nq_app_work *copy = nq_app_work_copy(ctx->work); /* the pool's: may outlive this request */
+    const nq_pool_task task = {run_work, free_work, free_result, copy};
+    ctx->offload_err = copy ? nq_pool_submit(ctx->s->pool, nq_app_work_key(ctx->work), &task, resume_request, ctx,
+                                             &ctx->ticket)
+                            : NQ_E_NOMEM;
+    if (ctx->offload_err != NQ_OK) MHD_resume_connection(c);
+}
+
+/* Back from the pool: turn its outcome into the response. */
+static void finish_offloaded(request_ctx *ctx) {
+    const void *result = NULL;
+    const nq_err rc = ctx->ticket ? nq_pool_ticket_result(ctx->ticket, &result) : ctx->offload_err;
+    nq_app_finish(ctx->s->app, ctx->work, rc, result, &ctx->resp); /* retains what it keeps of result */
+    ctx->work = NULL;
+    nq_pool_ticket_release(ctx->ticket);
+    ctx->ticket = NULL;
+}
+
 static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method) {
     const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, c};
-    /* Over the guard's caps (414/431): a problem, without routing a target that may be huge. */
-    if (ctx->head_error != NQ_OK) nq_app_reject(ctx->s->app, &req, ctx->head_error, &ctx->resp);
-    else nq_app_serve(ctx->s->app, &req, &ctx->resp);
+    if (ctx->offloaded) {
+        finish_offloaded(ctx);
+    } else if (ctx->head_error != NQ_OK) {
+        /* Over the guard's caps (414/431): a problem, without routing a target that may be huge. */
+        nq_app_reject(ctx->s->app, &req, ctx->head_error, &ctx->resp);
+    } else if (nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work) == NQ_APP_COMPUTE) {
+        offload(ctx, c);
+        return MHD_YES; /* called again once resumed */
+    }
     struct MHD_Response *m = to_mhd(ctx);
     if (!m) return MHD_NO;
     const enum MHD_Result rc = MHD_queue_response(c, ctx->resp.status, m);
@@ -294,6 +357,10 @@ nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
     atomic_init(&s->observer_ctx, NULL);
     nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
     if (rc == NQ_OK) rc = nq_app_create(cfg, s->cache, &s->app);
+    if (rc == NQ_OK) {
+        const nq_pool_config pc = {cfg->solver_workers, cfg->queue_len, cfg->deadline_ms, cfg->budget_ms};
+        rc = nq_pool_create(&pc, &s->pool);
+    }
     if (rc == NQ_OK) rc = start_daemon(s);
     if (rc != NQ_OK) {
         nq_server_destroy(s);
@@ -309,7 +376,7 @@ void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx) {
 }
 
 void nq_server_set_ops(nq_server *s, nq_ops *ops) {
-    nq_ops_attach(ops, NULL, s->guard); /* the pool is attached where it is created */
+    nq_ops_attach(ops, s->pool, s->guard);
     nq_app_set_ops(s->app, ops);
 }
 
@@ -328,7 +395,10 @@ bool nq_server_idle(const nq_server *s) { return atomic_load(&s->in_flight) == 0
 
 void nq_server_destroy(nq_server *s) {
     if (!s) return;
+    /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
+    nq_pool_abort(s->pool);
     if (s->mhd) MHD_stop_daemon(s->mhd);
+    nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);
     nq_cache_destroy(s->cache);
