@@ -13,18 +13,19 @@
 # configured to serve exactly those bytes with the same caching/CORS headers (ETag, Cache-Control,
 # Vary, Access-Control-*, Server-Timing, a per-request X-Request-Id). Both log every request to a
 # file. wrk then runs against each server in turn, ROUNDS times, alternating so that background
-# noise hits both alike; the median requests/s of each is reported with the ratio.
+# noise hits both alike; the median requests/s of each is reported with the median of the per-round
+# ratios and their range.
 # Memory: a fresh nqueensd's VmRSS is sampled every 20 ms while curl streams n=14; growth is the
 # peak minus the RSS just before (after a warm-up request).
 #
-# Knobs (environment): ROUNDS (3), DURATION (wrk seconds per run, 8), CONNECTIONS (64), THREADS (wrk
+# Knobs (environment): ROUNDS (5), DURATION (wrk seconds per run, 8), CONNECTIONS (64), THREADS (wrk
 # threads, 2), BUILD_DIR (build/bench), NQ_ARGS (extra nqueensd arguments).
 # Needs wrk, nginx and curl (scripts/deps.sh --bench installs them). Leaves nothing running.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-8}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
@@ -163,22 +164,29 @@ rps() {
     awk '/^Requests\/sec:/ { print $2 }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-# compare LABEL NQ_URL NGINX_URL BYTES [wrk args]: alternate runs, print medians and the ratio.
+# compare LABEL NQ_URL NGINX_URL BYTES [wrk args]: alternate runs; print each server's median and the
+# median of the per-round ratios (pairing the runs of a round cancels load that drifts between rounds),
+# with the lowest and highest round ratio.
 compare() {
   local label=$1 nq_url=$2 ng_url=$3 bytes=$4; shift 4
-  local nq_runs=() ng_runs=()
+  local nq ng rounds=()
   for r in $(seq "$ROUNDS"); do
-    ng_runs+=("$(rps "$ng_url" "$@")")
-    nq_runs+=("$(rps "$nq_url" "$@")")
-    log "$label round $r: nginx ${ng_runs[-1]} req/s, nqueensd ${nq_runs[-1]} req/s"
+    ng=$(rps "$ng_url" "$@")
+    nq=$(rps "$nq_url" "$@")
+    log "$label round $r: nginx $ng req/s, nqueensd $nq req/s"
+    rounds+=("$nq $ng")
   done
-  local nq ng
-  nq=$(printf '%s\n' "${nq_runs[@]}" | median)
-  ng=$(printf '%s\n' "${ng_runs[@]}" | median)
-  awk -v l="$label" -v a="$nq" -v b="$ng" -v s="$bytes" 'BEGIN {
-    printf "%-28s %12.0f %12.0f %9.1f %9.1f %7.2fx\n", l, a, b, a * s / 1048576, b * s / 1048576, a / b }'
+  printf '%s\n' "${rounds[@]}" | awk -v l="$label" -v s="$bytes" '
+    { nq[NR] = $1; ng[NR] = $2; ratio[NR] = $1 / $2 }
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    END {
+      a = median(nq, NR); b = median(ng, NR); r = median(ratio, NR)
+      printf "%-28s %12.0f %12.0f %9.1f %9.1f %7.2fx  (%.2f-%.2f)\n", l, a, b, a * s / 1048576, b * s / 1048576,
+        r, ratio[1], ratio[NR]
+    }'
 }
 
 # rss_kib PID: resident set size in KiB.
@@ -235,11 +243,17 @@ for f in count-8.json solve-12.json; do
   cmp -s "$work/www/$f" <(curl -sS "http://127.0.0.1:$nginx_port/${f%%-*}") ||
     die "nginx does not serve the bytes of $f: $(cat "$work/nginx/error.log")"
 done
+# The gzip rows are only meaningful if both servers really answer gzip to that request header (wrk,
+# like this check, must write it "Name: value": wrk silently drops a header without the space).
+for port in "$nq_port" "$nginx_port"; do
+  curl -sS -o /dev/null -D - -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/solve?n=12" |
+    grep -qi '^content-encoding: gzip' || die "port $port does not answer gzip"
+done
 count_bytes=$(stat -c %s "$work/www/count-8.json")
 solve_bytes=$(stat -c %s "$work/www/solve-12.json")
 gz_bytes=$(stat -c %s "$work/www/solve-12.json.gz")
 log "bodies: count-8 $count_bytes B, solve-12 $solve_bytes B, solve-12 gzip $gz_bytes B"
-printf "%-28s %12s %12s %9s %9s %8s\n" "request" "nqueensd/s" "nginx/s" "nq MiB/s" "ng MiB/s" "ratio"
+printf "%-28s %12s %12s %9s %9s %8s  %s\n" "request" "nqueensd/s" "nginx/s" "nq MiB/s" "ng MiB/s" "ratio" "(range)"
 compare "/count?n=8 (target 0.9x)" "http://127.0.0.1:$nq_port/count?n=8" \
   "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
 compare "/solve?n=12 (target 1x)" "http://127.0.0.1:$nq_port/solve?n=12" \
