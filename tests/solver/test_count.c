@@ -1,0 +1,185 @@
+/* test_count.c - Check suite for counting (nq_count, the backtracking counter, the control block).
+ *
+ * Counts are checked against OEIS A000170 / A002562 (count_cases.h) for n = 1..16, both through the
+ * public dispatcher and through the backtracking counter directly, so each method is covered whatever
+ * the dispatcher picks. Cancellation is checked against the 100 ms bound the issue sets.
+ */
+#include "nqueens/solver.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "count_bt.h"
+#include "count_cases.h"
+
+typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
+
+static const struct {
+    const char *name; /* for failure messages */
+    count_fn fn;      /* the counter under test */
+} methods[] = {{"nq_count", nq_count}, {"nq_count_backtrack", nq_count_backtrack}};
+
+/* Thread counts: 1 and 2 run every n; 3 and 0 (one per CPU) run n <= 13 to keep the suite short. */
+static const struct {
+    int threads; /* passed to the counter */
+    int n_max;   /* largest n run with it */
+} thread_cases[] = {{1, 16}, {2, 16}, {3, 13}, {0, 13}};
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void check_counts(count_fn fn, const char *name, int n, int threads) {
+    nq_counts got = {99, 99};
+    nq_count_ctl ctl;
+    nq_count_ctl_init(&ctl);
+    ck_assert_msg(fn(n, threads, &ctl, &got) == NQ_OK, "%s n=%d threads=%d", name, n, threads);
+    ck_assert_msg(got.total == known_counts[n].total, "%s n=%d threads=%d total %llu", name, n, threads,
+                  (unsigned long long)got.total);
+    ck_assert_msg(got.unique == known_counts[n].unique, "%s n=%d threads=%d unique %llu", name, n,
+                  threads, (unsigned long long)got.unique);
+    ck_assert(nq_count_progress(&ctl) == 1.0);
+}
+
+/* _i enumerates (method, thread case) pairs. The backtracking counter stops at n = 15 here: its
+ * n = 16 takes seconds and runs in the slow suite. */
+START_TEST(counts_match_oeis) {
+    const size_t ncases = sizeof thread_cases / sizeof thread_cases[0];
+    const size_t m = (size_t)_i / ncases;
+    const int threads = thread_cases[(size_t)_i % ncases].threads;
+    int n_max = thread_cases[(size_t)_i % ncases].n_max;
+    if (methods[m].fn == nq_count_backtrack && n_max > 15) n_max = 15;
+    for (int n = 1; n <= n_max; n++) check_counts(methods[m].fn, methods[m].name, n, threads);
+}
+END_TEST
+
+START_TEST(counts_without_ctl) {
+    nq_counts got;
+    ck_assert_int_eq(nq_count(12, 2, NULL, &got), NQ_OK);
+    ck_assert_uint_eq(got.total, 14200);
+    ck_assert_uint_eq(got.unique, 1787);
+    ck_assert_int_eq(nq_count_backtrack(12, 1000, NULL, &got), NQ_OK); /* clamped thread count */
+    ck_assert_uint_eq(got.total, 14200);
+    ck_assert_uint_eq(got.unique, 1787);
+}
+END_TEST
+
+/* ---- cancellation and progress ---------------------------------------------------------------- */
+
+typedef struct bg_count {
+    count_fn fn;          /* counter to run */
+    int n;                /* board */
+    nq_count_ctl ctl;     /* shared with the test thread */
+    nq_counts counts;     /* result */
+    nq_err err;           /* its return */
+    double finished_at;   /* now_seconds() when it returned */
+} bg_count;
+
+static void *bg_run(void *arg) {
+    bg_count *bg = arg;
+    bg->err = bg->fn(bg->n, 2, &bg->ctl, &bg->counts);
+    bg->finished_at = now_seconds();
+    return NULL;
+}
+
+/* A count of n = 18 (tens of seconds) is cancelled once it is under way and must return
+ * NQ_E_CANCELED within 100 ms of the cancel. */
+START_TEST(cancel_stops_count_18) {
+    bg_count bg = {.fn = methods[_i].fn, .n = 18};
+    pthread_t thread;
+    nq_count_ctl_init(&bg.ctl);
+    ck_assert_int_eq(pthread_create(&thread, NULL, bg_run, &bg), 0);
+    const double start = now_seconds();
+    /* Wait until it has split its work and finished a task, or 2 s (it might plan slowly). */
+    while (nq_count_progress(&bg.ctl) == 0.0 && now_seconds() - start < 2.0) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    const double progress = nq_count_progress(&bg.ctl);
+    const double cancelled_at = now_seconds();
+    nq_count_cancel(&bg.ctl);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_msg(bg.err == NQ_E_CANCELED, "%s returned %s", methods[_i].name, nq_err_name(bg.err));
+    ck_assert_msg(bg.finished_at - cancelled_at < 0.100, "%s took %.3f s to stop", methods[_i].name,
+                  bg.finished_at - cancelled_at);
+    ck_assert(progress < 1.0);
+}
+END_TEST
+
+START_TEST(cancel_before_start) {
+    nq_count_ctl ctl;
+    nq_counts got;
+    nq_count_ctl_init(&ctl);
+    nq_count_cancel(&ctl);
+    ck_assert_int_eq(methods[_i].fn(16, 2, &ctl, &got), NQ_E_CANCELED);
+    ck_assert_int_eq(methods[_i].fn(4, 2, &ctl, &got), NQ_E_CANCELED);
+}
+END_TEST
+
+/* Progress sampled while a count runs: starts at 0, never goes down, ends at exactly 1. */
+START_TEST(progress_zero_to_one) {
+    bg_count bg = {.fn = nq_count_backtrack, .n = 15};
+    pthread_t thread;
+    double last = 0.0;
+    int samples = 0;
+    nq_count_ctl_init(&bg.ctl);
+    ck_assert(nq_count_progress(&bg.ctl) == 0.0);
+    ck_assert_int_eq(pthread_create(&thread, NULL, bg_run, &bg), 0);
+    while (bg.finished_at == 0.0 && samples < 100000) { /* racy read of a double: only a hint */
+        const double p = nq_count_progress(&bg.ctl);
+        ck_assert(p >= last && p <= 1.0);
+        last = p;
+        samples++;
+        struct timespec pause = {0, 200000};
+        nanosleep(&pause, NULL);
+    }
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_int_eq(bg.err, NQ_OK);
+    ck_assert(nq_count_progress(&bg.ctl) == 1.0);
+    ck_assert(nq_count_progress(NULL) == 0.0);
+}
+END_TEST
+
+START_TEST(bad_arguments) {
+    nq_counts got;
+    count_fn fn = methods[_i].fn;
+    ck_assert_int_eq(fn(8, 1, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(fn(8, -1, NULL, &got), NQ_E_ARG);
+    ck_assert_int_eq(fn(0, 1, NULL, &got), NQ_E_RANGE);
+    ck_assert_int_eq(fn(-3, 1, NULL, &got), NQ_E_RANGE);
+    ck_assert_int_eq(fn(NQ_COUNT_N_MAX + 1, 1, NULL, &got), NQ_E_RANGE);
+    nq_count_ctl_init(NULL); /* accepted and ignored */
+    nq_count_cancel(NULL);
+}
+END_TEST
+
+static Suite *count_suite(void) {
+    Suite *s = suite_create("count");
+    TCase *tc = tcase_create("oeis");
+    tcase_set_timeout(tc, 120);
+    const int pairs = (int)(sizeof methods / sizeof methods[0] * (sizeof thread_cases / sizeof thread_cases[0]));
+    tcase_add_loop_test(tc, counts_match_oeis, 0, pairs);
+    tcase_add_test(tc, counts_without_ctl);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("control");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, cancel_stops_count_18, 0, 2);
+    tcase_add_loop_test(tc, cancel_before_start, 0, 2);
+    tcase_add_test(tc, progress_zero_to_one);
+    tcase_add_loop_test(tc, bad_arguments, 0, 2);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(count_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
