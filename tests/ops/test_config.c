@@ -318,8 +318,13 @@ static Suite *config_suite(void)
     return s;
 }
 
-int main(void)
+/* With --markdown, print the README's configuration table instead (for ops_readme_table). */
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--markdown") == 0) {
+        nq_config_markdown(stdout);
+        return EXIT_SUCCESS;
+    }
     SRunner *sr = srunner_create(config_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);

@@ -1,0 +1,17 @@
+#!/bin/sh
+# check_readme_table.sh README PRINTER [ARGS...] - the README's configuration table must be exactly
+# what the option table in src/server/config.c prints (PRINTER ARGS prints it, as does
+# nqueensd --help-markdown).
+set -eu
+readme=$1
+shift
+expected=$(mktemp)
+actual=$(mktemp)
+trap 'rm -f "$expected" "$actual"' EXIT
+"$@" > "$expected"
+sed -n '/^<!-- BEGIN nqueensd --help-markdown -->$/,/^<!-- END nqueensd --help-markdown -->$/p' "$readme" \
+  | sed '1d;$d' > "$actual"
+if ! diff -u "$expected" "$actual"; then
+  echo "README.md's configuration table is stale: regenerate it with nqueensd --help-markdown" >&2
+  exit 1
+fi
