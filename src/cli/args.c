@@ -1,0 +1,188 @@
+/* args.c - the nqueens tool's command line: strict parsing into nq_cli_opts, and the usage text.
+ *
+ * Options may come before or after the command and its N, as `--name value` or `--name=value`.
+ * Every number is parsed whole (digits only, no sign, no trailing bytes, range-checked); an option
+ * that does not apply to the command, or is given twice, is an error rather than silently ignored.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum opt_id { OPT_THREADS, OPT_FORMAT, OPT_UNIQUE, OPT_LIMIT, OPT_OFFSET, OPT_AFTER, OPT_NDJSON } opt_id;
+
+#define FOR_COUNT (1u << NQ_CLI_COUNT)
+#define FOR_SOLVE (1u << NQ_CLI_SOLVE)
+#define THREADS_MAX 1024 /* more workers than this is a typo, not a machine */
+
+static const struct opt_spec {
+    const char *name;  /* without the leading "--" */
+    opt_id id;         /* which one */
+    bool takes_value;  /* needs an argument */
+    unsigned commands; /* FOR_* mask of the commands it applies to */
+} opt_specs[] = {
+    {"threads", OPT_THREADS, true, FOR_COUNT},
+    {"format", OPT_FORMAT, true, FOR_SOLVE},
+    {"unique", OPT_UNIQUE, false, FOR_SOLVE},
+    {"limit", OPT_LIMIT, true, FOR_SOLVE},
+    {"offset", OPT_OFFSET, true, FOR_SOLVE},
+    {"after", OPT_AFTER, true, FOR_SOLVE},
+    {"ndjson", OPT_NDJSON, false, FOR_SOLVE},
+};
+#define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
+
+/* What the first pass collects; checked against the command once it is known. */
+typedef struct parse_state {
+    bool help;                    /* -h or --help anywhere */
+    const char *command;          /* first positional argument */
+    const char *n_text;           /* second positional argument */
+    const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
+} parse_state;
+
+static bool fail(char *why, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* A whole decimal number in 0..max: digits only (strtoull alone would take a sign or spaces). */
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
+    if (s[0] < '0' || s[0] > '9') return false;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max) return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static const struct opt_spec *find_opt(const char *name, size_t len) {
+    for (size_t i = 0; i < OPT_COUNT; i++)
+        if (strlen(opt_specs[i].name) == len && strncmp(opt_specs[i].name, name, len) == 0) return &opt_specs[i];
+    return NULL;
+}
+
+/* One "--name[=value]" at argv[*i]; may consume argv[*i + 1] as the value. */
+static bool take_option(int argc, char *const argv[], int *i, parse_state *st, char *why, size_t cap) {
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    const size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+    const struct opt_spec *spec = find_opt(arg, len);
+    if (spec == NULL) return fail(why, cap, "unknown option '%s'", argv[*i]);
+    if (st->values[spec->id] != NULL) return fail(why, cap, "--%s given twice", spec->name);
+    if (!spec->takes_value) {
+        if (eq != NULL) return fail(why, cap, "--%s takes no value", spec->name);
+        st->values[spec->id] = "";
+    } else if (eq != NULL) {
+        st->values[spec->id] = eq + 1;
+    } else {
+        if (*i + 1 >= argc) return fail(why, cap, "--%s needs a value", spec->name);
+        st->values[spec->id] = argv[++*i];
+    }
+    return true;
+}
+
+/* First pass: sort argv into the command, N and the options. */
+static bool collect(int argc, char *const argv[], parse_state *st, char *why, size_t cap) {
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            st->help = true;
+        } else if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
+            if (!take_option(argc, argv, &i, st, why, cap)) return false;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return fail(why, cap, "unknown option '%s'", arg);
+        } else if (st->command == NULL) {
+            st->command = arg;
+        } else if (st->n_text == NULL) {
+            st->n_text = arg;
+        } else {
+            return fail(why, cap, "unexpected argument '%s'", arg);
+        }
+    }
+    return true;
+}
+
+static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *v;
+    if ((v = st->values[OPT_FORMAT]) != NULL) {
+        if (strcmp(v, "board") == 0) o->format = NQ_CLI_BOARD;
+        else if (strcmp(v, "columns") == 0) o->format = NQ_CLI_COLUMNS;
+        else return fail(why, cap, "--format must be 'board' or 'columns', not '%s'", v);
+    }
+    o->unique = st->values[OPT_UNIQUE] != NULL;
+    o->ndjson = st->values[OPT_NDJSON] != NULL;
+    if ((v = st->values[OPT_LIMIT]) != NULL) {
+        if (!parse_u64(v, UINT64_MAX, &o->limit) || o->limit == 0)
+            return fail(why, cap, "--limit must be a whole number >= 1, not '%s'", v);
+        o->has_limit = true;
+    }
+    if ((v = st->values[OPT_OFFSET]) != NULL && !parse_u64(v, UINT64_MAX, &o->offset))
+        return fail(why, cap, "--offset must be a whole number >= 0, not '%s'", v);
+    if ((v = st->values[OPT_AFTER]) != NULL) {
+        if (st->values[OPT_OFFSET] != NULL) return fail(why, cap, "--after and --offset exclude each other");
+        if (nq_parse_columns(o->n, v, strlen(v), o->after) != NQ_OK)
+            return fail(why, cap, "--after must be %d columns 0..%d separated by commas, not '%s'", o->n, o->n - 1, v);
+        o->has_after = true;
+    }
+    return true;
+}
+
+bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap) {
+    parse_state st = {0};
+    *opts = (nq_cli_opts){.command = NQ_CLI_HELP, .format = NQ_CLI_BOARD};
+    if (!collect(argc, argv, &st, why, cap)) return false;
+    if (st.help) return true;
+    if (st.command == NULL) return fail(why, cap, "missing command: 'count' or 'solve'");
+    if (strcmp(st.command, "count") == 0) opts->command = NQ_CLI_COUNT;
+    else if (strcmp(st.command, "solve") == 0) opts->command = NQ_CLI_SOLVE;
+    else return fail(why, cap, "unknown command '%s': 'count' or 'solve'", st.command);
+
+    const int n_max = opts->command == NQ_CLI_COUNT ? NQ_COUNT_N_MAX : NQ_N_MAX;
+    uint64_t n = 0;
+    if (st.n_text == NULL) return fail(why, cap, "%s needs a board size N", st.command);
+    if (!parse_u64(st.n_text, (uint64_t)n_max, &n) || n < NQ_N_MIN)
+        return fail(why, cap, "N must be a whole number from %d to %d, not '%s'", NQ_N_MIN, n_max, st.n_text);
+    opts->n = (int)n;
+
+    for (size_t i = 0; i < OPT_COUNT; i++)
+        if (st.values[opt_specs[i].id] != NULL && !(opt_specs[i].commands & (1u << opts->command)))
+            return fail(why, cap, "--%s does not apply to %s", opt_specs[i].name, st.command);
+    if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
+
+    uint64_t threads = 0;
+    const char *v = st.values[OPT_THREADS];
+    if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
+        return fail(why, cap, "--threads must be a whole number from 0 (one per CPU) to %d, not '%s'", THREADS_MAX, v);
+    opts->threads = (int)threads;
+    return true;
+}
+
+void nq_cli_usage(FILE *out) {
+    fputs("Usage: nqueens count N [--threads T]\n"
+          "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
+          "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
+          "       nqueens --help\n"
+          "\n"
+          "Solves the N-Queens puzzle: place N queens on an N x N board, no two attacking.\n"
+          "\n"
+          "count N        count all solutions (OEIS A000170) and symmetry classes (A002562),\n"
+          "               N = 1..27; prints {\"n\":N,\"total\":...,\"unique\":...}.\n"
+          "  --threads T  worker threads, 0 (the default) for one per CPU.\n"
+          "solve N        list the solutions, N = 1..32, in lexicographic order of their columns;\n"
+          "               prints {\"n\":N,\"solutions\":[...],\"next\":CURSOR|null}, where next, when\n"
+          "               --limit cut the list short, is the cursor to pass to --after.\n"
+          "  --format F   'board' (default): rows of '.' and 'Q'; 'columns': each row's column.\n"
+          "  --unique     one solution per symmetry class (the smallest of its 8 images).\n"
+          "  --limit K    at most K solutions.\n"
+          "  --offset K   skip the first K solutions.\n"
+          "  --after C    start after the cursor C (N columns, e.g. 1,3,0,2), need not be a solution.\n"
+          "  --ndjson     one solution per line instead of one JSON document.\n"
+          "\n"
+          "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.\n",
+          out);
+}

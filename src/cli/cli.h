@@ -1,0 +1,71 @@
+/* cli.h - internal to the nqueens command-line tool: its options and its two commands.
+ *
+ * The tool is a thin shell over libnqueens for scripts and benchmarks:
+ *   nqueens count N [--threads T]
+ *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
+ * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
+ * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
+ * 130 interrupted (SIGINT).
+ * Single-threaded except for the count, which runs on the library's workers.
+ */
+#ifndef NQ_CLI_H
+#define NQ_CLI_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nqueens/solver.h"
+
+enum {
+    NQ_CLI_EXIT_OK = 0,
+    NQ_CLI_EXIT_FAILURE = 1,
+    NQ_CLI_EXIT_USAGE = 2,
+    NQ_CLI_EXIT_INTERRUPTED = 130
+};
+
+typedef enum nq_cli_command {
+    NQ_CLI_HELP,  /* --help: print usage, exit 0 */
+    NQ_CLI_COUNT, /* count N */
+    NQ_CLI_SOLVE  /* solve N */
+} nq_cli_command;
+
+typedef enum nq_cli_format {
+    NQ_CLI_BOARD,  /* each solution as n strings of '.' and 'Q' */
+    NQ_CLI_COLUMNS /* each solution as n column indices */
+} nq_cli_format;
+
+typedef struct nq_cli_opts {
+    nq_cli_command command;   /* what to do */
+    int n;                    /* board size */
+    int threads;              /* count: worker threads, 0 = one per CPU */
+    nq_cli_format format;     /* solve: how a solution is printed */
+    bool unique;              /* solve: one solution per symmetry class */
+    bool ndjson;              /* solve: one solution per line instead of one JSON document */
+    bool has_limit;           /* solve: --limit given */
+    uint64_t limit;           /* solve: at most this many solutions (>= 1) */
+    uint64_t offset;          /* solve: skip this many first */
+    bool has_after;           /* solve: --after given */
+    uint8_t after[NQ_N_MAX];  /* solve: the cursor, n columns */
+} nq_cli_opts;
+
+/* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
+ * why[0..why_cap), NUL-terminated; *opts is then unspecified. Never exits or prints. */
+bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t why_cap);
+
+/* Print the usage text. */
+void nq_cli_usage(FILE *out);
+
+/* Run `count`: prints {"n":..,"total":..,"unique":..} to out; a progress bar on err when err is a
+ * terminal and the count runs for more than a second. *stop (set by a signal handler) is polled
+ * every 50 ms: once non-zero the count is cancelled and NQ_CLI_EXIT_INTERRUPTED returned.
+ * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
+
+/* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
+ * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err);
+
+#endif /* NQ_CLI_H */

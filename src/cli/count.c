@@ -1,0 +1,134 @@
+/* count.c - `nqueens count`: run nq_count, with a progress bar on a terminal and Ctrl-C to stop.
+ *
+ * The count runs on a helper thread (and the library's workers) while the main thread waits on a
+ * condition variable in 50 ms steps: often enough to redraw the bar and to notice an interrupt,
+ * and a quick count wakes it at once instead of at the next step.
+ */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TICK_NS 50000000L   /* 50 ms between looks at the stop flag and the bar */
+#define BAR_AFTER_S 1.0     /* counts shorter than this never show a bar */
+#define BAR_WIDTH 40        /* characters of the bar itself */
+
+typedef struct bg_count {
+    const nq_cli_opts *opts; /* n, threads */
+    nq_count_ctl ctl;        /* shared with the library's workers */
+    nq_counts counts;        /* the result */
+    nq_err err;              /* nq_count's answer */
+    bool finished;           /* guarded by lock */
+    pthread_mutex_t lock;    /* guards finished */
+    pthread_cond_t done;     /* signalled when finished becomes true */
+} bg_count;
+
+static void *run_count(void *arg) {
+    bg_count *bg = arg;
+    bg->err = nq_count(bg->opts->n, bg->opts->threads, &bg->ctl, &bg->counts);
+    pthread_mutex_lock(&bg->lock);
+    bg->finished = true;
+    pthread_cond_signal(&bg->done);
+    pthread_mutex_unlock(&bg->lock);
+    return NULL;
+}
+
+static double seconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* Redraws the bar when the shown percentage changes; *shown is the last one drawn, -1 for none. */
+static void draw_bar(FILE *err, double fraction, int *shown) {
+    char bar[BAR_WIDTH + 1];
+    const int filled = (int)(fraction * BAR_WIDTH);
+    if ((int)(fraction * 100.0) == *shown) return;
+    *shown = (int)(fraction * 100.0);
+    for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '.';
+    bar[BAR_WIDTH] = '\0';
+    fprintf(err, "\r[%s] %3d%%", bar, (int)(fraction * 100.0));
+    fflush(err);
+}
+
+/* Waits for the count, cancelling it if *stop gets set; draws the bar when asked to. */
+static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomic_t *stop) {
+    struct timespec start;
+    int shown = -1; /* percentage on screen; -1: no bar drawn */
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pthread_mutex_lock(&bg->lock);
+    while (!bg->finished) {
+        struct timespec until; /* pthread_cond_timedwait wants an absolute CLOCK_REALTIME time */
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += TICK_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&bg->done, &bg->lock, &until);
+        if (*stop) nq_count_cancel(&bg->ctl);
+        if (bar && !bg->finished && seconds_since(&start) > BAR_AFTER_S) {
+            draw_bar(err, nq_count_progress(&bg->ctl), &shown);
+        }
+    }
+    pthread_mutex_unlock(&bg->lock);
+    if (shown >= 0) fputs("\r\033[K", err); /* erase the bar's line */
+}
+
+/* {"n":..,"total":..,"unique":..}. The counts go in as raw decimal text: cJSON numbers are doubles,
+ * which stop being exact above 2^53, and A000170(27) is about 2^58. */
+static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
+    char total[24], unique[24];
+    snprintf(total, sizeof total, "%" PRIu64, bg->counts.total);
+    snprintf(unique, sizeof unique, "%" PRIu64, bg->counts.unique);
+    cJSON *doc = cJSON_CreateObject();
+    char *text = NULL;
+    int status = NQ_CLI_EXIT_FAILURE;
+    if (doc == NULL || cJSON_AddNumberToObject(doc, "n", bg->opts->n) == NULL ||
+        cJSON_AddRawToObject(doc, "total", total) == NULL || cJSON_AddRawToObject(doc, "unique", unique) == NULL ||
+        (text = cJSON_PrintUnformatted(doc)) == NULL) {
+        fputs("nqueens: out of memory\n", err);
+        goto end;
+    }
+    fprintf(out, "%s\n", text);
+    status = NQ_CLI_EXIT_OK;
+    if (fflush(out) != 0 || ferror(out)) {
+        fputs("nqueens: write error on standard output\n", err);
+        status = NQ_CLI_EXIT_FAILURE;
+    }
+end:
+    cJSON_free(text);
+    cJSON_Delete(doc);
+    return status;
+}
+
+int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop) {
+    bg_count bg = {.opts = opts};
+    pthread_t thread;
+    nq_count_ctl_init(&bg.ctl);
+    pthread_mutex_init(&bg.lock, NULL);
+    pthread_cond_init(&bg.done, NULL);
+    int status = NQ_CLI_EXIT_FAILURE;
+    if (pthread_create(&thread, NULL, run_count, &bg) != 0) {
+        fprintf(err, "nqueens: %s\n", nq_err_message(NQ_E_THREAD));
+        goto end;
+    }
+    wait_for(&bg, err, isatty(fileno(err)) == 1, stop);
+    pthread_join(thread, NULL);
+    if (bg.err == NQ_E_CANCELED && *stop) {
+        fputs("nqueens: interrupted\n", err);
+        status = NQ_CLI_EXIT_INTERRUPTED;
+    } else if (bg.err != NQ_OK) {
+        fprintf(err, "nqueens: count failed: %s\n", nq_err_message(bg.err));
+    } else {
+        status = print_counts(&bg, out, err);
+    }
+end:
+    pthread_cond_destroy(&bg.done);
+    pthread_mutex_destroy(&bg.lock);
+    return status;
+}
