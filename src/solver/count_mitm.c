@@ -1,23 +1,23 @@
 /* count_mitm.c - meet-in-the-middle N-Queens counter: search the top rows, join the bottom rows.
  *
  * Workload: one count of all solutions of an n x n board, n up to NQ_COUNT_N_MAX, on a few cores.
- * A plain backtracking counter spends most of its time in the last rows of the board, where every
- * top placement re-searches the same small bottom placements. Here the board is cut after row h:
+ * A backtracking counter spends most of its time in the last rows, re-searching the same small
+ * bottom placements under every top placement. Here the board is cut after row h = n - k:
  *
- *   - every placement of the k = n - h bottom rows is enumerated once (the "table"), filed by the
- *     set of columns it uses, and reduced to one 64-bit key: the "\" and "/" diagonals it occupies,
- *     measured where they cross row h (see bottom_key);
- *   - the top h rows are searched by bitmask backtracking; at each top placement the free columns F
- *     name exactly one bucket of the table, and a bottom placement completes the board iff its key
- *     shares no bit with the top's attack masks: one AND per pair, streamed through a contiguous
- *     bucket with SIMD (join_*).
+ *   - every placement of the k bottom rows is enumerated once into a table (count_mitm_table.c),
+ *     bucketed by the columns it uses and reduced to a 64-bit diagonal key;
+ *   - the top h rows are searched by bitmask backtracking; a complete top placement names one bucket
+ *     (its free columns) and a probe (its attack masks on row h), and completes with every key of
+ *     that bucket that shares no bit with the probe.
  *
- * Work is split into tasks (placements of the first PREFIX_ROWS rows) that worker threads take from
- * an atomic counter; left-right mirror symmetry halves the tasks. Unique counts come from Burnside's
- * lemma with the rotation-symmetric counts of count_mitm_sym.c.
+ * Joining each top placement as it is found would fetch a random bucket per placement, a cache miss
+ * that costs more than the join. So each worker collects placements in a fixed batch, sorts it by
+ * bucket (counting sort) and then streams the buckets in table order, every bucket tested against all
+ * its probes while it sits in L1 (the kernels block four probes per loaded line).
  *
- * Memory: the table (8 bytes per bottom placement) plus small rank tables; k is chosen per n so the
- * table stays under TABLE_CAP_BYTES (about 370 MB at n = 20). Nothing is allocated in the search.
+ * Work is split into tasks, placements of the first rows, taken by workers from an atomic counter;
+ * left-right mirror symmetry halves the tasks. The unique count follows from Burnside's lemma with the
+ * rotation-symmetric counts of count_mitm_sym.c, run on the calling thread meanwhile.
  */
 #include "count_mitm.h"
 
@@ -28,256 +28,46 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define NQ_MITM_X86 1
-#else
-#define NQ_MITM_X86 0
-#endif
+#include "count_mitm_table.h"
 
-#define TABLE_CAP_BYTES ((size_t)1 << 30) /* hard cap on the bottom table: 1 GiB */
-#define LO_BITS 12                        /* column-set rank: low bits resolved by one table */
-#define MAX_THREADS 64                    /* more workers than this cannot help a 2-level split */
-#define PREFIX_ROWS_MAX 4                 /* rows fixed per task */
-#define CANCEL_STRIDE 256u                /* top leaves between two looks at the cancel flag */
+#define MAX_THREADS 64                       /* hard cap on workers */
+#define BATCH_LEAVES ((size_t)1 << 21)       /* top placements per sort: 2 Mi, 40 MiB per worker */
+#define CANCEL_STRIDE 4096u                  /* top placements between two looks at the cancel flag */
+#define JOIN_CANCEL_STRIDE 512u              /* buckets joined between two looks at the cancel flag */
 
-/* Rows in the joined bottom band, per n (index n). Chosen by measurement (README "Performance"):
- * more rows make the search shorter and the buckets longer; the table grows about 6x per row. */
+/* Rows in the bottom band, per n (index n). Chosen by measurement (README "Performance"): each more
+ * row shortens the search about n/2-fold and lengthens the buckets; the table grows about 6-fold. */
 static const uint8_t bottom_rows_by_n[NQ_COUNT_N_MAX + 1] = {
     0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, /* n = 0..14 */
-    6, 6, 6, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6,       /* n = 15..27 */
+    6, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6,       /* n = 15..27 */
 };
 
-/* The bottom band, keyed and bucketed by the set of columns it uses. Read-only once built. */
-typedef struct join_table {
-    int n;              /* board size */
-    int k;              /* rows in the bottom band */
-    uint64_t *keys;     /* (L << 32) | R per bottom placement, grouped by column-set rank */
-    uint32_t *start;    /* bucket r is keys[start[r] .. start[r+1]); nsets + 1 entries */
-    uint32_t nsets;     /* number of k-subsets of n columns, C(n, k) */
-    uint32_t *lo_rank;  /* colex rank of the columns below LO_BITS, by those bits */
-    uint8_t *lo_pop;    /* how many columns below LO_BITS, by those bits */
-    uint32_t *hi_rank;  /* rank contribution of the columns >= LO_BITS: [pop_below][bits >> LO_BITS] */
-    size_t hi_count;    /* entries per pop_below row of hi_rank */
-} join_table;
-
-typedef uint64_t (*join_fn)(const uint64_t *keys, size_t len, uint64_t probe);
-
-/* One unit of work: the board after the first rows are placed, and its weight (2 when the mirror
- * image of the prefix is skipped). */
+/* A task: the board after the first rows are placed (a prefix whose mirror image is skipped). */
 typedef struct task {
     uint32_t cols, ld, rd; /* occupied columns and diagonal attacks on the next row */
-    uint32_t weight;       /* 1 or 2 */
 } task;
 
 typedef struct job {
-    const join_table *table; /* the bottom band */
-    join_fn join;            /* the SIMD variant this CPU runs */
-    const task *tasks;       /* all tasks */
-    uint32_t ntasks;         /* how many */
-    int n, h, prefix;        /* board size, rows in the top band, rows fixed per task */
+    const nq_mitm_table *table;  /* the bottom band */
+    nq_mitm_join_fn join;        /* the SIMD kernel this CPU runs */
+    const task *tasks;           /* all tasks */
+    uint32_t ntasks;             /* how many */
+    int n, h, prefix;            /* board size, rows in the top band, rows fixed per task */
     atomic_uint_fast32_t next;   /* next task to take */
-    atomic_uint_fast64_t total;  /* weighted solutions found so far */
-    atomic_bool stop;            /* set on cancel so every worker leaves */
+    atomic_uint_fast64_t found;  /* solutions found so far, mirror images not yet added */
+    atomic_bool stop;            /* cancel or failure: every worker leaves */
+    atomic_bool nomem;           /* a worker could not get its batch */
     nq_count_ctl *ctl;           /* caller's control block, may be NULL */
 } job;
 
-/* ---- join: count bottom keys disjoint from a probe --------------------------------------------- */
-
-/* The reference version: one AND and one compare per bottom placement. */
-static uint64_t join_scalar(const uint64_t *keys, size_t len, uint64_t probe)
-{
-    uint64_t hits = 0;
-    for (size_t i = 0; i < len; i++)
-        hits += (keys[i] & probe) == 0;
-    return hits;
-}
-
-#if NQ_MITM_X86
-/* AVX2: four keys per step; a matching lane compares to all-ones (-1), subtracted to count it. */
-__attribute__((target("avx2"))) static uint64_t join_avx2(const uint64_t *keys, size_t len,
-                                                          uint64_t probe)
-{
-    const __m256i p = _mm256_set1_epi64x((long long)probe);
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i acc0 = zero, acc1 = zero;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
-        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i + 4));
-        acc0 = _mm256_sub_epi64(acc0, _mm256_cmpeq_epi64(_mm256_and_si256(a, p), zero));
-        acc1 = _mm256_sub_epi64(acc1, _mm256_cmpeq_epi64(_mm256_and_si256(b, p), zero));
-    }
-    uint64_t lanes[4];
-    _mm256_storeu_si256((__m256i *)(void *)lanes, _mm256_add_epi64(acc0, acc1));
-    return lanes[0] + lanes[1] + lanes[2] + lanes[3] + join_scalar(keys + i, len - i, probe);
-}
-
-/* AVX-512: eight keys per step; testn sets a mask bit per lane whose AND is zero. */
-__attribute__((target("avx512f"))) static uint64_t join_avx512(const uint64_t *keys, size_t len,
-                                                              uint64_t probe)
-{
-    const __m512i p = _mm512_set1_epi64((long long)probe);
-    const __m512i one = _mm512_set1_epi64(1);
-    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
-    size_t i = 0;
-    for (; i + 16 <= len; i += 16) {
-        const __m512i a = _mm512_loadu_si512((const void *)(keys + i));
-        const __m512i b = _mm512_loadu_si512((const void *)(keys + i + 8));
-        acc0 = _mm512_mask_add_epi64(acc0, _mm512_testn_epi64_mask(a, p), acc0, one);
-        acc1 = _mm512_mask_add_epi64(acc1, _mm512_testn_epi64_mask(b, p), acc1, one);
-    }
-    const uint64_t sum = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(acc0, acc1));
-    return sum + join_scalar(keys + i, len - i, probe);
-}
-#endif
-
-/* The widest join this CPU runs. */
-static join_fn pick_join(void)
-{
-#if NQ_MITM_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        return join_avx512;
-    if (__builtin_cpu_supports("avx2"))
-        return join_avx2;
-#endif
-    return join_scalar;
-}
-
-/* ---- column-set ranks ---------------------------------------------------------------------------- */
-
-static uint64_t binomial(int a, int b)
-{
-    if (b < 0 || a < b)
-        return 0;
-    uint64_t r = 1;
-    for (int i = 1; i <= b; i++)
-        r = r * (uint64_t)(a - b + i) / (uint64_t)i; /* exact: r * (a-b+i) is C(a-b+i, i) * i */
-    return r;
-}
-
-/* Colex rank of the set bits of `bits`, the first having index `first` among all set bits and
- * bit positions offset by `base`: sum of C(position, index + 1). */
-static uint32_t colex_part(uint32_t bits, int base, int first)
-{
-    uint64_t r = 0;
-    for (int idx = first; bits != 0; idx++) {
-        const int pos = __builtin_ctz(bits) + base;
-        bits &= bits - 1u;
-        r += binomial(pos, idx + 1);
-    }
-    return (uint32_t)r;
-}
-
-/* The bucket of column set F (exactly k bits): its colex rank, 0 .. C(n,k)-1, in two lookups. */
-static inline uint32_t set_rank(const join_table *t, uint32_t set)
-{
-    const uint32_t lo = set & ((1u << LO_BITS) - 1u);
-    return t->lo_rank[lo] + t->hi_rank[(size_t)t->lo_pop[lo] * t->hi_count + (set >> LO_BITS)];
-}
-
-static nq_err rank_tables_build(join_table *t)
-{
-    const size_t lo_count = (size_t)1 << LO_BITS;
-    const int hi_bits = t->n > LO_BITS ? t->n - LO_BITS : 0;
-    t->hi_count = (size_t)1 << hi_bits;
-    t->lo_rank = malloc(lo_count * sizeof *t->lo_rank);
-    t->lo_pop = malloc(lo_count);
-    t->hi_rank = malloc((size_t)(t->k + 1) * t->hi_count * sizeof *t->hi_rank);
-    if (t->lo_rank == NULL || t->lo_pop == NULL || t->hi_rank == NULL)
-        return NQ_E_NOMEM;
-    for (size_t lo = 0; lo < lo_count; lo++) {
-        t->lo_rank[lo] = colex_part((uint32_t)lo, 0, 0);
-        t->lo_pop[lo] = (uint8_t)__builtin_popcount((unsigned)lo);
-    }
-    for (int pop = 0; pop <= t->k; pop++)
-        for (size_t hi = 0; hi < t->hi_count; hi++)
-            t->hi_rank[(size_t)pop * t->hi_count + hi] = colex_part((uint32_t)hi, LO_BITS, pop);
-    return NQ_OK;
-}
-
-/* ---- the bottom table ---------------------------------------------------------------------------- */
-
-/* Walk of every placement of the bottom band. Pass 1 (keys == NULL) counts placements per bucket
- * into fill[]; pass 2 stores each key at fill[bucket]++. */
-typedef struct bottom_walk {
-    const join_table *t; /* ranks, n, k */
-    uint32_t full;       /* n low bits */
-    uint32_t *fill;      /* per-bucket counter (pass 1) or write position (pass 2) */
-    uint64_t *keys;      /* NULL in pass 1 */
-} bottom_walk;
-
-/* Place bottom row i (board row h + i). The key: a queen at (h + i, c) lies on the "\" diagonal that
- * crosses row h at column c - i and on the "/" diagonal that crosses it at c + i; a top queen attacks
- * it exactly when the top's attack masks on row h hold that bit. Diagonals crossing row h off the
- * board cannot meet a top queen, so they are dropped (bit >> i and the mask on bit << i). */
-static void bottom_place(const bottom_walk *w, int i, uint32_t cols, uint32_t ld, uint32_t rd,
-                         uint32_t lkey, uint32_t rkey)
-{
-    if (i == w->t->k) {
-        const uint32_t r = set_rank(w->t, cols);
-        if (w->keys == NULL)
-            w->fill[r]++;
-        else
-            w->keys[w->fill[r]++] = ((uint64_t)lkey << 32) | rkey;
-        return;
-    }
-    uint32_t avail = w->full & ~(cols | ld | rd);
-    while (avail != 0) {
-        const uint32_t bit = avail & (0u - avail);
-        avail ^= bit;
-        bottom_place(w, i + 1, cols | bit, ((ld | bit) << 1) & w->full, (rd | bit) >> 1,
-                     lkey | (bit >> i), rkey | ((bit << i) & w->full));
-    }
-}
-
-static void table_destroy(join_table *t)
-{
-    free(t->keys);
-    free(t->start);
-    free(t->lo_rank);
-    free(t->lo_pop);
-    free(t->hi_rank);
-    memset(t, 0, sizeof *t);
-}
-
-static nq_err table_build(join_table *t, int n, int k)
-{
-    memset(t, 0, sizeof *t);
-    t->n = n;
-    t->k = k;
-    t->nsets = (uint32_t)binomial(n, k);
-    nq_err err = rank_tables_build(t);
-    if (err != NQ_OK)
-        return err;
-    t->start = calloc((size_t)t->nsets + 1u, sizeof *t->start);
-    if (t->start == NULL)
-        return NQ_E_NOMEM;
-    bottom_walk w = {t, (uint32_t)((1ull << n) - 1u), t->start + 1, NULL};
-    bottom_place(&w, 0, 0, 0, 0, 0, 0); /* start[r + 1] = size of bucket r */
-    uint64_t sum = 0;
-    for (uint32_t r = 0; r <= t->nsets; r++) {
-        sum += t->start[r];
-        if (sum > UINT32_MAX || sum * sizeof *t->keys > TABLE_CAP_BYTES)
-            return NQ_E_NOMEM;
-        t->start[r] = (uint32_t)sum; /* now start[r + 1] = end of bucket r */
-    }
-    t->keys = malloc((size_t)sum * sizeof *t->keys + sizeof *t->keys);
-    uint32_t *fill = malloc((size_t)t->nsets * sizeof *fill);
-    if (t->keys == NULL || fill == NULL) {
-        free(fill);
-        return NQ_E_NOMEM;
-    }
-    memcpy(fill, t->start, (size_t)t->nsets * sizeof *fill);
-    w.fill = fill;
-    w.keys = t->keys;
-    bottom_place(&w, 0, 0, 0, 0, 0, 0);
-    free(fill);
-    return NQ_OK;
-}
-
-/* ---- the top band -------------------------------------------------------------------------------- */
+/* A worker's batch of top placements awaiting their join. Fixed size, allocated once per worker. */
+typedef struct batch {
+    uint64_t *probe;  /* probes in the order found */
+    uint32_t *bucket; /* their buckets */
+    uint64_t *sorted; /* probes grouped by bucket */
+    uint32_t *offset; /* nsets + 1 bucket offsets into sorted */
+    size_t len;       /* placements held */
+} batch;
 
 static bool cancelled(job *j)
 {
@@ -290,33 +80,75 @@ static bool cancelled(job *j)
     return false;
 }
 
-/* Join one complete top placement: F = free columns picks the bucket, the attack masks on row h
- * are the probe. */
-static inline uint64_t join_leaf(const job *j, uint32_t free_cols, uint32_t ld, uint32_t rd)
+/* ---- batches --------------------------------------------------------------------------------------- */
+
+static void batch_free(batch *b)
 {
-    const join_table *t = j->table;
-    const uint32_t r = set_rank(t, free_cols);
-    const uint32_t begin = t->start[r];
-    return j->join(t->keys + begin, t->start[r + 1] - begin, ((uint64_t)ld << 32) | rd);
+    free(b->probe);
+    free(b->bucket);
+    free(b->sorted);
+    free(b->offset);
 }
 
-/* Search the top band below one task's prefix; *hits receives the completed boards. Iterative
- * bitmask backtracking (one frame per row, no allocation). Returns false when cancelled. */
-static bool top_search(job *j, const task *tk, uint64_t *hits)
+static bool batch_alloc(batch *b, uint32_t nsets)
 {
-    const uint32_t full = (uint32_t)((1ull << j->n) - 1u);
-    const int depth = j->h - j->prefix; /* rows still to place in the top band */
-    *hits = 0;
-    if (depth == 0) {
-        *hits = join_leaf(j, full & ~tk->cols, tk->ld, tk->rd);
-        return true;
+    b->probe = malloc(BATCH_LEAVES * sizeof *b->probe);
+    b->bucket = malloc(BATCH_LEAVES * sizeof *b->bucket);
+    b->sorted = malloc(BATCH_LEAVES * sizeof *b->sorted);
+    b->offset = malloc(((size_t)nsets + 1u) * sizeof *b->offset);
+    b->len = 0;
+    return b->probe != NULL && b->bucket != NULL && b->sorted != NULL && b->offset != NULL;
+}
+
+/* Counting sort of the batch by bucket: afterwards bucket r's probes are
+ * sorted[offset[r] .. offset[r + 1]). */
+static void batch_sort(batch *b, uint32_t nsets)
+{
+    memset(b->offset, 0, ((size_t)nsets + 1u) * sizeof *b->offset);
+    for (size_t i = 0; i < b->len; i++)
+        b->offset[b->bucket[i] + 1u]++;
+    for (uint32_t r = 0; r < nsets; r++)
+        b->offset[r + 1u] += b->offset[r];
+    for (size_t i = 0; i < b->len; i++)
+        b->sorted[b->offset[b->bucket[i]]++] = b->probe[i];
+    /* each offset[r] now ends bucket r; shift them back to starts */
+    memmove(b->offset + 1, b->offset, (size_t)nsets * sizeof *b->offset);
+    b->offset[0] = 0;
+}
+
+/* Join every placement of the batch and empty it. Returns false when cancelled. */
+static bool batch_flush(job *j, batch *b, uint64_t *found)
+{
+    const nq_mitm_table *t = j->table;
+    batch_sort(b, t->nsets);
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < t->nsets; r++) {
+        const uint32_t first = b->offset[r], last = b->offset[r + 1u];
+        if (first != last)
+            sum += j->join(t->keys + t->start[r], t->start[r + 1u] - t->start[r], b->sorted + first,
+                           last - first);
+        if (r % JOIN_CANCEL_STRIDE == 0 && cancelled(j))
+            return false;
     }
+    b->len = 0;
+    *found += sum;
+    return true;
+}
+
+/* ---- the top band -------------------------------------------------------------------------------- */
+
+/* Search the top band below one task's prefix, batching every complete top placement. Iterative
+ * bitmask backtracking, one frame per row: avail holds the columns still to try on that row.
+ * Returns false when cancelled. */
+static bool top_search(job *j, const task *tk, batch *b, uint64_t *found)
+{
+    const uint32_t full = (uint32_t)((UINT64_C(1) << j->n) - 1u);
+    const int depth = j->h - j->prefix; /* rows still to place in the top band, >= 1 */
     uint32_t cols[NQ_COUNT_N_MAX], ld[NQ_COUNT_N_MAX], rd[NQ_COUNT_N_MAX], avail[NQ_COUNT_N_MAX];
     cols[0] = tk->cols;
     ld[0] = tk->ld;
     rd[0] = tk->rd;
     avail[0] = full & ~(tk->cols | tk->ld | tk->rd);
-    uint64_t sum = 0;
     unsigned budget = CANCEL_STRIDE;
     int d = 0;
     while (d >= 0) {
@@ -337,33 +169,43 @@ static bool top_search(job *j, const task *tk, uint64_t *hits)
             avail[d] = full & ~(c | l | r);
             continue;
         }
-        sum += join_leaf(j, full & ~c, l, r);
+        b->probe[b->len] = ((uint64_t)l << 32) | r | NQ_MITM_PAD_KEY;
+        b->bucket[b->len] = nq_mitm_table_bucket(j->table, full & ~c);
+        if (++b->len == BATCH_LEAVES && !batch_flush(j, b, found))
+            return false;
         if (--budget == 0) {
             budget = CANCEL_STRIDE;
             if (cancelled(j))
                 return false;
         }
     }
-    *hits = sum;
     return true;
 }
 
 static void *worker(void *arg)
 {
     job *j = arg;
-    uint64_t local = 0;
+    batch b;
+    uint64_t found = 0;
+    if (!batch_alloc(&b, j->table->nsets)) {
+        atomic_store(&j->nomem, true);
+        atomic_store(&j->stop, true);
+        goto end;
+    }
     while (!cancelled(j)) {
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-        if (i >= j->ntasks)
+        if (i >= j->ntasks) {
+            if (batch_flush(j, &b, &found))
+                atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
             break;
-        uint64_t hits;
-        if (!top_search(j, &j->tasks[i], &hits))
+        }
+        if (!top_search(j, &j->tasks[i], &b, &found))
             break;
-        local += hits * j->tasks[i].weight;
         if (j->ctl != NULL)
             atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&j->total, local, memory_order_relaxed);
+end:
+    batch_free(&b);
     return NULL;
 }
 
@@ -375,17 +217,17 @@ typedef struct task_list {
     int n, prefix; /* board size, rows per prefix */
 } task_list;
 
-/* Mirror symmetry: a board and its left-right mirror are both solutions, so keep only prefixes whose
- * row-0 queen is left of centre (weight 2). With n odd and the row-0 queen in the centre column, the
- * row-1 queen (never central) decides instead. */
-static uint32_t mirror_weight(int n, int row, uint32_t first_col, uint32_t col)
+/* Mirror symmetry: a board's left-right mirror image is a distinct solution, so keep only prefixes
+ * whose row-0 queen is left of centre. With n odd and the row-0 queen in the centre column, the
+ * row-1 queen (never central then) decides instead. */
+static bool mirror_kept(int n, int row, uint32_t first_col, uint32_t col)
 {
     const uint32_t half = (uint32_t)n / 2u;
     if (row == 0)
-        return col < half || (n % 2 == 1 && col == half) ? 2u : 0u;
+        return col < half || (n % 2 == 1 && col == half);
     if (row == 1 && n % 2 == 1 && first_col == half)
-        return col < half ? 2u : 0u;
-    return 2u;
+        return col < half;
+    return true;
 }
 
 static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state)
@@ -394,17 +236,17 @@ static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state
         tl->items[tl->len++] = state;
         return;
     }
-    const uint32_t full = (uint32_t)((1ull << tl->n) - 1u);
+    const uint32_t full = (uint32_t)((UINT64_C(1) << tl->n) - 1u);
     uint32_t avail = full & ~(state.cols | state.ld | state.rd);
     while (avail != 0) {
         const uint32_t bit = avail & (0u - avail);
         avail ^= bit;
         const uint32_t col = (uint32_t)__builtin_ctz(bit);
-        const uint32_t w = mirror_weight(tl->n, row, row == 0 ? col : first_col, col);
-        if (w == 0)
+        const uint32_t first = row == 0 ? col : first_col;
+        if (!mirror_kept(tl->n, row, first, col))
             continue;
-        const task next = {state.cols | bit, ((state.ld | bit) << 1) & full, (state.rd | bit) >> 1, w};
-        tasks_collect(tl, row + 1, row == 0 ? col : first_col, next);
+        const task next = {state.cols | bit, ((state.ld | bit) << 1) & full, (state.rd | bit) >> 1};
+        tasks_collect(tl, row + 1, first, next);
     }
 }
 
@@ -428,7 +270,6 @@ static nq_err run_job(job *j, int threads, uint64_t *quarter, uint64_t *half)
     for (; started < threads; started++) {
         if (pthread_create(&tids[started], NULL, worker, j) != 0) {
             err = NQ_E_THREAD;
-            atomic_store(&j->stop, true);
             break;
         }
     }
@@ -438,17 +279,50 @@ static nq_err run_job(job *j, int threads, uint64_t *quarter, uint64_t *half)
         atomic_store(&j->stop, true);
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    if (err == NQ_OK && atomic_load(&j->nomem))
+        err = NQ_E_NOMEM;
     if (err == NQ_OK && atomic_load(&j->stop))
         err = NQ_E_CANCELED;
     return err;
 }
 
-/* Burnside: classes = (fixed by identity + 2 x fixed by a quarter turn + fixed by a half turn) / 8;
+/* Burnside: classes = (boards fixed by the identity + 2 x by a quarter turn + by a half turn) / 8;
  * for n > 1 no board is its own mirror image or transpose (two queens would share a line). */
 static nq_counts burnside(uint64_t total, uint64_t quarter, uint64_t half)
 {
     const nq_counts c = {total, (total + 2u * quarter + half) / 8u};
     return c;
+}
+
+/* The count proper, once the table is built (n >= 2). */
+static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count_ctl *ctl,
+                               nq_counts *out)
+{
+    const int n = table->n, h = n - table->k;
+    task_list tl = {NULL, 0, n, n >= 10 ? 3 : 2};
+    tl.prefix = tl.prefix < h ? tl.prefix : h - 1; /* leave the search at least one row */
+    size_t cap = 1;
+    for (int i = 0; i < tl.prefix; i++)
+        cap *= (size_t)n;
+    tl.items = malloc(cap * sizeof *tl.items);
+    if (tl.items == NULL)
+        return NQ_E_NOMEM;
+    const task empty = {0, 0, 0};
+    tasks_collect(&tl, 0, 0, empty);
+    job j = {.table = table, .join = nq_mitm_join_pick(), .tasks = tl.items, .ntasks = tl.len,
+             .n = n, .h = h, .prefix = tl.prefix, .ctl = ctl};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.found, 0);
+    atomic_init(&j.stop, false);
+    atomic_init(&j.nomem, false);
+    if (ctl != NULL)
+        atomic_store(&ctl->total, tl.len);
+    uint64_t quarter = 0, half = 0;
+    const nq_err err = run_job(&j, worker_count(threads), &quarter, &half);
+    if (err == NQ_OK)
+        *out = burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
+    free(tl.items);
+    return err;
 }
 
 nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
@@ -457,43 +331,15 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX)
         return NQ_E_RANGE;
-    if (n == 1) {
-        out->total = out->unique = 1;
+    if (n <= 3) { /* too small to cut: 1 board (all 8 symmetries fix it), or none */
+        out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;
     }
-    const int k = bottom_rows_by_n[n];
-    const int h = n - k;
-    int prefix = n >= 10 ? 3 : 2;
-    prefix = prefix < h ? prefix : h;
-    join_table table;
-    task_list tl = {NULL, 0, n, prefix};
-    nq_err err = table_build(&table, n, k);
-    if (err != NQ_OK)
-        goto end;
-    size_t cap = 1;
-    for (int i = 0; i < prefix; i++)
-        cap *= (size_t)n;
-    tl.items = malloc(cap * sizeof *tl.items);
-    if (tl.items == NULL) {
-        err = NQ_E_NOMEM;
-        goto end;
-    }
-    const task empty = {0, 0, 0, 1};
-    tasks_collect(&tl, 0, 0, empty);
-    job j = {.table = &table, .join = pick_join(), .tasks = tl.items, .ntasks = tl.len,
-             .n = n, .h = h, .prefix = prefix, .ctl = ctl};
-    atomic_init(&j.next, 0);
-    atomic_init(&j.total, 0);
-    atomic_init(&j.stop, false);
-    if (ctl != NULL)
-        atomic_store(&ctl->total, tl.len);
-    uint64_t quarter = 0, half = 0;
-    err = run_job(&j, worker_count(threads), &quarter, &half);
+    nq_mitm_table *table = NULL;
+    nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], ctl, &table);
     if (err == NQ_OK)
-        *out = burnside(atomic_load(&j.total), quarter, half);
-end:
-    free(tl.items);
-    table_destroy(&table);
+        err = count_with_table(table, threads, ctl, out);
+    nq_mitm_table_destroy(table);
     return err;
 }
 

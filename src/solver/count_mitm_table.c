@@ -1,0 +1,267 @@
+/* count_mitm_table.c - the bottom-band table of the meet-in-the-middle counter, and its join kernels.
+ *
+ * Built once per count in two walks of every placement of the last k rows: the first sizes the
+ * buckets, the second files each key. The walk is a plain bitmask search (it visits a few million
+ * placements where the main search visits billions); the join kernels are the hot path.
+ */
+#include "count_mitm_table.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define NQ_MITM_X86 1
+#else
+#define NQ_MITM_X86 0
+#endif
+
+/* ---- join kernels ------------------------------------------------------------------------------ */
+
+uint64_t nq_mitm_join_scalar(const uint64_t *keys, size_t len, const uint64_t *probes, size_t m)
+{
+    uint64_t hits = 0;
+    for (size_t p = 0; p < m; p++)
+        for (size_t i = 0; i < len; i++)
+            hits += (keys[i] & probes[p]) == 0;
+    return hits;
+}
+
+#if NQ_MITM_X86
+/* AVX-512: each 8-key line is loaded once and tested against four probes (register blocking keeps
+ * the kernel bound by the test unit, not by loads); testn sets a mask bit per lane whose AND is 0,
+ * and a masked add counts it. A missing fourth probe is all ones, which no key or pad matches. */
+__attribute__((target("avx512f"))) static uint64_t join_avx512(const uint64_t *keys, size_t len,
+                                                              const uint64_t *probes, size_t m)
+{
+    const __m512i one = _mm512_set1_epi64(1);
+    uint64_t hits = 0;
+    for (size_t p = 0; p < m; p += 4) {
+        const __m512i p0 = _mm512_set1_epi64((long long)probes[p]);
+        const __m512i p1 = _mm512_set1_epi64((long long)(p + 1 < m ? probes[p + 1] : UINT64_MAX));
+        const __m512i p2 = _mm512_set1_epi64((long long)(p + 2 < m ? probes[p + 2] : UINT64_MAX));
+        const __m512i p3 = _mm512_set1_epi64((long long)(p + 3 < m ? probes[p + 3] : UINT64_MAX));
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        for (size_t i = 0; i < len; i += 8) {
+            const __m512i v = _mm512_load_si512((const void *)(keys + i));
+            a0 = _mm512_mask_add_epi64(a0, _mm512_testn_epi64_mask(v, p0), a0, one);
+            a1 = _mm512_mask_add_epi64(a1, _mm512_testn_epi64_mask(v, p1), a1, one);
+            a2 = _mm512_mask_add_epi64(a2, _mm512_testn_epi64_mask(v, p2), a2, one);
+            a3 = _mm512_mask_add_epi64(a3, _mm512_testn_epi64_mask(v, p3), a3, one);
+        }
+        const __m512i sum = _mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3));
+        hits += (uint64_t)_mm512_reduce_add_epi64(sum);
+    }
+    return hits;
+}
+
+/* AVX2: the same with 4-key vectors; a matching lane compares to -1, which is subtracted. */
+__attribute__((target("avx2"))) static uint64_t join_avx2(const uint64_t *keys, size_t len,
+                                                          const uint64_t *probes, size_t m)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    uint64_t hits = 0;
+    for (size_t p = 0; p < m; p += 2) {
+        const __m256i p0 = _mm256_set1_epi64x((long long)probes[p]);
+        const __m256i p1 = _mm256_set1_epi64x((long long)(p + 1 < m ? probes[p + 1] : UINT64_MAX));
+        __m256i a0 = zero, a1 = zero;
+        for (size_t i = 0; i < len; i += 4) {
+            const __m256i v = _mm256_load_si256((const __m256i *)(const void *)(keys + i));
+            a0 = _mm256_sub_epi64(a0, _mm256_cmpeq_epi64(_mm256_and_si256(v, p0), zero));
+            a1 = _mm256_sub_epi64(a1, _mm256_cmpeq_epi64(_mm256_and_si256(v, p1), zero));
+        }
+        uint64_t lanes[4];
+        _mm256_storeu_si256((__m256i *)(void *)lanes, _mm256_add_epi64(a0, a1));
+        hits += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    }
+    return hits;
+}
+#endif
+
+nq_mitm_join_fn nq_mitm_join_pick(void)
+{
+#if NQ_MITM_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return join_avx512;
+    if (__builtin_cpu_supports("avx2"))
+        return join_avx2;
+#endif
+    return nq_mitm_join_scalar;
+}
+
+/* ---- column-set ranks -------------------------------------------------------------------------- */
+
+static uint64_t binomial(int a, int b)
+{
+    if (b < 0 || a < b)
+        return 0;
+    uint64_t r = 1;
+    for (int i = 1; i <= b; i++)
+        r = r * (uint64_t)(a - b + i) / (uint64_t)i; /* exact: r is C(a-b+i-1, i-1) before the step */
+    return r;
+}
+
+/* Colex rank share of the set bits of `bits`, positions offset by `base`, the lowest having index
+ * `first` among all columns of the set: the sum of C(position, index + 1). */
+static uint32_t colex_part(uint32_t bits, int base, int first)
+{
+    uint64_t r = 0;
+    for (int idx = first; bits != 0; idx++) {
+        r += binomial(__builtin_ctz(bits) + base, idx + 1);
+        bits &= bits - 1u;
+    }
+    return (uint32_t)r;
+}
+
+static bool rank_tables_build(nq_mitm_table *t)
+{
+    const size_t lo_count = (size_t)1 << NQ_MITM_LO_BITS;
+    const int hi_bits = t->n > NQ_MITM_LO_BITS ? t->n - NQ_MITM_LO_BITS : 0;
+    t->hi_count = (size_t)1 << hi_bits;
+    t->lo_rank = malloc(lo_count * sizeof *t->lo_rank);
+    t->lo_pop = malloc(lo_count);
+    t->hi_rank = malloc((size_t)(NQ_MITM_LO_BITS + 1) * t->hi_count * sizeof *t->hi_rank);
+    if (t->lo_rank == NULL || t->lo_pop == NULL || t->hi_rank == NULL)
+        return false;
+    for (size_t lo = 0; lo < lo_count; lo++) {
+        t->lo_rank[lo] = colex_part((uint32_t)lo, 0, 0);
+        t->lo_pop[lo] = (uint8_t)__builtin_popcount((unsigned)lo);
+    }
+    for (int pop = 0; pop <= NQ_MITM_LO_BITS; pop++)
+        for (size_t hi = 0; hi < t->hi_count; hi++)
+            t->hi_rank[(size_t)pop * t->hi_count + hi] =
+                colex_part((uint32_t)hi, NQ_MITM_LO_BITS, pop);
+    return true;
+}
+
+/* ---- the walk of the bottom band ----------------------------------------------------------------- */
+
+/* Pass 1 (keys == NULL) counts placements per bucket into fill[]; pass 2 stores each key at
+ * keys[fill[bucket]++]. */
+typedef struct walk {
+    const nq_mitm_table *t;   /* ranks, n, k */
+    uint32_t full;            /* n low bits */
+    uint32_t *fill;           /* per-bucket count (pass 1) or next free slot (pass 2) */
+    uint64_t *keys;           /* NULL in pass 1 */
+    const nq_count_ctl *ctl;  /* polled once per second-row placement; may be NULL */
+    bool stopped;             /* cancel seen */
+} walk;
+
+/* Place bottom row i (board row h + i). A queen at (h + i, c) lies on the "\" diagonal crossing row
+ * h at column c - i and on the "/" diagonal crossing it at c + i; a top queen attacks it exactly when
+ * the top's masks on row h hold that bit. Diagonals crossing row h off the board meet no top queen,
+ * so they are dropped (bit >> i, and the mask on bit << i). */
+static void walk_row(walk *w, int i, uint32_t cols, uint32_t ld, uint32_t rd, uint32_t lkey,
+                     uint32_t rkey)
+{
+    if (i == w->t->k) {
+        const uint32_t b = nq_mitm_table_bucket(w->t, cols); /* the top's free columns are ours */
+        if (w->keys == NULL)
+            w->fill[b]++;
+        else
+            w->keys[w->fill[b]++] = ((uint64_t)lkey << 32) | rkey;
+        return;
+    }
+    if (i == 2 && w->ctl != NULL && atomic_load_explicit(&w->ctl->cancel, memory_order_relaxed))
+        w->stopped = true;
+    uint32_t avail = w->full & ~(cols | ld | rd);
+    while (avail != 0 && !w->stopped) {
+        const uint32_t bit = avail & (0u - avail);
+        avail ^= bit;
+        walk_row(w, i + 1, cols | bit, ((ld | bit) << 1) & w->full, (rd | bit) >> 1,
+                 lkey | (bit >> i), rkey | ((bit << i) & w->full));
+    }
+}
+
+/* ---- the table ------------------------------------------------------------------------------------- */
+
+void nq_mitm_table_destroy(nq_mitm_table *t)
+{
+    if (t == NULL)
+        return;
+    free(t->keys);
+    free(t->start);
+    free(t->lo_rank);
+    free(t->lo_pop);
+    free(t->hi_rank);
+    free(t);
+}
+
+size_t nq_mitm_table_bytes(const nq_mitm_table *t)
+{
+    if (t == NULL)
+        return 0;
+    return (size_t)t->start[t->nsets] * sizeof *t->keys + ((size_t)t->nsets + 1u) * sizeof *t->start +
+           ((size_t)1 << NQ_MITM_LO_BITS) * (sizeof *t->lo_rank + 1u) +
+           (size_t)(NQ_MITM_LO_BITS + 1) * t->hi_count * sizeof *t->hi_rank;
+}
+
+/* Turn per-bucket counts in start[1 .. nsets] into padded offsets; false past the cap. */
+static bool layout_buckets(nq_mitm_table *t)
+{
+    uint64_t end = 0;
+    for (uint32_t b = 0; b < t->nsets; b++) {
+        const uint64_t size = t->start[b + 1];
+        t->placed += size;
+        t->start[b] = (uint32_t)end;
+        end += (size + NQ_MITM_BUCKET_ALIGN - 1u) / NQ_MITM_BUCKET_ALIGN * NQ_MITM_BUCKET_ALIGN;
+        if (end > UINT32_MAX || end * sizeof *t->keys > NQ_MITM_TABLE_CAP)
+            return false;
+    }
+    t->start[t->nsets] = (uint32_t)end;
+    return true;
+}
+
+/* Second walk: file every key; the padding slots keep NQ_MITM_PAD_KEY. */
+static nq_err fill_keys(nq_mitm_table *t, walk *w)
+{
+    const size_t count = (size_t)t->start[t->nsets];
+    t->keys = aligned_alloc(64, (count * sizeof *t->keys + 63u) / 64u * 64u + 64u);
+    uint32_t *fill = malloc((size_t)t->nsets * sizeof *fill);
+    nq_err err = NQ_E_NOMEM;
+    if (t->keys == NULL || fill == NULL)
+        goto end;
+    for (size_t i = 0; i < count; i++)
+        t->keys[i] = NQ_MITM_PAD_KEY;
+    memcpy(fill, t->start, (size_t)t->nsets * sizeof *fill);
+    w->fill = fill;
+    w->keys = t->keys;
+    walk_row(w, 0, 0, 0, 0, 0, 0);
+    err = w->stopped ? NQ_E_CANCELED : NQ_OK;
+end:
+    free(fill);
+    return err;
+}
+
+nq_err nq_mitm_table_create(int n, int k, const nq_count_ctl *ctl, nq_mitm_table **out)
+{
+    if (out == NULL || k < 1 || k >= n || n > NQ_COUNT_N_MAX)
+        return NQ_E_ARG;
+    *out = NULL;
+    nq_mitm_table *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NQ_E_NOMEM;
+    t->n = n;
+    t->k = k;
+    t->nsets = (uint32_t)binomial(n, k);
+    nq_err err = NQ_E_NOMEM;
+    t->start = calloc((size_t)t->nsets + 1u, sizeof *t->start);
+    if (t->start == NULL || !rank_tables_build(t))
+        goto fail;
+    walk w = {t, (uint32_t)((UINT64_C(1) << n) - 1u), t->start + 1, NULL, ctl, false};
+    walk_row(&w, 0, 0, 0, 0, 0, 0); /* start[b + 1] = placements in bucket b */
+    err = w.stopped ? NQ_E_CANCELED : NQ_E_NOMEM;
+    if (w.stopped || !layout_buckets(t))
+        goto fail;
+    err = fill_keys(t, &w);
+    if (err != NQ_OK)
+        goto fail;
+    *out = t;
+    return NQ_OK;
+fail:
+    nq_mitm_table_destroy(t);
+    return err;
+}
