@@ -1,0 +1,27 @@
+/* flush.h - wait until the kernel has delivered what nqueensd sent on its port (the last step of a drain).
+ *
+ * Why: a request is complete for libmicrohttpd once its last byte is in the socket's send buffer, which
+ * on a fast server and a slow client can be megabytes ahead of what the client has received. A plain
+ * process would exit and let the kernel finish sending; a container would not: the runtime tears the
+ * network namespace down as soon as the process exits, and whatever was still queued is lost. So after
+ * the server went idle, main() waits, within the grace period, until no TCP socket on the server's
+ * port has unacknowledged data (the tx_queue of /proc/net/tcp and /proc/net/tcp6; closed sockets whose
+ * data is still in flight are listed there too, while no descriptor refers to them any more).
+ *
+ * Thread-safety: reentrant. Failure: when /proc cannot be read the wait ends at once (nothing known to
+ * wait for).
+ */
+#ifndef NQ_FLUSH_H
+#define NQ_FLUSH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Bytes queued but not yet acknowledged on TCP sockets whose local port is port (listening sockets
+ * excluded), summed over IPv4 and IPv6 in this network namespace; 0 when /proc cannot be read. */
+uint64_t nq_flush_pending(uint16_t port);
+
+/* Poll nq_flush_pending(port) every 20 ms until it is 0 (returns true) or timeout_ms passed (false). */
+bool nq_flush_wait(uint16_t port, unsigned timeout_ms);
+
+#endif /* NQ_FLUSH_H */

@@ -1,0 +1,141 @@
+/* test_flush.c - unit tests of the drain's last step: unacknowledged bytes on a port, and the wait. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "flush.h"
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A loopback connection whose client does not read: the server side's queue fills up. */
+typedef struct conn {
+    int listener, client, server;
+    uint16_t port;
+} conn;
+
+static void conn_open(conn *c)
+{
+    c->listener = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    ck_assert_int_eq(bind(c->listener, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(c->listener, 1), 0);
+    ck_assert_int_eq(getsockname(c->listener, (struct sockaddr *)&a, &len), 0);
+    c->port = ntohs(a.sin_port);
+    c->client = socket(AF_INET, SOCK_STREAM, 0);
+    const int small = 4096;
+    ck_assert_int_eq(setsockopt(c->client, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+    ck_assert_int_eq(connect(c->client, (struct sockaddr *)&a, sizeof a), 0);
+    c->server = accept(c->listener, NULL, NULL);
+    ck_assert_int_ge(c->server, 0);
+}
+
+/* Fill the server side's send path without blocking; returns the bytes the kernel took. */
+static size_t fill(const conn *c)
+{
+    ck_assert_int_eq(fcntl(c->server, F_SETFL, O_NONBLOCK), 0);
+    static char chunk[65536];
+    size_t total = 0;
+    for (;;) {
+        const ssize_t w = send(c->server, chunk, sizeof chunk, MSG_NOSIGNAL);
+        if (w <= 0)
+            break;
+        total += (size_t)w;
+    }
+    return total;
+}
+
+static void read_everything(const conn *c, size_t total)
+{
+    char buf[65536];
+    for (size_t got = 0; got < total;) {
+        const ssize_t r = recv(c->client, buf, sizeof buf, 0);
+        ck_assert_int_gt(r, 0);
+        got += (size_t)r;
+    }
+}
+
+START_TEST(idle_port_has_nothing_pending)
+{
+    conn c;
+    conn_open(&c);
+    ck_assert_uint_eq(nq_flush_pending(c.port), 0); /* connected, nothing sent; listener ignored */
+    ck_assert(nq_flush_wait(c.port, 0));
+    close(c.client);
+    close(c.server);
+    close(c.listener);
+}
+END_TEST
+
+START_TEST(unread_data_is_pending_until_read)
+{
+    conn c;
+    conn_open(&c);
+    const size_t sent = fill(&c);
+    ck_assert_uint_gt(sent, 0);
+    ck_assert_uint_gt(nq_flush_pending(c.port), 0);
+    ck_assert(!nq_flush_wait(c.port, 60)); /* the client does not read: the wait times out */
+    read_everything(&c, sent);
+    ck_assert(nq_flush_wait(c.port, 2000)); /* acknowledged: done */
+    close(c.client);
+    close(c.server);
+    close(c.listener);
+}
+END_TEST
+
+/* A socket closed by the server with data still queued is still counted: that is the case the drain
+ * exists for (libmicrohttpd closes a Connection: close response's socket once it handed over the
+ * last byte). */
+START_TEST(closed_socket_with_queued_data_counts)
+{
+    conn c;
+    conn_open(&c);
+    const size_t sent = fill(&c);
+    close(c.server);
+    ck_assert_uint_gt(nq_flush_pending(c.port), 0);
+    read_everything(&c, sent);
+    ck_assert(nq_flush_wait(c.port, 2000));
+    close(c.client);
+    close(c.listener);
+}
+END_TEST
+
+START_TEST(other_ports_do_not_count)
+{
+    conn c;
+    conn_open(&c);
+    fill(&c);
+    ck_assert_uint_eq(nq_flush_pending((uint16_t)(c.port ^ 1u)), 0);
+    close(c.client);
+    close(c.server);
+    close(c.listener);
+}
+END_TEST
+
+static Suite *flush_suite(void)
+{
+    Suite *s = suite_create("flush");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, idle_port_has_nothing_pending);
+    tcase_add_test(tc, unread_data_is_pending_until_read);
+    tcase_add_test(tc, closed_socket_with_queued_data_counts);
+    tcase_add_test(tc, other_ports_do_not_count);
+    tcase_set_timeout(tc, 20);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(flush_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
