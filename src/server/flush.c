@@ -12,13 +12,12 @@
 
 #include "flush.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define TCP_LISTEN 0x0Au
-#define POLL_MS 20
 
 /* Parse a hex field ending in `end` at *p; advances *p past it. False if it is not one. */
 static bool hex_field(const char **p, char end, unsigned long *out)
@@ -70,16 +69,4 @@ static uint64_t file_pending(const char *path, uint16_t port)
 uint64_t nq_flush_pending(uint16_t port)
 {
     return file_pending("/proc/net/tcp", port) + file_pending("/proc/net/tcp6", port);
-}
-
-bool nq_flush_wait(uint16_t port, unsigned timeout_ms)
-{
-    const struct timespec tick = {0, POLL_MS * 1000000L};
-    for (unsigned waited = 0;; waited += POLL_MS) {
-        if (nq_flush_pending(port) == 0)
-            return true;
-        if (waited >= timeout_ms)
-            return false;
-        nanosleep(&tick, NULL);
-    }
 }

@@ -8,20 +8,17 @@
  * port has unacknowledged data (the tx_queue of /proc/net/tcp and /proc/net/tcp6; closed sockets whose
  * data is still in flight are listed there too, while no descriptor refers to them any more).
  *
- * Thread-safety: reentrant. Failure: when /proc cannot be read the wait ends at once (nothing known to
- * wait for).
+ * main() polls nq_flush_pending between its checks for a second stop signal.
+ * Thread-safety: reentrant. Failure: when /proc cannot be read it reports 0 (nothing known to wait
+ * for), so a drain never waits on what it cannot see.
  */
 #ifndef NQ_FLUSH_H
 #define NQ_FLUSH_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 /* Bytes queued but not yet acknowledged on TCP sockets whose local port is port (listening sockets
  * excluded), summed over IPv4 and IPv6 in this network namespace; 0 when /proc cannot be read. */
 uint64_t nq_flush_pending(uint16_t port);
-
-/* Poll nq_flush_pending(port) every 20 ms until it is 0 (returns true) or timeout_ms passed (false). */
-bool nq_flush_wait(uint16_t port, unsigned timeout_ms);
 
 #endif /* NQ_FLUSH_H */
