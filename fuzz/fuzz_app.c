@@ -1,0 +1,239 @@
+/* fuzz_app.c - libFuzzer harness for whole request handling in-process (src/server/app.h).
+ *
+ * Input: a request written as text, the way a person would type it:
+ *     METHOD SP TARGET LF          e.g. "GET /solve?n=6&format=columns\n"
+ *     Name: value LF               any number of header lines
+ * TARGET is split at the first '?' into the raw path and the raw query (no '?': no query), exactly as
+ * server.c hands them to the app. The query is passed as an exactly-sized, unterminated buffer, so a
+ * read past query_len is an ASan report. Header lookup is case-insensitive, first match wins, like
+ * libmicrohttpd's.
+ *
+ * The app is wired as server.c wires it: a real cache, and the operations bundle (/healthz, /readyz,
+ * /metrics), whose access log and metrics see every request record (the log goes to /dev/null).
+ * Limits are low enough that every input answers in milliseconds (the slowest: n = MAX_N_SOLVE, all
+ * solutions, rendered and gzipped).
+ *
+ * Oracles, beyond "no crash, no leak, no undefined behaviour":
+ *  - no input gets a 5xx: the server's own faults are the only 5xx it may send, and a request is not
+ *    one (a 503 for a saturated pool cannot happen here: there is no pool);
+ *  - every header name is a token and every value is printable, so nothing a client sends can split
+ *    a header (X-Request-Id echo, problem params);
+ *  - 204 and 304 responses carry no body, and only a HEAD request gets a response flagged HEAD;
+ *  - every JSON body (problem or answer; gunzipped first when gzip-coded, which must then be one
+ *    whole gzip member) parses, and a problem's "status" member equals the status line.
+ */
+#define _POSIX_C_SOURCE 200809L /* dup2, open */
+#include "fuzz.h"
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#define ZLIB_CONST /* next_in is then const, as it should be */
+#include <zlib.h>
+
+#include "app.h"
+#include "cache.h"
+#include "config.h"
+#include "ops_routes.h"
+
+#define MAX_HEADERS 16             /* header lines read from one input; the rest are ignored */
+#define MAX_N_SOLVE 9              /* 352 solutions: every /solve answers in a few milliseconds */
+#define MAX_N_COUNT 11             /* 2680 solutions: every /count answers in a few milliseconds */
+#define BODY_CAP (1u << 20)        /* largest body the harness reads (answers here stay < 64 KiB) */
+#define CACHE_BYTES (4u << 20)     /* small, so eviction happens while fuzzing */
+
+typedef struct header {
+    const char *name;  /* points into the request copy, NUL-terminated */
+    const char *value; /* likewise, leading blanks skipped */
+} header;
+
+typedef struct fuzz_request {
+    char *text;                   /* NUL-terminated copy of the input, cut into strings in place */
+    char *query;                  /* exactly-sized copy of the raw query (not terminated), or NULL */
+    const char *query_text;       /* the same query, NUL-terminated inside text (for the record) */
+    size_t nheaders;              /* headers parsed */
+    header headers[MAX_HEADERS];  /* in input order */
+} fuzz_request;
+
+/* One app for the whole run, as in the server: its cache state carries over between inputs. The only
+ * mutable global in the project outside a stop flag: libFuzzer's entry points take no context. */
+static struct {
+    nq_config cfg;
+    nq_cache *cache;
+    nq_app *app;
+    nq_ops *ops;
+    char *body;  /* BODY_CAP bytes: the body as the app produced it (allocated once: speed) */
+    char *plain; /* BODY_CAP bytes: the body gunzipped */
+} g;
+
+static void teardown(void) {
+    nq_app_destroy(g.app);
+    nq_ops_destroy(g.ops);
+    nq_cache_destroy(g.cache);
+    free(g.body);
+    free(g.plain);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    nq_config_defaults(&g.cfg);
+    g.cfg.max_n_solve = MAX_N_SOLVE;
+    g.cfg.max_n_count = MAX_N_COUNT;
+    g.cfg.max_solutions = 200; /* /solve?n=9 without limit is then a 422 that suggests paging */
+    g.cfg.count_threads = 1;   /* no thread start per input */
+    g.cfg.cache_bytes = CACHE_BYTES;
+    g.body = malloc(BODY_CAP);
+    g.plain = malloc(BODY_CAP);
+    NQ_FUZZ_CHECK(g.body && g.plain);
+    NQ_FUZZ_CHECK(nq_cache_create(g.cfg.cache_bytes, &g.cache) == NQ_OK);
+    NQ_FUZZ_CHECK(nq_app_create(&g.cfg, g.cache, &g.app) == NQ_OK);
+    NQ_FUZZ_CHECK(nq_ops_create(&g.cfg, &g.ops) == NQ_OK);
+    nq_ops_attach(g.ops, NULL, NULL); /* no pool, no connection guard in-process */
+    nq_app_set_ops(g.app, g.ops);
+    /* The access log writes one line per request to fd 1: keep it off the fuzzer's console. */
+    const int devnull = open("/dev/null", O_WRONLY);
+    NQ_FUZZ_CHECK(devnull >= 0 && dup2(devnull, STDOUT_FILENO) == STDOUT_FILENO && close(devnull) == 0);
+    NQ_FUZZ_CHECK(atexit(teardown) == 0);
+    return 0;
+}
+
+static const char *lookup(void *ctx, const char *name) {
+    const fuzz_request *r = ctx;
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (strcasecmp(r->headers[i].name, name) == 0) return r->headers[i].value;
+    return NULL;
+}
+
+/* Cut r->text into the request line and header lines; fill req. Returns false for an input with no
+ * request line (nothing to send). */
+static bool parse_input(fuzz_request *r, nq_request *req) {
+    char *line = r->text;
+    char *next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    char *target = strchr(line, ' ');
+    if (!target || target == line) return false;
+    *target++ = '\0';
+    req->method = line;
+    req->path = target;
+    char *q = strchr(target, '?');
+    if (q) {
+        *q++ = '\0';
+        r->query_text = q;
+        req->query_len = strlen(q);
+        r->query = malloc(req->query_len ? req->query_len : 1);
+        NQ_FUZZ_CHECK(r->query != NULL);
+        memcpy(r->query, q, req->query_len);
+        req->query = r->query;
+    }
+    while (next && r->nheaders < MAX_HEADERS) {
+        line = next;
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        char *colon = strchr(line, ':');
+        if (!colon || colon == line) continue;
+        *colon++ = '\0';
+        while (*colon == ' ' || *colon == '\t') colon++;
+        r->headers[r->nheaders++] = (header){line, colon};
+    }
+    req->header = lookup;
+    req->header_ctx = r;
+    return true;
+}
+
+/* RFC 9110 token characters, the only ones a field name may have. */
+static bool is_token(const char *s) {
+    static const char tchar[] = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    return *s != '\0' && strspn(s, tchar) == strlen(s);
+}
+
+static void check_headers(const nq_response *resp) {
+    for (size_t i = 0; i < resp->nheaders; i++) {
+        NQ_FUZZ_CHECK(is_token(resp->headers[i].name));
+        for (const char *c = resp->headers[i].value; *c; c++) NQ_FUZZ_CHECK(*c >= 0x20 && *c < 0x7f);
+    }
+}
+
+/* gunzip len bytes of in into g.plain; returns the decompressed length. */
+static size_t gunzip(const char *in, size_t len) {
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    NQ_FUZZ_CHECK(inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK); /* 16: expect the gzip wrapper */
+    zs.next_in = (const Bytef *)in;
+    zs.avail_in = (uInt)len;
+    zs.next_out = (Bytef *)g.plain;
+    zs.avail_out = BODY_CAP;
+    const int rc = inflate(&zs, Z_FINISH);
+    const size_t out = zs.total_out;
+    inflateEnd(&zs);
+    NQ_FUZZ_CHECK(rc == Z_STREAM_END && zs.avail_in == 0); /* one whole gzip member, nothing after */
+    return out;
+}
+
+/* Every line of an NDJSON body, or the whole of a JSON body, must parse; a problem's status must
+ * match the response's. */
+static void check_json(const nq_response *resp, const char *body, size_t len, bool ndjson) {
+    const char *p = body, *const end = body + len;
+    while (p < end) {
+        const char *stop = ndjson ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (!stop) stop = end;
+        cJSON *doc = cJSON_ParseWithLength(p, (size_t)(stop - p));
+        NQ_FUZZ_CHECK(doc != NULL);
+        if (resp->status >= 400) {
+            const cJSON *status = cJSON_GetObjectItemCaseSensitive(doc, "status");
+            NQ_FUZZ_CHECK(cJSON_IsNumber(status) && status->valuedouble == (double)resp->status);
+        }
+        cJSON_Delete(doc);
+        p = stop + 1;
+    }
+}
+
+static void check_body(nq_response *resp) {
+    size_t len = 0;
+    NQ_FUZZ_CHECK(nq_response_read_all(resp, g.body, BODY_CAP, &len) == NQ_OK);
+    if (resp->status == 204 || resp->status == 304) NQ_FUZZ_CHECK(len == 0);
+    const char *type = nq_response_header(resp, "Content-Type");
+    const char *coding = nq_response_header(resp, "Content-Encoding");
+    const char *body = g.body;
+    if (len > 0 && coding) {
+        NQ_FUZZ_CHECK(strcmp(coding, "gzip") == 0);
+        len = gunzip(g.body, len);
+        body = g.plain;
+    }
+    if (len > 0 && type && strstr(type, "json")) check_json(resp, body, len, strstr(type, "ndjson") != NULL);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_request r;
+    memset(&r, 0, sizeof r);
+    r.text = malloc(size + 1);
+    NQ_FUZZ_CHECK(r.text != NULL);
+    memcpy(r.text, data, size);
+    r.text[size] = '\0'; /* an embedded NUL ends the input early, as it would a C string */
+    nq_request req = {0};
+    if (parse_input(&r, &req)) {
+        nq_response resp;
+        nq_response_init(&resp);
+        nq_app_serve(g.app, &req, &resp);
+        NQ_FUZZ_CHECK(resp.status >= 200 && resp.status < 500);
+        check_headers(&resp);
+        NQ_FUZZ_CHECK(resp.head == (strcmp(req.method, "HEAD") == 0));
+        check_body(&resp);
+        /* What server.c reports when the request completes (the record fields it can know here). */
+        const nq_request_record rec = {
+            .method = req.method, .path = req.path, .query = r.query_text,
+            .route = resp.route, .request_id = resp.request_id[0] ? resp.request_id : NULL,
+            .remote_addr = "127.0.0.1", .status = resp.status, .bytes = 0, .duration_s = 0.001,
+            .solver_s = resp.solver_seconds, .cache = resp.cache, .completed = true,
+        };
+        nq_ops_request_done(g.ops, &rec);
+        nq_response_clear(&resp);
+    }
+    free(r.query);
+    free(r.text);
+    return 0;
+}
