@@ -37,7 +37,7 @@
 
 #define SMALL_N 6           /* below this, count by enumeration: the normal form needs room */
 #define SPLIT_ROW 4         /* rows 0 .. SPLIT_ROW-1 are fixed by the task */
-#define CANCEL_ROWS_BELOW 12 /* look at the cancel flag in rows with more than this many below */
+#define CANCEL_ROWS_BELOW 12 /* look at the cancel flag on entering the row with this many below */
 #define SHAPES_MAX (2 * NQ_COUNT_N_MAX)
 
 /* The constraints of one case of the normal form. */
@@ -69,15 +69,22 @@ typedef struct job {
     nq_count_ctl *ctl;            /* the caller's control block (or the count's own) */
 } job;
 
-/* One worker's search state; lives on the worker's stack. */
+/* One worker's search state; lives on the worker's stack. The four arrays are the explicit stack
+ * of the search, one entry per row from SPLIT_ROW to n-2 (the last row is never pushed). */
 typedef struct search {
-    const job *job;             /* the count */
-    const shape *sh;            /* the current task's case */
-    int last;                   /* n - 1 */
-    int cancel_rows;            /* rows < this look at the cancel flag */
-    bool stopped;               /* saw a cancel: unwind */
-    uint8_t cols[NQ_N_MAX];     /* the board being searched */
-    uint64_t by_fixers[5];      /* leaves by nq_sym_classify's answer; [0]: not the representative */
+    const job *job;              /* the count */
+    const task *task;            /* the task being searched */
+    bool corner;                 /* its case is a corner case */
+    int b2;                      /* its case's b2 (-1: none) */
+    uint32_t side;               /* its case's side columns */
+    uint32_t allowed[NQ_N_MAX];  /* per row: columns its case allows (last row: last_ok) */
+    int cancel_row;              /* entering this row looks at the cancel flag */
+    bool stopped;                /* saw a cancel: unwind */
+    uint32_t left[NQ_N_MAX];     /* per row: diagonal attacks from above */
+    uint32_t down[NQ_N_MAX];     /* per row: columns taken above */
+    uint32_t right[NQ_N_MAX];    /* per row: anti-diagonal attacks from above */
+    uint32_t untried[NQ_N_MAX];  /* per row: candidate columns not yet tried */
+    uint64_t by_fixers[5];       /* leaves by nq_sym_classify's answer; [0]: not the representative */
 } search;
 
 /* A worker thread and what it found. */
@@ -93,48 +100,92 @@ static bool stop_requested(const job *j) {
            atomic_load_explicit(&j->abort, memory_order_relaxed);
 }
 
+/* Row b2's rule: by the end of it both side columns must be taken. */
+static inline uint32_t side_rule(uint32_t avail, uint32_t down, uint32_t side) {
+    const uint32_t missing = side & ~down;
+    if (missing == 0) return avail;
+    if (missing == side) return 0; /* both would need this one row */
+    return avail & missing;        /* the other side column, nothing else */
+}
+
 /* Columns row y (not the last) may take: free of attacks and allowed by the case. */
 static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_t left, uint32_t down,
                                   uint32_t right) {
     const uint32_t avail = full & ~(left | down | right);
     if (y < sh->b1) return avail & ~sh->side;
-    if (y == sh->b2) {
-        const uint32_t taken = down & sh->side;
-        if (taken == 0) return 0;                      /* both would need this one row */
-        if (taken != sh->side) return avail & sh->side; /* the other side column, nothing else */
-    }
+    if (y == sh->b2) return side_rule(avail, down, sh->side);
     return avail;
 }
 
-static void leaf(search *s) {
-    if (s->sh->corner) {
-        s->by_fixers[1]++;
-        return;
-    }
-    s->by_fixers[nq_sym_classify(s->last + 1, s->cols)]++;
+/* A full board in normal form: row y (= n-2) just took bit, the last row takes f. Rebuilds the
+ * column vector from the stack (row r's queen is the bit down[r+1] adds) and classifies it. Runs
+ * for a few percent of the nodes, so the node loop does not keep the columns itself. */
+static void leaf(search *s, int y, uint32_t bit, uint32_t f) {
+    uint8_t cols[NQ_N_MAX];
+    memcpy(cols, s->task->prefix, SPLIT_ROW);
+    for (int r = SPLIT_ROW; r < y; r++) cols[r] = (uint8_t)__builtin_ctz(s->down[r + 1] ^ s->down[r]);
+    cols[y] = (uint8_t)__builtin_ctz(bit);
+    cols[y + 1] = (uint8_t)__builtin_ctz(f);
+    s->by_fixers[nq_sym_classify(y + 2, cols)]++;
 }
 
-/* The hot loop: bit c is column c; left/right are the diagonal attacks shifted one column per row.
- * Taking the lowest set bit (x & -x) and clearing it walks the free columns without a scan. */
-static void place(search *s, int y, uint32_t left, uint32_t down, uint32_t right) {
-    if (y == s->last) {
-        const uint32_t avail = s->job->full & ~(left | down | right) & s->sh->last_ok;
-        if (avail != 0) {
-            s->cols[y] = (uint8_t)__builtin_ctz(avail);
-            leaf(s);
+/* Loads task t's case into s: the per-row masks the node loop applies without branching. */
+static void enter_case(search *s, const task *t) {
+    const job *j = s->job;
+    const shape *sh = &j->shapes[t->shape];
+    const int last = j->n - 1;
+    s->task = t;
+    s->corner = sh->corner;
+    s->b2 = sh->b2;
+    s->side = sh->side;
+    for (int y = 0; y < last; y++) s->allowed[y] = y < sh->b1 ? j->full & ~sh->side : j->full;
+    s->allowed[last] = sh->last_ok;
+}
+
+/* The hot loop: a depth-first search over an explicit stack, from row SPLIT_ROW down. Bit c is
+ * column c; left/right are the diagonal attacks, shifted one column per row. x & -x is the lowest
+ * free column, so no scan is needed. The last row is not pushed: its free squares are tested
+ * straight from the row above. Corner-case leaves are counted, the others classified. */
+static void run_task(search *s, const task *t) {
+    enter_case(s, t);
+    const int base = SPLIT_ROW, last = s->job->n - 1, b2 = s->b2, cancel_row = s->cancel_row;
+    const uint32_t side = s->side, last_ok = s->allowed[last];
+    const bool corner = s->corner;
+    int y = base;
+    s->left[y] = t->left;
+    s->down[y] = t->down;
+    s->right[y] = t->right;
+    s->untried[y] = ~(t->left | t->down | t->right) & s->allowed[y];
+    if (y == b2) s->untried[y] = side_rule(s->untried[y], t->down, side);
+    for (;;) {
+        const uint32_t a = s->untried[y];
+        if (a == 0) {
+            if (y == base) return;
+            y--;
+            continue;
         }
-        return;
-    }
-    if (y < s->cancel_rows && stop_requested(s->job)) {
-        s->stopped = true;
-        return;
-    }
-    uint32_t avail = candidates(s->sh, s->job->full, y, left, down, right);
-    while (avail != 0) {
-        const uint32_t bit = avail & (0u - avail);
-        avail ^= bit;
-        s->cols[y] = (uint8_t)__builtin_ctz(bit);
-        place(s, y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
+        const uint32_t bit = a & (0u - a);
+        s->untried[y] = a ^ bit;
+        const uint32_t l = (s->left[y] | bit) << 1, d = s->down[y] | bit, r = (s->right[y] | bit) >> 1;
+        if (y + 1 == last) {
+            const uint32_t f = ~(l | d | r) & last_ok;
+            if (f != 0) {
+                if (corner) s->by_fixers[1]++;
+                else leaf(s, y, bit, f);
+            }
+            continue;
+        }
+        y++;
+        s->left[y] = l;
+        s->down[y] = d;
+        s->right[y] = r;
+        uint32_t next = ~(l | d | r) & s->allowed[y];
+        if (y == b2) next = side_rule(next, d, side);
+        if (y == cancel_row && stop_requested(s->job)) {
+            s->stopped = true;
+            return;
+        }
+        s->untried[y] = next;
     }
 }
 
@@ -209,14 +260,12 @@ static nq_err plan(job *j, int n) {
 static void *work(void *arg) {
     worker *w = arg;
     job *j = w->job;
-    search s = {.job = j, .last = j->n - 1, .cancel_rows = j->n - CANCEL_ROWS_BELOW};
+    search s = {.job = j, .cancel_row = j->n - CANCEL_ROWS_BELOW};
+    if (s.cancel_row <= SPLIT_ROW) s.cancel_row = SPLIT_ROW + 1; /* small n: look once per row-5 subtree */
     while (!stop_requested(j)) {
         const size_t i = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->ntasks) break;
-        const task *t = &j->tasks[i];
-        s.sh = &j->shapes[t->shape];
-        memcpy(s.cols, t->prefix, SPLIT_ROW);
-        place(&s, SPLIT_ROW, t->left, t->down, t->right);
+        run_task(&s, &j->tasks[i]);
         if (s.stopped) break;
         atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_release);
     }
