@@ -60,7 +60,8 @@ typedef enum nq_body_kind {
     NQ_BODY_STATIC,   /* body points at constant data */
     NQ_BODY_OWNED,    /* body is malloc'd and owned by the response */
     NQ_BODY_CACHED,   /* body lives in `entry`, a cache reference owned by the response */
-    NQ_BODY_STREAM    /* produced by read(stream, ...); stream freed with stream_free */
+    NQ_BODY_STREAM    /* produced by read(stream, ...), stream freed with stream_free; read NULL:
+                         an empty stream (HEAD), sent with the framing GET would use */
 } nq_body_kind;
 
 #define NQ_RESPONSE_HEADERS_MAX 20   /* headers one response may carry */
@@ -181,8 +182,9 @@ bool nq_response_add_header(nq_response *resp, const char *name, const char *val
 /* The value of the first header called name (case-insensitive), or NULL. */
 const char *nq_response_header(const nq_response *resp, const char *name);
 
-/* Read a streamed body into buf (as nq_body_read_fn); for other kinds copies from body. Used by tests
- * and fuzzers that drive the app without a server. */
+/* Copy the whole body into buf (cap bytes, which must exceed the body: NQ_E_TOO_LARGE otherwise),
+ * reading a stream to its end; *len receives the length. Used by tests and fuzzers that drive the app
+ * without a server. Errors: NQ_E_ARG, NQ_E_TOO_LARGE, the stream's error. */
 nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *len);
 
 #endif /* NQ_APP_H */

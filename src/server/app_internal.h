@@ -113,7 +113,8 @@ double nq_app_now(void);
 
 /* ---- handlers' continuation (handle_solve.c, handle_count.c) ---- */
 
-/* Finish a SOLVE work once its counts are known; result may be NULL (nothing computed). */
+/* Finish a SOLVE work once its counts are known (counts: read only when the spec has a total);
+ * result may be NULL (nothing computed). */
 nq_app_step nq_solve_continue(nq_app_work *w, const nq_counts *counts, const nq_app_result *result,
                               nq_response *resp);
 

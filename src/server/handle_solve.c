@@ -20,7 +20,7 @@
 #include "router.h"
 
 #define SOLVE_KEYS (NQ_QK_N | NQ_QK_FORMAT | NQ_QK_UNIQUE | NQ_QK_LIMIT | NQ_QK_OFFSET | NQ_QK_AFTER)
-#define STREAM_IN_CAP (32u * 1024u) /* identity bytes the gzip stream pulls at a time */
+#define STREAM_IN_CAP ((size_t)32 * 1024) /* identity bytes the gzip stream pulls at a time */
 
 static int max_n(const nq_config *cfg) { return cfg->max_n_solve < NQ_N_MAX ? cfg->max_n_solve : NQ_N_MAX; }
 
@@ -127,7 +127,7 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
         resp->cache = NQ_CACHE_MISS;
         return NQ_APP_COMPUTE;
     }
-    const nq_app_step step = nq_solve_continue(w, spec.has_total ? &counts : NULL, NULL, resp);
+    const nq_app_step step = nq_solve_continue(w, &counts, NULL, resp);
     if (step == NQ_APP_COMPUTE) *work = w;
     else nq_app_work_destroy(w);
     return step;
@@ -186,10 +186,10 @@ static nq_app_step respond_stream(const nq_app_work *w, const nq_solve_spec *spe
     nq_app_etag(w->key, gz, etag, sizeof etag);
     nq_app_success(resp, 200, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, etag, gz,
                    seconds + (nq_app_now() - t0));
-    resp->kind = NQ_BODY_STREAM;
-    resp->read = stream_read;
+    resp->kind = NQ_BODY_STREAM; /* for HEAD an empty one: the headers of GET, no body, no work */
+    resp->read = s ? stream_read : NULL;
     resp->stream = s;
-    resp->stream_free = stream_free;
+    resp->stream_free = s ? stream_free : NULL;
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
     return NQ_APP_DONE;
 }

@@ -35,6 +35,10 @@ const char *nq_query_key_name(nq_query_key key) {
 }
 
 void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+    va_end(ap);
     err->err = code;
     /* The name may come straight from the request: keep printable ASCII only, so the problem body
      * stays valid UTF-8 JSON and log lines stay one line. */
@@ -44,10 +48,6 @@ void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, con
         err->param[i] = (c > 0x20 && c < 0x7f) ? (char)c : '?';
     }
     err->param[i] = '\0';
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(err->detail, sizeof err->detail, fmt, ap);
-    va_end(ap);
 }
 
 static int hex_value(char c) {

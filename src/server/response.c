@@ -60,7 +60,7 @@ nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *le
         *len = resp->body_len;
         return NQ_OK;
     }
-    for (;;) {
+    while (resp->read) { /* a HEAD stream has no reader */
         if (*len == cap) return NQ_E_TOO_LARGE;
         size_t got = 0;
         const nq_err rc = resp->read(resp->stream, buf + *len, cap - *len, &got);
@@ -68,4 +68,5 @@ nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *le
         if (got == 0) return NQ_OK;
         *len += got;
     }
+    return NQ_OK;
 }

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#define ZLIB_CONST /* next_in is a pointer to const */
 #include <zlib.h>
 
 #ifndef NQ_TEST_NQUEENSD
@@ -80,15 +81,14 @@ static uint16_t listening_port(const nq_test_server *s) {
     return port;
 }
 
+/* In the child: execve wants mutable strings, so the arguments are copied (the process image is
+ * replaced right after, so nothing is freed). */
 static void exec_server(int fd, const char *const *args, const char *const *env) {
-    const char *argv[ARGS_MAX];
+    static const char *const fixed[] = {NQ_TEST_NQUEENSD, "--port", "0", "--bind", "127.0.0.1"};
+    char *argv[ARGS_MAX];
     size_t a = 0;
-    argv[a++] = NQ_TEST_NQUEENSD;
-    argv[a++] = "--port";
-    argv[a++] = "0";
-    argv[a++] = "--bind";
-    argv[a++] = "127.0.0.1";
-    for (size_t i = 0; args && args[i] && a < ARGS_MAX - 1; i++) argv[a++] = args[i];
+    for (; a < sizeof fixed / sizeof fixed[0]; a++) argv[a] = strdup(fixed[a]);
+    for (size_t i = 0; args && args[i] && a < ARGS_MAX - 1; i++) argv[a++] = strdup(args[i]);
     argv[a] = NULL;
     size_t n = 0, e = 0;
     while (environ[n]) n++;
@@ -96,11 +96,11 @@ static void exec_server(int fd, const char *const *args, const char *const *env)
     char **envp = calloc(n + e + 1, sizeof *envp);
     if (!envp) _exit(127);
     for (size_t i = 0; i < n; i++) envp[i] = environ[i];
-    for (size_t i = 0; i < e; i++) envp[n + i] = (char *)(uintptr_t)env[i];
+    for (size_t i = 0; i < e; i++) envp[n + i] = strdup(env[i]);
     dup2(fd, STDOUT_FILENO);
     dup2(fd, STDERR_FILENO);
     close(fd);
-    execve(NQ_TEST_NQUEENSD, (char *const *)(uintptr_t)argv, envp);
+    execve(NQ_TEST_NQUEENSD, argv, envp);
     _exit(127);
 }
 
@@ -316,7 +316,7 @@ bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len) 
     size_t cap = len * 4 + 64, used = 0;
     char *buf = malloc(cap + 1);
     int rc = Z_OK;
-    z.next_in = (Bytef *)(uintptr_t)in;
+    z.next_in = (const Bytef *)in;
     z.avail_in = (uInt)len;
     while (buf && rc == Z_OK) {
         if (used == cap) {

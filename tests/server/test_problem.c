@@ -3,6 +3,7 @@
 
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,8 +88,8 @@ START_TEST(test_every_type_documented) {
     size_t len = 0;
     ck_assert_msg(nq_problem_doc(c->slug, strlen(c->slug), &body, &len) == NQ_OK, "slug %s", c->slug);
     cJSON *j = parse(body, len);
-    char type[64] = NQ_PROBLEM_TYPE_BASE;
-    strcat(type, c->slug);
+    char type[64];
+    snprintf(type, sizeof type, "%s%s", NQ_PROBLEM_TYPE_BASE, c->slug);
     ck_assert_str_eq(str(j, "type"), type);
     ck_assert_msg((int)num(j, "status") == c->status, "slug %s status", c->slug);
     ck_assert_uint_gt(strlen(str(j, "description")), 20);

@@ -1,0 +1,231 @@
+/* test_app.c - the application driven in-process, without libmicrohttpd (src/server/app.h): routing,
+ * methods, preflight, bodies, conditional requests, negotiation, the compute split and its errors. */
+#include "app.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define BODY_MAX (1u << 22)
+
+/* Request headers as a NULL-terminated list of name, value pairs. */
+static const char *lookup(void *ctx, const char *name) {
+    const char *const *h = ctx;
+    for (; h && h[0]; h += 2)
+        if (strcasecmp(h[0], name) == 0) return h[1];
+    return NULL;
+}
+
+static nq_config cfg;
+static nq_cache *cache;
+static nq_app *app;
+
+static void setup(void) {
+    nq_config_defaults(&cfg);
+    cfg.max_solutions = 100000;
+    ck_assert_int_eq(nq_cache_create(1u << 24, &cache), NQ_OK);
+    ck_assert_int_eq(nq_app_create(&cfg, cache, &app), NQ_OK);
+}
+
+static void teardown(void) {
+    nq_app_destroy(app);
+    nq_cache_destroy(cache);
+}
+
+/* Serve method target with headers; the body (NUL-terminated) in a malloc'd buffer. */
+static char *serve(const char *method, const char *target, const char **headers, nq_response *resp) {
+    char path[256];
+    snprintf(path, sizeof path, "%s", target);
+    char *q = strchr(path, '?');
+    if (q) *q++ = '\0';
+    const nq_request req = {method, path, q, q ? strlen(q) : 0, lookup, headers};
+    nq_response_init(resp);
+    nq_app_serve(app, &req, resp);
+    char *body = malloc(BODY_MAX);
+    size_t len = 0;
+    ck_assert_int_eq(nq_response_read_all(resp, body, BODY_MAX - 1, &len), NQ_OK);
+    body[len] = '\0';
+    return body;
+}
+
+START_TEST(test_count_then_hit) {
+    nq_response r;
+    char *body = serve("GET", "/count?n=6", NULL, &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(body, "{\"n\":6,\"total\":4,\"unique\":1}");
+    ck_assert_str_eq(r.route, "count");
+    ck_assert_int_eq(r.cache, NQ_CACHE_MISS);
+    ck_assert_str_eq(nq_response_header(&r, "Content-Type"), "application/json");
+    ck_assert_str_eq(nq_response_header(&r, "Cache-Control"), "public, max-age=31536000, immutable");
+    ck_assert_uint_eq(strlen(nq_response_header(&r, "X-Request-Id")), 16);
+    char etag[64];
+    snprintf(etag, sizeof etag, "%s", nq_response_header(&r, "ETag"));
+    nq_response_clear(&r);
+    free(body);
+    body = serve("GET", "/count?n=6", NULL, &r);
+    ck_assert_int_eq(r.cache, NQ_CACHE_HIT);
+    ck_assert_str_eq(nq_response_header(&r, "Server-Timing"), "solver;dur=0.000");
+    ck_assert_str_eq(nq_response_header(&r, "ETag"), etag);
+    nq_response_clear(&r);
+    free(body);
+    const char *inm[] = {"If-None-Match", etag, NULL};
+    body = serve("GET", "/count?n=6", inm, &r);
+    ck_assert_uint_eq(r.status, 304);
+    ck_assert_str_eq(body, "");
+    nq_response_clear(&r);
+    free(body);
+}
+END_TEST
+
+START_TEST(test_methods) {
+    nq_response r;
+    char *body = serve("OPTIONS", "/solve", NULL, &r);
+    ck_assert_uint_eq(r.status, 204);
+    ck_assert_int_eq(r.kind, NQ_BODY_NONE);
+    ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");
+    nq_response_clear(&r);
+    free(body);
+    body = serve("DELETE", "/count?n=4", NULL, &r);
+    ck_assert_uint_eq(r.status, 405);
+    ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");
+    ck_assert_ptr_nonnull(strstr(body, "\"type\":\"/problems/method-not-allowed\""));
+    nq_response_clear(&r);
+    free(body);
+    body = serve("GET", "/nowhere?n=4", NULL, &r);
+    ck_assert_uint_eq(r.status, 404);
+    ck_assert_str_eq(r.route, "not_found");
+    ck_assert_str_eq(nq_response_header(&r, "Cache-Control"), "no-store");
+    nq_response_clear(&r);
+    free(body);
+}
+END_TEST
+
+START_TEST(test_solve_bodies) {
+    nq_response r;
+    char *body = serve("GET", "/solve?n=5&format=columns&limit=3", NULL, &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(body, "{\"n\":5,\"total\":10,\"solutions\":[[0,2,4,1,3],[0,3,1,4,2],[1,3,0,2,4]],"
+                           "\"next\":\"/solve?n=5&format=columns&limit=3&after=1,3,0,2,4\"}");
+    nq_response_clear(&r);
+    free(body);
+    const char *nd[] = {"Accept", "application/x-ndjson", NULL};
+    body = serve("GET", "/solve?n=5&format=columns&after=3,1,4,2,0", nd, &r);
+    ck_assert_str_eq(nq_response_header(&r, "Content-Type"), "application/x-ndjson");
+    ck_assert_str_eq(body, "[4,1,3,0,2]\n[4,2,0,3,1]\n");
+    nq_response_clear(&r);
+    free(body);
+}
+END_TEST
+
+/* Streams (cache too small for the answer) give the same bytes as cached bodies; HEAD reads nothing. */
+START_TEST(test_stream_equals_cached) {
+    nq_response r;
+    char *cached = serve("GET", "/solve?n=9", NULL, &r);
+    ck_assert_int_eq(r.kind, NQ_BODY_CACHED);
+    nq_response_clear(&r);
+    nq_app_destroy(app);
+    ck_assert_int_eq(nq_app_create(&cfg, NULL, &app), NQ_OK); /* no cache: everything streams */
+    char *streamed = serve("GET", "/solve?n=9", NULL, &r);
+    ck_assert_int_eq(r.kind, NQ_BODY_STREAM);
+    ck_assert_str_eq(streamed, cached);
+    nq_response_clear(&r);
+    char *head = serve("HEAD", "/solve?n=9", NULL, &r);
+    ck_assert_int_eq(r.kind, NQ_BODY_STREAM);
+    ck_assert_ptr_null(r.read);
+    ck_assert_str_eq(head, "");
+    nq_response_clear(&r);
+    char *count = serve("GET", "/count?n=9", NULL, &r); /* rendered from the result, not the cache */
+    ck_assert_str_eq(count, "{\"n\":9,\"total\":352,\"unique\":46}");
+    nq_response_clear(&r);
+    free(cached);
+    free(streamed);
+    free(head);
+    free(count);
+}
+END_TEST
+
+START_TEST(test_gzip_negotiation) {
+    const char *gz[] = {"Accept-Encoding", "deflate, gzip;q=0.5", NULL};
+    nq_response r;
+    char *body = serve("GET", "/solve?n=10", gz, &r);
+    ck_assert_str_eq(nq_response_header(&r, "Content-Encoding"), "gzip");
+    ck_assert_ptr_nonnull(strstr(nq_response_header(&r, "ETag"), "-gzip\""));
+    ck_assert_int_eq((unsigned char)body[0], 0x1f);
+    ck_assert_int_eq((unsigned char)body[1], 0x8b);
+    nq_response_clear(&r);
+    free(body);
+    const char *no[] = {"Accept-Encoding", "gzip;q=0", NULL};
+    body = serve("GET", "/solve?n=10", no, &r);
+    ck_assert_ptr_null(nq_response_header(&r, "Content-Encoding"));
+    ck_assert_int_eq(body[0], '{');
+    nq_response_clear(&r);
+    free(body);
+}
+END_TEST
+
+/* The compute split: handle asks, finish turns the pool's verdicts into 503s with Retry-After. */
+typedef struct verdict_row {
+    nq_err rc;
+    const char *type;
+} verdict_row;
+
+static const verdict_row verdicts[] = {
+    {NQ_E_BUSY, "/problems/overloaded"},
+    {NQ_E_DEADLINE, "/problems/deadline-exceeded"},
+    {NQ_E_DRAINING, "/problems/shutting-down"},
+    {NQ_E_CANCELED, "/problems/computation-cancelled"},
+};
+
+START_TEST(test_compute_split) {
+    const nq_request req = {"GET", "/count", "n=7", 3, NULL, NULL};
+    nq_response r;
+    nq_response_init(&r);
+    nq_app_work *w = NULL;
+    ck_assert_int_eq(nq_app_handle(app, &req, &r, &w), NQ_APP_COMPUTE);
+    ck_assert_str_eq(nq_app_work_key(w), "count?n=7");
+    nq_app_finish(app, w, verdicts[_i].rc, NULL, &r);
+    ck_assert_uint_eq(r.status, 503);
+    ck_assert_str_eq(nq_response_header(&r, "Retry-After"), "1");
+    ck_assert_str_eq(nq_response_header(&r, "Cache-Control"), "no-store");
+    ck_assert_ptr_nonnull(strstr(r.body, verdicts[_i].type));
+    nq_response_clear(&r);
+    /* and a real computation, shared by two waiters */
+    nq_app_work *w1 = NULL, *w2 = NULL;
+    nq_response r1, r2;
+    nq_response_init(&r1);
+    nq_response_init(&r2);
+    ck_assert_int_eq(nq_app_handle(app, &req, &r1, &w1), NQ_APP_COMPUTE);
+    ck_assert_int_eq(nq_app_handle(app, &req, &r2, &w2), NQ_APP_COMPUTE);
+    nq_app_result *res = NULL;
+    ck_assert_int_eq(nq_app_compute(w1, NULL, &res), NQ_OK);
+    nq_app_finish(app, w1, NQ_OK, res, &r1);
+    nq_app_finish(app, w2, NQ_OK, res, &r2);
+    nq_app_result_destroy(res);
+    ck_assert_uint_eq(r1.status, 200);
+    ck_assert_uint_eq(r2.status, 200);
+    ck_assert_mem_eq(r1.body, "{\"n\":7,\"total\":40,\"unique\":6}", r1.body_len);
+    ck_assert_mem_eq(r2.body, r1.body, r1.body_len);
+    nq_response_clear(&r1);
+    nq_response_clear(&r2);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("app");
+    TCase *tc = tcase_create("app");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_count_then_hit);
+    tcase_add_test(tc, test_methods);
+    tcase_add_test(tc, test_solve_bodies);
+    tcase_add_test(tc, test_stream_equals_cached);
+    tcase_add_test(tc, test_gzip_negotiation);
+    tcase_add_loop_test(tc, test_compute_split, 0, (int)(sizeof verdicts / sizeof verdicts[0]));
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
