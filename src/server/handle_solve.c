@@ -114,11 +114,14 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
-    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp) || (!spec.limit_given && !spec.has_total)) {
-        nq_app_step step = NQ_APP_DONE;
-        if (resp->status != 304) step = too_large(w, resp);
+    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
         nq_app_work_destroy(w);
-        return step;
+        return NQ_APP_DONE;
+    }
+    if (!spec.limit_given && !spec.has_total) { /* no total: the whole answer is known to be too big */
+        too_large(w, resp);
+        nq_app_work_destroy(w);
+        return NQ_APP_DONE;
     }
     nq_counts counts = {0, 0};
     if (spec.has_total && !nq_app_cached_counts(app, spec.n, &counts)) {

@@ -81,7 +81,7 @@ static const error_row rows[] = {
     {"/count?n=19", 422, "limit-exceeded", "n", 18},
     {"/count?n=30", 422, "limit-exceeded", "n", 18},
     {"/solve?n=8&limit=100001", 422, "limit-exceeded", "limit", 100000},
-    {"/solve?n=8&offset=10000001", 422, "limit-exceeded", "offset", 10000000},
+    {"/solve?n=8&offset=100001", 422, "limit-exceeded", "offset", 100000},
     {"/solve?n=14", 422, "result-too-large", "limit", 100000},
     {"/solve?n=17", 422, "result-too-large", "limit", 100000},
     {"/solve?n=20&offset=5", 422, "result-too-large", "limit", 100000},
