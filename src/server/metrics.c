@@ -64,8 +64,7 @@ static void inc(counter *c, uint64_t by)
 
 static uint64_t get(const counter *c)
 {
-    /* atomic_load takes a non-const pointer in C11; reading does not modify the object. */
-    return atomic_load_explicit((counter *)(uintptr_t)c, memory_order_relaxed);
+    return atomic_load_explicit(c, memory_order_relaxed);
 }
 
 static uint64_t to_us(double seconds)
@@ -219,13 +218,17 @@ static void family(tbuf *b, const char *name, const char *type, const char *help
     put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* The k-th of the n published route slots, then (k == n) the "other" slot. */
+static const route_stats *slot(const nq_metrics *m, size_t n, size_t k)
+{
+    return &m->routes[k < n ? k : OTHER_ROUTE];
+}
+
 static void render_requests(tbuf *b, const nq_metrics *m, size_t n)
 {
     family(b, "nqueensd_http_requests_total", "counter", "HTTP requests answered, by route and status.");
-    for (size_t i = 0; i <= NQ_METRICS_ROUTES_MAX; i++) {
-        if (i == n)
-            i = OTHER_ROUTE; /* skip unpublished slots, but always look at "other" */
-        const route_stats *r = &m->routes[i];
+    for (size_t k = 0; k <= n; k++) {
+        const route_stats *r = slot(m, n, k);
         for (unsigned s = 0; s < STATUS_SLOTS; s++) {
             const uint64_t v = get(&r->status[s]);
             if (v > 0)
@@ -266,21 +269,15 @@ static void render_latency(tbuf *b, const nq_metrics *m, size_t n)
 {
     family(b, "nqueensd_http_request_duration_seconds", "histogram",
            "Time from the start of a request to its completion, by route.");
-    for (size_t i = 0; i <= NQ_METRICS_ROUTES_MAX; i++) {
-        if (i == n)
-            i = OTHER_ROUTE;
-        if (route_used(&m->routes[i]))
-            render_histogram_route(b, &m->routes[i]);
-    }
+    for (size_t k = 0; k <= n; k++)
+        if (route_used(slot(m, n, k)))
+            render_histogram_route(b, slot(m, n, k));
     family(b, "nqueensd_http_response_body_bytes_total", "counter",
            "Response body bytes sent (after compression), by route.");
-    for (size_t i = 0; i <= NQ_METRICS_ROUTES_MAX; i++) {
-        if (i == n)
-            i = OTHER_ROUTE;
-        if (route_used(&m->routes[i]))
-            put(b, "nqueensd_http_response_body_bytes_total{route=\"%s\"} %" PRIu64 "\n", m->routes[i].name,
-                get(&m->routes[i].bytes));
-    }
+    for (size_t k = 0; k <= n; k++)
+        if (route_used(slot(m, n, k)))
+            put(b, "nqueensd_http_response_body_bytes_total{route=\"%s\"} %" PRIu64 "\n", slot(m, n, k)->name,
+                get(&slot(m, n, k)->bytes));
 }
 
 static void render_solver(tbuf *b, const nq_metrics *m)
@@ -397,7 +394,7 @@ nq_err nq_metrics_render(const nq_metrics *m, const nq_metrics_state *state, cha
     tbuf b = {.p = malloc(16384), .len = 0, .cap = 16384, .err = NQ_OK};
     if (b.p == NULL)
         return NQ_E_NOMEM;
-    const size_t n = atomic_load_explicit((atomic_size_t *)(uintptr_t)&m->nroutes, memory_order_acquire);
+    const size_t n = atomic_load_explicit(&m->nroutes, memory_order_acquire);
     render_process(&b, m);
     render_requests(&b, m, n);
     render_latency(&b, m, n);
