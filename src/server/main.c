@@ -24,7 +24,7 @@ static void log_request(void *ctx, const nq_request_record *rec) { nq_accesslog_
 
 /* Wait until no request is in flight, or grace_s passed. */
 static void drain(nq_server *s, unsigned grace_s) {
-    const struct timespec tick = {0, 20 * 1000 * 1000};
+    const struct timespec tick = {0, 20L * 1000 * 1000};
     for (unsigned waited_ms = 0; !nq_server_idle(s) && waited_ms < grace_s * 1000u; waited_ms += 20)
         nanosleep(&tick, NULL);
 }
