@@ -39,7 +39,7 @@
  * row shortens the search about n/2-fold and lengthens the buckets; the table grows about 6-fold. */
 static const uint8_t bottom_rows_by_n[NQ_COUNT_N_MAX + 1] = {
     0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, /* n = 0..14 */
-    6, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6,       /* n = 15..27 */
+    6, 7, 8, 8, 7, 7, 7, 7, 6, 6, 6, 6, 6,       /* n = 15..27 */
 };
 
 /* A task: the board after the first rows are placed (a prefix whose mirror image is skipped). */
@@ -65,6 +65,7 @@ typedef struct batch {
     uint64_t *probe;  /* probes in the order found */
     uint32_t *bucket; /* their buckets */
     uint64_t *sorted; /* probes grouped by bucket */
+    uint64_t *pick;   /* the probes of one bucket that leave one row-h column free */
     uint32_t *offset; /* nsets + 1 bucket offsets into sorted */
     size_t len;       /* placements held */
 } batch;
@@ -87,6 +88,7 @@ static void batch_free(batch *b)
     free(b->probe);
     free(b->bucket);
     free(b->sorted);
+    free(b->pick);
     free(b->offset);
 }
 
@@ -95,9 +97,11 @@ static bool batch_alloc(batch *b, uint32_t nsets)
     b->probe = malloc(BATCH_LEAVES * sizeof *b->probe);
     b->bucket = malloc(BATCH_LEAVES * sizeof *b->bucket);
     b->sorted = malloc(BATCH_LEAVES * sizeof *b->sorted);
+    b->pick = malloc(BATCH_LEAVES * sizeof *b->pick);
     b->offset = malloc(((size_t)nsets + 1u) * sizeof *b->offset);
     b->len = 0;
-    return b->probe != NULL && b->bucket != NULL && b->sorted != NULL && b->offset != NULL;
+    return b->probe != NULL && b->bucket != NULL && b->sorted != NULL && b->pick != NULL &&
+           b->offset != NULL;
 }
 
 /* Counting sort of the batch by bucket: afterwards bucket r's probes are
@@ -116,17 +120,39 @@ static void batch_sort(batch *b, uint32_t nsets)
     b->offset[0] = 0;
 }
 
+/* Join the probes of bucket r, slice by slice: a slice whose row-h column a probe attacks cannot
+ * match it, so each slice meets only the probes that leave its column free. */
+static uint64_t join_bucket(const job *j, uint32_t r, const uint64_t *probes, size_t m,
+                            uint64_t *pick)
+{
+    const nq_mitm_table *t = j->table;
+    const uint32_t *slice = t->start + (size_t)r * (size_t)t->n;
+    uint64_t sum = 0;
+    for (int c = 0; c < t->n; c++) {
+        if (slice[c] == slice[c + 1])
+            continue;
+        size_t picked = 0;
+        for (size_t i = 0; i < m; i++) {
+            const uint32_t attacked = (uint32_t)(probes[i] >> 32) | (uint32_t)probes[i];
+            pick[picked] = probes[i];
+            picked += (attacked >> c & 1u) == 0; /* branch-free filter */
+        }
+        if (picked != 0)
+            sum += j->join(t->keys + slice[c], slice[c + 1] - slice[c], pick, picked);
+    }
+    return sum;
+}
+
 /* Join every placement of the batch and empty it. Returns false when cancelled. */
 static bool batch_flush(job *j, batch *b, uint64_t *found)
 {
-    const nq_mitm_table *t = j->table;
-    batch_sort(b, t->nsets);
+    const uint32_t nsets = j->table->nsets;
+    batch_sort(b, nsets);
     uint64_t sum = 0;
-    for (uint32_t r = 0; r < t->nsets; r++) {
+    for (uint32_t r = 0; r < nsets; r++) {
         const uint32_t first = b->offset[r], last = b->offset[r + 1u];
         if (first != last)
-            sum += j->join(t->keys + t->start[r], t->start[r + 1u] - t->start[r], b->sorted + first,
-                           last - first);
+            sum += join_bucket(j, r, b->sorted + first, last - first, b->pick);
         if (r % JOIN_CANCEL_STRIDE == 0 && cancelled(j))
             return false;
     }

@@ -147,6 +147,7 @@ typedef struct walk {
     uint32_t *fill;           /* per-bucket count (pass 1) or next free slot (pass 2) */
     uint64_t *keys;           /* NULL in pass 1 */
     const nq_count_ctl *ctl;  /* polled once per second-row placement; may be NULL */
+    uint32_t first;           /* column of the queen on row h in the placement being walked */
     bool stopped;             /* cancel seen */
 } walk;
 
@@ -158,7 +159,8 @@ static void walk_row(walk *w, int i, uint32_t cols, uint32_t ld, uint32_t rd, ui
                      uint32_t rkey)
 {
     if (i == w->t->k) {
-        const uint32_t b = nq_mitm_table_bucket(w->t, cols); /* the top's free columns are ours */
+        /* bucket: the top's free columns are ours; slice: our column on row h */
+        const uint32_t b = nq_mitm_table_bucket(w->t, cols) * (uint32_t)w->t->n + w->first;
         if (w->keys == NULL)
             w->fill[b]++;
         else
@@ -171,6 +173,8 @@ static void walk_row(walk *w, int i, uint32_t cols, uint32_t ld, uint32_t rd, ui
     while (avail != 0 && !w->stopped) {
         const uint32_t bit = avail & (0u - avail);
         avail ^= bit;
+        if (i == 0)
+            w->first = (uint32_t)__builtin_ctz(bit);
         walk_row(w, i + 1, cols | bit, ((ld | bit) << 1) & w->full, (rd | bit) >> 1,
                  lkey | (bit >> i), rkey | ((bit << i) & w->full));
     }
@@ -194,16 +198,18 @@ size_t nq_mitm_table_bytes(const nq_mitm_table *t)
 {
     if (t == NULL)
         return 0;
-    return (size_t)t->start[t->nsets] * sizeof *t->keys + ((size_t)t->nsets + 1u) * sizeof *t->start +
+    const size_t slices = (size_t)t->nsets * (size_t)t->n;
+    return (size_t)t->start[slices] * sizeof *t->keys + (slices + 1u) * sizeof *t->start +
            ((size_t)1 << NQ_MITM_LO_BITS) * (sizeof *t->lo_rank + 1u) +
            (size_t)(NQ_MITM_LO_BITS + 1) * t->hi_count * sizeof *t->hi_rank;
 }
 
-/* Turn per-bucket counts in start[1 .. nsets] into padded offsets; false past the cap. */
+/* Turn per-slice counts in start[1 .. slices] into padded offsets; false past the cap. */
 static bool layout_buckets(nq_mitm_table *t)
 {
+    const size_t slices = (size_t)t->nsets * (size_t)t->n;
     uint64_t end = 0;
-    for (uint32_t b = 0; b < t->nsets; b++) {
+    for (size_t b = 0; b < slices; b++) {
         const uint64_t size = t->start[b + 1];
         t->placed += size;
         t->start[b] = (uint32_t)end;
@@ -211,22 +217,23 @@ static bool layout_buckets(nq_mitm_table *t)
         if (end > UINT32_MAX || end * sizeof *t->keys > NQ_MITM_TABLE_CAP)
             return false;
     }
-    t->start[t->nsets] = (uint32_t)end;
+    t->start[slices] = (uint32_t)end;
     return true;
 }
 
 /* Second walk: file every key; the padding slots keep NQ_MITM_PAD_KEY. */
 static nq_err fill_keys(nq_mitm_table *t, walk *w)
 {
-    const size_t count = (size_t)t->start[t->nsets];
+    const size_t slices = (size_t)t->nsets * (size_t)t->n;
+    const size_t count = (size_t)t->start[slices];
     t->keys = aligned_alloc(64, (count * sizeof *t->keys + 63u) / 64u * 64u + 64u);
-    uint32_t *fill = malloc((size_t)t->nsets * sizeof *fill);
+    uint32_t *fill = malloc(slices * sizeof *fill);
     nq_err err = NQ_E_NOMEM;
     if (t->keys == NULL || fill == NULL)
         goto end;
     for (size_t i = 0; i < count; i++)
         t->keys[i] = NQ_MITM_PAD_KEY;
-    memcpy(fill, t->start, (size_t)t->nsets * sizeof *fill);
+    memcpy(fill, t->start, slices * sizeof *fill);
     w->fill = fill;
     w->keys = t->keys;
     walk_row(w, 0, 0, 0, 0, 0, 0);
@@ -248,11 +255,11 @@ nq_err nq_mitm_table_create(int n, int k, const nq_count_ctl *ctl, nq_mitm_table
     t->k = k;
     t->nsets = (uint32_t)binomial(n, k);
     nq_err err = NQ_E_NOMEM;
-    t->start = calloc((size_t)t->nsets + 1u, sizeof *t->start);
+    t->start = calloc((size_t)t->nsets * (size_t)n + 1u, sizeof *t->start);
     if (t->start == NULL || !rank_tables_build(t))
         goto fail;
-    walk w = {t, (uint32_t)((UINT64_C(1) << n) - 1u), t->start + 1, NULL, ctl, false};
-    walk_row(&w, 0, 0, 0, 0, 0, 0); /* start[b + 1] = placements in bucket b */
+    walk w = {t, (uint32_t)((UINT64_C(1) << n) - 1u), t->start + 1, NULL, ctl, 0, false};
+    walk_row(&w, 0, 0, 0, 0, 0, 0); /* start[b + 1] = placements in slice b */
     err = w.stopped ? NQ_E_CANCELED : NQ_E_NOMEM;
     if (w.stopped || !layout_buckets(t))
         goto fail;

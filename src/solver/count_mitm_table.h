@@ -5,9 +5,11 @@
  * are the "\" diagonals the placement occupies and bits 0..31 the "/" diagonals, each measured where
  * it crosses the first bottom row (row h = n - k), so a key is compatible with a top placement iff
  * it shares no bit with the top's attack masks on row h (probe = ld << 32 | rd).
- * Keys are grouped in buckets, one per set of k columns (colex rank), each bucket padded with
- * NQ_MITM_PAD_KEY to a multiple of NQ_MITM_BUCKET_ALIGN keys and 64-byte aligned, so the join runs
- * whole SIMD vectors with no tail. Probes must have NQ_MITM_PAD_KEY's bit set: pads never match.
+ * Keys are grouped in buckets, one per set of k columns (colex rank), and each bucket in n slices by
+ * the column of the queen on row h, so a join skips the slices of columns the top attacks on row h.
+ * Each slice is padded with NQ_MITM_PAD_KEY to a multiple of NQ_MITM_BUCKET_ALIGN keys and 64-byte
+ * aligned, so the join runs whole SIMD vectors with no tail. Probes must have NQ_MITM_PAD_KEY's bit
+ * set: pads never match.
  *
  * Ownership: nq_mitm_table_create allocates, nq_mitm_table_destroy frees (NULL accepted).
  * Thread-safety: a built table is read-only; any number of threads may join against it.
@@ -28,8 +30,8 @@
 typedef struct nq_mitm_table {
     int n;             /* board size */
     int k;             /* rows in the bottom band */
-    uint64_t *keys;    /* bucket r is keys[start[r] .. start[r + 1]), padded */
-    uint32_t *start;   /* nsets + 1 offsets */
+    uint64_t *keys;    /* slice (r, c) is keys[start[r * n + c] .. start[r * n + c + 1]), padded */
+    uint32_t *start;   /* nsets * n + 1 offsets: bucket r, queen on row h in column c */
     uint32_t nsets;    /* buckets: C(n, k) */
     uint64_t placed;   /* bottom placements stored (without padding) */
     uint32_t *lo_rank; /* colex rank of the columns below NQ_MITM_LO_BITS, by those bits */
