@@ -33,7 +33,7 @@
 #include "ops_routes.h"
 #include "pool.h"
 
-#define STREAM_BLOCK (64u * 1024u) /* bytes libmicrohttpd asks a streamed body for at a time */
+#define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
 struct nq_server {
     const nq_config *cfg;                        /* borrowed, read-only */
@@ -65,6 +65,7 @@ typedef struct request_ctx {
     nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
     bool offloaded;       /* the connection was suspended for a computation */
     nq_err offload_err;   /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
+    bool answered;        /* a response was handed to MHD_queue_response */
     char method[16];      /* request method, cut */
 } request_ctx;
 
@@ -165,9 +166,15 @@ static void stream_release(void *cls) {
     free(src);
 }
 
-/* libmicrohttpd takes `void *` buffers but only reads them: the constness is dropped through an
- * integer so that the compiler's cast-qual check stays meaningful everywhere else. */
-static void *unconst(const void *p) { return (void *)(uintptr_t)p; }
+/* libmicrohttpd takes `void *` buffers but only reads them. The constness is dropped in this one
+ * place, through a union, so that -Wcast-qual stays meaningful everywhere else. */
+static void *unconst(const void *p) {
+    const union {
+        const void *c;
+        void *m;
+    } u = {p};
+    return u.m;
+}
 
 /* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure (the
  * body then stays with resp, which frees it). */
@@ -257,6 +264,9 @@ static void finish_offloaded(request_ctx *ctx) {
 }
 
 static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method) {
+    /* While the daemon stops, MHD_queue_response reports success without queuing, and libmicrohttpd
+     * calls the handler again: there is nothing more to say, so let it close the connection. */
+    if (ctx->answered) return MHD_NO;
     const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, c};
     if (ctx->offloaded) {
         finish_offloaded(ctx);
@@ -269,6 +279,7 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     }
     struct MHD_Response *m = to_mhd(ctx);
     if (!m) return MHD_NO;
+    ctx->answered = true;
     const enum MHD_Result rc = MHD_queue_response(c, ctx->resp.status, m);
     MHD_destroy_response(m);
     return rc;
