@@ -4,6 +4,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,28 +35,32 @@ static long member_long(const cJSON *j, const char *name) {
     return (long)v->valuedouble;
 }
 
-/* A solution in columns format, checked: n columns, each 0..n-1, no two queens attacking. */
-static void to_cols(const cJSON *sol, int n, int *cols) {
-    ck_assert_int_eq(cJSON_GetArraySize(sol), n);
+/* The column of the queen in one row: a board row of n characters with one 'Q', or a number. */
+static int row_col(const cJSON *c, int n) {
+    if (cJSON_IsNumber(c)) return (int)c->valuedouble;
+    if (!cJSON_IsString(c) || strlen(c->valuestring) != (size_t)n) return -1;
+    const char *q = strchr(c->valuestring, 'Q');
+    if (!q || strspn(c->valuestring, ".") != (size_t)(q - c->valuestring) || strspn(q + 1, ".") != strlen(q + 1))
+        return -1;
+    return (int)(q - c->valuestring);
+}
+
+/* Whether sol is a solution (n rows, columns 0..n-1, no two queens attacking); its columns in cols.
+ * Plain checks in the loop and one assertion per solution: Check reports every assertion to its
+ * parent process, which would dominate the run time over thousands of boards. */
+static bool valid_solution(const cJSON *sol, int n, int *cols) {
+    if (cJSON_GetArraySize(sol) != n) return false;
     for (int r = 0; r < n; r++) {
-        const cJSON *c = cJSON_GetArrayItem(sol, r);
-        if (cJSON_IsString(c)) { /* board row: n chars, one Q */
-            ck_assert_uint_eq(strlen(c->valuestring), (size_t)n);
-            const char *q = strchr(c->valuestring, 'Q');
-            ck_assert_ptr_nonnull(q);
-            ck_assert_uint_eq(strspn(c->valuestring, "."), (size_t)(q - c->valuestring));
-            ck_assert_uint_eq(strspn(q + 1, "."), strlen(q + 1));
-            cols[r] = (int)(q - c->valuestring);
-        } else {
-            ck_assert(cJSON_IsNumber(c));
-            cols[r] = (int)c->valuedouble;
-        }
-        ck_assert(cols[r] >= 0 && cols[r] < n);
-        for (int p = 0; p < r; p++) {
-            ck_assert_int_ne(cols[p], cols[r]);
-            ck_assert_int_ne(abs(cols[p] - cols[r]), r - p);
-        }
+        cols[r] = row_col(cJSON_GetArrayItem(sol, r), n);
+        if (cols[r] < 0 || cols[r] >= n) return false;
+        for (int p = 0; p < r; p++)
+            if (cols[p] == cols[r] || abs(cols[p] - cols[r]) == r - p) return false;
     }
+    return true;
+}
+
+static void to_cols(const cJSON *sol, int n, int *cols) {
+    ck_assert_msg(valid_solution(sol, n, cols), "not a solution of n=%d", n);
 }
 
 static int lex_cmp(const int *a, const int *b, int n) {
@@ -67,13 +72,14 @@ static int lex_cmp(const int *a, const int *b, int n) {
 /* Every solution valid, distinct and in increasing lexicographic order; returns how many. */
 static int check_solutions(const cJSON *arr, int n) {
     int prev[32], cur[32], count = 0;
+    bool ok = true;
     const cJSON *sol = NULL;
     cJSON_ArrayForEach(sol, arr) {
-        to_cols(sol, n, cur);
-        if (count > 0) ck_assert_int_lt(lex_cmp(prev, cur, n), 0);
+        ok = ok && valid_solution(sol, n, cur) && (count == 0 || lex_cmp(prev, cur, n) < 0);
         memcpy(prev, cur, sizeof cur);
         count++;
     }
+    ck_assert_msg(ok, "n=%d: an invalid, repeated or out-of-order solution", n);
     return count;
 }
 
