@@ -371,5 +371,5 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 
 bool nq_count_mitm_preferred(int n)
 {
-    return n >= 14 && n <= NQ_COUNT_N_MAX;
+    return n >= 15 && n <= NQ_COUNT_N_MAX; /* n = 14: backtracking is 1.3x faster */
 }

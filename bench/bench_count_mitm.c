@@ -1,0 +1,193 @@
+/* bench_count_mitm.c - the meet-in-the-middle counter against the backtracking counter.
+ *
+ *   bench_count_mitm [--threads T] [--reps R] [--mitm-only] [N ...]
+ *       defaults: T = 0 (every CPU), R = 1, N = 16 17 18
+ *
+ * Each measurement runs in a child process of its own, so its peak memory is the child's
+ * getrusage ru_maxrss (read with wait4), not the high-water mark of everything before it. For each N
+ * it prints the best wall time of each counter (interleaved, R runs each), the CPU time of that run,
+ * the peak resident set and the speed-up. Counts are checked against each other (and against
+ * OEIS A000170 where given below); a mismatch exits 1. --mitm-only skips backtracking, for n >= 19.
+ */
+#include "nqueens/solver.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "count_bt.h"
+#include "count_mitm.h"
+
+#define N_ARGS_MAX 16
+
+/* A000170(n) for n = 16..23, to check the long counts. */
+static const uint64_t oeis_total[] = {14772512u,     95815104u,     666090624u,     4968057848u,
+                                      39029188884u,  314666222712u, 2691008701644u, 24233937684440u};
+#define OEIS_FIRST 16
+
+typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
+
+typedef struct sample {
+    nq_err err;       /* the count's result */
+    nq_counts counts; /* its answer */
+    double wall;      /* seconds */
+    double cpu;       /* user + system seconds of the child */
+    long maxrss_kib;  /* peak resident set of the child */
+} sample;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run fn(n) in a child; the child reports its answer and wall time through a pipe. */
+static bool measure(count_fn fn, int n, int threads, sample *out)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        sample s = {0};
+        const double t0 = now();
+        s.err = fn(n, threads, NULL, &s.counts);
+        s.wall = now() - t0;
+        const ssize_t w = write(fds[1], &s, sizeof s);
+        _exit(w == (ssize_t)sizeof s ? 0 : 1);
+    }
+    close(fds[1]);
+    const ssize_t got = read(fds[0], out, sizeof *out);
+    close(fds[0]);
+    int status = 0;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid || got != (ssize_t)sizeof *out || status != 0)
+        return false;
+    out->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    out->maxrss_kib = ru.ru_maxrss;
+    return out->err == NQ_OK;
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+typedef struct bench_args {
+    int threads;        /* passed to both counters */
+    int reps;           /* runs per counter and n; the fastest is reported */
+    bool mitm_only;     /* skip the backtracking counter */
+    int ns[N_ARGS_MAX]; /* boards */
+    int count;          /* how many */
+} bench_args;
+
+static bool parse_args(int argc, char **argv, bench_args *a)
+{
+    *a = (bench_args){.threads = 0, .reps = 1};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--mitm-only") == 0)
+            a->mitm_only = true;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            if (!parse_int(argv[++i], 0, 256, &a->threads))
+                return false;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            if (!parse_int(argv[++i], 1, 100, &a->reps))
+                return false;
+        } else if (a->count == N_ARGS_MAX || !parse_int(argv[i], 1, NQ_COUNT_N_MAX, &a->ns[a->count++]))
+            return false;
+    }
+    if (a->count == 0) {
+        static const int defaults[] = {16, 17, 18};
+        memcpy(a->ns, defaults, sizeof defaults);
+        a->count = 3;
+    }
+    return true;
+}
+
+/* Fastest of reps runs of fn; false on any failure or disagreement between runs. */
+static bool best_of(count_fn fn, int n, const bench_args *a, sample *best)
+{
+    for (int r = 0; r < a->reps; r++) {
+        sample s;
+        if (!measure(fn, n, a->threads, &s))
+            return false;
+        if (r > 0 && (s.counts.total != best->counts.total || s.counts.unique != best->counts.unique))
+            return false;
+        if (r == 0 || s.wall < best->wall)
+            *best = s;
+    }
+    return true;
+}
+
+static void print_sample(const char *name, int n, const sample *s)
+{
+    printf("%-9s n=%-2d total=%-15" PRIu64 " unique=%-14" PRIu64 " wall=%8.3f s  cpu=%8.3f s  "
+           "peak=%7.1f MiB\n",
+           name, n, s->counts.total, s->counts.unique, s->wall, s->cpu, (double)s->maxrss_kib / 1024.0);
+}
+
+static bool bench_one(int n, const bench_args *a)
+{
+    sample mitm, bt;
+    if (!best_of(nq_count_mitm, n, a, &mitm)) {
+        fprintf(stderr, "n=%d: meet-in-the-middle count failed\n", n);
+        return false;
+    }
+    print_sample("mitm", n, &mitm);
+    const size_t row = (size_t)(n - OEIS_FIRST);
+    if (n >= OEIS_FIRST && row < sizeof oeis_total / sizeof *oeis_total &&
+        mitm.counts.total != oeis_total[row]) {
+        fprintf(stderr, "n=%d: total differs from A000170\n", n);
+        return false;
+    }
+    if (a->mitm_only)
+        return true;
+    if (!best_of(nq_count_backtrack, n, a, &bt)) {
+        fprintf(stderr, "n=%d: backtracking count failed\n", n);
+        return false;
+    }
+    print_sample("backtrack", n, &bt);
+    if (bt.counts.total != mitm.counts.total || bt.counts.unique != mitm.counts.unique) {
+        fprintf(stderr, "n=%d: the counters disagree\n", n);
+        return false;
+    }
+    printf("speed-up  n=%-2d wall %.2fx  cpu %.2fx\n", n, bt.wall / mitm.wall, bt.cpu / mitm.cpu);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    bench_args a;
+    if (!parse_args(argc, argv, &a)) {
+        fprintf(stderr, "usage: %s [--threads T] [--reps R] [--mitm-only] [N ...]\n", argv[0]);
+        return 2;
+    }
+    for (int i = 0; i < a.count; i++) {
+        if (!bench_one(a.ns[i], &a))
+            return 1;
+        fflush(stdout);
+    }
+    return 0;
+}
