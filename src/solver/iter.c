@@ -20,17 +20,22 @@
 
 #include "symmetry.h"
 
+/* One row of the explicit stack. */
+typedef struct frame {
+    uint32_t untried; /* free columns of this row not yet tried in the current branch */
+    uint32_t down;    /* columns taken by the rows above */
+    uint32_t left;    /* squares of this row attacked along one diagonal from above */
+    uint32_t right;   /* squares of this row attacked along the other diagonal */
+} frame;
+
 struct nq_iter {
-    int n;                      /* board size */
-    unsigned flags;             /* NQ_ITER_* given at creation */
-    int row;                    /* the row whose untried columns are taken next */
-    uint32_t full;              /* the n column bits */
-    uint32_t first;             /* columns row 0 may use: all, or the left half in unique mode */
-    uint32_t untried[NQ_N_MAX]; /* per row: free columns not yet tried in the current branch */
-    uint32_t down[NQ_N_MAX];    /* per row: columns taken by the rows above */
-    uint32_t left[NQ_N_MAX];    /* per row: squares attacked along one diagonal from above */
-    uint32_t right[NQ_N_MAX];   /* per row: squares attacked along the other diagonal */
-    uint8_t cols[NQ_N_MAX];     /* the current branch; a solution when step() returns true */
+    int n;                    /* board size */
+    unsigned flags;           /* NQ_ITER_* given at creation */
+    int row;                  /* the row whose untried columns are taken next (0 .. n-2) */
+    bool done;                /* n = 1 only: its one solution was yielded */
+    uint32_t full;            /* the n column bits */
+    uint32_t first;           /* columns row 0 may use: all, or the left half in unique mode */
+    frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see step) */
 };
 
 /* Bits of the columns strictly greater than c (c < 32). The shift is done in 64 bits so that
@@ -39,56 +44,86 @@ static uint32_t above(unsigned c) {
     return (uint32_t)~((UINT64_C(2) << c) - 1u);
 }
 
-static uint32_t free_columns(const nq_iter *it, int r) {
-    const uint32_t allowed = r == 0 ? it->first : it->full;
-    return allowed & ~(it->down[r] | it->left[r] | it->right[r]);
-}
-
 /* Enter row r + 1 below a queen at column bit `bit` of row r. */
 static void descend(nq_iter *it, int r, uint32_t bit) {
-    it->down[r + 1] = it->down[r] | bit;
-    it->left[r + 1] = (it->left[r] | bit) << 1;
-    it->right[r + 1] = (it->right[r] | bit) >> 1;
-    it->untried[r + 1] = free_columns(it, r + 1);
+    const frame *f = &it->stack[r];
+    frame *g = &it->stack[r + 1];
+    g->down = f->down | bit;
+    g->left = (f->left | bit) << 1;
+    g->right = (f->right | bit) >> 1;
+    g->untried = it->full & ~(g->down | g->left | g->right);
 }
 
 static void rewind_to_start(nq_iter *it) {
     it->row = 0;
-    it->down[0] = it->left[0] = it->right[0] = 0;
-    it->untried[0] = free_columns(it, 0);
+    it->done = false;
+    it->stack[0] = (frame){it->first, 0, 0, 0};
 }
 
-/* Advance to the next solution in search order; false once exhausted (and on every later call).
- * This is the hot loop of enumeration: a few bit operations per square, no calls, no allocation. */
-static bool step(nq_iter *it) {
+/* Writes the solution just found to out: row r's queen is the bit that row r+1's `down` adds,
+ * row n-2's is `bit` and the last row's is `last`. Rebuilding it here, once per solution, keeps
+ * the node loop from storing a column per node. */
+static void write_solution(const nq_iter *it, uint32_t bit, uint32_t last, uint8_t *out) {
+    const int n = it->n;
+    for (int r = 0; r < n - 2; r++) out[r] = (uint8_t)__builtin_ctz(it->stack[r + 1].down ^ it->stack[r].down);
+    out[n - 2] = (uint8_t)__builtin_ctz(bit);
+    out[n - 1] = (uint8_t)__builtin_ctz(last);
+}
+
+/* n = 1 has one solution, and no row n-2 for the stack to stop at. */
+static bool step_single(nq_iter *it, uint8_t *out) {
+    if (it->done || it->stack[0].untried == 0) return false;
+    it->done = true;
+    out[0] = 0;
+    return true;
+}
+
+/* Advance to the next solution in search order and write it to out; false once exhausted (and on
+ * every later call). This is the hot loop of enumeration (all of n = 14 is 27 million nodes):
+ *   - the current row's frame lives in registers; the stack is touched only to push and pop;
+ *   - x & -x picks the smallest untried column, so columns are tried in ascending order, which is
+ *     the lexicographic order;
+ *   - a child is pushed only if its row, and the row below it, still have a free square (a cheap
+ *     look-ahead that skips about half of the dead ends);
+ *   - the last row has at most one free square once the rows above hold queens, so it is tested
+ *     straight from row n-2 instead of being pushed. */
+static bool step(nq_iter *it, uint8_t *out) {
     const int last = it->n - 1;
+    if (last == 0) return step_single(it, out);
+    const uint32_t full = it->full;
     int r = it->row;
+    frame cur = it->stack[r];
     for (;;) {
-        const uint32_t untried = it->untried[r];
-        if (untried == 0) {
+        if (cur.untried == 0) {
             if (r == 0) break; /* row 0 has nothing left: the search is over */
-            r--;
+            cur = it->stack[--r];
             continue;
         }
-        const uint32_t bit = untried & (0u - untried); /* lowest set bit: smallest column */
-        it->untried[r] = untried ^ bit;
-        it->cols[r] = (uint8_t)__builtin_ctz(bit);
-        if (r == last) {
+        const uint32_t bit = cur.untried & (0u - cur.untried); /* lowest set bit: smallest column */
+        cur.untried ^= bit;
+        const uint32_t down = cur.down | bit, left = (cur.left | bit) << 1, right = (cur.right | bit) >> 1;
+        const uint32_t free = full & ~(down | left | right);
+        if (r + 1 == last) {
+            if (free == 0) continue;
+            it->stack[r] = cur;
             it->row = r;
+            write_solution(it, bit, free, out);
             return true;
         }
-        descend(it, r, bit);
-        r++;
+        if (free == 0 || (full & ~(down | (left << 1) | (right >> 1))) == 0) continue;
+        it->stack[r++] = cur;
+        cur = (frame){free, down, left, right};
     }
+    it->stack[0] = cur;
     it->row = 0;
     return false;
 }
 
 /* step(), skipping solutions that unique mode does not yield. */
-static bool step_filtered(nq_iter *it) {
-    if (!(it->flags & NQ_ITER_UNIQUE)) return step(it);
-    while (step(it))
-        if (nq_sym_classify(it->n, it->cols) != 0) return true;
+static bool step_filtered(nq_iter *it, uint8_t *out) {
+    if (!(it->flags & NQ_ITER_UNIQUE)) return step(it, out);
+    while (step(it, out))
+        if (nq_sym_classify(it->n, out) != 0) return true;
     return false;
 }
 
@@ -112,9 +147,11 @@ void nq_iter_destroy(nq_iter *it) {
 }
 
 /* Rebuilds the stack as the search would hold it right after visiting cursor's longest attack-free
- * prefix: rows above keep only the columns greater than the cursor's as untried, and the row where
- * the cursor stops (its first attacked column, or the last row) too. The next step() then backtracks
- * to the deepest row with a greater column left, which is where the next solution after cursor is. */
+ * prefix: each row keeps only the columns greater than the cursor's as untried, down to the row
+ * where the cursor stops (its first attacked column, or row n-2). The next step() then backtracks
+ * to the deepest row with a greater column left, which is where the next solution after cursor is.
+ * One case needs care: when the cursor's first n-1 rows are a valid prefix whose one completion
+ * sorts after the cursor, that completion comes next, so row n-2 keeps the cursor's own column. */
 nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
     if (it == NULL || cursor == NULL) return NQ_E_ARG;
     if (len != (size_t)it->n) return NQ_E_CURSOR;
@@ -122,12 +159,22 @@ nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
         if (cursor[i] >= it->n) return NQ_E_CURSOR;
 
     rewind_to_start(it);
+    const int last = it->n - 1;
+    if (last == 0) { /* n = 1: the one solution is "0", and nothing sorts after it */
+        it->done = true;
+        return NQ_OK;
+    }
     for (int r = 0;; r++) {
+        frame *f = &it->stack[r];
         const uint32_t bit = UINT32_C(1) << cursor[r];
-        const bool placeable = (it->untried[r] & bit) != 0;
-        it->cols[r] = cursor[r];
-        it->untried[r] &= above(cursor[r]);
-        if (!placeable || r == it->n - 1) {
+        const bool placeable = (f->untried & bit) != 0;
+        uint32_t keep = above(cursor[r]);
+        if (placeable && r + 1 == last) {
+            const uint32_t free = it->full & ~((f->down | bit) | ((f->left | bit) << 1) | ((f->right | bit) >> 1));
+            if (free != 0 && (unsigned)__builtin_ctz(free) > cursor[last]) keep |= bit;
+        }
+        f->untried &= keep;
+        if (!placeable || r + 1 == last) {
             it->row = r;
             return NQ_OK;
         }
@@ -137,8 +184,9 @@ nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
 
 nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped) {
     if (it == NULL) return NQ_E_ARG;
+    uint8_t scratch[NQ_N_MAX];
     uint64_t done = 0;
-    while (done < k && step_filtered(it)) done++;
+    while (done < k && step_filtered(it, scratch)) done++;
     if (skipped != NULL) *skipped = done;
     return NQ_OK;
 }
@@ -147,10 +195,7 @@ nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got) {
     if (it == NULL || cols == NULL || got == NULL || max == 0) return NQ_E_ARG;
     const size_t n = (size_t)it->n;
     size_t i = 0;
-    while (i < max && step_filtered(it)) {
-        memcpy(cols + i * n, it->cols, n);
-        i++;
-    }
+    while (i < max && step_filtered(it, cols + i * n)) i++;
     *got = i;
     return NQ_OK;
 }
