@@ -1,0 +1,257 @@
+/* test_hostile.c - the real nqueensd against clients that hold connections without sending a request:
+ * 2000 idle connections and 300 that send one byte a second (slowloris), from 127.0.0.2 and up, so a
+ * per-IP limit cannot be what saves the server. They fill its connection limit exactly; a probe from
+ * 127.0.0.1 must then be answered within a second of the head deadline passing, and the server's
+ * resident memory must stay bounded throughout.
+ *
+ * The server runs with --conn-limit 2300 (the attack's size: the probe cannot get in until the guard
+ * frees slots), --head-timeout-s 2 and --idle-timeout-s 120 (so the idle timeout cannot be what
+ * closes anything within the test). Sockets are non-blocking; the test takes about 4 seconds.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+#endif
+#include <arpa/inet.h>
+#include <check.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+enum {
+    IDLE = 2000,         /* connections that never send a byte */
+    SLOW = 300,          /* connections that send one byte a second */
+    ATTACK = IDLE + SLOW,
+    SOURCES = 200,       /* attack source addresses: 127.0.0.2 .. 127.0.0.201 */
+    PER_IP = 16,         /* the server's per-IP limit: above ATTACK / SOURCES, so all get in */
+    HEAD_TIMEOUT_S = 2,
+    FDS_NEEDED = ATTACK + 256
+};
+
+_Static_assert((ATTACK + SOURCES - 1) / SOURCES < PER_IP, "every attacker must get past the per-IP limit");
+
+#define RSS_GROWTH_MAX_KB (64L * 1024L) /* the whole attack may cost the server at most this much */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* VmRSS of pid in KiB, or -1. */
+static long rss_kb(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *const f = fopen(path, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "VmRSS:", 6) == 0) {
+            char *end = NULL;
+            kb = strtol(line + 6, &end, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return kb;
+}
+
+/* A non-blocking connection to 127.0.0.1:port from 127.0.0.<host>; -1 on failure. */
+static int connect_from(uint16_t port, unsigned host)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = 0};
+    src.sin_addr.s_addr = htonl(0x7f000000u | host);
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons(port)};
+    dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (const struct sockaddr *)&src, sizeof src) != 0 ||
+        (connect(fd, (const struct sockaddr *)&dst, sizeof dst) != 0 && errno != EINPROGRESS)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One more byte of a request head that never ends, on each slow connection still open. */
+static void slowloris_tick(const int *fds, size_t n, size_t pos)
+{
+    static const char head[] = "GET /healthz HTTP/1.1\r\nHost: nqueens\r\nUser-Agent: one-byte-a-second\r\n";
+    for (size_t i = 0; i < n; i++) {
+        if (fds[i] >= 0) {
+            (void)send(fds[i], &head[pos % (sizeof head - 1u)], 1, MSG_NOSIGNAL); /* fails once cut */
+        }
+    }
+}
+
+/* What the probe saw. */
+typedef struct probe {
+    int fd;
+    double sent;     /* when its request was written */
+    double answered; /* when the first response byte arrived; 0 if none */
+    char head[64];   /* the start of the response */
+} probe;
+
+static void probe_send(probe *p, uint16_t port)
+{
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: nqueens\r\nConnection: close\r\n\r\n";
+    memset(p, 0, sizeof *p);
+    p->fd = connect_from(port, 1);
+    ck_assert_int_ge(p->fd, 0);
+    struct pollfd w = {.fd = p->fd, .events = POLLOUT};
+    ck_assert_int_eq(poll(&w, 1, 5000), 1); /* connected: the kernel completes it from the backlog */
+    ck_assert_int_eq(send(p->fd, req, sizeof req - 1u, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1u));
+    p->sent = now_s();
+}
+
+/* Wait up to ms for the probe's answer; true once it has one. */
+static bool probe_poll(probe *p, int ms)
+{
+    struct pollfd r = {.fd = p->fd, .events = POLLIN};
+    if (poll(&r, 1, ms) != 1) {
+        return false;
+    }
+    const ssize_t n = recv(p->fd, p->head, sizeof p->head - 1u, 0);
+    p->answered = now_s();
+    p->head[n > 0 ? n : 0] = '\0';
+    return true;
+}
+
+static double metric(const nq_test_server *s, const char *name)
+{
+    nq_http_response r;
+    double v = -1.0;
+    if (nq_http_get(s, "/metrics", &r) && r.status == 200) {
+        const size_t len = strlen(name);
+        for (const char *line = r.body; line != NULL && *line != '\0';) {
+            if (strncmp(line, name, len) == 0 && line[len] == ' ') {
+                v = strtod(line + len + 1, NULL);
+                break;
+            }
+            line = strchr(line, '\n');
+            line = line != NULL ? line + 1 : NULL;
+        }
+    }
+    nq_http_response_free(&r);
+    return v;
+}
+
+START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
+{
+    static const char *const args[] = {"--conn-limit", "2300", "--per-ip-limit", "16", "--head-timeout-s", "2",
+                                       "--idle-timeout-s", "120", "--http-threads", "2", NULL};
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, args, NULL));
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/healthz", &r)); /* warm: the baseline includes a served request */
+    nq_http_response_free(&r);
+    const long rss_before = rss_kb(s.pid);
+    ck_assert_int_gt(rss_before, 0);
+
+    static int fds[ATTACK];
+    for (int i = 0; i < ATTACK; i++) {
+        fds[i] = connect_from(s.port, 2u + (unsigned)i % SOURCES);
+        ck_assert_msg(fds[i] >= 0, "attack connection %d: %s", i, strerror(errno));
+    }
+    const double opened = now_s();
+    const double deadline = opened + HEAD_TIMEOUT_S; /* when the last attacker's head is due */
+    int *const slow = fds + IDLE;
+    slowloris_tick(slow, SLOW, 0);
+
+    const struct timespec settle = {0, 300 * 1000000L}; /* let the server accept them all */
+    nanosleep(&settle, NULL);
+    probe p;
+    probe_send(&p, s.port);
+    long rss_peak = rss_kb(s.pid);
+    size_t ticks = 1;
+    while (!probe_poll(&p, 100) && now_s() < deadline + 6.0) {
+        if (now_s() >= opened + (double)ticks) {
+            slowloris_tick(slow, SLOW, ticks++);
+            const long rss = rss_kb(s.pid);
+            rss_peak = rss > rss_peak ? rss : rss_peak;
+        }
+    }
+    ck_assert_msg(p.answered > 0, "the probe got no answer %.1f s after the head deadline", now_s() - deadline);
+    ck_assert_msg(strncmp(p.head, "HTTP/1.1 200", 12) == 0, "probe answer: %s", p.head);
+    fprintf(stderr, "probe: sent %.2f s after the attack opened, answered %.2f s after the head deadline; "
+                    "RSS %ld KiB before, %ld KiB at peak\n",
+            p.sent - opened, p.answered - deadline, rss_before, rss_peak);
+    /* The premise: the attack had filled the server, so the probe waited for the guard. */
+    ck_assert_double_ge(p.answered - p.sent, 0.5);
+    ck_assert_double_le(p.answered - deadline, 1.0);
+    close(p.fd);
+
+    /* Every attacker is cut by the head deadline (the idle timeout is 120 s); the last ones within
+     * moments of the probe, as they were accepted a little later than the first. */
+    double cut = 0.0;
+    for (const double t0 = now_s(); now_s() - t0 < 10.0; nanosleep(&settle, NULL)) {
+        cut = metric(&s, "nqueensd_connections_head_timeout_total");
+        if (cut >= ATTACK) {
+            break;
+        }
+    }
+    ck_assert_double_eq(cut, ATTACK);
+    ck_assert_int_le(rss_peak - rss_before, RSS_GROWTH_MAX_KB);
+    for (int i = 0; i < ATTACK; i++) {
+        close(fds[i]);
+    }
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
+/* The attack needs about FDS_NEEDED descriptors here and in the server (which inherits the limit). */
+static bool raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        return false;
+    }
+    if (rl.rlim_cur < FDS_NEEDED) {
+        rl.rlim_cur = rl.rlim_max < 16384 ? rl.rlim_max : 16384;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+            return false;
+        }
+    }
+    return rl.rlim_cur >= FDS_NEEDED;
+}
+
+int main(void)
+{
+    if (!raise_fd_limit()) {
+        fprintf(stderr, "test_hostile: needs %d file descriptors (ulimit -n)\n", FDS_NEEDED);
+        return EXIT_FAILURE;
+    }
+    curl_global_init(CURL_GLOBAL_ALL);
+    Suite *const suite = suite_create("hostile");
+    TCase *const tc = tcase_create("connections");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, idle_and_slow_clients_do_not_lock_out_a_probe);
+    suite_add_tcase(suite, tc);
+    SRunner *const sr = srunner_create(suite);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    curl_global_cleanup();
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
