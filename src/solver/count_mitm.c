@@ -320,7 +320,7 @@ static nq_counts burnside(uint64_t total, uint64_t quarter, uint64_t half)
     return c;
 }
 
-/* The count proper, once the table is built (n >= 2). */
+/* The count proper, once the table is built (n >= 4), on threads >= 1 workers. */
 static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count_ctl *ctl,
                                nq_counts *out)
 {
@@ -344,7 +344,7 @@ static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count
     if (ctl != NULL)
         atomic_store(&ctl->total, tl.len);
     uint64_t quarter = 0, half = 0;
-    const nq_err err = run_job(&j, worker_count(threads), &quarter, &half);
+    const nq_err err = run_job(&j, threads, &quarter, &half);
     if (err == NQ_OK)
         *out = burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
     free(tl.items);
@@ -361,8 +361,9 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;
     }
+    threads = worker_count(threads);
     nq_mitm_table *table = NULL;
-    nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], ctl, &table);
+    nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);
     if (err == NQ_OK)
         err = count_with_table(table, threads, ctl, out);
     nq_mitm_table_destroy(table);

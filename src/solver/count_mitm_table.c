@@ -6,6 +6,7 @@
  */
 #include "count_mitm_table.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -173,8 +174,6 @@ static void walk_row(walk *w, int i, uint32_t cols, uint32_t ld, uint32_t rd, ui
     while (avail != 0 && !w->stopped) {
         const uint32_t bit = avail & (0u - avail);
         avail ^= bit;
-        if (i == 0)
-            w->first = (uint32_t)__builtin_ctz(bit);
         walk_row(w, i + 1, cols | bit, ((ld | bit) << 1) & w->full, (rd | bit) >> 1,
                  lkey | (bit >> i), rkey | ((bit << i) & w->full));
     }
@@ -221,8 +220,51 @@ static bool layout_buckets(nq_mitm_table *t)
     return true;
 }
 
+/* A walk shared by threads: each takes the next row-h column and walks the placements that start
+ * there. Those placements fill only that column's slices, so threads never write the same counter
+ * or key slot (the slices of one column are theirs alone). */
+typedef struct shared_walk {
+    walk proto;                /* the walk each thread copies */
+    atomic_uint next;          /* next row-h column to take */
+    atomic_bool stopped;       /* a thread saw the cancel flag */
+} shared_walk;
+
+static void *walk_worker(void *arg)
+{
+    shared_walk *sw = arg;
+    walk w = sw->proto;
+    const unsigned n = (unsigned)w.t->n;
+    for (unsigned c = atomic_fetch_add(&sw->next, 1u); c < n && !w.stopped;
+         c = atomic_fetch_add(&sw->next, 1u)) {
+        const uint32_t bit = 1u << c;
+        w.first = c;
+        walk_row(&w, 1, bit, (bit << 1) & w.full, bit >> 1, bit, bit);
+    }
+    if (w.stopped)
+        atomic_store(&sw->stopped, true);
+    return NULL;
+}
+
+/* One walk over all placements on up to `threads` threads, the caller included. A helper thread
+ * that cannot start is no error: the others take its share. Returns false when cancelled. */
+static bool walk_all(const walk *proto, int threads)
+{
+    shared_walk sw = {.proto = *proto};
+    atomic_init(&sw.next, 0u);
+    atomic_init(&sw.stopped, false);
+    pthread_t helpers[NQ_MITM_BUILD_THREADS_MAX];
+    int started = 0;
+    while (started < threads - 1 && started < NQ_MITM_BUILD_THREADS_MAX &&
+           pthread_create(&helpers[started], NULL, walk_worker, &sw) == 0)
+        started++;
+    walk_worker(&sw);
+    for (int i = 0; i < started; i++)
+        pthread_join(helpers[i], NULL);
+    return !atomic_load(&sw.stopped);
+}
+
 /* Second walk: file every key; the padding slots keep NQ_MITM_PAD_KEY. */
-static nq_err fill_keys(nq_mitm_table *t, walk *w)
+static nq_err fill_keys(nq_mitm_table *t, walk *w, int threads)
 {
     const size_t slices = (size_t)t->nsets * (size_t)t->n;
     const size_t count = (size_t)t->start[slices];
@@ -236,16 +278,16 @@ static nq_err fill_keys(nq_mitm_table *t, walk *w)
     memcpy(fill, t->start, slices * sizeof *fill);
     w->fill = fill;
     w->keys = t->keys;
-    walk_row(w, 0, 0, 0, 0, 0, 0);
-    err = w->stopped ? NQ_E_CANCELED : NQ_OK;
+    err = walk_all(w, threads) ? NQ_OK : NQ_E_CANCELED;
 end:
     free(fill);
     return err;
 }
 
-nq_err nq_mitm_table_create(int n, int k, const nq_count_ctl *ctl, nq_mitm_table **out)
+nq_err nq_mitm_table_create(int n, int k, int threads, const nq_count_ctl *ctl,
+                            nq_mitm_table **out)
 {
-    if (out == NULL || k < 1 || k >= n || n > NQ_COUNT_N_MAX)
+    if (out == NULL || k < 1 || k >= n || n > NQ_COUNT_N_MAX || threads < 1)
         return NQ_E_ARG;
     *out = NULL;
     nq_mitm_table *t = calloc(1, sizeof *t);
@@ -259,11 +301,11 @@ nq_err nq_mitm_table_create(int n, int k, const nq_count_ctl *ctl, nq_mitm_table
     if (t->start == NULL || !rank_tables_build(t))
         goto fail;
     walk w = {t, (uint32_t)((UINT64_C(1) << n) - 1u), t->start + 1, NULL, ctl, 0, false};
-    walk_row(&w, 0, 0, 0, 0, 0, 0); /* start[b + 1] = placements in slice b */
-    err = w.stopped ? NQ_E_CANCELED : NQ_E_NOMEM;
-    if (w.stopped || !layout_buckets(t))
+    const bool done = walk_all(&w, threads); /* start[b + 1] = placements in slice b */
+    err = done ? NQ_E_NOMEM : NQ_E_CANCELED;
+    if (!done || !layout_buckets(t))
         goto fail;
-    err = fill_keys(t, &w);
+    err = fill_keys(t, &w, threads);
     if (err != NQ_OK)
         goto fail;
     *out = t;

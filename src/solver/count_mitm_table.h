@@ -26,6 +26,7 @@
 #define NQ_MITM_BUCKET_ALIGN 8u             /* keys per 64-byte line and per AVX-512 vector */
 #define NQ_MITM_TABLE_CAP ((size_t)1 << 30) /* the table never grows past 1 GiB */
 #define NQ_MITM_LO_BITS 12                  /* column-set rank: bits resolved by the first lookup */
+#define NQ_MITM_BUILD_THREADS_MAX 63        /* helper threads a build starts at most */
 
 typedef struct nq_mitm_table {
     int n;             /* board size */
@@ -40,11 +41,13 @@ typedef struct nq_mitm_table {
     size_t hi_count;   /* entries per lo_pop row of hi_rank */
 } nq_mitm_table;
 
-/* Build the table of the last k rows (1 <= k < n <= NQ_COUNT_N_MAX). ctl may be NULL; its cancel
- * flag is polled during the build. On success *out owns the table.
+/* Build the table of the last k rows (1 <= k < n <= NQ_COUNT_N_MAX) on up to `threads` threads
+ * (>= 1; the caller's thread is one of them, all are joined before return). ctl may be NULL; its
+ * cancel flag is polled during the build. On success *out owns the table.
  * Errors: NQ_E_ARG, NQ_E_NOMEM (allocation failed or the table would pass NQ_MITM_TABLE_CAP),
  * NQ_E_CANCELED. On error nothing is allocated. */
-nq_err nq_mitm_table_create(int n, int k, const nq_count_ctl *ctl, nq_mitm_table **out);
+nq_err nq_mitm_table_create(int n, int k, int threads, const nq_count_ctl *ctl,
+                            nq_mitm_table **out);
 
 /* Free a table. NULL is accepted and ignored. */
 void nq_mitm_table_destroy(nq_mitm_table *t);

@@ -112,9 +112,10 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(nq_count_mitm_symmetric(8, NULL, NULL, &h), NQ_E_ARG);
     ck_assert_int_eq(nq_count_mitm_symmetric(0, NULL, &q, &h), NQ_E_RANGE);
     nq_mitm_table *t = NULL;
-    ck_assert_int_eq(nq_mitm_table_create(8, 0, NULL, &t), NQ_E_ARG);
-    ck_assert_int_eq(nq_mitm_table_create(8, 8, NULL, &t), NQ_E_ARG);
-    ck_assert_int_eq(nq_mitm_table_create(8, 2, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_mitm_table_create(8, 0, 1, NULL, &t), NQ_E_ARG);
+    ck_assert_int_eq(nq_mitm_table_create(8, 8, 1, NULL, &t), NQ_E_ARG);
+    ck_assert_int_eq(nq_mitm_table_create(8, 2, 1, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_mitm_table_create(8, 2, 0, NULL, &t), NQ_E_ARG);
     ck_assert_ptr_null(t);
     nq_mitm_table_destroy(NULL);
 }
@@ -149,7 +150,7 @@ START_TEST(table_holds_every_bottom_placement)
     } rows[] = {{4, 1, 4}, {8, 1, 8}, {8, 2, 42}, {13, 2, 132}, {27, 2, 650}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         nq_mitm_table *t = NULL;
-        ck_assert_int_eq(nq_mitm_table_create(rows[i].n, rows[i].k, NULL, &t), NQ_OK);
+        ck_assert_int_eq(nq_mitm_table_create(rows[i].n, rows[i].k, 1 + (int)i % 3, NULL, &t), NQ_OK);
         ck_assert_uint_eq(t->placed, rows[i].placed);
         const size_t slices = (size_t)t->nsets * (size_t)t->n;
         ck_assert_uint_eq(t->start[slices] % NQ_MITM_BUCKET_ALIGN, 0);
