@@ -44,8 +44,9 @@ typedef struct opt_row {
 } opt_row;
 
 #define FIELD(f) offsetof(nq_config, f), sizeof(((nq_config *)0)->f)
-#define KIB 1024u
-#define MIB (1024u * 1024u)
+#define KIB ((uint64_t)1 << 10)
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
 
 static const opt_row opts[] = {
     {"bind", "NQUEENSD_BIND", T_ADDR, FIELD(bind_addr), "0.0.0.0", 0, 0, "ADDR",
@@ -140,7 +141,7 @@ static uint64_t size_multiplier(const char *suffix)
     switch (suffix[0]) {
     case 'K': case 'k': return KIB;
     case 'M': case 'm': return MIB;
-    case 'G': case 'g': return (uint64_t)MIB * KIB;
+    case 'G': case 'g': return GIB;
     default: return 0;
     }
 }
@@ -235,7 +236,7 @@ static bool apply(const opt_row *o, nq_config *c, const char *s)
 static void format_size(uint64_t v, char *out, size_t cap)
 {
     static const struct { uint64_t unit; char suffix; } units[] = {
-        {(uint64_t)MIB * KIB, 'G'}, {MIB, 'M'}, {KIB, 'K'}};
+        {GIB, 'G'}, {MIB, 'M'}, {KIB, 'K'}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (v >= units[i].unit && v % units[i].unit == 0) {
             snprintf(out, cap, "%" PRIu64 "%c", v / units[i].unit, units[i].suffix);
@@ -268,7 +269,7 @@ static void describe_range(const opt_row *o, char *out, size_t cap)
 static void quote_value(const char *s, char *out, size_t cap)
 {
     size_t i = 0;
-    for (; s[i] != '\0' && i < 40 && i + 4 < cap; i++)
+    for (; i < 40 && i + 4 < cap && s[i] != '\0'; i++)
         out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
     if (s[i] != '\0' && i + 4 <= cap) {
         memcpy(out + i, "...", 3);

@@ -351,17 +351,22 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
     }
 }
 
-/* Resident set size from /proc/self/statm (pages), 0 if unavailable. */
+/* Resident set size from /proc/self/statm ("size resident shared ..." in pages), 0 if unavailable. */
 static uint64_t resident_bytes(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");
     if (f == NULL)
         return 0;
-    unsigned long long size = 0, rss = 0;
-    const int got = fscanf(f, "%llu %llu", &size, &rss);
+    char line[128];
+    const bool ok = fgets(line, sizeof line, f) != NULL;
     fclose(f);
+    const char *p = ok ? strchr(line, ' ') : NULL; /* skip the total size */
+    if (p == NULL)
+        return 0;
+    char *end = NULL;
+    const unsigned long long pages = strtoull(p + 1, &end, 10);
     const long page = sysconf(_SC_PAGESIZE);
-    return got == 2 && page > 0 ? (uint64_t)rss * (uint64_t)page : 0;
+    return end != p + 1 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 }
 
 static uint64_t open_fds(void)

@@ -190,7 +190,8 @@ static bool send_all(int fd, const char *p, size_t n, long long deadline)
 static size_t read_status_line(int fd, char *buf, size_t cap, long long deadline)
 {
     size_t len = 0;
-    while (len + 1 < cap && memchr(buf, '\n', len) == NULL) {
+    buf[0] = '\0';
+    while (len + 1 < cap) {
         const ssize_t r = recv(fd, buf + len, cap - 1 - len, 0);
         if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
             if (wait_fd(fd, POLLIN, deadline) != 1)
@@ -199,9 +200,12 @@ static size_t read_status_line(int fd, char *buf, size_t cap, long long deadline
         }
         if (r <= 0)
             break;
+        const char *fresh = buf + len;
         len += (size_t)r;
+        buf[len] = '\0';
+        if (memchr(fresh, '\n', (size_t)r) != NULL)
+            break;
     }
-    buf[len] = '\0';
     return len;
 }
 

@@ -50,7 +50,7 @@ START_TEST(defaults_are_documented_values)
     ck_assert_uint_eq(c.http_threads, 4);
     ck_assert_uint_eq(c.solver_workers, 2);
     ck_assert_uint_eq(c.count_threads, 0);
-    ck_assert_uint_eq(c.cache_bytes, 64u * 1024 * 1024);
+    ck_assert_uint_eq(c.cache_bytes, (size_t)64 << 20);
     ck_assert_int_eq(c.max_n_solve, 20);
     ck_assert_int_eq(c.max_n_count, 18);
     ck_assert_uint_eq(c.max_solutions, 100000);
