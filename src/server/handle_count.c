@@ -45,7 +45,10 @@ nq_app_step nq_handle_count(nq_app *app, const nq_request *req, nq_response *res
     nq_app_etag(key, true, etag_gz, sizeof etag_gz);
     nq_variant v;
     nq_app_negotiate(req, &v);
-    if (nq_app_try_304(req, etag, etag_gz, &v, resp)) return NQ_APP_DONE;
+    if (nq_app_try_304(req, etag, etag_gz, &v, resp)) {
+        nq_app_304_body(resp, nq_app_cache(app), key);
+        return NQ_APP_DONE;
+    }
     nq_cache_entry *e = nq_cache_get(nq_app_cache(app), key);
     if (e) {
         nq_app_serve_entry(resp, e, &v, 0.0, NQ_CACHE_HIT);

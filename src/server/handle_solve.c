@@ -115,6 +115,7 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
     if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
+        nq_app_304_body(resp, nq_app_cache(app), w->key);
         nq_app_work_destroy(w);
         return NQ_APP_DONE;
     }

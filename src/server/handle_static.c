@@ -25,10 +25,11 @@ nq_app_step nq_handle_openapi(nq_app *app, const nq_request *req, nq_response *r
     nq_app_negotiate(req, &v);
     char etag_gz[40];
     (void)snprintf(etag_gz, sizeof etag_gz, "%.*s-gzip\"", (int)strlen(app->openapi_etag) - 1, app->openapi_etag);
-    if (nq_app_try_304(req, app->openapi_etag, etag_gz, &v, resp)) return NQ_APP_DONE;
-    const bool gz = v.gzip_ok && nq_openapi_yaml_len > NQ_COMPRESS_MIN_BYTES;
-    nq_app_success(resp, 200, MEDIA_YAML, gz ? etag_gz : app->openapi_etag, gz, 0.0);
-    resp->kind = NQ_BODY_STATIC;
+    const bool not_modified = nq_app_try_304(req, app->openapi_etag, etag_gz, &v, resp);
+    const bool gz = not_modified ? strcmp(nq_response_header(resp, "ETag"), etag_gz) == 0
+                                 : v.gzip_ok && nq_openapi_yaml_len > NQ_COMPRESS_MIN_BYTES;
+    if (!not_modified) nq_app_success(resp, 200, MEDIA_YAML, gz ? etag_gz : app->openapi_etag, gz, 0.0);
+    resp->kind = NQ_BODY_STATIC; /* for a 304 it only sizes Content-Length (see nq_app_304_body) */
     resp->body = gz ? app->openapi_gzip : nq_openapi_yaml;
     resp->body_len = gz ? app->openapi_gzip_len : nq_openapi_yaml_len;
     return NQ_APP_DONE;
@@ -55,11 +56,8 @@ nq_app_step nq_handle_problem_doc(nq_app *app, const nq_request *req, nq_respons
     nq_app_etag(key, true, etag_gz, sizeof etag_gz);
     nq_variant v;
     nq_app_negotiate(req, &v);
-    if (nq_app_try_304(req, etag, etag_gz, &v, resp)) {
-        free(body);
-        return NQ_APP_DONE;
-    }
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, 0.0); /* a few hundred bytes: never gzip */
+    if (!nq_app_try_304(req, etag, etag_gz, &v, resp)) /* a 304 keeps the body to size Content-Length */
+        nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, 0.0); /* a few hundred bytes: never gzip */
     resp->kind = NQ_BODY_OWNED;
     resp->owned = body;
     resp->body = body;

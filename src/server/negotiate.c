@@ -137,3 +137,16 @@ bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz
     nq_response_add_header(resp, "Server-Timing", "solver;dur=0.000");
     return true;
 }
+
+void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key) {
+    nq_cache_entry *e = nq_cache_get(cache, key);
+    if (!e) return;
+    const nq_cache_value *val = nq_cache_entry_value(e);
+    const char *tag = nq_response_header(resp, "ETag");
+    const size_t tlen = tag ? strlen(tag) : 0;
+    const bool gz = tlen > 6 && strcmp(tag + tlen - 6, "-gzip\"") == 0 && val->gzip;
+    resp->kind = NQ_BODY_CACHED;
+    resp->entry = e;
+    resp->body = gz ? val->gzip : val->body;
+    resp->body_len = gz ? val->gzip_len : val->body_len;
+}

@@ -50,10 +50,14 @@ const char *nq_response_header(const nq_response *resp, const char *name) {
     return NULL;
 }
 
+bool nq_response_sends_body(const nq_response *resp) {
+    return !resp->head && resp->status != 204 && resp->status != 304;
+}
+
 nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *len) {
     if (!resp || !buf || !len) return NQ_E_ARG;
     *len = 0;
-    if (resp->kind == NQ_BODY_NONE) return NQ_OK;
+    if (resp->kind == NQ_BODY_NONE || !nq_response_sends_body(resp)) return NQ_OK;
     if (resp->kind != NQ_BODY_STREAM) {
         if (resp->body_len > cap) return NQ_E_TOO_LARGE;
         memcpy(buf, resp->body, resp->body_len);

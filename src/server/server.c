@@ -205,7 +205,7 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
     }
     }
     if (!m) return NULL;
-    if (r->kind != NQ_BODY_STREAM && !r->head) ctx->bytes = r->body_len;
+    if (r->kind != NQ_BODY_STREAM && nq_response_sends_body(r)) ctx->bytes = r->body_len;
     r->kind = NQ_BODY_NONE; /* libmicrohttpd owns the body now */
     for (size_t i = 0; i < r->nheaders; i++)
         (void)MHD_add_response_header(m, r->headers[i].name, r->headers[i].value);

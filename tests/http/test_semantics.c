@@ -90,6 +90,10 @@ START_TEST(test_etag_304) {
         ck_assert_uint_eq(again.body_len, 0);
         ck_assert_str_eq(nq_http_header_get(&again, "ETag"), etag);
         ck_assert_str_eq(nq_http_header_get(&again, "Cache-Control"), "public, max-age=31536000, immutable");
+        /* RFC 9110 section 8.6: a 304's Content-Length, if any, is that of the 200 */
+        char len[24];
+        snprintf(len, sizeof len, "%zu", r.body_len);
+        ck_assert_str_eq(nq_http_header_get(&again, "Content-Length"), len);
         nq_http_response_free(&again);
     }
     static const char *const other[] = {"If-None-Match: \"0000000000000000\"", NULL};
