@@ -313,6 +313,18 @@ static const char *env_lookup(char **envp, const char *name)
     return NULL;
 }
 
+bool nq_config_is_option_env(const char *entry)
+{
+    if (entry == NULL)
+        return false;
+    for (size_t i = 0; i < NOPTS; i++) {
+        const size_t len = strlen(opts[i].env);
+        if (strncmp(entry, opts[i].env, len) == 0 && entry[len] == '=')
+            return true;
+    }
+    return false;
+}
+
 static nq_err load_env(nq_config *c, char **envp, char *err, size_t errlen)
 {
     for (size_t i = 0; i < NOPTS; i++) {

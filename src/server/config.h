@@ -13,6 +13,7 @@
 #ifndef NQ_CONFIG_H
 #define NQ_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,6 +77,10 @@ void nq_config_defaults(nq_config *c);
  * errlen > 0; err may be NULL if errlen is 0). NQ_E_ARG if c or argv is NULL.
  * On error c may be partly updated: the caller is expected to exit. Thread-safe on distinct c. */
 nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *err, size_t errlen);
+
+/* Whether entry ("NAME=value", as in envp) sets one of the options. main() warns about NQUEENSD_*
+ * variables that do not (a typo would otherwise be silently ignored). NULL gives false. */
+bool nq_config_is_option_env(const char *entry);
 
 /* Print the usage text (every option with its flag, variable, default and range) to out. */
 void nq_config_usage(FILE *out, const char *prog);

@@ -295,6 +295,22 @@ START_TEST(help_lists_every_option)
 }
 END_TEST
 
+static const struct env_row {
+    const char *entry;
+    bool option;
+} env_rows[] = {
+    {"NQUEENSD_PORT=1", true},      {"NQUEENSD_PORT=", true},        {"NQUEENSD_GRACE_S=3", true},
+    {"NQUEENSD_PORTS=1", false},    {"NQUEENSD_PORT", false},        {"NQUEENSD_CACHE_BYTE=1", false},
+    {"nqueensd_port=1", false},     {"PATH=/bin", false},            {"", false},
+};
+
+START_TEST(recognises_option_variables)
+{
+    ck_assert_msg(nq_config_is_option_env(env_rows[_i].entry) == env_rows[_i].option, "%s", env_rows[_i].entry);
+    ck_assert(!nq_config_is_option_env(NULL));
+}
+END_TEST
+
 START_TEST(version_comes_from_the_build)
 {
     ck_assert_str_eq(nq_config_version(), NQ_TEST_VERSION);
@@ -314,6 +330,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, bad_arguments_to_load);
     tcase_add_test(tc, help_lists_every_option);
     tcase_add_test(tc, version_comes_from_the_build);
+    tcase_add_loop_test(tc, recognises_option_variables, 0, (int)(sizeof env_rows / sizeof env_rows[0]));
     suite_add_tcase(s, tc);
     return s;
 }
