@@ -15,7 +15,9 @@
  *   3. nq_app_finish turns the result (or the error the computation, or the pool, ended with) into
  *      the response. It never computes.
  * nq_app_serve chains the three inline (what a test or fuzzer wants).
- * A streamed /solve body computes while it is sent, in batches, in the response's body reader.
+ * A streamed /solve body computes while it is sent, in batches, in the response's body reader; only
+ * its positioning (a cursor seek, O(n), or an offset skip, at most NQ_APP_OFFSET_MAX solutions) runs
+ * in step 1.
  *
  * Thread-safety: an nq_app is shared by all threads (configuration read-only, cache internally
  * locked, request ids from an atomic counter). Requests, works, results and responses belong to one
@@ -111,8 +113,8 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, nq_app **out);
 /* Free app. NULL is accepted. No request may be in progress. */
 void nq_app_destroy(nq_app *app);
 
-/* Readiness: a draining application answers /solve and /count with 503 shutting-down (probes are
- * not affected). Thread-safe. */
+/* Readiness: set once the server starts draining; /readyz then answers 503. Requests still arriving on
+ * open connections are served as usual (draining lets work in flight finish). Thread-safe. */
 void nq_app_set_draining(nq_app *app, bool draining);
 bool nq_app_draining(const nq_app *app);
 
