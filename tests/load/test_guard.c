@@ -69,8 +69,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     }
     const nq_err err = nq_guard_check_head(s->guard, c, req->uri_len);
     const unsigned status = err == NQ_OK ? 200u : (unsigned)nq_err_http_status(err);
-    struct MHD_Response *const r = MHD_create_response_from_buffer(2, (void *)(uintptr_t) "ok",
-                                                                   MHD_RESPMEM_PERSISTENT);
+    static char body[] = "ok"; /* persistent and writable, as libmicrohttpd's prototype wants */
+    struct MHD_Response *const r = MHD_create_response_from_buffer(2, body, MHD_RESPMEM_PERSISTENT);
     const enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return ret;
@@ -160,8 +160,13 @@ static unsigned exchange(int fd, const char *req)
         return 0;
     }
     buf[n] = '\0';
-    unsigned status = 0;
-    return sscanf(buf, "HTTP/1.1 %3u", &status) == 1 ? status : 0;
+    static const char version[] = "HTTP/1.1 ";
+    if (strncmp(buf, version, sizeof version - 1u) != 0) {
+        return 0;
+    }
+    char *end = NULL;
+    const unsigned long status = strtoul(buf + sizeof version - 1u, &end, 10);
+    return *end == ' ' && status >= 100 && status <= 599 ? (unsigned)status : 0;
 }
 
 /* ---- arguments ---------------------------------------------------------------------------------- */

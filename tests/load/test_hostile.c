@@ -209,7 +209,9 @@ START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
         }
     }
     ck_assert_double_eq(cut, ATTACK);
+#ifndef NQ_TEST_SANITIZED /* sanitizers' shadow memory makes the server's RSS meaningless */
     ck_assert_int_le(rss_peak - rss_before, RSS_GROWTH_MAX_KB);
+#endif
     for (int i = 0; i < ATTACK; i++) {
         close(fds[i]);
     }

@@ -20,7 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#define WAIT_MS 10000u /* upper bound on any wait; far above what a loaded 2-core box needs */
+#define WAIT_MS 10000u    /* upper bound on any wait; far above what a loaded 2-core box needs */
+#define STRESS_ROUNDS 300 /* submits per thread in the stress test */
 
 /* ---- a gate: tasks block on it until the test opens it ------------------------------------------ */
 
@@ -550,7 +551,7 @@ typedef struct stress_arg {
 static void *stress_thread(void *arg)
 {
     stress_arg *const a = arg;
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < STRESS_ROUNDS; i++) {
         char key[8];
         const unsigned r = (unsigned)rand_r(&a->seed);
         snprintf(key, sizeof key, "k%u", r % 5u);
@@ -582,6 +583,7 @@ static void *stress_thread(void *arg)
 START_TEST(stress)
 {
     enum { THREADS = 6 };
+    const uint64_t submits = (uint64_t)THREADS * STRESS_ROUNDS;
     gate g;
     gate_init(&g);
     gate_open(&g);
@@ -599,7 +601,7 @@ START_TEST(stress)
     }
     ck_assert(eventually(pool_idle, p));
     const nq_pool_stats s = stats_of(p);
-    ck_assert_uint_eq(s.submitted + s.rejected, THREADS * 300);
+    ck_assert_uint_eq(s.submitted + s.rejected, submits);
     ck_assert_uint_eq(s.rejected, (uint64_t)atomic_load(&busy));
     ck_assert_uint_eq(s.started, s.finished + s.cancelled);
     ck_assert_uint_eq(s.waiting, 0);
@@ -608,7 +610,7 @@ START_TEST(stress)
     ck_assert_uint_gt(s.cancelled, 0);
     ck_assert_uint_gt(s.finished, 0);
     nq_pool_destroy(p);
-    ck_assert_int_eq(atomic_load(&g.ctx_frees), THREADS * 300); /* every ctx freed exactly once */
+    ck_assert_uint_eq((uint64_t)atomic_load(&g.ctx_frees), submits); /* every ctx freed exactly once */
     gate_fini(&g);
 }
 END_TEST
