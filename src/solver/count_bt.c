@@ -69,8 +69,15 @@ typedef struct job {
     nq_count_ctl *ctl;            /* the caller's control block (or the count's own) */
 } job;
 
-/* One worker's search state; lives on the worker's stack. The four arrays are the explicit stack
- * of the search, one entry per row from SPLIT_ROW to n-2 (the last row is never pushed). */
+/* One row of the explicit stack. */
+typedef struct frame {
+    uint32_t untried; /* candidate columns of this row not yet tried */
+    uint32_t down;    /* columns taken above */
+    uint32_t left;    /* diagonal attacks from above */
+    uint32_t right;   /* anti-diagonal attacks from above */
+} frame;
+
+/* One worker's search state; lives on the worker's stack. */
 typedef struct search {
     const job *job;              /* the count */
     const task *task;            /* the task being searched */
@@ -80,10 +87,7 @@ typedef struct search {
     uint32_t allowed[NQ_N_MAX];  /* per row: columns its case allows (last row: last_ok) */
     int cancel_row;              /* entering this row looks at the cancel flag */
     bool stopped;                /* saw a cancel: unwind */
-    uint32_t left[NQ_N_MAX];     /* per row: diagonal attacks from above */
-    uint32_t down[NQ_N_MAX];     /* per row: columns taken above */
-    uint32_t right[NQ_N_MAX];    /* per row: anti-diagonal attacks from above */
-    uint32_t untried[NQ_N_MAX];  /* per row: candidate columns not yet tried */
+    frame stack[NQ_N_MAX];       /* rows SPLIT_ROW .. n-2 (the last row is never pushed) */
     uint64_t by_fixers[5];       /* leaves by nq_sym_classify's answer; [0]: not the representative */
 } search;
 
@@ -118,12 +122,13 @@ static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_
 }
 
 /* A full board in normal form: row y (= n-2) just took bit, the last row takes f. Rebuilds the
- * column vector from the stack (row r's queen is the bit down[r+1] adds) and classifies it. Runs
- * for a few percent of the nodes, so the node loop does not keep the columns itself. */
-static void leaf(search *s, int y, uint32_t bit, uint32_t f) {
+ * column vector (row r's queen is the bit that row r+1's `down` adds) and classifies it. Runs for a
+ * few percent of the nodes, so the node loop does not keep the columns itself. */
+static void leaf(search *s, int y, uint32_t down_y, uint32_t bit, uint32_t f) {
     uint8_t cols[NQ_N_MAX];
     memcpy(cols, s->task->prefix, SPLIT_ROW);
-    for (int r = SPLIT_ROW; r < y; r++) cols[r] = (uint8_t)__builtin_ctz(s->down[r + 1] ^ s->down[r]);
+    s->stack[y].down = down_y;
+    for (int r = SPLIT_ROW; r < y; r++) cols[r] = (uint8_t)__builtin_ctz(s->stack[r + 1].down ^ s->stack[r].down);
     cols[y] = (uint8_t)__builtin_ctz(bit);
     cols[y + 1] = (uint8_t)__builtin_ctz(f);
     s->by_fixers[nq_sym_classify(y + 2, cols)]++;
@@ -142,50 +147,49 @@ static void enter_case(search *s, const task *t) {
     s->allowed[last] = sh->last_ok;
 }
 
-/* The hot loop: a depth-first search over an explicit stack, from row SPLIT_ROW down. Bit c is
- * column c; left/right are the diagonal attacks, shifted one column per row. x & -x is the lowest
- * free column, so no scan is needed. The last row is not pushed: its free squares are tested
- * straight from the row above. Corner-case leaves are counted, the others classified. */
+/* The hot loop: a depth-first search over an explicit stack, from row SPLIT_ROW down.
+ *   - Bit c is column c; left/right are the diagonal attacks, shifted one column per row, and
+ *     x & -x is the lowest free column, so no scan is needed.
+ *   - The current row's frame lives in registers; the stack is touched only to push and pop.
+ *   - A child is pushed only if its row and the row below it still have a free square (a cheap
+ *     look-ahead that cuts about half of the dead ends).
+ *   - The last row is never pushed: its free squares are tested straight from row n-2.
+ *   - The case's rules cost one AND per node (per-row masks) plus two compares (row b2, and the
+ *     row where the cancel flag is looked at).
+ * Corner-case leaves are counted as they are; the others are classified. */
 static void run_task(search *s, const task *t) {
     enter_case(s, t);
     const int base = SPLIT_ROW, last = s->job->n - 1, b2 = s->b2, cancel_row = s->cancel_row;
-    const uint32_t side = s->side, last_ok = s->allowed[last];
+    const uint32_t full = s->job->full, side = s->side, last_ok = s->allowed[last];
     const bool corner = s->corner;
     int y = base;
-    s->left[y] = t->left;
-    s->down[y] = t->down;
-    s->right[y] = t->right;
-    s->untried[y] = ~(t->left | t->down | t->right) & s->allowed[y];
-    if (y == b2) s->untried[y] = side_rule(s->untried[y], t->down, side);
+    frame cur = {~(t->left | t->down | t->right) & s->allowed[y], t->down, t->left, t->right};
+    if (y == b2) cur.untried = side_rule(cur.untried, t->down, side);
     for (;;) {
-        const uint32_t a = s->untried[y];
-        if (a == 0) {
+        if (cur.untried == 0) {
             if (y == base) return;
-            y--;
+            cur = s->stack[--y];
             continue;
         }
-        const uint32_t bit = a & (0u - a);
-        s->untried[y] = a ^ bit;
-        const uint32_t l = (s->left[y] | bit) << 1, d = s->down[y] | bit, r = (s->right[y] | bit) >> 1;
+        const uint32_t bit = cur.untried & (0u - cur.untried);
+        cur.untried ^= bit;
+        const uint32_t l = (cur.left | bit) << 1, d = cur.down | bit, r = (cur.right | bit) >> 1;
         if (y + 1 == last) {
             const uint32_t f = ~(l | d | r) & last_ok;
-            if (f != 0) {
-                if (corner) s->by_fixers[1]++;
-                else leaf(s, y, bit, f);
-            }
+            if (f == 0) continue;
+            if (corner) s->by_fixers[1]++;
+            else leaf(s, y, cur.down, bit, f);
             continue;
         }
-        y++;
-        s->left[y] = l;
-        s->down[y] = d;
-        s->right[y] = r;
-        uint32_t next = ~(l | d | r) & s->allowed[y];
-        if (y == b2) next = side_rule(next, d, side);
-        if (y == cancel_row && stop_requested(s->job)) {
+        uint32_t next = ~(l | d | r) & s->allowed[y + 1];
+        if (y + 1 == b2) next = side_rule(next, d, side);
+        if (next == 0 || (full & ~(d | (l << 1) | (r >> 1))) == 0) continue;
+        if (y + 1 == cancel_row && stop_requested(s->job)) {
             s->stopped = true;
             return;
         }
-        s->untried[y] = next;
+        s->stack[y++] = cur;
+        cur = (frame){next, d, l, r};
     }
 }
 
