@@ -31,15 +31,17 @@
 #include "count_mitm_table.h"
 
 #define MAX_THREADS 64                       /* hard cap on workers */
-#define BATCH_LEAVES ((size_t)1 << 21)       /* top placements per sort: 2 Mi, 40 MiB per worker */
+#define BATCH_LEAVES ((size_t)1 << 22)       /* top placements per sort: 4 Mi, 80 MiB per worker */
+#define PICK_MAX 2048u                       /* probes joined per kernel call: 16 KiB, stays in L1 */
 #define CANCEL_STRIDE 4096u                  /* top placements between two looks at the cancel flag */
 #define JOIN_CANCEL_STRIDE 512u              /* buckets joined between two looks at the cancel flag */
 
 /* Rows in the bottom band, per n (index n). Chosen by measurement (README "Performance"): each more
- * row shortens the search about n/2-fold and lengthens the buckets; the table grows about 6-fold. */
+ * row shortens the search about n/2-fold but lengthens the buckets and the table build, and the
+ * table grows about 6-fold; from n = 19 the 1 GiB table cap decides (n = 19, k = 8 would need 1.2 GB). */
 static const uint8_t bottom_rows_by_n[NQ_COUNT_N_MAX + 1] = {
-    0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, /* n = 0..14 */
-    6, 7, 8, 8, 7, 7, 7, 7, 6, 6, 6, 6, 6,       /* n = 15..27 */
+    0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 7, /* n = 0..14 */
+    7, 7, 8, 8, 7, 7, 7, 6, 6, 6, 6, 6, 6,       /* n = 15..27 */
 };
 
 /* A task: the board after the first rows are placed (a prefix whose mirror image is skipped). */
@@ -65,7 +67,7 @@ typedef struct batch {
     uint64_t *probe;  /* probes in the order found */
     uint32_t *bucket; /* their buckets */
     uint64_t *sorted; /* probes grouped by bucket */
-    uint64_t *pick;   /* the probes of one bucket that leave one row-h column free */
+    uint64_t *pick;   /* PICK_MAX probes of one bucket that leave one row-h column free */
     uint32_t *offset; /* nsets + 1 bucket offsets into sorted */
     size_t len;       /* placements held */
 } batch;
@@ -97,7 +99,7 @@ static bool batch_alloc(batch *b, uint32_t nsets)
     b->probe = malloc(BATCH_LEAVES * sizeof *b->probe);
     b->bucket = malloc(BATCH_LEAVES * sizeof *b->bucket);
     b->sorted = malloc(BATCH_LEAVES * sizeof *b->sorted);
-    b->pick = malloc(BATCH_LEAVES * sizeof *b->pick);
+    b->pick = malloc(PICK_MAX * sizeof *b->pick);
     b->offset = malloc(((size_t)nsets + 1u) * sizeof *b->offset);
     b->len = 0;
     return b->probe != NULL && b->bucket != NULL && b->sorted != NULL && b->pick != NULL &&
@@ -131,14 +133,20 @@ static uint64_t join_bucket(const job *j, uint32_t r, const uint64_t *probes, si
     for (int c = 0; c < t->n; c++) {
         if (slice[c] == slice[c + 1])
             continue;
+        const uint64_t *keys = t->keys + slice[c];
+        const size_t len = slice[c + 1] - slice[c];
         size_t picked = 0;
         for (size_t i = 0; i < m; i++) {
             const uint32_t attacked = (uint32_t)(probes[i] >> 32) | (uint32_t)probes[i];
             pick[picked] = probes[i];
             picked += (attacked >> c & 1u) == 0; /* branch-free filter */
+            if (picked == PICK_MAX) {
+                sum += j->join(keys, len, pick, picked);
+                picked = 0;
+            }
         }
         if (picked != 0)
-            sum += j->join(t->keys + slice[c], slice[c + 1] - slice[c], pick, picked);
+            sum += j->join(keys, len, pick, picked);
     }
     return sum;
 }
@@ -372,5 +380,5 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 
 bool nq_count_mitm_preferred(int n)
 {
-    return n >= 15 && n <= NQ_COUNT_N_MAX; /* n = 14: backtracking is 1.3x faster */
+    return n >= 14 && n <= NQ_COUNT_N_MAX; /* below, both take milliseconds */
 }
