@@ -41,7 +41,8 @@ typedef struct parse_state {
     const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
 } parse_state;
 
-static bool fail(char *why, size_t cap, const char *fmt, ...) {
+/* Formats the reason for a usage error into why; always returns false. */
+__attribute__((format(printf, 3, 4))) static bool fail(char *why, size_t cap, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, cap, fmt, ap);
