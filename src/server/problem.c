@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,13 @@ static void sanitize_instance(const char *in, char *out, size_t cap) {
     out[o] = '\0';
 }
 
+/* NQ_PROBLEM_TYPE_BASE + slug into out (TYPE_MAX bytes); false if it does not fit. */
+#define TYPE_MAX (sizeof NQ_PROBLEM_TYPE_BASE + 48)
+static bool type_uri(const char *slug, char *out) {
+    const int w = snprintf(out, TYPE_MAX, "%s%s", NQ_PROBLEM_TYPE_BASE, slug);
+    return w > 0 && (size_t)w < TYPE_MAX;
+}
+
 static bool add_string(cJSON *obj, const char *name, const char *value) {
     return cJSON_AddStringToObject(obj, name, value) != NULL;
 }
@@ -102,11 +110,9 @@ static nq_err print_owned(cJSON *obj, char **out, size_t *len) {
 nq_err nq_problem_render(const nq_problem *p, char **out, size_t *len) {
     if (!p || !out || !len) return NQ_E_ARG;
     nq_err rc = NQ_E_NOMEM;
-    char type[sizeof NQ_PROBLEM_TYPE_BASE + 48];
+    char type[TYPE_MAX];
     const char *slug = nq_err_problem_slug(p->err);
-    if (strlen(slug) >= sizeof type - sizeof NQ_PROBLEM_TYPE_BASE) return NQ_E_ARG;
-    memcpy(type, NQ_PROBLEM_TYPE_BASE, sizeof NQ_PROBLEM_TYPE_BASE - 1);
-    memcpy(type + sizeof NQ_PROBLEM_TYPE_BASE - 1, slug, strlen(slug) + 1);
+    if (!type_uri(slug, type)) return NQ_E_ARG;
 
     cJSON *obj = cJSON_CreateObject();
     if (!obj) goto end;
@@ -135,9 +141,8 @@ nq_err nq_problem_doc(const char *slug, size_t slug_len, char **out, size_t *len
     const doc_row *d = find_doc(slug, slug_len);
     if (!d) return NQ_E_NOT_FOUND;
     nq_err rc = NQ_E_NOMEM;
-    char type[sizeof NQ_PROBLEM_TYPE_BASE + 48];
-    memcpy(type, NQ_PROBLEM_TYPE_BASE, sizeof NQ_PROBLEM_TYPE_BASE - 1);
-    memcpy(type + sizeof NQ_PROBLEM_TYPE_BASE - 1, d->slug, strlen(d->slug) + 1);
+    char type[TYPE_MAX];
+    if (!type_uri(d->slug, type)) return NQ_E_ARG;
     cJSON *obj = cJSON_CreateObject();
     if (!obj) goto end;
     if (!add_string(obj, "type", type) || !add_string(obj, "title", d->title)) goto end;
