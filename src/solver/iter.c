@@ -14,7 +14,9 @@
  */
 #include "nqueens/solver.h"
 
+#include <assert.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,7 @@ struct nq_iter {
     unsigned flags;           /* NQ_ITER_* given at creation */
     int row;                  /* the row whose untried columns are taken next (0 .. n-2) */
     bool done;                /* n = 1 only: its one solution was yielded */
+    int last_first;           /* row-0 column of the last solution yielded or sought past; -1: none */
     uint32_t full;            /* the n column bits */
     uint32_t first;           /* columns row 0 may use: all, or the left half in unique mode */
     frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see step) */
@@ -57,6 +60,7 @@ static void descend(nq_iter *it, int r, uint32_t bit) {
 static void rewind_to_start(nq_iter *it) {
     it->row = 0;
     it->done = false;
+    it->last_first = -1;
     it->stack[0] = (frame){it->first, 0, 0, 0};
 }
 
@@ -159,6 +163,7 @@ nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
         if (cursor[i] >= it->n) return NQ_E_CURSOR;
 
     rewind_to_start(it);
+    it->last_first = cursor[0]; /* a solution of another block found next is its block's first */
     const int last = it->n - 1;
     if (last == 0) { /* n = 1: the one solution is "0", and nothing sorts after it */
         it->done = true;
@@ -187,15 +192,73 @@ nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped) {
     uint8_t scratch[NQ_N_MAX];
     uint64_t done = 0;
     while (done < k && step_filtered(it, scratch)) done++;
+    if (done > 0) it->last_first = scratch[0];
     if (skipped != NULL) *skipped = done;
     return NQ_OK;
+}
+
+/* Where each block (the solutions sharing row 0's column) begins and ends in one nq_iter_next
+ * call's output; a block that began before the call is not recorded. */
+typedef struct block_map {
+    size_t begin[NQ_N_MAX]; /* index of the block's first solution, SIZE_MAX if not in this call */
+    size_t end[NQ_N_MAX];   /* one past its last solution, once the next block has begun */
+    int current;            /* row-0 column of the last solution written, -1 before any */
+} block_map;
+
+/* Mirror replay. The left/right mirror (c -> n-1-c in every row) maps the block of row-0 column m
+ * onto the block of column n-1-m and reverses the order, so when the whole of block m is in this
+ * call's output, block n-1-m is that run read backwards and mirrored: no search needed. That halves
+ * the work of filling a large buffer. out[i] already holds the block's first solution (found by the
+ * search); this copies the rest, as far as max allows, and leaves the iterator after the last one
+ * written: past the block if it was copied whole, else by seeking after the last solution copied.
+ * Returns the new count of solutions in out. */
+static size_t replay_mirror(nq_iter *it, uint8_t *out, size_t i, size_t max, const block_map *map, int m) {
+    const size_t n = (size_t)it->n;
+    size_t k = map->end[m] - 1; /* out[i] mirrors out[k]; the next one mirrors out[k - 1] */
+    i++;
+    while (k > map->begin[m] && i < max) {
+        k--;
+        for (size_t r = 0; r < n; r++) out[i * n + r] = (uint8_t)(n - 1 - out[k * n + r]);
+        i++;
+    }
+    if (k == map->begin[m]) {
+        it->row = 0; /* row 0's frame still holds the columns after this block's: resume there */
+    } else {
+        const nq_err err = nq_iter_seek_after(it, out + (i - 1) * n, n);
+        assert(err == NQ_OK); /* a solution it wrote is always a valid cursor */
+        (void)err;
+    }
+    return i;
+}
+
+/* Notes that out[i], whose row 0 is column c0, starts a new block if it does. */
+static bool starts_block(block_map *map, size_t i, int c0) {
+    if (c0 == map->current) return false;
+    if (map->current >= 0) map->end[map->current] = i;
+    map->begin[c0] = i;
+    map->current = c0;
+    return true;
 }
 
 nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got) {
     if (it == NULL || cols == NULL || got == NULL || max == 0) return NQ_E_ARG;
     const size_t n = (size_t)it->n;
+    const bool unique = (it->flags & NQ_ITER_UNIQUE) != 0;
+    block_map map;
+    map.current = it->last_first; /* a block already under way when the call began is not recorded */
+    for (size_t c = 0; c < n; c++) map.begin[c] = SIZE_MAX;
     size_t i = 0;
-    while (i < max && step_filtered(it, cols + i * n)) i++;
+    while (i < max && step_filtered(it, cols + i * n)) {
+        const int c0 = cols[i * n];
+        const int m = it->n - 1 - c0;
+        /* Unique mode never reaches the right half, and the middle column mirrors itself. */
+        if (!unique && starts_block(&map, i, c0) && m < c0 && map.begin[m] != SIZE_MAX) {
+            i = replay_mirror(it, cols, i, max, &map, m);
+            continue;
+        }
+        i++;
+    }
+    if (i > 0) it->last_first = cols[(i - 1) * n];
     *got = i;
     return NQ_OK;
 }

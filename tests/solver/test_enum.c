@@ -151,22 +151,66 @@ END_TEST
 
 /* ---- order, unique mode, cursors, skipping ---------------------------------------------------- */
 
-/* For each n, the whole stream pulled in batches of 7 equals the reference, byte for byte. */
+/* Pulls everything left in batches of `batch` into a fresh buffer; *count receives how many. */
+static uint8_t *pull_all(nq_iter *it, size_t batch, size_t cap, size_t *count) {
+    const size_t n = (size_t)nq_iter_n(it);
+    uint8_t *buf = malloc((cap + batch) * n);
+    size_t total = 0, got = 0;
+    ck_assert_ptr_nonnull(buf);
+    do {
+        ck_assert_int_eq(nq_iter_next(it, buf + total * n, batch, &got), NQ_OK);
+        total += got;
+        ck_assert_uint_le(total, cap);
+    } while (got == batch);
+    *count = total;
+    return buf;
+}
+
+/* Batch sizes for the order tests: 1 and 7 never hold a whole block of solutions, 100 sometimes,
+ * and 1e6 always, which lets nq_iter_next fill the right half by mirroring the left. */
+static const size_t batches[] = {1, 7, 100, 1000000};
+
+/* For each n, the whole stream equals the reference byte for byte, whatever the batch size. */
 START_TEST(order_equals_reference) {
     const int n = _i;
     ref_list ref = ref_solve(n);
-    uint8_t *buf = malloc(ref.count * (size_t)n + 7 * (size_t)n);
-    size_t total = 0, got = 0;
-    ck_assert_ptr_nonnull(buf);
-    nq_iter *it = make_iter(n, 0);
-    do {
-        ck_assert_int_eq(nq_iter_next(it, buf + total * (size_t)n, 7, &got), NQ_OK);
-        total += got;
-    } while (got == 7);
-    ck_assert_uint_eq(total, a000170[n]);
-    if (total > 0) ck_assert_mem_eq(buf, ref.cols, total * (size_t)n);
-    nq_iter_destroy(it);
-    free(buf);
+    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+        nq_iter *it = make_iter(n, 0);
+        size_t total = 0;
+        uint8_t *buf = pull_all(it, batches[b], ref.count, &total);
+        ck_assert_uint_eq(total, a000170[n]);
+        if (total > 0) ck_assert_mem_eq(buf, ref.cols, total * (size_t)n);
+        nq_iter_destroy(it);
+        free(buf);
+    }
+    ref_free(&ref);
+}
+END_TEST
+
+/* Resuming in the middle of a block (after a skip, or after a cursor) and then pulling large
+ * batches must not mirror a block only part of which is in the batch. */
+START_TEST(order_after_resume) {
+    const int n = _i;
+    ref_list ref = ref_solve(n);
+    static const size_t starts[] = {1, 3, 10, 50, 100, 200};
+    for (size_t s = 0; s < sizeof starts / sizeof starts[0] && starts[s] < ref.count; s++) {
+        for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+            for (int by_cursor = 0; by_cursor < 2; by_cursor++) {
+                nq_iter *it = make_iter(n, 0);
+                size_t total = 0;
+                if (by_cursor) {
+                    ck_assert_int_eq(nq_iter_seek_after(it, ref_at(&ref, starts[s] - 1), (size_t)n), NQ_OK);
+                } else {
+                    ck_assert_int_eq(nq_iter_skip(it, starts[s], NULL), NQ_OK);
+                }
+                uint8_t *buf = pull_all(it, batches[b], ref.count, &total);
+                ck_assert_uint_eq(total, ref.count - starts[s]);
+                ck_assert_mem_eq(buf, ref_at(&ref, starts[s]), total * (size_t)n);
+                nq_iter_destroy(it);
+                free(buf);
+            }
+        }
+    }
     ref_free(&ref);
 }
 END_TEST
@@ -515,7 +559,8 @@ static Suite *enum_suite(void) {
     TCase *tc = tcase_create("boards");
     tcase_add_test(tc, exact_n1_n4_n5);
     tcase_add_test(tc, exact_n8_first_and_last);
-    tcase_add_loop_test(tc, order_equals_reference, 1, 11);
+    tcase_add_loop_test(tc, order_equals_reference, 1, 13);
+    tcase_add_loop_test(tc, order_after_resume, 4, 11);
     tcase_add_loop_test(tc, unique_yields_canonical_classes, 1, 13);
     suite_add_tcase(s, tc);
 
