@@ -6,7 +6,13 @@
  * backtracking search with the recursion unrolled into an explicit stack: for each row r we keep the
  * columns attacked from the rows above (three bitmasks, bit c = column c) and the set of columns not
  * yet tried in row r. Taking the lowest set bit first visits columns in ascending order, which is
- * exactly the lexicographic order of the column vectors.
+ * exactly the lexicographic order of the column vectors. All of n = 14 is 27 million nodes, so the
+ * node loop (step) is kept to a handful of register operations.
+ *
+ * Filling a large buffer gets one more trick: the left/right mirror turns the block of solutions
+ * whose row 0 is column m into the block of column n-1-m, reversed. When a call to nq_iter_next
+ * holds all of block m, block n-1-m is copied from it instead of searched (replay_mirror), which
+ * halves the search for bulk enumeration; small batches simply search.
  *
  * Unique mode filters that stream down to canonical solutions (the smallest of their 8 images). A
  * canonical solution has cols[0] <= n-1-cols[0] (its mirror image would sort first otherwise), so row
