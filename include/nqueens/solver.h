@@ -54,7 +54,8 @@ nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped);
 
 /* Pull up to max solutions. Solution i is written to cols[i*n .. i*n+n-1]; cols must hold max*n
  * bytes. *got receives how many were written; 0 means the iterator is exhausted (further calls keep
- * returning 0). No allocation.
+ * returning 0). No allocation. Large batches are cheaper per solution: a batch that holds a whole
+ * left-half block of solutions (same row-0 column) fills its mirror block by copying, not searching.
  * Errors: NQ_E_ARG (it, cols or got NULL, or max == 0). */
 nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got);
 
@@ -87,7 +88,8 @@ void nq_count_cancel(nq_count_ctl *ctl);
 double nq_count_progress(const nq_count_ctl *ctl);
 
 /* Count all solutions and symmetry classes of an n x n board, on `threads` worker threads
- * (0: one per online CPU). ctl may be NULL (no cancel, no progress). Blocks until done.
+ * (0: one per online CPU; more than can help are clamped).
+ * ctl may be NULL (no cancel, no progress). Blocks until done.
  * The fastest method for n is chosen internally. No allocation in the search itself.
  * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX),
  * NQ_E_CANCELED (ctl was cancelled; *out is then unspecified), NQ_E_NOMEM, NQ_E_THREAD. */
