@@ -1,6 +1,6 @@
 /* bench_count_mitm.c - the meet-in-the-middle counter against the backtracking counter.
  *
- *   bench_count_mitm [--threads T] [--reps R] [--mitm-only] [N ...]
+ *   bench_count_mitm [--threads T] [--reps R] [--mitm-only] [--stop-after S] [N ...]
  *       defaults: T = 0 (every CPU), R = 1, N = 16 17 18
  *
  * Each measurement runs in a child process of its own, so its peak memory is the child's
@@ -8,11 +8,15 @@
  * it prints the best wall time of each counter (interleaved, R runs each), the CPU time of that run,
  * the peak resident set and the speed-up. Counts are checked against each other (and against
  * OEIS A000170 where given below); a mismatch exits 1. --mitm-only skips backtracking, for n >= 19.
+ * --stop-after S cancels each count after S seconds and reports the peak memory so far and the
+ * fraction of tasks done, for boards too large to finish (the peak is reached once the table is
+ * built and every worker's batch has filled, within the first minute at n = 20).
  */
 #include "nqueens/solver.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +45,16 @@ typedef struct sample {
     double wall;      /* seconds */
     double cpu;       /* user + system seconds of the child */
     long maxrss_kib;  /* peak resident set of the child */
+    double progress;  /* fraction of tasks done (1 unless stopped) */
 } sample;
+
+/* What the child runs: one count, cancelled after stop_after seconds when that is > 0. */
+typedef struct run {
+    count_fn fn;       /* the counter */
+    int n, threads;    /* its arguments */
+    double stop_after; /* seconds, 0 = never */
+    nq_count_ctl ctl;  /* shared with the canceller */
+} run;
 
 static double now(void)
 {
@@ -50,8 +63,35 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Run fn(n) in a child; the child reports its answer and wall time through a pipe. */
-static bool measure(count_fn fn, int n, int threads, sample *out)
+static void *canceller(void *arg)
+{
+    run *r = arg;
+    const double whole = (double)(long)r->stop_after;
+    const struct timespec ts = {(time_t)whole, (long)((r->stop_after - whole) * 1e9)};
+    nanosleep(&ts, NULL);
+    nq_count_cancel(&r->ctl);
+    return NULL;
+}
+
+/* The child's side: count, then write the sample to fd. Never returns. */
+static void child_main(run *r, int fd)
+{
+    sample s = {0};
+    nq_count_ctl_init(&r->ctl);
+    pthread_t tid;
+    if (r->stop_after > 0 && pthread_create(&tid, NULL, canceller, r) != 0)
+        _exit(1);
+    const double t0 = now();
+    s.err = r->fn(r->n, r->threads, &r->ctl, &s.counts);
+    s.wall = now() - t0;
+    s.progress = s.err == NQ_OK ? 1.0 : nq_count_progress(&r->ctl);
+    const ssize_t w = write(fd, &s, sizeof s);
+    _exit(w == (ssize_t)sizeof s ? 0 : 1); /* also ends a canceller still asleep */
+}
+
+/* Run the count in a child; the child reports its answer and wall time through a pipe. A count
+ * stopped by stop_after is a success with progress < 1. */
+static bool measure(count_fn fn, int n, int threads, double stop_after, sample *out)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -64,12 +104,8 @@ static bool measure(count_fn fn, int n, int threads, sample *out)
     }
     if (pid == 0) {
         close(fds[0]);
-        sample s = {0};
-        const double t0 = now();
-        s.err = fn(n, threads, NULL, &s.counts);
-        s.wall = now() - t0;
-        const ssize_t w = write(fds[1], &s, sizeof s);
-        _exit(w == (ssize_t)sizeof s ? 0 : 1);
+        run r = {.fn = fn, .n = n, .threads = threads, .stop_after = stop_after};
+        child_main(&r, fds[1]);
     }
     close(fds[1]);
     const ssize_t got = read(fds[0], out, sizeof *out);
@@ -81,7 +117,7 @@ static bool measure(count_fn fn, int n, int threads, sample *out)
     out->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     out->maxrss_kib = ru.ru_maxrss;
-    return out->err == NQ_OK;
+    return out->err == NQ_OK || (stop_after > 0 && out->err == NQ_E_CANCELED);
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -99,6 +135,7 @@ typedef struct bench_args {
     int threads;        /* passed to both counters */
     int reps;           /* runs per counter and n; the fastest is reported */
     bool mitm_only;     /* skip the backtracking counter */
+    double stop_after;  /* cancel each count after this many seconds; 0 = never */
     int ns[N_ARGS_MAX]; /* boards */
     int count;          /* how many */
 } bench_args;
@@ -107,16 +144,23 @@ static bool parse_args(int argc, char **argv, bench_args *a)
 {
     *a = (bench_args){.threads = 0, .reps = 1};
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--mitm-only") == 0)
+        int secs = 0;
+        if (strcmp(argv[i], "--mitm-only") == 0) {
             a->mitm_only = true;
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
+            if (!parse_int(argv[++i], 1, 86400, &secs))
+                return false;
+            a->stop_after = secs;
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 0, 256, &a->threads))
                 return false;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 100, &a->reps))
                 return false;
-        } else if (a->count == N_ARGS_MAX || !parse_int(argv[i], 1, NQ_COUNT_N_MAX, &a->ns[a->count++]))
+        } else if (a->count == N_ARGS_MAX ||
+                   !parse_int(argv[i], 1, NQ_COUNT_N_MAX, &a->ns[a->count++])) {
             return false;
+        }
     }
     if (a->count == 0) {
         static const int defaults[] = {16, 17, 18};
@@ -131,7 +175,7 @@ static bool best_of(count_fn fn, int n, const bench_args *a, sample *best)
 {
     for (int r = 0; r < a->reps; r++) {
         sample s;
-        if (!measure(fn, n, a->threads, &s))
+        if (!measure(fn, n, a->threads, a->stop_after, &s))
             return false;
         if (r > 0 && (s.counts.total != best->counts.total || s.counts.unique != best->counts.unique))
             return false;
@@ -143,6 +187,11 @@ static bool best_of(count_fn fn, int n, const bench_args *a, sample *best)
 
 static void print_sample(const char *name, int n, const sample *s)
 {
+    if (s->err == NQ_E_CANCELED) {
+        printf("%-9s n=%-2d stopped after %.1f s at %.1f%% of tasks  cpu=%8.3f s  peak=%7.1f MiB\n",
+               name, n, s->wall, 100.0 * s->progress, s->cpu, (double)s->maxrss_kib / 1024.0);
+        return;
+    }
     printf("%-9s n=%-2d total=%-15" PRIu64 " unique=%-14" PRIu64 " wall=%8.3f s  cpu=%8.3f s  "
            "peak=%7.1f MiB\n",
            name, n, s->counts.total, s->counts.unique, s->wall, s->cpu, (double)s->maxrss_kib / 1024.0);
@@ -156,6 +205,8 @@ static bool bench_one(int n, const bench_args *a)
         return false;
     }
     print_sample("mitm", n, &mitm);
+    if (mitm.err == NQ_E_CANCELED)
+        return true;
     const size_t row = (size_t)(n - OEIS_FIRST);
     if (n >= OEIS_FIRST && row < sizeof oeis_total / sizeof *oeis_total &&
         mitm.counts.total != oeis_total[row]) {
@@ -181,7 +232,8 @@ int main(int argc, char **argv)
 {
     bench_args a;
     if (!parse_args(argc, argv, &a)) {
-        fprintf(stderr, "usage: %s [--threads T] [--reps R] [--mitm-only] [N ...]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--threads T] [--reps R] [--mitm-only] [--stop-after S] [N ...]\n",
+                argv[0]);
         return 2;
     }
     for (int i = 0; i < a.count; i++) {

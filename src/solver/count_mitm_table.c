@@ -263,7 +263,8 @@ static bool walk_all(const walk *proto, int threads)
     return !atomic_load(&sw.stopped);
 }
 
-/* Second walk: file every key; the padding slots keep NQ_MITM_PAD_KEY. */
+/* Second walk: file every key (the walk's threads also take the page faults of the fresh keys
+ * array, in parallel and with the cancel flag polled), then pad each slice. */
 static nq_err fill_keys(nq_mitm_table *t, walk *w, int threads)
 {
     const size_t slices = (size_t)t->nsets * (size_t)t->n;
@@ -273,12 +274,18 @@ static nq_err fill_keys(nq_mitm_table *t, walk *w, int threads)
     nq_err err = NQ_E_NOMEM;
     if (t->keys == NULL || fill == NULL)
         goto end;
-    for (size_t i = 0; i < count; i++)
-        t->keys[i] = NQ_MITM_PAD_KEY;
     memcpy(fill, t->start, slices * sizeof *fill);
     w->fill = fill;
     w->keys = t->keys;
-    err = walk_all(w, threads) ? NQ_OK : NQ_E_CANCELED;
+    if (!walk_all(w, threads)) {
+        err = NQ_E_CANCELED;
+        goto end;
+    }
+    /* each slice is now full up to fill[b]; pad the rest (fewer than NQ_MITM_BUCKET_ALIGN keys) */
+    for (size_t b = 0; b < slices; b++)
+        for (uint32_t i = fill[b]; i < t->start[b + 1]; i++)
+            t->keys[i] = NQ_MITM_PAD_KEY;
+    err = NQ_OK;
 end:
     free(fill);
     return err;
