@@ -22,7 +22,8 @@
  * the owner then reads nq_pool_ticket_result and calls nq_pool_ticket_release. The owner may also
  * release a ticket before it was notified (the client went away): once release returns, notify will
  * not be called (release waits if the notification is running on another thread at that moment, so
- * the notify callback must not wait for the owner's thread).
+ * the notify callback must not wait for the owner's thread, nor release its own ticket, nor call
+ * nq_pool_abort: it should only wake the owner, as resuming a connection does).
  *
  * Ownership: the pool copies the key. It takes over the task's ctx in every case (also on failure)
  * and frees it with task.ctx_free after the computation; the result the task's run function
