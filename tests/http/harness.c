@@ -106,6 +106,9 @@ static void exec_server(int fd, const char *const *args, const char *const *env)
 
 bool nq_harness_start(nq_test_server *s, const char *const *args, const char *const *env) {
     memset(s, 0, sizeof *s);
+    /* libcurl's global state, set up here, before a test starts client threads (reference counted,
+     * so calling it per server is fine; the process exit releases it). */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return false;
     snprintf(s->log_path, sizeof s->log_path, "/tmp/nqueensd-test-XXXXXX");
     const int fd = mkstemp(s->log_path);
     if (fd < 0) return false;
