@@ -101,19 +101,25 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
     return ctx;
 }
 
+/* The client's numeric address into addr (INET6_ADDRSTRLEN bytes); "" when unknown. */
+static void client_address(struct MHD_Connection *c, char *addr) {
+    addr[0] = '\0';
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !ci->client_addr) return;
+    const struct sockaddr *sa = ci->client_addr;
+    const void *ip = NULL;
+    if (sa->sa_family == AF_INET6) ip = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    else if (sa->sa_family == AF_INET) ip = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+    if (!ip || !inet_ntop(sa->sa_family, ip, addr, INET6_ADDRSTRLEN)) addr[0] = '\0';
+}
+
 static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
     nq_server *s = cls;
     request_ctx *ctx = *req_cls;
     nq_guard_request_done(c);
     if (!ctx) return;
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    char addr[INET6_ADDRSTRLEN] = "";
-    if (ci && ci->client_addr) {
-        const struct sockaddr *sa = ci->client_addr;
-        const void *src = sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr
-                                                    : (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-        if (!inet_ntop(sa->sa_family, src, addr, sizeof addr)) addr[0] = '\0';
-    }
+    char addr[INET6_ADDRSTRLEN];
+    client_address(c, addr);
     const nq_request_record rec = {
         .method = ctx->method[0] ? ctx->method : NULL,
         .path = ctx->target,
