@@ -367,7 +367,7 @@ nq_err nq_count_backtrack(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
     sum(workers, nthreads, out);
 end:
     free(workers);
-    if (j != NULL) free(j->tasks);
+    free(j->tasks);
     free(j);
     return err;
 }

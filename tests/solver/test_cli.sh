@@ -4,16 +4,18 @@
 set -uo pipefail
 bin=${1:?usage: test_cli.sh PATH/TO/nqueens}
 failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # expect STATUS STDOUT ARGS...: stdout must equal STDOUT exactly ('*' = anything), status STATUS.
 expect() {
   local want_status=$1 want_out=$2; shift 2
   local out status
-  out=$("$bin" "$@" 2>/tmp/nq_cli_err.$$)
+  out=$("$bin" "$@" 2>"$tmp/err")
   status=$?
   if [[ $status -ne $want_status || ( "$want_out" != '*' && "$out" != "$want_out" ) ]]; then
     printf 'FAIL: nqueens %s\n  status %s (want %s)\n  stdout %s\n  want   %s\n  stderr %s\n' \
-      "$*" "$status" "$want_status" "$out" "$want_out" "$(cat /tmp/nq_cli_err.$$)"
+      "$*" "$status" "$want_status" "$out" "$want_out" "$(cat "$tmp/err")"
     failures=$((failures + 1))
   fi
 }
@@ -22,9 +24,9 @@ expect() {
 expect_err() {
   local want_status=$1 pattern=$2; shift 2
   local out err status
-  out=$("$bin" "$@" 2>/tmp/nq_cli_err.$$)
+  out=$("$bin" "$@" 2>"$tmp/err")
   status=$?
-  err=$(cat /tmp/nq_cli_err.$$)
+  err=$(cat "$tmp/err")
   if [[ $status -ne $want_status || -n "$out" || "$err" != *"$pattern"* ]]; then
     printf 'FAIL: nqueens %s\n  status %s (want %s)\n  stderr %s\n  want   *%s*\n' \
       "$*" "$status" "$want_status" "$err" "$pattern"
@@ -97,18 +99,17 @@ expect_err 2 "--threads does not apply to solve" solve 8 --threads 2
 expect_err 2 "--threads must be a whole number from 0 (one per CPU) to 1024, not '-1'" count 8 --threads -1
 
 # --- Ctrl-C cancels a long count: exit 130, "interrupted", no JSON
-"$bin" count 18 >/tmp/nq_cli_out.$$ 2>/tmp/nq_cli_err.$$ &
+"$bin" count 18 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 sleep 0.5
 kill -INT "$pid"
 wait "$pid"
 status=$?
-if [[ $status -ne 130 || -s /tmp/nq_cli_out.$$ ]] || ! grep -q interrupted /tmp/nq_cli_err.$$; then
-  echo "FAIL: SIGINT during count 18: status $status, stdout '$(cat /tmp/nq_cli_out.$$)'"
+if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
+  echo "FAIL: SIGINT during count 18: status $status, stdout '$(cat "$tmp/out")'"
   failures=$((failures + 1))
 fi
 
-rm -f /tmp/nq_cli_err.$$ /tmp/nq_cli_out.$$
 if (( failures > 0 )); then
   echo "$failures CLI check(s) failed"
   exit 1
