@@ -40,7 +40,9 @@ typedef struct nq_compress_stream nq_compress_stream; /* opaque */
 
 /* Create a stream that pulls identity bytes from read(src, ...) and yields them gzip-compressed at
  * level. It holds one input buffer of in_cap bytes (0: a default of 16 KiB) plus zlib's state
- * (about 256 KiB at the default window), whatever the length of the body: memory is bounded.
+ * (about 256 KiB at the default window), whatever the length of the body: memory is bounded. Output
+ * goes straight into the buffer the caller passes to nq_compress_stream_read (libmicrohttpd's own
+ * send buffer, for a callback response), so the stream keeps no output buffer of its own.
  * The stream does not own src. On success *out owns the stream (nq_compress_stream_destroy).
  * Errors: NQ_E_ARG (read or out NULL, level outside 0..9), NQ_E_NOMEM. */
 nq_err nq_compress_stream_create(nq_compress_source_fn read, void *src, int level, size_t in_cap,
