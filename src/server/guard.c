@@ -1,10 +1,12 @@
 /* guard.c - connection hardening: head deadline sweeper, libmicrohttpd limits, 414 / 431 caps.
  *
  * Every open connection has a slot (its libmicrohttpd socket context). A slot whose connection is
- * waiting for a request head sits on the guard's `waiting` list, appended when the wait starts; all
- * waits last head_timeout_s, so the list is sorted by deadline and the sweeper only ever inspects its
- * first element. Requests being processed, suspended or sending are off the list: the head deadline
- * is about receiving heads, the idle timeout and the worker pool's deadline cover the rest.
+ * waiting for a request head sits on one of two wait lists, appended when the wait starts: `fresh`
+ * (a new connection: its first head is due within head_timeout_s) or `kept` (a keep-alive connection
+ * between requests: the next head is due within max(idle_timeout_s, head_timeout_s)). Every wait on
+ * one list lasts as long, so each list is sorted by deadline and the sweeper only ever inspects the
+ * two first elements. Requests being processed, suspended or sending are on neither list: the head
+ * deadline is about receiving heads; the idle timeout and the worker pool's deadline cover the rest.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -24,23 +26,29 @@
 
 typedef struct slot slot;
 
+/* Connections waiting for a head with the same allowance, oldest first. */
+typedef struct wait_list {
+    slot *head;
+    slot *tail;
+    uint64_t timeout_ms; /* how long each wait on this list may last */
+} wait_list;
+
 struct slot {
     nq_guard *guard;     /* owner */
-    slot *prev;          /* neighbours on guard->waiting while on it */
+    wait_list *list;     /* the list it waits on, NULL when not waiting for a head */
+    slot *prev;          /* neighbours on that list */
     slot *next;
-    bool waiting;        /* on guard->waiting */
     bool kicked;         /* the sweeper shut the socket down; libmicrohttpd will close it */
     int fd;              /* the connection's socket (owned by libmicrohttpd) */
     uint64_t since_ms;   /* monotonic time the wait for a head began */
 };
 
 struct nq_guard {
-    pthread_mutex_t lock;   /* guards the list, the slots' list fields and the counters */
-    pthread_cond_t cv;      /* sweeper: the list became non-empty, or stop */
+    pthread_mutex_t lock;   /* guards the lists, the slots' list fields and the counters */
+    pthread_cond_t cv;      /* sweeper: a list became non-empty, or stop */
     nq_guard_config cfg;    /* immutable after create */
-    uint64_t timeout_ms;    /* head_timeout_s in milliseconds */
-    slot *head;             /* connections waiting for a head, oldest first */
-    slot *tail;
+    wait_list fresh;        /* new connections waiting for their first head */
+    wait_list kept;         /* keep-alive connections waiting for their next head */
     bool stopping;          /* the sweeper must exit */
     nq_guard_stats stats;   /* counters */
     pthread_t sweeper;      /* the sweeper thread */
@@ -53,41 +61,42 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* ---- the waiting list (lock held) --------------------------------------------------------------- */
+/* ---- the wait lists (lock held) ----------------------------------------------------------------- */
 
-static void wait_begin(nq_guard *g, slot *s)
+static void wait_begin(nq_guard *g, wait_list *l, slot *s)
 {
-    assert(!s->waiting);
+    assert(s->list == NULL);
     s->since_ms = now_ms();
-    s->prev = g->tail;
+    s->prev = l->tail;
     s->next = NULL;
-    if (g->tail != NULL) {
-        g->tail->next = s;
+    if (l->tail != NULL) {
+        l->tail->next = s;
     } else {
-        g->head = s;
-        pthread_cond_signal(&g->cv); /* the sweeper sleeps without a timeout on an empty list */
+        l->head = s;
+        pthread_cond_signal(&g->cv); /* this list's first deadline is new: the sweeper may sleep past it */
     }
-    g->tail = s;
-    s->waiting = true;
+    l->tail = s;
+    s->list = l;
 }
 
-static void wait_end(nq_guard *g, slot *s)
+static void wait_end(slot *s)
 {
-    if (!s->waiting) {
+    wait_list *const l = s->list;
+    if (l == NULL) {
         return;
     }
     if (s->prev != NULL) {
         s->prev->next = s->next;
     } else {
-        g->head = s->next;
+        l->head = s->next;
     }
     if (s->next != NULL) {
         s->next->prev = s->prev;
     } else {
-        g->tail = s->prev;
+        l->tail = s->prev;
     }
     s->prev = s->next = NULL;
-    s->waiting = false;
+    s->list = NULL;
 }
 
 /* ---- libmicrohttpd's connection callback -------------------------------------------------------- */
@@ -117,7 +126,7 @@ static void on_started(nq_guard *g, struct MHD_Connection *c, void **socket_cont
     pthread_mutex_lock(&g->lock);
     g->stats.open++;
     g->stats.accepted++;
-    wait_begin(g, s);
+    wait_begin(g, &g->fresh, s);
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -128,7 +137,7 @@ static void on_closed(nq_guard *g, void **socket_context)
         return;
     }
     pthread_mutex_lock(&g->lock);
-    wait_end(g, s);
+    wait_end(s);
     g->stats.open--;
     pthread_mutex_unlock(&g->lock);
     *socket_context = NULL;
@@ -158,17 +167,17 @@ static slot *slot_of(struct MHD_Connection *c)
 
 /* ---- the sweeper -------------------------------------------------------------------------------- */
 
-/* Shut down every connection whose head is overdue (lock held); returns when the next one is due
- * (UINT64_MAX: the list is empty). */
-static uint64_t sweep(nq_guard *g, uint64_t now)
+/* Shut down every connection on l whose head is overdue (lock held); returns when the next one is
+ * due (UINT64_MAX: the list is empty). */
+static uint64_t sweep(nq_guard *g, wait_list *l, uint64_t now)
 {
-    while (g->head != NULL) {
-        slot *const s = g->head;
-        const uint64_t due = s->since_ms + g->timeout_ms;
+    while (l->head != NULL) {
+        slot *const s = l->head;
+        const uint64_t due = s->since_ms + l->timeout_ms;
         if (due > now) {
             return due;
         }
-        wait_end(g, s);
+        wait_end(s);
         s->kicked = true;
         g->stats.head_timeouts++;
         if (s->fd >= 0) {
@@ -183,7 +192,10 @@ static void *sweeper_main(void *arg)
     nq_guard *const g = arg;
     pthread_mutex_lock(&g->lock);
     while (!g->stopping) {
-        const uint64_t next = sweep(g, now_ms());
+        const uint64_t now = now_ms();
+        const uint64_t fresh = sweep(g, &g->fresh, now);
+        const uint64_t kept = sweep(g, &g->kept, now);
+        const uint64_t next = fresh < kept ? fresh : kept;
         if (next == UINT64_MAX) {
             pthread_cond_wait(&g->cv, &g->lock);
             continue;
@@ -233,7 +245,11 @@ nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out)
         return NQ_E_NOMEM;
     }
     g->cfg = *cfg;
-    g->timeout_ms = (uint64_t)cfg->head_timeout_s * 1000u;
+    g->fresh.timeout_ms = (uint64_t)cfg->head_timeout_s * 1000u;
+    /* Between requests a keep-alive connection may idle as long as the idle timeout allows; a head
+     * trickled in after that is still cut, since its bytes never reset this deadline. */
+    const unsigned kept_s = cfg->idle_timeout_s > cfg->head_timeout_s ? cfg->idle_timeout_s : cfg->head_timeout_s;
+    g->kept.timeout_ms = (uint64_t)kept_s * 1000u;
     nq_err err = sync_init(g);
     if (err != NQ_OK) {
         goto fail;
@@ -262,7 +278,7 @@ void nq_guard_destroy(nq_guard *g)
     pthread_cond_signal(&g->cv);
     pthread_mutex_unlock(&g->lock);
     pthread_join(g->sweeper, NULL);
-    assert(g->head == NULL); /* libmicrohttpd reported every connection closed */
+    assert(g->fresh.head == NULL && g->kept.head == NULL); /* every connection was reported closed */
     pthread_cond_destroy(&g->cv);
     pthread_mutex_destroy(&g->lock);
     free(g);
@@ -304,7 +320,7 @@ void nq_guard_head_received(struct MHD_Connection *c)
         return;
     }
     pthread_mutex_lock(&s->guard->lock);
-    wait_end(s->guard, s);
+    wait_end(s);
     pthread_mutex_unlock(&s->guard->lock);
 }
 
@@ -315,8 +331,8 @@ void nq_guard_request_done(struct MHD_Connection *c)
         return;
     }
     pthread_mutex_lock(&s->guard->lock);
-    if (!s->kicked && !s->waiting) {
-        wait_begin(s->guard, s);
+    if (!s->kicked && s->list == NULL) {
+        wait_begin(s->guard, &s->guard->kept, s);
     }
     pthread_mutex_unlock(&s->guard->lock);
 }

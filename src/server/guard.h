@@ -4,10 +4,11 @@
  * Why a head deadline of our own: libmicrohttpd's MHD_OPTION_CONNECTION_TIMEOUT is an idle timeout
  * that every received byte resets, so a client sending one byte a second (slowloris) holds its
  * connection forever, and a few thousand of them exhaust the connection limit. The guard records when
- * each connection starts waiting for a request head (when it is accepted, and again when the previous
- * response on a keep-alive connection completed) and a sweeper thread closes every connection whose
- * head has not arrived within head_timeout_s. Between two requests on a keep-alive connection the
- * same deadline applies, so an idle keep-alive connection lasts at most head_timeout_s.
+ * each connection starts waiting for a request head and a sweeper thread closes every connection
+ * whose head has not arrived in time: within head_timeout_s of being accepted, and within
+ * max(idle_timeout_s, head_timeout_s) of the previous response on a keep-alive connection (the
+ * keep-alive allowance: proxies in front keep idle connections in their pools, so the wait between
+ * requests follows the idle timeout; bytes trickled in meanwhile do not extend it).
  *
  * How a connection libmicrohttpd owns is closed from another thread: shutdown(2) on its socket, never
  * close(2). The descriptor stays open and owned by libmicrohttpd, whose event loop sees the end of the
@@ -28,9 +29,9 @@
  *   after MHD_stop_daemon:             nq_guard_destroy(g)
  *
  * Thread-safety: every function but create and destroy may be called from any thread. One mutex
- * guards the list of connections waiting for a head; each operation on it is O(1) (the list is in
- * deadline order because every connection gets the same timeout, so the sweeper only looks at its
- * head).
+ * guards the two lists of connections waiting for a head; each operation on them is O(1) (each list
+ * is in deadline order because all its waits get the same allowance, so the sweeper only looks at
+ * their first elements).
  */
 #ifndef NQ_GUARD_H
 #define NQ_GUARD_H
@@ -83,7 +84,7 @@ size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap
 void nq_guard_head_received(struct MHD_Connection *c);
 
 /* The request on c has completed (call from MHD_OPTION_NOTIFY_COMPLETED): the next head on this
- * keep-alive connection must arrive within head_timeout_s from now. */
+ * keep-alive connection must arrive within max(idle_timeout_s, head_timeout_s) from now. */
 void nq_guard_request_done(struct MHD_Connection *c);
 
 /* Check a received head against the caps: NQ_E_URI_TOO_LONG if the request target (uri_len bytes,

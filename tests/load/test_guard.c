@@ -85,9 +85,10 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_
     *ctx = NULL;
 }
 
-static void server_start(server *s, unsigned per_ip_limit)
+/* Head timeout 1 s; keep-alive allowance idle_timeout_s. */
+static void server_start(server *s, unsigned idle_timeout_s)
 {
-    const nq_guard_config cfg = {.conn_limit = 64, .per_ip_limit = per_ip_limit, .idle_timeout_s = 30,
+    const nq_guard_config cfg = {.conn_limit = 64, .idle_timeout_s = idle_timeout_s,
                                  .head_timeout_s = 1, .max_uri_bytes = 100, .max_header_bytes = 200};
     ck_assert_int_eq(nq_guard_create(&cfg, &s->guard), NQ_OK);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
@@ -219,7 +220,7 @@ END_TEST
 START_TEST(silent_connection_closed)
 {
     server s;
-    server_start(&s, 0);
+    server_start(&s, 30);
     const int fd = connect_to(s.port);
     const uint64_t t0 = now_ms();
     ck_assert(peer_closes(fd));
@@ -238,7 +239,7 @@ END_TEST
 START_TEST(slowloris_closed)
 {
     server s;
-    server_start(&s, 0);
+    server_start(&s, 30);
     const int fd = connect_to(s.port);
     static const char req[] = "GET /a-rather-long-path-that-takes-a-while HTTP/1.1\r\nHost: x\r\n\r\n";
     const uint64_t t0 = now_ms();
@@ -259,15 +260,26 @@ START_TEST(slowloris_closed)
 }
 END_TEST
 
-START_TEST(complete_request_then_idle_keepalive)
+START_TEST(keepalive_allowance_then_cut)
 {
     server s;
-    server_start(&s, 0);
+    server_start(&s, 2); /* between requests: max(idle 2 s, head 1 s) */
     const int fd = connect_to(s.port);
     ck_assert_uint_eq(exchange(fd, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"), 200);
-    sleep_ms(600); /* within the deadline that restarted when the response completed */
+    sleep_ms(1300); /* past the head timeout, within the keep-alive allowance */
     ck_assert_uint_eq(exchange(fd, "GET /again HTTP/1.1\r\nHost: x\r\n\r\n"), 200);
-    ck_assert(peer_closes(fd)); /* then idle: closed by the head deadline, not after 30 s */
+    /* Now trickle the next head: every byte resets libmicrohttpd's idle timeout, not the guard's. */
+    static const char next[] = "GET /slow HTTP/1.1\r\nHost: x\r\nX-Trickle: aaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+    const uint64_t t0 = now_ms();
+    size_t sent = 0;
+    while (sent < sizeof next - 1u && send(fd, next + sent, 1, MSG_NOSIGNAL) == 1) {
+        sent++;
+        sleep_ms(200);
+    }
+    const uint64_t took = now_ms() - t0;
+    ck_assert_uint_lt(sent, sizeof next - 1u); /* cut before the head was complete */
+    ck_assert_uint_ge(took, 1500);             /* not before the 2 s allowance */
+    ck_assert_uint_le(took, CLOSE_WITHIN_MS);
     close(fd);
     nq_guard_stats st;
     nq_guard_stats_get(s.guard, &st);
@@ -294,7 +306,7 @@ static const struct {
 START_TEST(caps)
 {
     server s;
-    server_start(&s, 0);
+    server_start(&s, 30);
     char target[8192];
     ck_assert_uint_lt(cap_rows[_i].uri_len, sizeof target);
     target[0] = '/';
@@ -325,7 +337,7 @@ static Suite *guard_suite(void)
     tcase_set_timeout(head, 30);
     tcase_add_test(head, silent_connection_closed);
     tcase_add_test(head, slowloris_closed);
-    tcase_add_test(head, complete_request_then_idle_keepalive);
+    tcase_add_test(head, keepalive_allowance_then_cut);
     suite_add_tcase(s, head);
 
     TCase *const caps_tc = tcase_create("caps");
