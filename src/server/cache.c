@@ -243,7 +243,8 @@ static void maybe_grow(nq_cache *c) {
 
 /* The link that points at key's entry (a bucket head or a predecessor's `chain`), with the table
  * holding it in *owner; NULL when key is absent. */
-static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint64_t h, table **owner) {
+static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint64_t h,
+                                  table **owner) {
     for (int i = 0; i < 2; i++) {
         table *const t = &c->t[i];
         if (!t->slots) {
@@ -413,7 +414,8 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
         pthread_mutex_unlock(&c->lock);
         return NQ_E_TOO_LARGE;
     }
-    nq_cache_entry *const e = entry_build(c, key, key_len, v, type_len, etag_len, charge, out ? 2u : 1u);
+    const unsigned refs = out ? 2u : 1u; /* the cache's, and the caller's if it wants one */
+    nq_cache_entry *const e = entry_build(c, key, key_len, v, type_len, etag_len, charge, refs);
     if (!e) {
         return NQ_E_NOMEM;
     }

@@ -50,7 +50,7 @@ typedef struct nq_cache_entry nq_cache_entry; /* opaque, reference counted */
 typedef struct nq_cache_value {
     const char *content_type; /* NUL-terminated media type, e.g. "application/json"; not NULL */
     const char *etag;         /* NUL-terminated strong ETag, quotes included; not NULL */
-    const char *body;         /* identity body bytes (not NUL-terminated); NULL only if body_len is 0 */
+    const char *body;         /* identity body (not NUL-terminated); NULL only if body_len is 0 */
     size_t body_len;          /* bytes at body */
     const char *gzip;         /* gzip form of body, or NULL when the entry has none */
     size_t gzip_len;          /* bytes at gzip; 0 when gzip is NULL */
@@ -86,10 +86,12 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key);
 
 /* Copy v into a new entry under key, most recently used, evicting least recently used entries to fit.
  * An existing entry with the same key is replaced (its current readers keep their references).
- * If out is not NULL, *out receives a reference to the new entry on success (release it), NULL on error.
- * Errors: NQ_E_ARG (c, key or v NULL, empty key or longer than NQ_CACHE_KEY_MAX, content_type or etag
- * NULL or longer than NQ_CACHE_STR_MAX, body NULL with body_len > 0, gzip_len > 0 with gzip NULL), NQ_E_TOO_LARGE (the entry would cost
- * more than nq_cache_entry_limit: not cached, serve it some other way), NQ_E_NOMEM.
+ * If out is not NULL, *out receives a reference to the new entry on success (the caller releases
+ * it), NULL on error.
+ * Errors: NQ_E_ARG (c, key or v NULL; key empty or longer than NQ_CACHE_KEY_MAX; content_type or
+ * etag NULL or longer than NQ_CACHE_STR_MAX; body NULL with body_len > 0; gzip NULL with
+ * gzip_len > 0), NQ_E_TOO_LARGE (the entry would cost more than nq_cache_entry_limit: not cached,
+ * serve it some other way; no error for the client), NQ_E_NOMEM.
  * On error the cache is unchanged (apart from the refused counter). */
 nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out);
 

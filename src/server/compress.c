@@ -102,8 +102,8 @@ nq_err nq_compress_stream_create(nq_compress_source_fn read, void *src, int leve
     }
     s->in_cap = in_cap > 0 ? (in_cap > UINT_MAX ? UINT_MAX : in_cap) : STREAM_IN_DEFAULT;
     s->in = malloc(s->in_cap);
-    if (!s->in ||
-        deflateInit2(&s->z, level, Z_DEFLATED, GZIP_WINDOW_BITS, MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (!s->in || deflateInit2(&s->z, level, Z_DEFLATED, GZIP_WINDOW_BITS, MEM_LEVEL,
+                               Z_DEFAULT_STRATEGY) != Z_OK) {
         free(s->in);
         free(s);
         return NQ_E_NOMEM;

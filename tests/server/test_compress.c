@@ -11,6 +11,9 @@
 #include <string.h>
 #include <zlib.h>
 
+/* Rows in a table, as the int tcase_add_loop_test takes. */
+#define ROWS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
 /* ---- negotiation ------------------------------------------------------------------------------ */
 
 static const struct {
@@ -355,10 +358,10 @@ static Suite *compress_suite(void) {
     Suite *const s = suite_create("compress");
     TCase *const tc = tcase_create("unit");
     tcase_set_timeout(tc, 30);
-    tcase_add_loop_test(tc, test_negotiate, 0, (int)(sizeof negotiate_rows / sizeof negotiate_rows[0]));
-    tcase_add_loop_test(tc, test_buffer_roundtrip, 0, (int)(sizeof buffer_rows / sizeof buffer_rows[0]));
+    tcase_add_loop_test(tc, test_negotiate, 0, ROWS(negotiate_rows));
+    tcase_add_loop_test(tc, test_buffer_roundtrip, 0, ROWS(buffer_rows));
     tcase_add_test(tc, test_buffer_arguments);
-    tcase_add_loop_test(tc, test_stream_roundtrip, 0, (int)(sizeof stream_rows / sizeof stream_rows[0]));
+    tcase_add_loop_test(tc, test_stream_roundtrip, 0, ROWS(stream_rows));
     tcase_add_test(tc, test_stream_matches_buffer_decoding);
     tcase_add_test(tc, test_stream_source_error);
     tcase_add_test(tc, test_stream_arguments);
