@@ -290,8 +290,8 @@ void nq_accesslog_request(const nq_accesslog *log, const nq_request_record *r)
     finish(&l, log->out_fd);
 }
 
-void nq_accesslog_event(const nq_accesslog *log, nq_log_level level, const char *msg, const nq_log_field *fields,
-                        size_t n)
+void nq_accesslog_event(const nq_accesslog *log, nq_log_level level, const char *msg,
+                        const nq_log_field *fields, size_t n)
 {
     if (log == NULL || msg == NULL || (unsigned)level > NQ_LOG_ERROR)
         return;

@@ -50,8 +50,8 @@ typedef struct nq_config {
     int max_n_count;                       /* largest n /count accepts (422 beyond) */
     uint64_t max_solutions;                /* most solutions one /solve response may carry */
     unsigned queue_len;                    /* computations that may wait for a worker; excess gets 503 */
-    unsigned deadline_ms;                  /* a caller waits this long for a computation, then 503; 0 = no limit */
-    unsigned budget_ms;                    /* an unwatched computation running past this is cancelled; 0 = never */
+    unsigned deadline_ms;                  /* a caller waits this long for its computation; 0: no limit */
+    unsigned budget_ms;                    /* an unwatched computation past this is cancelled; 0: never */
     char cors_origin[NQ_CONFIG_ORIGIN_MAX]; /* Access-Control-Allow-Origin value */
     nq_log_format log_format;              /* access and event log format on stdout */
     unsigned conn_limit;                   /* open connections at most */

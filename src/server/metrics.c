@@ -311,7 +311,8 @@ static void render_cache(tbuf *b, const nq_cache_stats *c)
     scalar_counter(b, "nqueensd_cache_misses_total", "Response cache lookups that found nothing.", c->misses);
     scalar_counter(b, "nqueensd_cache_evictions_total", "Entries evicted to stay within the byte bound.",
              c->evictions);
-    scalar_counter(b, "nqueensd_cache_refused_total", "Answers too large to cache (streamed instead).", c->refused);
+    scalar_counter(b, "nqueensd_cache_refused_total", "Answers too large to cache (streamed instead).",
+                   c->refused);
     scalar_gauge(b, "nqueensd_cache_entries", "Entries in the response cache.", c->entries);
     scalar_gauge(b, "nqueensd_cache_bytes", "Bytes charged for the entries in the response cache.", c->bytes);
     scalar_gauge(b, "nqueensd_cache_max_bytes", "The configured response cache bound.", c->max_bytes);

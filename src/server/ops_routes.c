@@ -142,7 +142,8 @@ static void sample(const nq_ops *ops, nq_app *app, nq_cache_stats *cache, nq_met
     if (ops->guard != NULL) {
         nq_guard_stats gs;
         nq_guard_stats_get(ops->guard, &gs);
-        *conns = (nq_metrics_conns){.open = gs.open, .accepted = gs.accepted, .head_timeouts = gs.head_timeouts};
+        *conns = (nq_metrics_conns){.open = gs.open, .accepted = gs.accepted,
+                                    .head_timeouts = gs.head_timeouts};
         st->conns = conns;
     }
 }

@@ -121,7 +121,8 @@ START_TEST(absent_values_are_null)
     const nq_request_record r = {.status = 0, .cache = NQ_CACHE_NONE};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(c.out[0]));
-    static const char *const nulls[] = {"method", "path", "query", "route", "request_id", "remote_addr", "cache"};
+    static const char *const nulls[] = {"method",     "path",        "query", "route",
+                                        "request_id", "remote_addr", "cache"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
         ck_assert_msg(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, nulls[i])), "%s", nulls[i]);
     ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "completed")));
@@ -187,8 +188,8 @@ START_TEST(events_go_to_the_right_stream)
 {
     capture c;
     capture_open(&c, NQ_LOG_JSON);
-    const nq_log_field f[] = {NQ_LOG_STR("addr", "0.0.0.0"), NQ_LOG_INT("port", 8080), NQ_LOG_REAL("grace_s", 2.5),
-                              NQ_LOG_STR("none", NULL)};
+    const nq_log_field f[] = {NQ_LOG_STR("addr", "0.0.0.0"), NQ_LOG_INT("port", 8080),
+                              NQ_LOG_REAL("grace_s", 2.5), NQ_LOG_STR("none", NULL)};
     nq_accesslog_event(c.log, NQ_LOG_INFO, "listening", f, 4);
     cJSON *j = parse_line(drain(c.out[0]));
     ck_assert_str_eq(str_of(j, "msg"), "listening");
@@ -218,9 +219,9 @@ START_TEST(text_format)
 {
     capture c;
     capture_open(&c, NQ_LOG_TEXT);
-    const nq_request_record r = {.method = "GET", .path = "/solve", .query = "n=4&format=columns", .route = "solve",
-                                 .request_id = "r1", .status = 200, .bytes = 5, .duration_s = 0.001,
-                                 .cache = NQ_CACHE_HIT, .completed = true};
+    const nq_request_record r = {.method = "GET", .path = "/solve", .query = "n=4&format=columns",
+                                 .route = "solve", .request_id = "r1", .status = 200, .bytes = 5,
+                                 .duration_s = 0.001, .cache = NQ_CACHE_HIT, .completed = true};
     nq_accesslog_request(c.log, &r);
     const char *line = drain(c.out[0]);
     ck_assert_str_eq(line + 30, /* after "time=2026-11-30T11:40:00.123Z " */

@@ -155,7 +155,8 @@ static const struct bad_row {
     nq_err code;
     const char *msg; /* must appear in the message */
 } bad_rows[] = {
-    {{"--port", "65536"}, {NULL}, NQ_E_PARAM_INVALID, "--port (from the command line): expected an integer in 0..65535"},
+    {{"--port", "65536"}, {NULL}, NQ_E_PARAM_INVALID,
+     "--port (from the command line): expected an integer in 0..65535"},
     {{"--port", "-1"}, {NULL}, NQ_E_PARAM_INVALID, "invalid value \"-1\" for --port"},
     {{"--port", "+80"}, {NULL}, NQ_E_PARAM_INVALID, "\"+80\""},
     {{"--port", " 80"}, {NULL}, NQ_E_PARAM_INVALID, "\" 80\""},
@@ -168,10 +169,12 @@ static const struct bad_row {
     {{NULL}, {"NQUEENSD_PORT=tcp://10.0.0.1:8080"}, NQ_E_PARAM_INVALID, "--port (from NQUEENSD_PORT)"},
     {{"--port"}, {NULL}, NQ_E_PARAM_MISSING, "option --port needs a value"},
     {{"--http-threads", "0"}, {NULL}, NQ_E_PARAM_INVALID, "1..256"},
-    {{"--max-n-solve", "33"}, {NULL}, NQ_E_PARAM_INVALID, "--max-n-solve (from the command line): expected an integer in 1..32"},
+    {{"--max-n-solve", "33"}, {NULL}, NQ_E_PARAM_INVALID,
+     "--max-n-solve (from the command line): expected an integer in 1..32"},
     {{"--max-n-count", "28"}, {NULL}, NQ_E_PARAM_INVALID, "1..27"},
     {{"--max-n-count", "0"}, {NULL}, NQ_E_PARAM_INVALID, "1..27"},
-    {{"--cache-bytes", "1025G"}, {NULL}, NQ_E_PARAM_INVALID, "a byte count in 0..1024G (suffix K, M or G: powers of 1024)"},
+    {{"--cache-bytes", "1025G"}, {NULL}, NQ_E_PARAM_INVALID,
+     "a byte count in 0..1024G (suffix K, M or G: powers of 1024)"},
     {{"--cache-bytes", "1T"}, {NULL}, NQ_E_PARAM_INVALID, "suffix K, M or G"},
     {{"--max-header-bytes", "1023"}, {NULL}, NQ_E_PARAM_INVALID, "a byte count in 1K..1M"},
     {{"--cache-bytes", "1KB"}, {NULL}, NQ_E_PARAM_INVALID, "--cache-bytes"},
