@@ -14,7 +14,8 @@
 # Vary, Access-Control-*, Server-Timing, a per-request X-Request-Id). Both log every request to a
 # file. wrk then runs against each server in turn, ROUNDS times, alternating so that background
 # noise hits both alike; the median requests/s of each is reported with the median of the per-round
-# ratios and their range.
+# ratios and their range, and so is each server's CPU time per request (from /proc/PID/stat), the
+# figure that stays meaningful when other work shares the CPUs.
 # Memory: a fresh nqueensd's VmRSS is sampled every 20 ms while curl streams n=14; growth is the
 # peak minus the RSS just before (after a warm-up request).
 #
@@ -157,35 +158,56 @@ EOF
 
 # ---- measurements ---------------------------------------------------------------------------------
 
-# rps URL [wrk args]: requests/s of one wrk run.
-rps() {
-  local url=$1; shift
-  wrk -t "$THREADS" -c "$CONNECTIONS" -d "${DURATION}s" "$@" "$url" |
-    awk '/^Requests\/sec:/ { print $2 }'
+# cpu_ticks PID...: user + system CPU time of the processes (all their threads), in clock ticks.
+cpu_ticks() {
+  local pid total=0
+  for pid in "$@"; do
+    # Fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the command name.
+    total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')))
+  done
+  echo "$total"
 }
 
-# compare LABEL NQ_URL NGINX_URL BYTES [wrk args]: alternate runs; print each server's median and the
-# median of the per-round ratios (pairing the runs of a round cancels load that drifts between rounds),
-# with the lowest and highest round ratio.
+# measure URL "PIDS" [wrk args]: one wrk run; prints requests/s and the server's CPU microseconds per
+# request (CPU time of PIDS during the run over the requests completed). CPU per request is the figure
+# that holds up on a shared machine: other load slows both servers' clocks, not their work per request.
+measure() {
+  local url=$1 pids=$2; shift 2
+  local before after out
+  # shellcheck disable=SC2086 # pids is a list on purpose
+  before=$(cpu_ticks $pids)
+  out=$(wrk -t "$THREADS" -c "$CONNECTIONS" -d "${DURATION}s" "$@" "$url")
+  # shellcheck disable=SC2086
+  after=$(cpu_ticks $pids)
+  awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+    /requests in/ { n = $1 } /^Requests\/sec:/ { r = $2 }
+    END { printf "%s %.2f\n", r, (n > 0 ? t / hz * 1e6 / n : 0) }' <<<"$out"
+}
+
+# compare LABEL NQ_URL NGINX_URL BYTES [wrk args]: alternate runs; print each server's median
+# requests/s and CPU per request, the median of the per-round throughput ratios (pairing the runs of
+# a round cancels load that drifts between rounds) with their range, and the ratio of CPU per request
+# (nginx's over nqueensd's: above 1, nqueensd does the same work with less CPU).
 compare() {
   local label=$1 nq_url=$2 ng_url=$3 bytes=$4; shift 4
-  local nq ng rounds=()
+  local nq ng rounds=() ng_pids
+  ng_pids="$nginx_pid $(pgrep -P "$nginx_pid" | tr '\n' ' ')"
   for r in $(seq "$ROUNDS"); do
-    ng=$(rps "$ng_url" "$@")
-    nq=$(rps "$nq_url" "$@")
-    log "$label round $r: nginx $ng req/s, nqueensd $nq req/s"
+    ng=$(measure "$ng_url" "$ng_pids" "$@")
+    nq=$(measure "$nq_url" "$nq_pid" "$@")
+    log "$label round $r: nginx ${ng% *} req/s ${ng#* } us/req, nqueensd ${nq% *} req/s ${nq#* } us/req"
     rounds+=("$nq $ng")
   done
   printf '%s\n' "${rounds[@]}" | awk -v l="$label" -v s="$bytes" '
-    { nq[NR] = $1; ng[NR] = $2; ratio[NR] = $1 / $2 }
+    { nq[NR] = $1; nqc[NR] = $2; ng[NR] = $3; ngc[NR] = $4; ratio[NR] = $1 / $3 }
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
       return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     END {
-      a = median(nq, NR); b = median(ng, NR); r = median(ratio, NR)
-      printf "%-28s %12.0f %12.0f %9.1f %9.1f %7.2fx  (%.2f-%.2f)\n", l, a, b, a * s / 1048576, b * s / 1048576,
-        r, ratio[1], ratio[NR]
+      a = median(nq, NR); b = median(ng, NR); r = median(ratio, NR); ac = median(nqc, NR); bc = median(ngc, NR)
+      printf "%-26s %10.0f %10.0f %8.1f %8.1f %6.2fx (%.2f-%.2f) %8.1f %8.1f %6.2fx\n", l, a, b,
+        a * s / 1048576, b * s / 1048576, r, ratio[1], ratio[NR], ac, bc, (ac > 0 ? bc / ac : 0)
     }'
 }
 
@@ -253,7 +275,8 @@ count_bytes=$(stat -c %s "$work/www/count-8.json")
 solve_bytes=$(stat -c %s "$work/www/solve-12.json")
 gz_bytes=$(stat -c %s "$work/www/solve-12.json.gz")
 log "bodies: count-8 $count_bytes B, solve-12 $solve_bytes B, solve-12 gzip $gz_bytes B"
-printf "%-28s %12s %12s %9s %9s %8s  %s\n" "request" "nqueensd/s" "nginx/s" "nq MiB/s" "ng MiB/s" "ratio" "(range)"
+printf "%-26s %10s %10s %8s %8s %7s %11s %8s %8s %7s\n" "request" "nq req/s" "ng req/s" \
+  "nq MiB/s" "ng MiB/s" "ratio" "(range)" "nq us/rq" "ng us/rq" "cpu x"
 compare "/count?n=8 (target 0.9x)" "http://127.0.0.1:$nq_port/count?n=8" \
   "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
 compare "/solve?n=12 (target 1x)" "http://127.0.0.1:$nq_port/solve?n=12" \
