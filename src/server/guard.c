@@ -248,7 +248,8 @@ nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out)
     g->fresh.timeout_ms = (uint64_t)cfg->head_timeout_s * 1000u;
     /* Between requests a keep-alive connection may idle as long as the idle timeout allows; a head
      * trickled in after that is still cut, since its bytes never reset this deadline. */
-    const unsigned kept_s = cfg->idle_timeout_s > cfg->head_timeout_s ? cfg->idle_timeout_s : cfg->head_timeout_s;
+    const unsigned idle_s = cfg->idle_timeout_s;
+    const unsigned kept_s = idle_s > cfg->head_timeout_s ? idle_s : cfg->head_timeout_s;
     g->kept.timeout_ms = (uint64_t)kept_s * 1000u;
     nq_err err = sync_init(g);
     if (err != NQ_OK) {

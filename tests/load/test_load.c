@@ -148,7 +148,8 @@ static int cmp_double(const void *a, const void *b)
 START_TEST(healthz_fast_while_counting)
 {
     enum { PROBES = 7 };
-    static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "600000", "--grace-s", "0", NULL};
+    static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "600000", "--grace-s", "0",
+                                       NULL};
     nq_test_server s;
     start_server(&s, args);
     bg_request count;
