@@ -2,9 +2,9 @@
  *
  * Life of a request on a libmicrohttpd thread:
  *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1
- *   handler, first call            -> head received (guard), nothing queued yet
- *   handler, body calls            -> any request body is discarded
- *   handler, last call             -> nq_app_handle; an answer is converted and queued, while a
+ *   handler, first call            -> head received (guard), nothing queued yet (a request that
+ *                                     announces a body is answered now, unread, and closed)
+ *   handler, second call           -> nq_app_handle; an answer is converted and queued, while a
  *                                     computation goes to the worker pool (pool.h) with the
  *                                     connection suspended
  *   handler, after resume          -> nq_app_finish with the pool's outcome, converted and queued
@@ -291,6 +291,14 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     return rc;
 }
 
+/* Whether the request announces a body (RFC 9112 section 6.3: Transfer-Encoding, or a non-zero
+ * Content-Length). */
+static bool has_body(struct MHD_Connection *c) {
+    if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) return true;
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return len && strspn(len, "0") != strlen(len);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_data_size,
                                void **req_cls) {
@@ -301,17 +309,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     request_ctx *ctx = *req_cls;
     if (!ctx) return MHD_NO; /* uri_log could not allocate: drop the connection */
     if (!ctx->head_seen) {
-        /* First call: the head is in. Queuing now would make libmicrohttpd close the connection. */
         ctx->head_seen = true;
         nq_guard_head_received(c);
         ctx->head_error = nq_guard_check_head(s->guard, c, strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0));
         (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
-        return MHD_YES;
+        /* First call: the head is in. Queuing now makes libmicrohttpd close the connection after the
+         * response, so a request without a body waits for the second call (keep-alive). One with a
+         * body is answered at once instead: no route takes a body, and reading one would let a
+         * client hold the connection for as long as it cares to trickle bytes. */
+        if (!has_body(c)) return MHD_YES;
     }
-    if (*upload_data_size > 0) { /* no route takes a body: discard it */
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
+    *upload_data_size = 0; /* drop whatever body arrived */
     return respond(ctx, c, method);
 }
 

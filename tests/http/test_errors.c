@@ -200,6 +200,26 @@ START_TEST(test_raw_queries) {
 }
 END_TEST
 
+/* No route takes a body: a request announcing one is answered at once, without waiting for the body,
+ * and the connection closed (a client trickling a body cannot hold it). */
+START_TEST(test_body_not_read) {
+    static const char *const reqs[] = {
+        "POST /count?n=8 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n",
+        "GET /count?n=8 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+    };
+    static const char *const status[] = {"HTTP/1.1 405 ", "HTTP/1.1 200 "};
+    for (size_t i = 0; i < 2; i++) {
+        size_t len = 0;
+        /* 20 s of silence would mean the server waits for the body: the test would fail on time */
+        char *resp = nq_raw_request(server.port, reqs[i], strlen(reqs[i]), 20000, &len);
+        ck_assert_ptr_nonnull(resp);
+        ck_assert_msg(strncmp(resp, status[i], strlen(status[i])) == 0, "got: %.80s", resp);
+        ck_assert_ptr_nonnull(strstr(resp, "\r\nConnection: close\r\n"));
+        free(resp);
+    }
+}
+END_TEST
+
 int main(void) {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_errors");
@@ -209,6 +229,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_method_not_allowed, 0, (int)(sizeof methods / sizeof methods[0]));
     tcase_add_test(tc, test_problem_types_resolve);
     tcase_add_test(tc, test_raw_queries);
+    tcase_add_test(tc, test_body_not_read);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
