@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,12 +78,28 @@ static double now(void) {
 
 /* ---- request context ------------------------------------------------------------------------- */
 
+/* A malloc'd copy of the origin form ("/solve?n=8") of a request target. A proxy-style absolute form
+ * ("http://host/solve?n=8"), which RFC 9112 section 3.2.2 says a server must accept, loses its scheme
+ * and authority, and an empty path becomes "/" ("http://host?n=8" is "/?n=8"). NULL if out of memory. */
+static char *origin_form(const char *target) {
+    if (strncasecmp(target, "http://", 7) != 0 && strncasecmp(target, "https://", 8) != 0) return strdup(target);
+    const char *authority = strstr(target, "://") + 3;
+    const char *rest = authority + strcspn(authority, "/?");
+    if (*rest == '/') return strdup(rest);
+    const size_t len = strlen(rest);
+    char *out = malloc(len + 2);
+    if (!out) return NULL;
+    out[0] = '/';
+    memcpy(out + 1, rest, len + 1);
+    return out;
+}
+
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
     (void)c;
     nq_server *s = cls;
     request_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
-    ctx->target = strdup(uri ? uri : "");
+    ctx->target = origin_form(uri ? uri : "");
     if (!ctx->target) {
         free(ctx);
         return NULL;

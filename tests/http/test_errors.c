@@ -220,6 +220,18 @@ START_TEST(test_body_not_read) {
 }
 END_TEST
 
+/* The absolute form of a request target (RFC 9112 section 3.2.2) is served like the origin form. */
+START_TEST(test_absolute_form) {
+    static const char req[] = "GET http://example.org/count?n=5 HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n";
+    size_t len = 0;
+    char *resp = nq_raw_request(server.port, req, sizeof req - 1, 5000, &len);
+    ck_assert_ptr_nonnull(resp);
+    ck_assert_msg(strncmp(resp, "HTTP/1.1 200 ", 13) == 0, "got: %.80s", resp);
+    ck_assert_ptr_nonnull(strstr(resp, "\r\n\r\n{\"n\":5,\"total\":10,\"unique\":2}"));
+    free(resp);
+}
+END_TEST
+
 int main(void) {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_errors");
@@ -230,6 +242,7 @@ int main(void) {
     tcase_add_test(tc, test_problem_types_resolve);
     tcase_add_test(tc, test_raw_queries);
     tcase_add_test(tc, test_body_not_read);
+    tcase_add_test(tc, test_absolute_form);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
