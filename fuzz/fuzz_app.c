@@ -58,8 +58,8 @@ typedef struct fuzz_request {
     header headers[MAX_HEADERS];  /* in input order */
 } fuzz_request;
 
-/* One app for the whole run, as in the server: its cache state carries over between inputs. The only
- * mutable global in the project outside a stop flag: libFuzzer's entry points take no context. */
+/* One app for the whole run, as in the server: its cache state carries over between inputs. A
+ * mutable global, which the project otherwise avoids: libFuzzer's entry points take no context. */
 static struct {
     nq_config cfg;
     nq_cache *cache;
