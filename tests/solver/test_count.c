@@ -8,6 +8,8 @@
 
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -76,13 +78,15 @@ typedef struct bg_count {
     nq_count_ctl ctl;     /* shared with the test thread */
     nq_counts counts;     /* result */
     nq_err err;           /* its return */
-    double finished_at;   /* now_seconds() when it returned */
+    double finished_at;   /* now_seconds() when it returned; read after the join */
+    atomic_bool finished; /* set once it has returned; polled while it runs */
 } bg_count;
 
 static void *bg_run(void *arg) {
     bg_count *bg = arg;
     bg->err = bg->fn(bg->n, 2, &bg->ctl, &bg->counts);
     bg->finished_at = now_seconds();
+    atomic_store(&bg->finished, true);
     return NULL;
 }
 
@@ -140,7 +144,7 @@ START_TEST(progress_zero_to_one) {
     nq_count_ctl_init(&bg.ctl);
     ck_assert(nq_count_progress(&bg.ctl) == 0.0);
     ck_assert_int_eq(pthread_create(&thread, NULL, bg_run, &bg), 0);
-    while (bg.finished_at == 0.0 && samples < 100000) { /* racy read of a double: only a hint */
+    while (!atomic_load(&bg.finished) && samples < 100000) {
         const double p = nq_count_progress(&bg.ctl);
         ck_assert(p >= last && p <= 1.0);
         last = p;
