@@ -121,14 +121,17 @@ static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_
     return avail;
 }
 
-/* A full board in normal form: row y (= n-2) just took bit, the last row takes f. Rebuilds the
- * column vector (row r's queen is the bit that row r+1's `down` adds) and classifies it. Runs for a
+/* A full board in normal form: row y (= n-2), whose columns-taken-above mask is down_y, just took
+ * bit, and the last row takes f. Rebuilds the column vector (row r's queen is the bit that row
+ * r+1's `down` adds) and classifies it. Runs for a
  * few percent of the nodes, so the node loop does not keep the columns itself. */
 static void leaf(search *s, int y, uint32_t down_y, uint32_t bit, uint32_t f) {
     uint8_t cols[NQ_N_MAX];
     memcpy(cols, s->task->prefix, SPLIT_ROW);
-    s->stack[y].down = down_y;
-    for (int r = SPLIT_ROW; r < y; r++) cols[r] = (uint8_t)__builtin_ctz(s->stack[r + 1].down ^ s->stack[r].down);
+    for (int r = SPLIT_ROW; r < y; r++) {
+        const uint32_t down_below = r + 1 < y ? s->stack[r + 1].down : down_y; /* row y is not pushed */
+        cols[r] = (uint8_t)__builtin_ctz(down_below ^ s->stack[r].down);
+    }
     cols[y] = (uint8_t)__builtin_ctz(bit);
     cols[y + 1] = (uint8_t)__builtin_ctz(f);
     s->by_fixers[nq_sym_classify(y + 2, cols)]++;
