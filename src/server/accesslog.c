@@ -58,14 +58,34 @@ void nq_accesslog_destroy(nq_accesslog *l)
     free(l);
 }
 
+/* Write v as `width` decimal digits (zero-padded) at p. */
+static void digits(char *p, unsigned v, int width)
+{
+    for (int i = width - 1; i >= 0; i--, v /= 10)
+        p[i] = (char)('0' + v % 10);
+}
+
 void nq_accesslog_time(char *out, size_t cap)
 {
     struct timespec now;
     struct tm tm;
+    char t[] = "0000-00-00T00:00:00.000Z";
     clock_gettime(CLOCK_REALTIME, &now);
-    gmtime_r(&now.tv_sec, &tm);
-    const size_t n = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, cap - n, ".%03ldZ", now.tv_nsec / 1000000L);
+    if (cap == 0)
+        return;
+    if (gmtime_r(&now.tv_sec, &tm) != NULL) {
+        /* By hand rather than strftime + snprintf: this runs once per request. */
+        digits(t, (unsigned)(tm.tm_year + 1900) % 10000u, 4);
+        digits(t + 5, (unsigned)tm.tm_mon + 1u, 2);
+        digits(t + 8, (unsigned)tm.tm_mday, 2);
+        digits(t + 11, (unsigned)tm.tm_hour, 2);
+        digits(t + 14, (unsigned)tm.tm_min, 2);
+        digits(t + 17, (unsigned)tm.tm_sec, 2);
+        digits(t + 20, (unsigned)(now.tv_nsec / 1000000L), 3);
+    }
+    const size_t n = sizeof t - 1 < cap - 1 ? sizeof t - 1 : cap - 1;
+    memcpy(out, t, n);
+    out[n] = '\0';
 }
 
 /* ---- escaping ----------------------------------------------------------------------------------- */
@@ -144,22 +164,38 @@ static void put_raw(line *l, const char *s, size_t n)
     l->len += n;
 }
 
-/* Escaped string content, cut (with "...") at FIELD_MAX output bytes or when the line is nearly full. */
+/* Bytes at the start of s (n available) that JSON takes as they are: printable ASCII but '"' and '\\'. */
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
+        i++;
+    return i;
+}
+
+/* Escaped string content, cut (with "...") at FIELD_MAX output bytes or when the line is nearly full.
+ * Runs of plain characters (nearly everything in practice) are copied whole. */
 static void put_escaped(line *l, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     const size_t n = strlen(str);
     const size_t start = l->len;
     for (size_t i = 0; i < n;) {
+        const size_t field_left = FIELD_MAX - (l->len - start);
+        const size_t line_left = sizeof l->buf - RESERVE - l->len;
+        const size_t run = plain_run(s + i, n - i);
         char esc[8];
-        size_t elen = 0;
-        const size_t used = escape_one(s + i, n - i, esc, &elen);
-        if (l->len - start + elen > FIELD_MAX || !room(l, elen)) {
-            l->full = l->full || !room(l, elen);
+        size_t elen = run;
+        const size_t used = run > 0 ? run : escape_one(s + i, n - i, esc, &elen);
+        if (elen > field_left || elen > line_left) {
+            /* Cut: keep what fits of a plain run (an escape is never split), then mark the cut. */
+            const size_t keep = run > 0 ? (field_left < line_left ? field_left : line_left) : 0;
+            put_raw(l, (const char *)s + i, keep);
+            l->full = l->full || elen > line_left;
             put_raw(l, "...", 3);
             return;
         }
-        put_raw(l, esc, elen);
+        put_raw(l, run > 0 ? (const char *)s + i : esc, elen);
         i += used;
     }
 }
@@ -225,6 +261,44 @@ __attribute__((format(printf, 3, 4))) static void put_num(line *l, const char *k
         put_raw(l, tmp, (size_t)n);
 }
 
+/* Decimal digits of v into the end of buf[0..24); returns where they start. */
+static char *decimal(uint64_t v, char buf[24])
+{
+    char *p = buf + 24;
+    do
+        *--p = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    return p;
+}
+
+/* The per-request numbers, without printf: this runs once per request on a network thread. */
+static void put_uint(line *l, const char *key, uint64_t v)
+{
+    char buf[24];
+    const char *p = decimal(v, buf);
+    if (put_key(l, key))
+        put_raw(l, p, (size_t)(buf + 24 - p));
+}
+
+/* seconds as milliseconds with three decimals ("1.234"), rounded to the microsecond. */
+static void put_millis(line *l, const char *key, double seconds)
+{
+    const uint64_t us = seconds > 0 ? (uint64_t)(seconds * 1e6 + 0.5) : 0;
+    char buf[24];
+    const char *p = decimal(us / 1000, buf);
+    const char frac[4] = {'.', (char)('0' + us / 100 % 10), (char)('0' + us / 10 % 10), (char)('0' + us % 10)};
+    if (put_key(l, key)) {
+        put_raw(l, p, (size_t)(buf + 24 - p));
+        put_raw(l, frac, sizeof frac);
+    }
+}
+
+static void put_bool(line *l, const char *key, bool v)
+{
+    if (put_key(l, key))
+        put_raw(l, v ? "true" : "false", v ? 4 : 5);
+}
+
 static void begin(line *l, const nq_accesslog *log, nq_log_level level, const char *msg)
 {
     char t[32];
@@ -278,15 +352,15 @@ void nq_accesslog_request(const nq_accesslog *log, const nq_request_record *r)
     put_str(&l, "method", r->method);
     put_str(&l, "path", r->path);
     put_str(&l, "query", r->query);
-    put_num(&l, "status", "%u", r->status);
-    put_num(&l, "bytes", "%" PRIu64, r->bytes);
-    put_num(&l, "duration_ms", "%.3f", r->duration_s * 1e3);
+    put_uint(&l, "status", r->status);
+    put_uint(&l, "bytes", r->bytes);
+    put_millis(&l, "duration_ms", r->duration_s);
     put_str(&l, "cache", cache_name(r->cache));
     put_str(&l, "request_id", r->request_id);
     put_str(&l, "route", r->route);
-    put_num(&l, "solver_ms", "%.3f", r->solver_s * 1e3);
+    put_millis(&l, "solver_ms", r->solver_s);
     put_str(&l, "remote_addr", r->remote_addr);
-    put_num(&l, "completed", "%s", r->completed ? "true" : "false");
+    put_bool(&l, "completed", r->completed);
     finish(&l, log->out_fd);
 }
 
