@@ -73,8 +73,7 @@ static int lex_cmp(const int *a, const int *b, int n) {
 static int check_solutions(const cJSON *arr, int n) {
     int prev[32], cur[32], count = 0;
     bool ok = true;
-    const cJSON *sol = NULL;
-    cJSON_ArrayForEach(sol, arr) {
+    for (const cJSON *sol = arr ? arr->child : NULL; sol; sol = sol->next) {
         ok = ok && valid_solution(sol, n, cur) && (count == 0 || lex_cmp(prev, cur, n) < 0);
         memcpy(prev, cur, sizeof cur);
         count++;
@@ -145,8 +144,7 @@ START_TEST(test_unique_n8) {
     ck_assert_int_eq(member_long(j, "total"), 12);
     const cJSON *sols = cJSON_GetObjectItemCaseSensitive(j, "solutions");
     ck_assert_int_eq(check_solutions(sols, 8), 12);
-    const cJSON *sol = NULL;
-    cJSON_ArrayForEach(sol, sols) {
+    for (const cJSON *sol = sols->child; sol; sol = sol->next) {
         int c[8], img[8];
         to_cols(sol, 8, c);
         for (int t = 1; t < 8; t++) {
@@ -174,8 +172,7 @@ START_TEST(test_pages_concatenate) {
         ck_assert_int_eq(member_long(page, "total"), 92);
         const cJSON *sols = cJSON_GetObjectItemCaseSensitive(page, "solutions");
         ck_assert_int_le(cJSON_GetArraySize(sols), 10);
-        const cJSON *s = NULL;
-        cJSON_ArrayForEach(s, sols) cJSON_AddItemToArray(joined, cJSON_Duplicate(s, true));
+        for (const cJSON *s = sols->child; s; s = s->next) cJSON_AddItemToArray(joined, cJSON_Duplicate(s, true));
         pages++;
         const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next");
         if (cJSON_IsNull(next)) {
