@@ -188,6 +188,19 @@ START_TEST(test_request_id) {
     ck_assert_uint_eq(strlen(nq_http_header_get(&r, "X-Request-Id")), 16);
     ck_assert_str_ne(nq_http_header_get(&r, "X-Request-Id"), first);
     nq_http_response_free(&r);
+    /* up to 64 characters are echoed; a longer id is replaced */
+    char line[128], id64[65];
+    memset(id64, 'a', 64);
+    id64[64] = '\0';
+    snprintf(line, sizeof line, "X-Request-Id: %s", id64);
+    const char *const longest[] = {line, NULL};
+    get("/count?n=6", longest, &r);
+    ck_assert_str_eq(nq_http_header_get(&r, "X-Request-Id"), id64);
+    nq_http_response_free(&r);
+    snprintf(line, sizeof line, "X-Request-Id: %sa", id64);
+    get("/count?n=6", longest, &r);
+    ck_assert_uint_eq(strlen(nq_http_header_get(&r, "X-Request-Id")), 16);
+    nq_http_response_free(&r);
 }
 END_TEST
 
