@@ -6,7 +6,6 @@
 #include "query.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +33,11 @@ const char *nq_query_key_name(nq_query_key key) {
     return "";
 }
 
-void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(err->detail, sizeof err->detail, fmt, ap);
-    va_end(ap);
+/* Record code and the parameter at fault in err; the caller then writes the detail (DETAIL below),
+ * naming the parameter through err->param. The name may come straight from the request: only
+ * printable ASCII is kept, so the problem body stays valid UTF-8 JSON and log lines stay one line. */
+static void fail(nq_query_error *err, nq_err code, const char *param) {
     err->err = code;
-    /* The name may come straight from the request: keep printable ASCII only, so the problem body
-     * stays valid UTF-8 JSON and log lines stay one line. */
     size_t i = 0;
     for (; param && param[i] && i < NQ_QUERY_PARAM_MAX; i++) {
         const unsigned char c = (unsigned char)param[i];
@@ -49,6 +45,9 @@ void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, con
     }
     err->param[i] = '\0';
 }
+
+/* Write the detail sentence of a failure. */
+#define DETAIL(err, ...) ((void)snprintf((err)->detail, sizeof (err)->detail, __VA_ARGS__))
 
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -93,9 +92,8 @@ static bool parse_u64(const char *s, size_t len, uint64_t *out) {
 }
 
 static nq_err bad_int(nq_query_error *err, const char *name, const char *range) {
-    nq_query_error_set(err, NQ_E_PARAM_INVALID, name,
-                       "Parameter '%s' must be an integer written in plain decimal digits, %s.", name,
-                       range);
+    fail(err, NQ_E_PARAM_INVALID, name);
+    DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
     return err->err;
 }
 
@@ -115,8 +113,8 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         if (strcmp(v, "board") == 0) q->format = NQ_FORMAT_BOARD;
         else if (strcmp(v, "columns") == 0) q->format = NQ_FORMAT_COLUMNS;
         else {
-            nq_query_error_set(err, NQ_E_PARAM_INVALID, "format",
-                               "Parameter 'format' must be 'board' or 'columns'.");
+            fail(err, NQ_E_PARAM_INVALID, "format");
+            DETAIL(err, "Parameter 'format' must be 'board' or 'columns'.");
             return err->err;
         }
         return NQ_OK;
@@ -124,8 +122,8 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         if (strcmp(v, "true") == 0) q->unique = true;
         else if (strcmp(v, "false") == 0) q->unique = false;
         else {
-            nq_query_error_set(err, NQ_E_PARAM_INVALID, "unique",
-                               "Parameter 'unique' must be 'true' or 'false'.");
+            fail(err, NQ_E_PARAM_INVALID, "unique");
+            DETAIL(err, "Parameter 'unique' must be 'true' or 'false'.");
             return err->err;
         }
         return NQ_OK;
@@ -140,20 +138,19 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
 static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param, bool is_after) {
     switch (rc) {
     case DECODE_BAD_ESCAPE:
-        nq_query_error_set(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param,
-                           "The query has a malformed percent-escape%s%s%s: each '%%' must be followed "
-                           "by two hexadecimal digits.",
-                           param ? " in parameter '" : "", param ? param : "", param ? "'" : "");
+        fail(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param);
+        DETAIL(err, "The query has a malformed percent-escape%s%s%s: each '%%' must be followed by two "
+                    "hexadecimal digits.",
+               param ? " in parameter '" : "", err->param, param ? "'" : "");
         break;
     case DECODE_NUL:
-        nq_query_error_set(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param,
-                           "The query contains an encoded NUL byte (%%00)%s%s%s, which no parameter accepts.",
-                           param ? " in parameter '" : "", param ? param : "", param ? "'" : "");
+        fail(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param);
+        DETAIL(err, "The query contains an encoded NUL byte (%%00)%s%s%s, which no parameter accepts.",
+               param ? " in parameter '" : "", err->param, param ? "'" : "");
         break;
     default:
-        nq_query_error_set(err, is_after ? NQ_E_CURSOR : NQ_E_PARAM_INVALID, param,
-                           "Parameter '%s' is too long (at most %d characters after decoding).", param,
-                           VALUE_CAP);
+        fail(err, is_after ? NQ_E_CURSOR : NQ_E_PARAM_INVALID, param);
+        DETAIL(err, "Parameter '%s' is too long (at most %d characters after decoding).", err->param, VALUE_CAP);
         break;
     }
     return err->err;
@@ -162,8 +159,8 @@ static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param,
 /* Parse one "key=value" pair of len bytes. */
 static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *q, nq_query_error *err) {
     if (len == 0) {
-        nq_query_error_set(err, NQ_E_BAD_REQUEST, NULL,
-                           "The query has an empty parameter: remove the stray '&'.");
+        fail(err, NQ_E_BAD_REQUEST, NULL);
+        DETAIL(err, "The query has an empty parameter: remove the stray '&'.");
         return err->err;
     }
     const char *eq = memchr(p, '=', len);
@@ -181,21 +178,21 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     for (size_t i = 0; krc == DECODE_OK && i < sizeof keys / sizeof keys[0]; i++)
         if ((allowed & keys[i].key) && strcmp(key, keys[i].name) == 0) row = &keys[i];
     if (!row) {
-        nq_query_error_set(err, NQ_E_PARAM_UNKNOWN, key,
-                           "Unknown parameter '%.32s': this resource accepts no parameter of that name "
-                           "(names are case-sensitive).",
-                           key);
+        fail(err, NQ_E_PARAM_UNKNOWN, key);
+        DETAIL(err, "Unknown parameter '%s': this resource accepts no parameter of that name (names are "
+                    "case-sensitive).",
+               err->param);
         return err->err;
     }
     if (q->present & row->key) {
-        nq_query_error_set(err, NQ_E_PARAM_DUPLICATE, row->name,
-                           "Parameter '%s' is given more than once; give it once.", row->name);
+        fail(err, NQ_E_PARAM_DUPLICATE, row->name);
+        DETAIL(err, "Parameter '%s' is given more than once; give it once.", row->name);
         return err->err;
     }
     q->present |= row->key;
     if (!eq) {
-        nq_query_error_set(err, NQ_E_PARAM_INVALID, row->name, "Parameter '%s' needs a value ('%s=...').",
-                           row->name, row->name);
+        fail(err, NQ_E_PARAM_INVALID, row->name);
+        DETAIL(err, "Parameter '%s' needs a value ('%s=...').", row->name, row->name);
         return err->err;
     }
     char value[VALUE_CAP + 1];
@@ -220,8 +217,8 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
         p = amp + 1;
     }
     if ((q->present & NQ_QK_OFFSET) && (q->present & NQ_QK_AFTER)) {
-        nq_query_error_set(err, NQ_E_PARAM_CONFLICT, "after",
-                           "Parameters 'after' and 'offset' exclude each other: page with 'after' alone.");
+        fail(err, NQ_E_PARAM_CONFLICT, "after");
+        DETAIL(err, "Parameters 'after' and 'offset' exclude each other: page with 'after' alone.");
         return err->err;
     }
     return NQ_OK;
@@ -230,8 +227,8 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
 nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err) {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if ((required & keys[i].key) && !(q->present & keys[i].key)) {
-            nq_query_error_set(err, NQ_E_PARAM_MISSING, keys[i].name,
-                               "Parameter '%s' is required.", keys[i].name);
+            fail(err, NQ_E_PARAM_MISSING, keys[i].name);
+            DETAIL(err, "Parameter '%s' is required.", keys[i].name);
             return err->err;
         }
     }

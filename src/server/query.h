@@ -80,8 +80,4 @@ nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *er
 /* The name of a single key bit ("n", "format", ...); "" for anything else. */
 const char *nq_query_key_name(nq_query_key key);
 
-/* Fill *err with code, param and a printf-style detail. Thread-safe. */
-void nq_query_error_set(nq_query_error *err, nq_err code, const char *param, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 #endif /* NQ_QUERY_H */

@@ -139,6 +139,9 @@ START_TEST(test_param_name_is_sanitized) {
     ck_assert_int_eq(nq_query_parse(raw, sizeof raw - 1, SOLVE_KEYS, &q, &e), NQ_E_PARAM_UNKNOWN);
     ck_assert_uint_eq(strlen(e.param), NQ_QUERY_PARAM_MAX);
     ck_assert_mem_eq(e.param, "??\"abcde", 8);
+    /* the detail names it the same way: no raw byte of the request gets into a problem body */
+    ck_assert_ptr_nonnull(strstr(e.detail, e.param));
+    for (const char *c = e.detail; *c; c++) ck_assert(*c >= 0x20 && *c < 0x7f);
 }
 END_TEST
 
