@@ -44,7 +44,10 @@ struct nq_iter {
     int last_first;           /* row-0 column of the last solution yielded or sought past; -1: none */
     uint32_t full;            /* the n column bits */
     uint32_t first;           /* columns row 0 may use: all, or the left half in unique mode */
-    frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see step) */
+    uint32_t allowed[NQ_N_MAX]; /* per row >= 1: columns unique mode's rules leave; all otherwise */
+    int side_row;             /* unique mode: by the end of this row both side columns are taken; -1 */
+    uint32_t side;            /* the side columns (0 and n-1) */
+    frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see search) */
 };
 
 /* Bits of the columns strictly greater than c (c < 32). The shift is done in 64 bits so that
@@ -53,17 +56,65 @@ static uint32_t above(unsigned c) {
     return (uint32_t)~((UINT64_C(2) << c) - 1u);
 }
 
+/* ---- unique mode's rules ----------------------------------------------------------------------
+ * A canonical board (the smallest of its 8 images) has its row-0 queen at the smallest distance d
+ * from a corner among the four edge queens (the queens in rows 0 and n-1, columns 0 and n-1). So:
+ *   - d = 0, a corner queen at (0,0): of the board and its transpose, the canonical one has its
+ *     row-1 queen left of its column-1 queen's row, so column 1 stays empty above row cols[1];
+ *   - d >= 1: columns 0 and n-1 stay empty above row d and below row n-1-d (so both are taken by
+ *     the end of row n-1-d), and the last row's queen sits in columns d .. n-1-d.
+ * These prune the subtrees that hold no canonical board (about half of what row 0's left half
+ * leaves); the per-solution test still decides. count_bt.c counts with the same rules. */
+
+/* Row side_row's rule: by the end of it both side columns must be taken. */
+static uint32_t side_rule(uint32_t free, uint32_t down, uint32_t side) {
+    const uint32_t missing = side & ~down;
+    if (missing == 0) return free;
+    if (missing == side) return 0; /* both would need this one row */
+    return free & missing;         /* the other side column, nothing else */
+}
+
+/* Resets the rules to "none": every column of every row. */
+static void clear_rules(nq_iter *it) {
+    for (int r = 0; r < it->n; r++) it->allowed[r] = it->full;
+    it->side_row = -1;
+}
+
+/* Sets the rules that hold below a queen at column c in row r. Only rows 0 and 1 (the latter under
+ * a corner queen) decide anything; the rules of deeper rows follow from theirs. */
+static void set_rules(nq_iter *it, int r, uint32_t down, int c) {
+    const int n = it->n;
+    if (r == 0) {
+        clear_rules(it);
+        if (c == 0) return; /* a corner queen: row 1 decides */
+        for (int y = 1; y < c; y++) it->allowed[y] &= ~it->side;
+        it->allowed[n - 1] &= (uint32_t)(((UINT64_C(1) << (n - c)) - 1u) & ~((UINT64_C(1) << c) - 1u));
+        it->side_row = n - 1 - c;
+    } else if (r == 1 && down == 1u) {
+        clear_rules(it);
+        for (int y = 2; y < c; y++) it->allowed[y] &= ~2u;
+    }
+}
+
+/* Columns row r may take: free of attacks and allowed by the rules. */
+static uint32_t row_free(const nq_iter *it, int r, uint32_t down, uint32_t left, uint32_t right) {
+    const uint32_t free = it->allowed[r] & ~(down | left | right);
+    return r == it->side_row ? side_rule(free, down, it->side) : free;
+}
+
 /* Enter row r + 1 below a queen at column bit `bit` of row r. */
 static void descend(nq_iter *it, int r, uint32_t bit) {
     const frame *f = &it->stack[r];
     frame *g = &it->stack[r + 1];
+    if (it->flags & NQ_ITER_UNIQUE) set_rules(it, r, f->down, __builtin_ctz(bit));
     g->down = f->down | bit;
     g->left = (f->left | bit) << 1;
     g->right = (f->right | bit) >> 1;
-    g->untried = it->full & ~(g->down | g->left | g->right);
+    g->untried = row_free(it, r + 1, g->down, g->left, g->right);
 }
 
 static void rewind_to_start(nq_iter *it) {
+    clear_rules(it);
     it->row = 0;
     it->done = false;
     it->last_first = -1;
@@ -96,8 +147,10 @@ static bool step_single(nq_iter *it, uint8_t *out) {
  *   - a child is pushed only if its row, and the row below it, still have a free square (a cheap
  *     look-ahead that skips about half of the dead ends);
  *   - the last row has at most one free square once the rows above hold queens, so it is tested
- *     straight from row n-2 instead of being pushed. */
-static bool step(nq_iter *it, uint8_t *out) {
+ *     straight from row n-2 instead of being pushed.
+ * `rules` (unique mode) adds the per-row masks and the side rule; it is a compile-time constant in
+ * each of the two callers below, so the plain search pays nothing for it. */
+static inline __attribute__((always_inline)) bool search(nq_iter *it, uint8_t *out, const bool rules) {
     const int last = it->n - 1;
     if (last == 0) return step_single(it, out);
     const uint32_t full = it->full;
@@ -111,8 +164,9 @@ static bool step(nq_iter *it, uint8_t *out) {
         }
         const uint32_t bit = cur.untried & (0u - cur.untried); /* lowest set bit: smallest column */
         cur.untried ^= bit;
+        if (rules && r < 2) set_rules(it, r, cur.down, __builtin_ctz(bit));
         const uint32_t down = cur.down | bit, left = (cur.left | bit) << 1, right = (cur.right | bit) >> 1;
-        const uint32_t free = full & ~(down | left | right);
+        const uint32_t free = rules ? row_free(it, r + 1, down, left, right) : full & ~(down | left | right);
         if (r + 1 == last) {
             if (free == 0) continue;
             it->stack[r] = cur;
@@ -129,10 +183,18 @@ static bool step(nq_iter *it, uint8_t *out) {
     return false;
 }
 
-/* step(), skipping solutions that unique mode does not yield. */
+static bool step_plain(nq_iter *it, uint8_t *out) {
+    return search(it, out, false);
+}
+
+static bool step_rules(nq_iter *it, uint8_t *out) {
+    return search(it, out, true);
+}
+
+/* The next solution the iterator yields: in unique mode, the next canonical one. */
 static bool step_filtered(nq_iter *it, uint8_t *out) {
-    if (!(it->flags & NQ_ITER_UNIQUE)) return step(it, out);
-    while (step(it, out))
+    if (!(it->flags & NQ_ITER_UNIQUE)) return step_plain(it, out);
+    while (step_rules(it, out))
         if (nq_sym_classify(it->n, out) != 0) return true;
     return false;
 }
@@ -147,6 +209,7 @@ nq_err nq_iter_create(int n, unsigned flags, nq_iter **out) {
     it->full = (uint32_t)((UINT64_C(1) << n) - 1u);
     /* Unique mode: columns 0 .. (n-1)/2 of row 0 (the middle one too when n is odd). */
     it->first = (flags & NQ_ITER_UNIQUE) ? (uint32_t)((UINT64_C(1) << ((n + 1) / 2)) - 1u) : it->full;
+    it->side = (uint32_t)(1u | (UINT64_C(1) << (n - 1)));
     rewind_to_start(it);
     *out = it;
     return NQ_OK;
@@ -181,7 +244,8 @@ nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
         const bool placeable = (f->untried & bit) != 0;
         uint32_t keep = above(cursor[r]);
         if (placeable && r + 1 == last) {
-            const uint32_t free = it->full & ~((f->down | bit) | ((f->left | bit) << 1) | ((f->right | bit) >> 1));
+            if (it->flags & NQ_ITER_UNIQUE) set_rules(it, r, f->down, cursor[r]);
+            const uint32_t free = row_free(it, last, f->down | bit, (f->left | bit) << 1, (f->right | bit) >> 1);
             if (free != 0 && (unsigned)__builtin_ctz(free) > cursor[last]) keep |= bit;
         }
         f->untried &= keep;

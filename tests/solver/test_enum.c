@@ -239,6 +239,31 @@ START_TEST(unique_yields_canonical_classes) {
 }
 END_TEST
 
+/* Beyond the reference's reach: unique mode still yields A002562(n) boards for n = 13, 14 (9233 and
+ * 45752), each canonical and valid, in strictly increasing order. */
+START_TEST(unique_counts_13_14) {
+    static const uint64_t want[] = {9233, 45752};
+    const int n = 13 + _i;
+    nq_iter *it = make_iter(n, NQ_ITER_UNIQUE);
+    uint8_t cols[256 * 14], prev[14] = {0};
+    size_t got = 0;
+    uint64_t yielded = 0;
+    do {
+        ck_assert_int_eq(nq_iter_next(it, cols, 256, &got), NQ_OK);
+        for (size_t i = 0; i < got; i++) {
+            const uint8_t *c = cols + i * (size_t)n;
+            ck_assert_int_eq(nq_check(n, c), NQ_OK);
+            ck_assert(is_canonical(n, c));
+            ck_assert(yielded == 0 || memcmp(prev, c, (size_t)n) < 0);
+            memcpy(prev, c, (size_t)n);
+            yielded++;
+        }
+    } while (got > 0);
+    ck_assert_uint_eq(yielded, want[_i]);
+    nq_iter_destroy(it);
+}
+END_TEST
+
 /* Seeks after cursor in a fresh iterator and checks the next solution against the reference. */
 static void check_seek(const ref_list *ref, const uint8_t *cursor, unsigned flags) {
     const int n = ref->n;
@@ -562,6 +587,7 @@ static Suite *enum_suite(void) {
     tcase_add_loop_test(tc, order_equals_reference, 1, 13);
     tcase_add_loop_test(tc, order_after_resume, 4, 11);
     tcase_add_loop_test(tc, unique_yields_canonical_classes, 1, 13);
+    tcase_add_loop_test(tc, unique_counts_13_14, 0, 2);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cursors");
