@@ -189,8 +189,15 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *req, nq_response *resp,
     resp->route = route->name;
     resp->head = strcmp(req->method, "HEAD") == 0;
     common_headers(app, req, resp);
+    const bool options = strcmp(req->method, "OPTIONS") == 0;
+    if (options && strcmp(req->path, "*") == 0) { /* "OPTIONS *": the server as a whole (RFC 9110 9.3.7) */
+        resp->route = "options";
+        resp->status = 204;
+        nq_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
+        return NQ_APP_DONE;
+    }
     if (!route->path) return route->handler(app, req, resp, work); /* 404 whatever the method */
-    if (strcmp(req->method, "OPTIONS") == 0) {
+    if (options) {
         preflight(route, resp);
         return NQ_APP_DONE;
     }

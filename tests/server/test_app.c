@@ -87,6 +87,15 @@ START_TEST(test_methods) {
     ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");
     nq_response_clear(&r);
     free(body);
+    body = serve("OPTIONS", "*", NULL, &r); /* the server as a whole */
+    ck_assert_uint_eq(r.status, 204);
+    ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");
+    nq_response_clear(&r);
+    free(body);
+    body = serve("GET", "*", NULL, &r);
+    ck_assert_uint_eq(r.status, 404);
+    nq_response_clear(&r);
+    free(body);
     body = serve("DELETE", "/count?n=4", NULL, &r);
     ck_assert_uint_eq(r.status, 405);
     ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");
