@@ -219,10 +219,11 @@ void nq_iter_destroy(nq_iter *it) {
     free(it);
 }
 
-/* Rebuilds the stack as the search would hold it right after visiting cursor's longest attack-free
- * prefix: each row keeps only the columns greater than the cursor's as untried, down to the row
- * where the cursor stops (its first attacked column, or row n-2). The next step() then backtracks
- * to the deepest row with a greater column left, which is where the next solution after cursor is.
+/* Rebuilds the stack as the search would hold it right after visiting the longest prefix of cursor
+ * it would visit at all: each row keeps only the columns greater than the cursor's as untried, down
+ * to the row where the cursor stops (its first attacked column, or in unique mode one the rules
+ * exclude, or row n-2). The next search then backtracks to the deepest row with a greater column
+ * left, which is where the next solution after cursor is.
  * One case needs care: when the cursor's first n-1 rows are a valid prefix whose one completion
  * sorts after the cursor, that completion comes next, so row n-2 keeps the cursor's own column. */
 nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
