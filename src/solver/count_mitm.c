@@ -16,7 +16,8 @@
  * its probes while it sits in L1 (the kernels block four probes per loaded line). Buckets are sliced
  * by the bottom's column on row h, and a probe meets only the slices whose column it leaves free.
  *
- * Memory: the table (at most 1 GiB, 600 MB at n = 18) and 80 MiB of batches per worker.
+ * Memory: the table (at most 1 GiB, 600 MB at n = 18) and 40 MiB of batches per worker. A batch
+ * sort is the longest stretch without a look at the cancel flag: about 20 ms.
  *
  * Work is split into tasks, placements of the first rows, taken by workers from an atomic counter;
  * left-right mirror symmetry halves the tasks. The unique count follows from Burnside's lemma with the
@@ -34,7 +35,7 @@
 #include "count_mitm_table.h"
 
 #define MAX_THREADS 64                       /* hard cap on workers */
-#define BATCH_LEAVES ((size_t)1 << 22)       /* top placements per sort: 4 Mi, 80 MiB per worker */
+#define BATCH_LEAVES ((size_t)1 << 21)       /* top placements per sort: 2 Mi, 40 MiB per worker */
 #define PICK_MAX 2048u                       /* probes joined per kernel call: 16 KiB, stays in L1 */
 #define CANCEL_STRIDE 4096u                  /* top placements between two looks at the cancel flag */
 #define JOIN_CANCEL_STRIDE 512u              /* buckets joined between two looks at the cancel flag */
