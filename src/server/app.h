@@ -15,9 +15,8 @@
  *   3. nq_app_finish turns the result (or the error the computation, or the pool, ended with) into
  *      the response. It never computes.
  * nq_app_serve chains the three inline (what a test or fuzzer wants).
- * A streamed /solve body computes while it is sent, in batches, in the response's body reader; only
- * its positioning (a cursor seek, O(n), or an offset skip, at most NQ_APP_OFFSET_MAX solutions) runs
- * in step 1.
+ * A streamed /solve body computes while it is sent, in batches, in the response's body reader; an
+ * offset it starts at is skipped in step 2 (the stream then resumes after the offset-th solution).
  *
  * Thread-safety: an nq_app is shared by all threads (configuration read-only, cache internally
  * locked, request ids from an atomic counter). Requests, works, results and responses belong to one

@@ -24,9 +24,10 @@
  * Fixed, so that a given URL always gets the same bytes (the ETag promises it). */
 #define NQ_APP_TOTAL_N_MAX 16
 
-/* Largest offset accepted. Skipping costs O(offset) enumeration, and for a streamed answer it runs
- * before the first byte, on a network thread: at roughly a million solutions a second on this
- * hardware (n = 16), 100000 keeps that under about 0.2 s. Beyond it, page with 'after' (O(n)). */
+/* Largest offset accepted. Skipping costs O(offset) enumeration (a computation, run by
+ * nq_app_compute), and a streamed page repeats it on every request, since only cacheable pages are
+ * kept: at well under a million solutions a second on this hardware (n = 16), 100000 keeps that to
+ * about 0.2 s. Beyond it, page with 'after' (O(n)). */
 #define NQ_APP_OFFSET_MAX 100000u
 
 /* Longest canonical request key (also the cache and single-flight key). */
@@ -70,6 +71,9 @@ struct nq_app_result {
     nq_counts counts;            /* the counts (always filled when computed or fetched) */
     double seconds;              /* solver time spent */
     nq_cache_entry *entry;       /* the published response, or NULL (the cache refused it) */
+    bool positioned;             /* SOLVE, streamed with an offset: the skip is done, see cursor */
+    bool exhausted;              /* ... and there were no more than offset solutions: empty page */
+    uint8_t cursor[NQ_N_MAX];    /* ... the offset-th solution: the page starts after it */
 };
 
 /* ---- shared helpers (app.c) ---- */

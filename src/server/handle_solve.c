@@ -5,9 +5,11 @@
  *     the canonical request, since results never change;
  *   - a body small enough for the cache (nq_cache_fits on its exact size bound) is rendered once by
  *     nq_app_compute, with its gzip form, and served from the cache from then on;
- *   - a bigger body streams: the enumerator is positioned (cursor seek O(n), or an offset skip,
- *     bounded by NQ_APP_OFFSET_MAX) and solutions are rendered batch by batch as the client reads,
- *     gzip-compressed on the fly when allowed. It is never cached.
+ *   - a bigger body streams: the enumerator is positioned and solutions are rendered batch by batch
+ *     as the client reads, gzip-compressed on the fly when allowed. It is never cached. A cursor
+ *     seek costs O(n); an offset skip (at most NQ_APP_OFFSET_MAX solutions) is computation, so
+ *     nq_app_compute does it, off the network threads, and hands the stream the offset-th solution
+ *     as a cursor.
  * "total" is given for n <= NQ_APP_TOTAL_N_MAX (a cached count); a request without `limit` must fit in
  * max_solutions, which needs that total: otherwise 422 result-too-large, pointing at limit/after.
  */
@@ -222,12 +224,35 @@ nq_app_step nq_solve_continue(nq_app_work *w, const nq_counts *counts, const nq_
             nq_app_serve_entry(resp, e, &w->variant, seconds, result ? NQ_CACHE_MISS : NQ_CACHE_HIT);
             return NQ_APP_DONE;
         }
-        if (!result) {
-            resp->cache = NQ_CACHE_MISS;
-            return NQ_APP_COMPUTE;
-        }
     }
-    return respond_stream(w, &spec, seconds, resp); /* too big to cache, or the cache refused it */
+    /* What is left to do before the first byte goes to the computation: the render of a cacheable
+     * body, or the offset skip of a streamed one (HEAD needs neither). */
+    if (!result && (cacheable || (spec.offset > 0 && !w->variant.head))) {
+        resp->cache = NQ_CACHE_MISS;
+        return NQ_APP_COMPUTE;
+    }
+    if (result && result->positioned) { /* resume after the offset-th solution */
+        spec.offset = 0;
+        spec.has_after = true;
+        if (result->exhausted) memset(spec.after, spec.n - 1, (size_t)spec.n); /* the last vector */
+        else memcpy(spec.after, result->cursor, (size_t)spec.n);
+    }
+    /* Too big to cache (or the cache refused it after all: the stream then skips the offset itself). */
+    return respond_stream(w, &spec, seconds, resp);
+}
+
+/* Skip the offset once, for every stream of this request: the offset-th solution becomes the cursor. */
+static nq_err position(const nq_solve_spec *spec, nq_app_result *r) {
+    nq_iter *it = NULL;
+    nq_err rc = nq_iter_create(spec->n, spec->unique ? NQ_ITER_UNIQUE : 0u, &it);
+    uint64_t skipped = 0;
+    size_t got = 0;
+    if (rc == NQ_OK) rc = nq_iter_skip(it, spec->offset - 1, &skipped);
+    if (rc == NQ_OK && skipped == spec->offset - 1) rc = nq_iter_next(it, r->cursor, 1, &got);
+    nq_iter_destroy(it);
+    r->positioned = rc == NQ_OK;
+    r->exhausted = got == 0;
+    return rc;
 }
 
 /* Render the whole body, compress it once, publish both. */
@@ -268,7 +293,7 @@ nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
     }
     const bool cacheable = prepare(w->app, &spec, &r->counts);
     if (!spec.limit_given && spec.total > nq_app_config(w->app)->max_solutions) return NQ_OK; /* 422 */
-    if (!cacheable) return NQ_OK; /* finish streams it */
+    if (!cacheable) return spec.offset > 0 ? position(&spec, r) : NQ_OK; /* finish streams it */
     nq_cache_entry *e = nq_cache_get(nq_app_cache(w->app), w->key);
     if (e) { /* someone else rendered it meanwhile */
         r->entry = e;

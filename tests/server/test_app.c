@@ -221,6 +221,43 @@ START_TEST(test_compute_split) {
 }
 END_TEST
 
+/* An offset on a streamed answer is skipped by the computation (the stream resumes after the
+ * offset-th solution): the bytes equal those of the same page rendered for the cache. */
+static const char *const offset_targets[] = {
+    "/solve?n=8&format=columns&offset=1&limit=3",  "/solve?n=8&offset=45&limit=50",
+    "/solve?n=8&format=columns&offset=91&limit=5", "/solve?n=8&offset=92&limit=5",
+    "/solve?n=8&offset=500&limit=5",               "/solve?n=8&unique=true&format=columns&offset=11&limit=5",
+    "/solve?n=8&unique=true&offset=12&limit=5",
+};
+
+START_TEST(test_stream_offset) {
+    nq_response r;
+    char *cached = serve("GET", offset_targets[_i], NULL, &r);
+    ck_assert_uint_eq(r.status, 200);
+    nq_response_clear(&r);
+    nq_app_destroy(app);
+    ck_assert_int_eq(nq_app_create(&cfg, NULL, &app), NQ_OK); /* no cache: everything streams */
+    const nq_request req = {"GET", "/solve", strchr(offset_targets[_i], '?') + 1,
+                            strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL};
+    nq_app_work *w = NULL;
+    nq_response_init(&r);
+    ck_assert_int_eq(nq_app_handle(app, &req, &r, &w), NQ_APP_COMPUTE); /* the skip is computation */
+    nq_app_result *res = NULL;
+    ck_assert_int_eq(nq_app_compute(w, NULL, &res), NQ_OK);
+    nq_app_finish(app, w, NQ_OK, res, &r);
+    nq_app_result_destroy(res);
+    ck_assert_int_eq(r.kind, NQ_BODY_STREAM);
+    char *streamed = malloc(BODY_MAX);
+    size_t len = 0;
+    ck_assert_int_eq(nq_response_read_all(&r, streamed, BODY_MAX - 1, &len), NQ_OK);
+    streamed[len] = '\0';
+    ck_assert_str_eq(streamed, cached);
+    nq_response_clear(&r);
+    free(streamed);
+    free(cached);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("app");
     TCase *tc = tcase_create("app");
@@ -230,6 +267,7 @@ int main(void) {
     tcase_add_test(tc, test_solve_bodies);
     tcase_add_test(tc, test_stream_equals_cached);
     tcase_add_test(tc, test_gzip_negotiation);
+    tcase_add_loop_test(tc, test_stream_offset, 0, (int)(sizeof offset_targets / sizeof offset_targets[0]));
     tcase_add_loop_test(tc, test_compute_split, 0, (int)(sizeof verdicts / sizeof verdicts[0]));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
