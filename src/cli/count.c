@@ -62,8 +62,8 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
     clock_gettime(CLOCK_MONOTONIC, &start);
     pthread_mutex_lock(&bg->lock);
     while (!bg->finished) {
-        struct timespec until; /* pthread_cond_timedwait wants an absolute CLOCK_REALTIME time */
-        clock_gettime(CLOCK_REALTIME, &until);
+        struct timespec until; /* absolute, on the clock the condition variable was set up with */
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += TICK_NS;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
@@ -109,9 +109,14 @@ end:
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop) {
     bg_count bg = {.opts = opts};
     pthread_t thread;
+    pthread_condattr_t attr;
     nq_count_ctl_init(&bg.ctl);
     pthread_mutex_init(&bg.lock, NULL);
-    pthread_cond_init(&bg.done, NULL);
+    /* Timed waits on the monotonic clock, so setting the wall clock cannot stall the bar. */
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&bg.done, &attr);
+    pthread_condattr_destroy(&attr);
     int status = NQ_CLI_EXIT_FAILURE;
     if (pthread_create(&thread, NULL, run_count, &bg) != 0) {
         fprintf(err, "nqueens: %s\n", nq_err_message(NQ_E_THREAD));
