@@ -41,8 +41,10 @@ void nq_iter_destroy(nq_iter *it);
 
 /* Reposition so the next solution yielded is the first one that sorts strictly after cursor.
  * cursor holds len column indices; it need not be a solution (nor, in unique mode, canonical): the
- * iterator resumes exactly where that vector would sit in the order. Costs O(n) plus the search for
- * the next solution, never an enumeration of what comes before.
+ * iterator resumes exactly where that vector would sit in the order. The seek costs O(n), never an
+ * enumeration of what comes before; the next nq_iter_next then searches on from there, which after
+ * an unlucky cursor takes long at large n (worst over random cursors, measured: 40 ms at n = 20,
+ * 0.3 s at n = 24, 23 s at n = 32).
  * Errors: NQ_E_ARG (it or cursor NULL), NQ_E_CURSOR (len != n, or a column >= n). On error the
  * iterator is unchanged. */
 nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len);
