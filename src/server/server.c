@@ -199,6 +199,29 @@ static void *unconst(const void *p) {
     return u.m;
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)cls;
+    (void)pos;
+    (void)buf;
+    (void)max;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* A bodiless response. libmicrohttpd 0.9.75 gives a 304 made from a buffer "Content-Length: 0",
+ * which RFC 9110 section 8.6 forbids unless the 200 is empty too, and one of unknown size a chunked
+ * (empty) body, which a 304 must not have. In HTTP/1.0 mode an unknown size is neither: the 304 goes
+ * out without either header, at the cost of closing the connection, which only a 304 whose body
+ * the cache no longer holds pays (nq_app_304_body). */
+static struct MHD_Response *empty_response(unsigned status) {
+    if (status != 304) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+    if (m && MHD_set_response_options(m, MHD_RF_HTTP_VERSION_1_0_ONLY, MHD_RO_END) != MHD_YES) {
+        MHD_destroy_response(m);
+        return NULL;
+    }
+    return m;
+}
+
 /* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure (the
  * body then stays with resp, which frees it). */
 static struct MHD_Response *to_mhd(request_ctx *ctx) {
@@ -206,7 +229,7 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
     struct MHD_Response *m = NULL;
     switch (r->kind) {
     case NQ_BODY_NONE:
-        m = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        m = empty_response(r->status);
         break;
     case NQ_BODY_STATIC:
         m = MHD_create_response_from_buffer(r->body_len, unconst(r->body), MHD_RESPMEM_PERSISTENT);

@@ -106,6 +106,30 @@ START_TEST(test_etag_304) {
 }
 END_TEST
 
+/* A 304 whose body the server does not hold (never computed, evicted, or served before a restart)
+ * cannot state the 200's length: it must state none (RFC 9110 section 8.6), nor carry a chunked body
+ * (section 15.4.5: a 304 ends at the end of its header section). Raw socket: the exact bytes count. */
+START_TEST(test_304_unknown_length) {
+    static const char *const reqs[] = {
+        "GET /count?n=14 HTTP/1.1\r\nHost: t\r\nIf-None-Match: *\r\n\r\n",
+        "GET /solve?n=9&limit=7&offset=3 HTTP/1.1\r\nHost: t\r\nIf-None-Match: *\r\n\r\n",
+        "GET /solve?n=15&after=0,2,4,1,9,11,13,3,12,8,5,14,6,10,7 HTTP/1.1\r\nHost: t\r\n"
+        "If-None-Match: \"x\", *\r\n\r\n",
+    };
+    size_t len = 0;
+    char *resp = nq_raw_request(server.port, reqs[_i], strlen(reqs[_i]), 5000, &len);
+    ck_assert_ptr_nonnull(resp);
+    ck_assert_msg(strncmp(resp, "HTTP/1.1 304 ", 13) == 0, "%s", resp);
+    ck_assert_ptr_null(strstr(resp, "\r\nContent-Length:"));
+    ck_assert_ptr_null(strstr(resp, "\r\nTransfer-Encoding:"));
+    ck_assert_ptr_nonnull(strstr(resp, "\r\nETag: \""));
+    const char *end = strstr(resp, "\r\n\r\n");
+    ck_assert_ptr_nonnull(end);
+    ck_assert_uint_eq((size_t)(end + 4 - resp), len); /* nothing after the header section */
+    free(resp);
+}
+END_TEST
+
 /* The same request always gets the same ETag; different requests get different ones. */
 START_TEST(test_etag_stable) {
     nq_http_response a, b, c;
@@ -238,6 +262,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_gzip, 0, 3);
     tcase_add_loop_test(tc, test_no_gzip, 0, 5);
     tcase_add_loop_test(tc, test_etag_304, 0, 5);
+    tcase_add_loop_test(tc, test_304_unknown_length, 0, 3);
     tcase_add_test(tc, test_etag_stable);
     tcase_add_loop_test(tc, test_head, 0, 4);
     tcase_add_test(tc, test_cors_preflight);
