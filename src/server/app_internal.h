@@ -100,8 +100,8 @@ bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz
 
 /* A 304 is sent like a HEAD response: headers only, with the Content-Length of the body the response
  * holds. Attach the body the 200 would have had when the cache has it (the form named by the 304's
- * ETag), so that Content-Length tells the truth (RFC 9110 section 8.6); without it the length says 0.
- * Never computes. */
+ * ETag), so that Content-Length tells the truth (RFC 9110 section 8.6); without it the server states
+ * no length (and closes the connection after the 304: see server.c). Never computes. */
 void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key);
 
 /* Negotiate the variant of req (HEAD, gzip, NDJSON). */
