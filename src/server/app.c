@@ -22,6 +22,7 @@
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
 #define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After"
+#define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
 double nq_app_now(void) {
     struct timespec ts;
@@ -183,8 +184,14 @@ static void preflight(const nq_route *route, nq_response *resp) {
     nq_response_add_header(resp, "Access-Control-Max-Age", "86400");
 }
 
-nq_app_step nq_app_handle(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work) {
+nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work) {
     *work = NULL;
+    /* Route (and name in problems) the normalised path; one too long for the buffer matches no route
+     * either way, and keeps its raw form. */
+    char path[PATH_MAX_ROUTED];
+    nq_request normalized = *raw;
+    if (nq_router_normalize(raw->path, path, sizeof path)) normalized.path = path;
+    const nq_request *req = &normalized;
     const nq_route *route = nq_router_match(req->path);
     resp->route = route->name;
     resp->head = strcmp(req->method, "HEAD") == 0;

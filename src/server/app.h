@@ -46,7 +46,8 @@ typedef const char *(*nq_header_fn)(void *ctx, const char *name);
 /* A request as the application sees it. All pointers are borrowed for the duration of the calls. */
 typedef struct nq_request {
     const char *method;    /* "GET", "HEAD", ... */
-    const char *path;      /* the raw path of the request target (not percent-decoded), "/solve" */
+    const char *path;      /* the raw path of the request target, "/solve" (routed after
+                              nq_router_normalize: "/so%6Cve" is "/solve") */
     const char *query;     /* the raw query after '?', or NULL when the target has no '?' */
     size_t query_len;      /* its length */
     nq_header_fn header;   /* header lookup; NULL: no headers */

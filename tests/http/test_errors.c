@@ -89,6 +89,7 @@ static const error_row rows[] = {
     {"/", 404, "not-found", NULL, -1},
     {"/solve/", 404, "not-found", NULL, -1},
     {"/SOLVE?n=4", 404, "not-found", NULL, -1},
+    {"/solve%2F?n=4", 404, "not-found", NULL, -1}, /* only unreserved characters are unescaped */
     {"/problems/no-such-problem", 404, "not-found", NULL, -1},
 };
 
@@ -232,6 +233,20 @@ START_TEST(test_absolute_form) {
 }
 END_TEST
 
+/* A path with escaped unreserved characters is the same URI (RFC 3986 section 6.2.2.2): same route,
+ * same bytes, same ETag. */
+START_TEST(test_escaped_path) {
+    nq_http_response plain, escaped;
+    ck_assert(nq_http_get(&server, "/count?n=5", &plain));
+    ck_assert(nq_http_get(&server, "/c%6Fun%74?n=5", &escaped));
+    ck_assert_int_eq(escaped.status, 200);
+    ck_assert_str_eq(escaped.body, "{\"n\":5,\"total\":10,\"unique\":2}");
+    ck_assert_str_eq(nq_http_header_get(&escaped, "ETag"), nq_http_header_get(&plain, "ETag"));
+    nq_http_response_free(&plain);
+    nq_http_response_free(&escaped);
+}
+END_TEST
+
 int main(void) {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_errors");
@@ -243,6 +258,7 @@ int main(void) {
     tcase_add_test(tc, test_raw_queries);
     tcase_add_test(tc, test_body_not_read);
     tcase_add_test(tc, test_absolute_form);
+    tcase_add_test(tc, test_escaped_path);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -79,6 +79,33 @@ START_TEST(test_count_then_hit) {
 }
 END_TEST
 
+/* Escaped unreserved characters reach the same route and the same bytes (RFC 3986 6.2.2.2); other
+ * escapes do not decode, so "/solve%2F" is no route; the problem names the normalised path. */
+START_TEST(test_normalized_path) {
+    nq_response plain, escaped;
+    char *want = serve("GET", "/solve?n=4", NULL, &plain);
+    char *got = serve("GET", "/so%6Cv%65?n=4", NULL, &escaped);
+    ck_assert_uint_eq(escaped.status, 200);
+    ck_assert_str_eq(escaped.route, "solve");
+    ck_assert_str_eq(got, want);
+    ck_assert_str_eq(nq_response_header(&escaped, "ETag"), nq_response_header(&plain, "ETag"));
+    nq_response_clear(&plain);
+    nq_response_clear(&escaped);
+    free(want);
+    free(got);
+    got = serve("GET", "/c%6Funt?n=0", NULL, &escaped);
+    ck_assert_uint_eq(escaped.status, 400);
+    ck_assert_ptr_nonnull(strstr(got, "\"instance\":\"/count\""));
+    nq_response_clear(&escaped);
+    free(got);
+    got = serve("GET", "/solve%2F?n=4", NULL, &escaped);
+    ck_assert_uint_eq(escaped.status, 404);
+    ck_assert_ptr_nonnull(strstr(got, "\"instance\":\"/solve%2F\""));
+    nq_response_clear(&escaped);
+    free(got);
+}
+END_TEST
+
 START_TEST(test_methods) {
     nq_response r;
     char *body = serve("OPTIONS", "/solve", NULL, &r);
@@ -264,6 +291,7 @@ int main(void) {
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_count_then_hit);
     tcase_add_test(tc, test_methods);
+    tcase_add_test(tc, test_normalized_path);
     tcase_add_test(tc, test_solve_bodies);
     tcase_add_test(tc, test_stream_equals_cached);
     tcase_add_test(tc, test_gzip_negotiation);
