@@ -258,8 +258,21 @@ stream_growth "identity, count cached" 14
 stream_growth "gzip, count cached" 14 -H "Accept-Encoding: gzip"
 echo
 
-echo "== cached answers: nqueensd vs nginx serving the same bytes =="
+echo "== first (uncached) answers: computed, rendered, compressed once, then cached =="
 start_nqueensd
+# first URL LABEL: wall time of the first request for URL, and the solver time it reports.
+first() {
+  curl -sS --fail -o /dev/null -D "$work/first.h" -w '%{time_total}\n' "http://127.0.0.1:$nq_port$1" >"$work/first.t"
+  awk -v l="$2" -v t="$(cat "$work/first.t")" -v st="$(tr -d '\r' <"$work/first.h" |
+    sed -n 's/^[Ss]erver-[Tt]iming: solver;dur=//p')" 'BEGIN {
+    printf "%-34s %8.1f ms wall, %8.1f ms in the solver (Server-Timing)\n", l, t * 1000, st }'
+}
+first "/count?n=8" "/count?n=8"
+first "/solve?n=12" "/solve?n=12 (count, render, gzip -6)"
+first "/solve?n=12" "/solve?n=12 again (cache hit)"
+echo
+
+echo "== cached answers: nqueensd vs nginx serving the same bytes =="
 save "/count?n=8" count-8.json
 save "/solve?n=12" solve-12.json
 save "/solve?n=12" solve-12.json.gz -H "Accept-Encoding: gzip"
