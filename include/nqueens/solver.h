@@ -50,16 +50,25 @@ void nq_iter_destroy(nq_iter *it);
 nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len);
 
 /* Skip up to k solutions from the current position; *skipped (may be NULL) receives how many were
- * skipped (fewer than k only at the end). Costs O(k) enumeration steps.
- * Errors: NQ_E_ARG (it NULL). */
+ * skipped (fewer than k only at the end, or when stopped). Costs O(k) enumeration steps.
+ * Errors: NQ_E_ARG (it NULL), NQ_E_CANCELED (stopped through nq_iter_set_stop). */
 nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped);
 
 /* Pull up to max solutions. Solution i is written to cols[i*n .. i*n+n-1]; cols must hold max*n
  * bytes. *got receives how many were written; 0 means the iterator is exhausted (further calls keep
  * returning 0). No allocation. Large batches are cheaper per solution: a batch that holds a whole
  * left-half block of solutions (same row-0 column) fills its mirror block by copying, not searching.
- * Errors: NQ_E_ARG (it, cols or got NULL, or max == 0). */
+ * Errors: NQ_E_ARG (it, cols or got NULL, or max == 0), NQ_E_CANCELED (stopped through
+ * nq_iter_set_stop; *got solutions were still written). */
 nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got);
+
+/* Let another thread interrupt nq_iter_next and nq_iter_skip: while *stop is true they return
+ * NQ_E_CANCELED, within about a millisecond of search, with *got (*skipped) saying what they did
+ * deliver. The iterator stays consistent: once *stop is false again, the next call continues exactly
+ * where the interrupted one left off. This is how a caller bounds the time of one call at large n
+ * (see nq_iter_seek_after). *stop is only read, and must outlive its use; NULL (the default) turns
+ * the looks off. Errors: NQ_E_ARG (it NULL). */
+nq_err nq_iter_set_stop(nq_iter *it, const atomic_bool *stop);
 
 /* The board size and flags the iterator was created with (0 for NULL). */
 int nq_iter_n(const nq_iter *it);

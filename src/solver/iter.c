@@ -21,6 +21,7 @@
 #include "nqueens/solver.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,8 +48,20 @@ struct nq_iter {
     uint32_t allowed[NQ_N_MAX]; /* per row >= 1: columns unique mode's rules leave; all otherwise */
     int side_row;             /* unique mode: by the end of this row both side columns are taken; -1 */
     uint32_t side;            /* the side columns (0 and n-1) */
+    const atomic_bool *stop;  /* nq_iter_set_stop's flag, looked at every STOP_STRIDE nodes; or NULL */
+    uint32_t until_look;      /* nodes left before the next look at *stop (kept across calls) */
     frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see search) */
 };
+
+/* Search nodes between two looks at the stop flag: about a third of a millisecond. */
+#define STOP_STRIDE (1u << 16)
+
+/* What one search step ended with. */
+typedef enum step_result {
+    STEP_FOUND,  /* a solution was written */
+    STEP_END,    /* no solution is left */
+    STEP_STOPPED /* the stop flag was seen; the search can continue later */
+} step_result;
 
 /* Bits of the columns strictly greater than c (c < 32). The shift is done in 64 bits so that
  * c = 31 gives 0 instead of an undefined 32-bit shift. */
@@ -132,11 +145,15 @@ static void write_solution(const nq_iter *it, uint32_t bit, uint32_t last, uint8
 }
 
 /* n = 1 has one solution, and no row n-2 for the stack to stop at. */
-static bool step_single(nq_iter *it, uint8_t *out) {
-    if (it->done || it->stack[0].untried == 0) return false;
+static step_result step_single(nq_iter *it, uint8_t *out) {
+    if (it->done || it->stack[0].untried == 0) return STEP_END;
     it->done = true;
     out[0] = 0;
-    return true;
+    return STEP_FOUND;
+}
+
+static bool stop_requested(const nq_iter *it) {
+    return it->stop != NULL && atomic_load_explicit(it->stop, memory_order_relaxed);
 }
 
 /* Advance to the next solution in search order and write it to out; false once exhausted (and on
@@ -148,15 +165,27 @@ static bool step_single(nq_iter *it, uint8_t *out) {
  *     look-ahead that skips about half of the dead ends);
  *   - the last row has at most one free square once the rows above hold queens, so it is tested
  *     straight from row n-2 instead of being pushed.
- * `rules` (unique mode) adds the per-row masks and the side rule; it is a compile-time constant in
- * each of the two callers below, so the plain search pays nothing for it. */
-static inline __attribute__((always_inline)) bool search(nq_iter *it, uint8_t *out, const bool rules) {
+ * `rules` (unique mode) adds the per-row masks and the side rule, `watch` the look at the stop flag
+ * every STOP_STRIDE nodes (stopping where the state is whole: before a column is taken). Both are
+ * compile-time constants in each of step_once's four calls, so the plain search pays for neither. */
+static inline __attribute__((always_inline)) step_result search(nq_iter *it, uint8_t *out, const bool rules,
+                                                                const bool watch) {
     const int last = it->n - 1;
     if (last == 0) return step_single(it, out);
     const uint32_t full = it->full;
+    uint32_t until_look = it->until_look; /* carried over, so short searches still add up to a look */
     int r = it->row;
     frame cur = it->stack[r];
     for (;;) {
+        if (watch && --until_look == 0) {
+            until_look = STOP_STRIDE;
+            if (stop_requested(it)) {
+                it->stack[r] = cur;
+                it->row = r;
+                it->until_look = until_look;
+                return STEP_STOPPED;
+            }
+        }
         if (cur.untried == 0) {
             if (r == 0) break; /* row 0 has nothing left: the search is over */
             cur = it->stack[--r];
@@ -171,8 +200,9 @@ static inline __attribute__((always_inline)) bool search(nq_iter *it, uint8_t *o
             if (free == 0) continue;
             it->stack[r] = cur;
             it->row = r;
+            if (watch) it->until_look = until_look;
             write_solution(it, bit, free, out);
-            return true;
+            return STEP_FOUND;
         }
         if (free == 0 || (full & ~(down | (left << 1) | (right >> 1))) == 0) continue;
         it->stack[r++] = cur;
@@ -180,23 +210,23 @@ static inline __attribute__((always_inline)) bool search(nq_iter *it, uint8_t *o
     }
     it->stack[0] = cur;
     it->row = 0;
-    return false;
+    if (watch) it->until_look = until_look;
+    return STEP_END;
 }
 
-static bool step_plain(nq_iter *it, uint8_t *out) {
-    return search(it, out, false);
-}
-
-static bool step_rules(nq_iter *it, uint8_t *out) {
-    return search(it, out, true);
+/* One search step, specialised for the iterator's mode and whether a stop flag is set. */
+static step_result step_once(nq_iter *it, uint8_t *out) {
+    const bool watch = it->stop != NULL;
+    if (it->flags & NQ_ITER_UNIQUE) return watch ? search(it, out, true, true) : search(it, out, true, false);
+    return watch ? search(it, out, false, true) : search(it, out, false, false);
 }
 
 /* The next solution the iterator yields: in unique mode, the next canonical one. */
-static bool step_filtered(nq_iter *it, uint8_t *out) {
-    if (!(it->flags & NQ_ITER_UNIQUE)) return step_plain(it, out);
-    while (step_rules(it, out))
-        if (nq_sym_classify(it->n, out) != 0) return true;
-    return false;
+static step_result step_filtered(nq_iter *it, uint8_t *out) {
+    for (;;) {
+        const step_result res = step_once(it, out);
+        if (res != STEP_FOUND || !(it->flags & NQ_ITER_UNIQUE) || nq_sym_classify(it->n, out) != 0) return res;
+    }
 }
 
 nq_err nq_iter_create(int n, unsigned flags, nq_iter **out) {
@@ -262,9 +292,20 @@ nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped) {
     if (it == NULL) return NQ_E_ARG;
     uint8_t scratch[NQ_N_MAX];
     uint64_t done = 0;
-    while (done < k && step_filtered(it, scratch)) done++;
+    step_result res = stop_requested(it) ? STEP_STOPPED : STEP_FOUND;
+    while (done < k && res == STEP_FOUND) {
+        res = step_filtered(it, scratch);
+        if (res == STEP_FOUND) done++;
+    }
     if (done > 0) it->last_first = scratch[0];
     if (skipped != NULL) *skipped = done;
+    return res == STEP_STOPPED ? NQ_E_CANCELED : NQ_OK;
+}
+
+nq_err nq_iter_set_stop(nq_iter *it, const atomic_bool *stop) {
+    if (it == NULL) return NQ_E_ARG;
+    it->stop = stop;
+    it->until_look = STOP_STRIDE;
     return NQ_OK;
 }
 
@@ -319,7 +360,10 @@ nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got) {
     map.current = it->last_first; /* a block already under way when the call began is not recorded */
     for (size_t c = 0; c < n; c++) map.begin[c] = SIZE_MAX;
     size_t i = 0;
-    while (i < max && step_filtered(it, cols + i * n)) {
+    step_result res = stop_requested(it) ? STEP_STOPPED : STEP_FOUND;
+    while (i < max && res == STEP_FOUND) {
+        res = step_filtered(it, cols + i * n);
+        if (res != STEP_FOUND) break;
         const int c0 = cols[i * n];
         const int m = it->n - 1 - c0;
         /* Unique mode never reaches the right half, and the middle column mirrors itself. */
@@ -331,7 +375,7 @@ nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got) {
     }
     if (i > 0) it->last_first = cols[(i - 1) * n];
     *got = i;
-    return NQ_OK;
+    return res == STEP_STOPPED ? NQ_E_CANCELED : NQ_OK;
 }
 
 int nq_iter_n(const nq_iter *it) {

@@ -6,6 +6,10 @@
 #include "nqueens/solver.h"
 
 #include <check.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,6 +410,101 @@ START_TEST(large_boards) {
 }
 END_TEST
 
+/* ---- interrupting a search (nq_iter_set_stop) ------------------------------------------------- */
+
+/* A stop flag that is already set: next and skip return at once, having delivered nothing; once it
+ * is cleared the iterator carries on from the start. Both modes. */
+START_TEST(stop_before_call) {
+    atomic_bool stop;
+    atomic_init(&stop, true);
+    nq_iter *it = make_iter(8, _i ? NQ_ITER_UNIQUE : 0u);
+    uint8_t cols[8 * 4];
+    size_t got = 99;
+    uint64_t skipped = 99;
+    ck_assert_int_eq(nq_iter_set_stop(it, &stop), NQ_OK);
+    ck_assert_int_eq(nq_iter_next(it, cols, 4, &got), NQ_E_CANCELED);
+    ck_assert_uint_eq(got, 0);
+    ck_assert_int_eq(nq_iter_skip(it, 3, &skipped), NQ_E_CANCELED);
+    ck_assert_uint_eq(skipped, 0);
+    atomic_store(&stop, false);
+    ck_assert(pull(it, cols));
+    ck_assert_mem_eq(cols, ((const uint8_t[]){0, 4, 7, 5, 2, 6, 1, 3}), 8); /* first of both modes */
+    ck_assert_int_eq(nq_iter_set_stop(NULL, &stop), NQ_E_ARG);
+    ck_assert_int_eq(nq_iter_set_stop(it, NULL), NQ_OK);
+    nq_iter_destroy(it);
+}
+END_TEST
+
+typedef struct stopper {
+    atomic_bool started; /* set by the test once it is pulling */
+    atomic_bool stop;    /* the iterator's stop flag */
+} stopper;
+
+static void *stop_soon(void *arg) {
+    stopper *st = arg;
+    while (!atomic_load(&st->started)) sched_yield();
+    atomic_store(&st->stop, true);
+    return NULL;
+}
+
+/* Enumerates all of n = 14 into buf (cap solutions) in calls as large as the space left, while
+ * another thread sets the stop flag as soon as the first call is under way; each stop is cleared
+ * and the pulling goes on. Returns how many calls were stopped mid-search; *total gets the
+ * solutions pulled. */
+static int pull_all_with_stop(uint8_t *buf, size_t cap, size_t *total) {
+    stopper st;
+    atomic_init(&st.started, false);
+    atomic_init(&st.stop, false);
+    nq_iter *it = make_iter(14, 0);
+    ck_assert_int_eq(nq_iter_set_stop(it, &st.stop), NQ_OK);
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, stop_soon, &st), 0);
+    int stops = 0;
+    size_t got = 0;
+    *total = 0;
+    atomic_store(&st.started, true);
+    for (;;) {
+        const nq_err err = nq_iter_next(it, buf + *total * 14, cap - *total, &got);
+        ck_assert(err == NQ_OK || err == NQ_E_CANCELED);
+        *total += got;
+        if (err == NQ_E_CANCELED) {
+            /* A stop seen by the look at the call's start delivers nothing; one seen mid-search has
+             * delivered the solutions found before it (a look comes every 65536 nodes). */
+            if (got > 0) stops++;
+            atomic_store(&st.stop, false);
+        } else if (got == 0 || *total == cap) {
+            break;
+        }
+    }
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    nq_iter_destroy(it);
+    return stops;
+}
+
+/* Stopped by another thread in the middle of a call, the iterator resumes once the flag is
+ * cleared, and the whole stream equals an uninterrupted one, byte for byte. Whether the other
+ * thread runs during the call is up to the scheduler, so one of up to five tries must see a stop. */
+START_TEST(stop_mid_search_resumes) {
+    const size_t cap = 365596 + 1; /* A000170(14), plus room to see the end */
+    uint8_t *mine = malloc(cap * 14), *theirs = malloc(cap * 14);
+    ck_assert(mine != NULL && theirs != NULL);
+    nq_iter *ref = make_iter(14, 0);
+    size_t want = 0, total = 0;
+    ck_assert_int_eq(nq_iter_next(ref, theirs, cap, &want), NQ_OK);
+    ck_assert_uint_eq(want, 365596);
+    nq_iter_destroy(ref);
+    int stops = 0;
+    for (int attempt = 0; attempt < 5 && stops == 0; attempt++) {
+        stops = pull_all_with_stop(mine, cap, &total);
+        ck_assert_uint_eq(total, want);
+        ck_assert_mem_eq(mine, theirs, want * 14);
+    }
+    ck_assert_int_eq(stops, 1);
+    free(mine);
+    free(theirs);
+}
+END_TEST
+
 /* ---- rendering, parsing, checking, canonical form --------------------------------------------- */
 
 START_TEST(render_columns) {
@@ -598,6 +697,8 @@ static Suite *enum_suite(void) {
     tcase_add_loop_test(tc, skip_equals_dropping, 1, 9);
     tcase_add_test(tc, skip_unique);
     tcase_add_test(tc, large_boards);
+    tcase_add_loop_test(tc, stop_before_call, 0, 2);
+    tcase_add_test(tc, stop_mid_search_resumes);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("text");
