@@ -109,25 +109,27 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
 }
 
 static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
-    const char *v;
-    if ((v = st->values[OPT_FORMAT]) != NULL) {
-        if (strcmp(v, "board") == 0) o->format = NQ_CLI_BOARD;
-        else if (strcmp(v, "columns") == 0) o->format = NQ_CLI_COLUMNS;
-        else return fail(why, cap, "--format must be 'board' or 'columns', not '%s'", v);
+    const char *format = st->values[OPT_FORMAT], *limit = st->values[OPT_LIMIT];
+    const char *offset = st->values[OPT_OFFSET], *after = st->values[OPT_AFTER];
+    if (format != NULL) {
+        if (strcmp(format, "board") == 0) o->format = NQ_CLI_BOARD;
+        else if (strcmp(format, "columns") == 0) o->format = NQ_CLI_COLUMNS;
+        else return fail(why, cap, "--format must be 'board' or 'columns', not '%s'", format);
     }
     o->unique = st->values[OPT_UNIQUE] != NULL;
     o->ndjson = st->values[OPT_NDJSON] != NULL;
-    if ((v = st->values[OPT_LIMIT]) != NULL) {
-        if (!parse_u64(v, UINT64_MAX, &o->limit) || o->limit == 0)
-            return fail(why, cap, "--limit must be a whole number >= 1, not '%s'", v);
+    if (limit != NULL) {
+        if (!parse_u64(limit, UINT64_MAX, &o->limit) || o->limit == 0)
+            return fail(why, cap, "--limit must be a whole number >= 1, not '%s'", limit);
         o->has_limit = true;
     }
-    if ((v = st->values[OPT_OFFSET]) != NULL && !parse_u64(v, UINT64_MAX, &o->offset))
-        return fail(why, cap, "--offset must be a whole number >= 0, not '%s'", v);
-    if ((v = st->values[OPT_AFTER]) != NULL) {
-        if (st->values[OPT_OFFSET] != NULL) return fail(why, cap, "--after and --offset exclude each other");
-        if (nq_parse_columns(o->n, v, strlen(v), o->after) != NQ_OK)
-            return fail(why, cap, "--after must be %d columns 0..%d separated by commas, not '%s'", o->n, o->n - 1, v);
+    if (offset != NULL && !parse_u64(offset, UINT64_MAX, &o->offset))
+        return fail(why, cap, "--offset must be a whole number >= 0, not '%s'", offset);
+    if (after != NULL) {
+        if (offset != NULL) return fail(why, cap, "--after and --offset exclude each other");
+        if (nq_parse_columns(o->n, after, strlen(after), o->after) != NQ_OK)
+            return fail(why, cap, "--after must be %d columns 0..%d separated by commas, not '%s'", o->n, o->n - 1,
+                        after);
         o->has_after = true;
     }
     return true;

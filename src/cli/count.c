@@ -88,9 +88,10 @@ static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
     cJSON *doc = cJSON_CreateObject();
     char *text = NULL;
     int status = NQ_CLI_EXIT_FAILURE;
-    if (doc == NULL || cJSON_AddNumberToObject(doc, "n", bg->opts->n) == NULL ||
-        cJSON_AddRawToObject(doc, "total", total) == NULL || cJSON_AddRawToObject(doc, "unique", unique) == NULL ||
-        (text = cJSON_PrintUnformatted(doc)) == NULL) {
+    if (doc != NULL && cJSON_AddNumberToObject(doc, "n", bg->opts->n) != NULL &&
+        cJSON_AddRawToObject(doc, "total", total) != NULL && cJSON_AddRawToObject(doc, "unique", unique) != NULL)
+        text = cJSON_PrintUnformatted(doc);
+    if (text == NULL) {
         fputs("nqueens: out of memory\n", err);
         goto end;
     }

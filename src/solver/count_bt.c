@@ -323,7 +323,9 @@ static nq_err count_small(int n, nq_count_ctl *ctl, nq_counts *out) {
     nq_err err = nq_iter_create(n, 0, &it);
     if (err != NQ_OK) return err;
     *out = (nq_counts){0, 0};
-    while ((err = nq_iter_next(it, cols, 1, &got)) == NQ_OK && got == 1) {
+    for (;;) {
+        err = nq_iter_next(it, cols, 1, &got);
+        if (err != NQ_OK || got == 0) break;
         out->total++;
         if (nq_sym_classify(n, cols) != 0) out->unique++;
     }
