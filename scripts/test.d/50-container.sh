@@ -41,6 +41,10 @@ trap cleanup EXIT
 
 say "building $image with ${engine[*]}"
 ctr build "${build_flags[@]}" -t "$image" . >/dev/null
+# Keep the build stage tagged (a cached no-op build) so that pruning the untagged images of earlier
+# runs keeps its toolchain layer: the next run then skips the apt-get of the build stage.
+ctr build "${build_flags[@]}" --target build -t "${image%%:*}:build-cache" . >/dev/null
+ctr image prune -f >/dev/null
 
 size=$(ctr image inspect --format '{{.Size}}' "$image")
 say "image size $((size / 1024 / 1024)) MiB"
