@@ -7,7 +7,8 @@
  * packed diagonal masks, which is what makes it faster than searching every combination.
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
- * call and released before it returns; the bottom table is capped at 1 GiB (about 370 MB at n = 20).
+ * call and released before it returns: the bottom table, capped at 1 GiB (about 600 MB at n = 18 and
+ * 370 MB at n = 20), and 40 MiB of batches per worker thread (at most 64 workers).
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_MITM_H
