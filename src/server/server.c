@@ -46,6 +46,7 @@ struct nq_server {
     uint16_t port;                               /* bound port */
     atomic_size_t in_flight;                     /* requests between uri_log and completion */
     atomic_bool draining;                        /* nq_server_drain called */
+    atomic_int quiesced_fd;                      /* listening socket handed back by drain, or -1 */
     _Atomic(nq_server_observer) observer;        /* per-request hook, or NULL */
     _Atomic(void *) observer_ctx;                /* its argument */
 };
@@ -418,6 +419,7 @@ nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
     s->cfg = cfg;
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, false);
+    atomic_init(&s->quiesced_fd, -1);
     atomic_init(&s->observer, NULL);
     atomic_init(&s->observer_ctx, NULL);
     nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
@@ -450,10 +452,15 @@ uint16_t nq_server_port(const nq_server *s) { return s->port; }
 void nq_server_drain(nq_server *s) {
     if (atomic_exchange(&s->draining, true)) return;
     nq_app_set_draining(s->app, true);
-    /* Stop accepting: libmicrohttpd hands the listening socket back; closing it refuses new
-     * connections at the kernel, while open ones go on being served. */
+    /* Stop accepting: libmicrohttpd hands the listening socket back; shutting it down refuses new
+     * connections at the kernel, while open ones go on being served. It is closed only once the
+     * daemon has stopped: until then a worker may still take it out of its epoll set (it does so
+     * whenever it reaches its connection limit), and a closed number could meanwhile be reused. */
     const MHD_socket fd = MHD_quiesce_daemon(s->mhd);
-    if (fd != MHD_INVALID_SOCKET) (void)close(fd);
+    if (fd != MHD_INVALID_SOCKET) {
+        (void)shutdown(fd, SHUT_RDWR);
+        atomic_store(&s->quiesced_fd, fd);
+    }
 }
 
 bool nq_server_idle(const nq_server *s) { return atomic_load(&s->in_flight) == 0; }
@@ -463,6 +470,8 @@ void nq_server_destroy(nq_server *s) {
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
     if (s->mhd) MHD_stop_daemon(s->mhd);
+    const int listen_fd = atomic_load(&s->quiesced_fd);
+    if (listen_fd >= 0) (void)close(listen_fd);
     nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);
