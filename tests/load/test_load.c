@@ -1,6 +1,6 @@
 /* test_load.c - the real nqueensd under load: computations off the network threads, single-flight,
- * admission (queue full -> 503), the per-request deadline (503, then a cache hit), and the 414 / 431
- * caps. Each test starts its own server on port 0 with small settings so it takes a second or two.
+ * admission (queue full -> 503), the per-request deadline (503, then a cache hit), the per-IP
+ * connection limit, and the 414 / 431 caps. Each test starts its own server on port 0 with small settings so it takes a second or two.
  *
  * Figures come from /metrics (nqueensd_computations_*), which is what an operator would look at.
  * The one timing assertion is the one the issue asks for (/healthz within 50 ms while a count runs);
@@ -10,8 +10,12 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #endif
+#include <arpa/inet.h>
 #include <check.h>
 #include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -320,6 +326,61 @@ START_TEST(oversized_heads)
 }
 END_TEST
 
+/* A blocking connection to the server from 127.0.0.<host>. */
+static int connect_from(uint16_t port, unsigned host)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = 0};
+    src.sin_addr.s_addr = htonl(0x7f000000u | host);
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons(port)};
+    dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (const struct sockaddr *)&src, sizeof src), 0);
+    ck_assert_int_eq(connect(fd, (const struct sockaddr *)&dst, sizeof dst), 0);
+    return fd;
+}
+
+/* Send a GET /healthz on fd; 1 if a "200" status line comes back, 0 if the server closed the
+ * connection without an answer, -1 if nothing happened within 5 s. */
+static int healthz_on(int fd)
+{
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: nqueens\r\n\r\n";
+    if (send(fd, req, sizeof req - 1u, MSG_NOSIGNAL) != (ssize_t)(sizeof req - 1u)) {
+        return 0; /* already closed by the server */
+    }
+    struct pollfd r = {.fd = fd, .events = POLLIN};
+    if (poll(&r, 1, 5000) != 1) {
+        return -1;
+    }
+    char buf[16] = {0};
+    const ssize_t n = recv(fd, buf, sizeof buf - 1u, 0);
+    if (n <= 0) {
+        return 0;
+    }
+    return strncmp(buf, "HTTP/1.1 200", 12) == 0 ? 1 : -1;
+}
+
+START_TEST(per_ip_limit)
+{
+    static const char *const args[] = {"--per-ip-limit", "2", "--http-threads", "1", NULL};
+    nq_test_server s;
+    start_server(&s, args);
+    const int a = connect_from(s.port, 7);
+    const int b = connect_from(s.port, 7);
+    ck_assert_int_eq(healthz_on(a), 1); /* both served: the server has them */
+    ck_assert_int_eq(healthz_on(b), 1);
+    const int c = connect_from(s.port, 7); /* a third from the same address: closed unanswered */
+    ck_assert_int_eq(healthz_on(c), 0);
+    const int d = connect_from(s.port, 8); /* another address is not affected */
+    ck_assert_int_eq(healthz_on(d), 1);
+    close(a);
+    close(b);
+    close(c);
+    close(d);
+    stop_server(&s);
+}
+END_TEST
+
 static Suite *load_suite(void)
 {
     Suite *const s = suite_create("load");
@@ -330,6 +391,11 @@ static Suite *load_suite(void)
     tcase_add_test(pool, queue_full_gives_503);
     tcase_add_test(pool, deadline_gives_503_then_cache_hit);
     suite_add_tcase(s, pool);
+
+    TCase *const conns = tcase_create("connections");
+    tcase_set_timeout(conns, 60);
+    tcase_add_test(conns, per_ip_limit);
+    suite_add_tcase(s, conns);
 
     TCase *const caps = tcase_create("caps");
     tcase_set_timeout(caps, 60);
