@@ -1,6 +1,7 @@
 /* test_load.c - the real nqueensd under load: computations off the network threads, single-flight,
- * admission (queue full -> 503), the per-request deadline (503, then a cache hit), the per-IP
- * connection limit, and the 414 / 431 caps. Each test starts its own server on port 0 with small settings so it takes a second or two.
+ * admission (queue full -> 503), the per-request deadline (503, then a cache hit), the budget that
+ * cancels a computation nobody waits for, the per-IP connection limit, and the 414 / 431 caps. Each
+ * test starts its own server on port 0 with small settings so it takes a second or two.
  *
  * Figures come from /metrics (nqueensd_computations_*), which is what an operator would look at.
  * The one timing assertion is the one the issue asks for (/healthz within 50 ms while a count runs);
@@ -271,6 +272,29 @@ START_TEST(deadline_gives_503_then_cache_hit)
 }
 END_TEST
 
+START_TEST(budget_cancels_unwatched_computation)
+{
+    /* The caller leaves after 100 ms; 300 ms into the count nobody waits for it any more. */
+    static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "100", "--budget-ms", "300",
+                                       NULL};
+    nq_test_server s;
+    start_server(&s, args);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=17", &r));
+    assert_503_problem(&r, "/problems/deadline-exceeded");
+    nq_http_response_free(&r);
+    ck_assert(metric_reaches(&s, "nqueensd_computations_cancelled_total", 1));
+    ck_assert_double_eq(metric(&s, "nqueensd_computations_running"), 0.0);
+    ck_assert_double_eq(metric(&s, "nqueensd_computations_finished_total"), 0.0);
+    /* The only worker is free again. */
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"n\":8,\"total\":92,\"unique\":12}");
+    nq_http_response_free(&r);
+    stop_server(&s);
+}
+END_TEST
+
 /* max_uri_bytes 1K, max_header_bytes 2K: just over the caps is the server's own problem+json; far
  * over (beyond libmicrohttpd's per-connection memory) libmicrohttpd answers the same status itself. */
 static const struct {
@@ -390,6 +414,7 @@ static Suite *load_suite(void)
     tcase_add_test(pool, identical_requests_share_one_computation);
     tcase_add_test(pool, queue_full_gives_503);
     tcase_add_test(pool, deadline_gives_503_then_cache_hit);
+    tcase_add_test(pool, budget_cancels_unwatched_computation);
     suite_add_tcase(s, pool);
 
     TCase *const conns = tcase_create("connections");
