@@ -15,6 +15,7 @@ typedef struct capture {
     int out[2];
     int err[2];
     nq_accesslog *log;
+    char text[65536]; /* what drain last read */
 } capture;
 
 static void capture_open(capture *c, nq_log_format fmt)
@@ -26,13 +27,12 @@ static void capture_open(capture *c, nq_log_format fmt)
     ck_assert_int_eq(nq_accesslog_create(c->out[1], c->err[1], fmt, &c->log), NQ_OK);
 }
 
-/* Everything written to one side so far, NUL-terminated (static buffer: tests are single-threaded). */
-static const char *drain(int fd)
+/* Everything written to fd (one of c's pipes) so far, NUL-terminated, in c->text. */
+static const char *drain(capture *c, int fd)
 {
-    static char buf[65536];
-    const ssize_t n = read(fd, buf, sizeof buf - 1);
-    buf[n > 0 ? n : 0] = '\0';
-    return buf;
+    const ssize_t n = read(fd, c->text, sizeof c->text - 1);
+    c->text[n > 0 ? n : 0] = '\0';
+    return c->text;
 }
 
 static void capture_close(capture *c)
@@ -91,7 +91,7 @@ START_TEST(request_line_has_every_field)
                                  .bytes = 31, .duration_s = 0.0042, .solver_s = 0.004, .cache = NQ_CACHE_MISS,
                                  .completed = true};
     nq_accesslog_request(c.log, &r);
-    cJSON *j = parse_line(drain(c.out[0]));
+    cJSON *j = parse_line(drain(&c, c.out[0]));
     assert_time(str_of(j, "time"));
     ck_assert_uint_eq(strlen(str_of(j, "time")), 24);
     ck_assert_str_eq(str_of(j, "level"), "info");
@@ -109,7 +109,7 @@ START_TEST(request_line_has_every_field)
     ck_assert_double_eq_tol(num_of(j, "solver_ms"), 4.0, 1e-9);
     ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "completed")));
     cJSON_Delete(j);
-    ck_assert_str_eq(drain(c.err[0]), "");
+    ck_assert_str_eq(drain(&c, c.err[0]), "");
     capture_close(&c);
 }
 END_TEST
@@ -120,7 +120,7 @@ START_TEST(absent_values_are_null)
     capture_open(&c, NQ_LOG_JSON);
     const nq_request_record r = {.status = 0, .cache = NQ_CACHE_NONE};
     nq_accesslog_request(c.log, &r);
-    cJSON *j = parse_line(drain(c.out[0]));
+    cJSON *j = parse_line(drain(&c, c.out[0]));
     static const char *const nulls[] = {"method",     "path",        "query", "route",
                                         "request_id", "remote_addr", "cache"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
@@ -156,31 +156,45 @@ START_TEST(strings_are_escaped)
     capture_open(&c, NQ_LOG_JSON);
     const nq_request_record r = {.method = "GET", .path = row->in, .status = 200};
     nq_accesslog_request(c.log, &r);
-    cJSON *j = parse_line(drain(c.out[0]));
+    cJSON *j = parse_line(drain(&c, c.out[0]));
     ck_assert_str_eq(str_of(j, "path"), row->decoded);
     cJSON_Delete(j);
     capture_close(&c);
 }
 END_TEST
 
-/* Huge strings are cut with "...", the line stays one valid JSON object under the size cap and keeps
- * the small fields. */
+/* Huge strings are cut with "...": a huge path and query (what a client controls) leave the other
+ * fields in; even with every string huge the line stays one valid JSON object under the size cap. */
 START_TEST(long_strings_are_cut)
 {
-    static char big[20000];
-    memset(big, '"', sizeof big - 1);
+    char *big = malloc(20000);
+    ck_assert_ptr_nonnull(big);
+    memset(big, '"', 19999); /* each one escapes to two bytes */
+    big[19999] = '\0';
     capture c;
     capture_open(&c, NQ_LOG_JSON);
-    const nq_request_record r = {.method = big, .path = big, .query = big, .request_id = big, .status = 414};
+    const nq_request_record r = {.method = "GET", .path = big, .query = big, .request_id = "id-1",
+                                 .status = 414};
     nq_accesslog_request(c.log, &r);
-    const char *line = drain(c.out[0]);
-    ck_assert_uint_le(strlen(line), NQ_LOG_LINE_MAX);
-    cJSON *j = parse_line(line);
+    cJSON *j = parse_line(drain(&c, c.out[0]));
     const char *path = str_of(j, "path");
-    ck_assert_uint_eq(strlen(path), 500 + 3);
+    ck_assert_uint_eq(strlen(path), 500 + 3); /* 1000 bytes of escapes, then "..." */
     ck_assert_str_eq(path + 500, "...");
+    ck_assert_uint_eq(strlen(str_of(j, "query")), 503);
+    ck_assert_double_eq(num_of(j, "status"), 414);
+    ck_assert_str_eq(str_of(j, "request_id"), "id-1");
+    cJSON_Delete(j);
+
+    const nq_request_record all = {.method = big, .path = big, .query = big, .request_id = big,
+                                   .remote_addr = big, .route = big, .status = 414};
+    nq_accesslog_request(c.log, &all);
+    const char *line = drain(&c, c.out[0]);
+    ck_assert_uint_le(strlen(line), NQ_LOG_LINE_MAX);
+    j = parse_line(line);
+    ck_assert_str_eq(str_of(j, "msg"), "request");
     cJSON_Delete(j);
     capture_close(&c);
+    free(big);
 }
 END_TEST
 
@@ -191,24 +205,24 @@ START_TEST(events_go_to_the_right_stream)
     const nq_log_field f[] = {NQ_LOG_STR("addr", "0.0.0.0"), NQ_LOG_INT("port", 8080),
                               NQ_LOG_REAL("grace_s", 2.5), NQ_LOG_STR("none", NULL)};
     nq_accesslog_event(c.log, NQ_LOG_INFO, "listening", f, 4);
-    cJSON *j = parse_line(drain(c.out[0]));
+    cJSON *j = parse_line(drain(&c, c.out[0]));
     ck_assert_str_eq(str_of(j, "msg"), "listening");
     ck_assert_str_eq(str_of(j, "addr"), "0.0.0.0");
     ck_assert_double_eq(num_of(j, "port"), 8080);
     ck_assert_double_eq(num_of(j, "grace_s"), 2.5);
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "none")));
     cJSON_Delete(j);
-    ck_assert_str_eq(drain(c.err[0]), "");
+    ck_assert_str_eq(drain(&c, c.err[0]), "");
 
     nq_accesslog_event(c.log, NQ_LOG_ERROR, "bind failed", NULL, 0);
-    ck_assert_str_eq(drain(c.out[0]), "");
-    j = parse_line(drain(c.err[0]));
+    ck_assert_str_eq(drain(&c, c.out[0]), "");
+    j = parse_line(drain(&c, c.err[0]));
     ck_assert_str_eq(str_of(j, "level"), "error");
     ck_assert_str_eq(str_of(j, "msg"), "bind failed");
     cJSON_Delete(j);
 
     nq_accesslog_event(c.log, NQ_LOG_WARN, "slow", NULL, 0);
-    j = parse_line(drain(c.err[0]));
+    j = parse_line(drain(&c, c.err[0]));
     ck_assert_str_eq(str_of(j, "level"), "warn");
     cJSON_Delete(j);
     capture_close(&c);
@@ -223,7 +237,7 @@ START_TEST(text_format)
                                  .route = "solve", .request_id = "r1", .status = 200, .bytes = 5,
                                  .duration_s = 0.001, .cache = NQ_CACHE_HIT, .completed = true};
     nq_accesslog_request(c.log, &r);
-    const char *line = drain(c.out[0]);
+    const char *line = drain(&c, c.out[0]);
     ck_assert_str_eq(line + 30, /* after "time=2026-11-30T11:40:00.123Z " */
                      "level=info msg=request method=GET path=/solve query=\"n=4&format=columns\" status=200 "
                      "bytes=5 duration_ms=1.000 cache=hit request_id=r1 route=solve solver_ms=0.000 "

@@ -42,7 +42,7 @@ static void conn_open(conn *c)
 static size_t fill(const conn *c)
 {
     ck_assert_int_eq(fcntl(c->server, F_SETFL, O_NONBLOCK), 0);
-    static char chunk[65536];
+    static const char chunk[65536]; /* zeros: the content does not matter */
     size_t total = 0;
     for (;;) {
         const ssize_t w = send(c->server, chunk, sizeof chunk, MSG_NOSIGNAL);
