@@ -113,8 +113,8 @@ START_TEST(test_304_unknown_length) {
     static const char *const reqs[] = {
         "GET /count?n=14 HTTP/1.1\r\nHost: t\r\nIf-None-Match: *\r\n\r\n",
         "GET /solve?n=9&limit=7&offset=3 HTTP/1.1\r\nHost: t\r\nIf-None-Match: *\r\n\r\n",
-        "GET /solve?n=15&after=0,2,4,1,9,11,13,3,12,8,5,14,6,10,7 HTTP/1.1\r\nHost: t\r\n"
-        "If-None-Match: \"x\", *\r\n\r\n",
+        ("GET /solve?n=15&after=0,2,4,1,9,11,13,3,12,8,5,14,6,10,7 HTTP/1.1\r\nHost: t\r\n"
+         "If-None-Match: \"x\", *\r\n\r\n"), /* one request in two lines (clang: -Wstring-concatenation) */
     };
     size_t len = 0;
     char *resp = nq_raw_request(server.port, reqs[_i], strlen(reqs[_i]), 5000, &len);
