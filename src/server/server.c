@@ -385,28 +385,54 @@ static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool
     return NQ_E_ARG;
 }
 
+/* Bind and listen ourselves rather than let libmicrohttpd do it: its start-up failure says nothing
+ * about why, and a port in use or an address this host lacks must be told apart from a thread that
+ * would not start. SO_REUSEADDR only (restart through TIME_WAIT); never SO_REUSEPORT, which would let
+ * a second nqueensd share the port silently. On success the daemon owns *fd. */
+static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd) {
+    const int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return NQ_E_LISTEN;
+    const int on = 1;
+    const socklen_t len = v6 ? (socklen_t)sizeof(struct sockaddr_in6) : (socklen_t)sizeof(struct sockaddr_in);
+    if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(s, (const struct sockaddr *)(const void *)ss, len) != 0 || listen(s, SOMAXCONN) != 0) {
+        (void)close(s);
+        return NQ_E_LISTEN;
+    }
+    *fd = s;
+    return NQ_OK;
+}
+
 static nq_err start_daemon(nq_server *s) {
     struct sockaddr_storage ss;
     bool v6 = false;
+    int listen_fd = -1;
     if (parse_bind(s->cfg, &ss, &v6) != NQ_OK) return NQ_E_ARG;
+    nq_err rc = open_listener(&ss, v6, &listen_fd);
+    if (rc != NQ_OK) return rc;
     const nq_guard_config gc = {s->cfg->conn_limit,     s->cfg->per_ip_limit,  s->cfg->idle_timeout_s,
                                 s->cfg->head_timeout_s, s->cfg->max_uri_bytes, s->cfg->max_header_bytes};
-    nq_err rc = nq_guard_create(&gc, &s->guard);
-    if (rc != NQ_OK) return rc;
+    rc = nq_guard_create(&gc, &s->guard);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
-    if (nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) return NQ_E_ARG;
+    if (rc == NQ_OK && nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) rc = NQ_E_ARG;
+    if (rc != NQ_OK) {
+        (void)close(listen_fd);
+        return rc;
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
     if (v6) flags |= MHD_USE_IPv6;
     const unsigned threads = s->cfg->http_threads > 0 ? s->cfg->http_threads : 1;
     s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
-                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                              MHD_OPTION_LISTEN_SOCKET, listen_fd,
                               MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
                               MHD_OPTION_NOTIFY_COMPLETED, completed, s,
                               MHD_OPTION_THREAD_POOL_SIZE, threads,
-                              MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
                               MHD_OPTION_ARRAY, opts,
                               MHD_OPTION_END);
-    if (!s->mhd) return NQ_E_THREAD;
+    if (!s->mhd) {
+        (void)close(listen_fd);
+        return NQ_E_THREAD;
+    }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
     s->port = di ? di->port : s->cfg->port;
     return NQ_OK;
