@@ -735,6 +735,13 @@ START_TEST(probe_command)
     ck_assert_int_eq(res.status, 1);
     ck_assert_ptr_nonnull(strstr(res.err, "\"level\":\"error\""));
     ck_assert_ptr_nonnull(strstr(res.err, "\"msg\":\"cannot start\""));
+    ck_assert_ptr_nonnull(strstr(res.err, "\"error\":\"E_LISTEN\""));
+
+    /* A second server on a port in use does not share it (no SO_REUSEPORT): it exits 1. */
+    const char *const taken[] = {"--bind", "127.0.0.1", "--port", port, NULL};
+    run(taken, NULL, &res);
+    ck_assert_int_eq(res.status, 1);
+    ck_assert_ptr_nonnull(strstr(res.err, "\"error\":\"E_LISTEN\""));
 
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 10), 0);
     /* Nothing listens any more: the probe fails. */
