@@ -247,6 +247,52 @@ START_TEST(test_escaped_path) {
 }
 END_TEST
 
+/* Heads up to the default caps (8 KiB target, 16 KiB of header lines, in up to 100 lines) fit in
+ * libmicrohttpd's per-connection memory and are served; just over a cap is the server's own problem.
+ * The lines come as a few big ones or many small ones (libmicrohttpd keeps a record per line). */
+static const struct {
+    size_t target_len;  /* length of the request target */
+    size_t lines;       /* extra header lines */
+    size_t line_len;    /* bytes of each ("X-Pad-NNNN: 000...") */
+    long status;
+    const char *type;   /* problem type, NULL for a 200 */
+} head_rows[] = {
+    {8100, 0, 0, 200, NULL},
+    {8100, 4, 3900, 200, NULL},
+    {8100, 100, 158, 200, NULL},
+    {8300, 0, 0, 414, "/problems/uri-too-long"},
+    {100, 5, 3500, 431, "/problems/headers-too-large"},
+    {8100, 100, 170, 431, "/problems/headers-too-large"},
+};
+
+START_TEST(test_heads_at_the_caps) {
+    const size_t tlen = head_rows[_i].target_len, lines = head_rows[_i].lines, llen = head_rows[_i].line_len;
+    char *target = malloc(tlen + 1);
+    char *block = malloc(lines * llen + 1);
+    const char **headers = calloc(lines + 1, sizeof *headers);
+    ck_assert(target && block && headers);
+    memcpy(target, "/healthz?", 9); /* /healthz ignores its query */
+    memset(target + 9, 'a', tlen - 9);
+    target[tlen] = '\0';
+    for (size_t i = 0; i < lines; i++) {
+        char *line = block + i * llen;
+        snprintf(line, llen, "X-Pad-%04zu: %0*d", i, (int)(llen - 14), 0);
+        headers[i] = line;
+    }
+    nq_http_response r;
+    ck_assert(nq_http_request(&server, "GET", target, headers, &r));
+    ck_assert_int_eq(r.status, head_rows[_i].status);
+    if (head_rows[_i].type) {
+        ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/problem+json");
+        ck_assert_ptr_nonnull(strstr(r.body, head_rows[_i].type));
+    }
+    nq_http_response_free(&r);
+    free(headers);
+    free(block);
+    free(target);
+}
+END_TEST
+
 int main(void) {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_errors");
@@ -259,6 +305,7 @@ int main(void) {
     tcase_add_test(tc, test_body_not_read);
     tcase_add_test(tc, test_absolute_form);
     tcase_add_test(tc, test_escaped_path);
+    tcase_add_loop_test(tc, test_heads_at_the_caps, 0, (int)(sizeof head_rows / sizeof head_rows[0]));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
