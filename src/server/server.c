@@ -223,8 +223,8 @@ static struct MHD_Response *empty_response(unsigned status) {
     return m;
 }
 
-/* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure (the
- * body then stays with resp, which frees it). */
+/* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure; the
+ * body is freed either way (by resp if no response could be made, else with the response). */
 static struct MHD_Response *to_mhd(request_ctx *ctx) {
     nq_response *r = &ctx->resp;
     struct MHD_Response *m = NULL;
@@ -254,8 +254,14 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
     if (!m) return NULL;
     if (r->kind != NQ_BODY_STREAM && nq_response_sends_body(r)) ctx->bytes = r->body_len;
     r->kind = NQ_BODY_NONE; /* libmicrohttpd owns the body now */
-    for (size_t i = 0; i < r->nheaders; i++)
-        (void)MHD_add_response_header(m, r->headers[i].name, r->headers[i].value);
+    for (size_t i = 0; i < r->nheaders; i++) {
+        /* Only out of memory fails here: a response without its ETag, CORS or Content-Type would
+         * be wrong, so the connection is dropped instead (destroying m frees the body). */
+        if (MHD_add_response_header(m, r->headers[i].name, r->headers[i].value) != MHD_YES) {
+            MHD_destroy_response(m);
+            return NULL;
+        }
+    }
     return m;
 }
 
