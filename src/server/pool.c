@@ -471,11 +471,13 @@ static void *timer_main(void *arg)
 
 /* ---- create / destroy --------------------------------------------------------------------------- */
 
+/* Buckets for the single-flight table: twice the computations that can be in flight, a power of two
+ * between 16 and 4096 (a huge queue_len gets longer chains rather than megabytes of buckets). */
 static size_t table_size(const nq_pool_config *cfg)
 {
     const size_t want = 2u * ((size_t)cfg->workers + cfg->queue_len);
     size_t n = 16;
-    while (n < want) {
+    while (n < want && n < 4096u) {
         n *= 2;
     }
     return n;
