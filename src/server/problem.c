@@ -121,7 +121,10 @@ nq_err nq_problem_render(const nq_problem *p, char **out, size_t *len) {
     if (!add_string(obj, "type", type) || !add_string(obj, "title", d ? d->title : nq_err_message(p->err)))
         goto end;
     if (!cJSON_AddNumberToObject(obj, "status", nq_err_http_status(p->err))) goto end;
-    if (!add_string(obj, "detail", p->detail ? p->detail : nq_err_message(p->err))) goto end;
+    /* Without a specific detail, the type's description is the sentence a person can act on
+     * ("Retry after the number of seconds in 'Retry-After'."), not a repeat of the title. */
+    const char *detail = p->detail ? p->detail : d ? d->description : nq_err_message(p->err);
+    if (!add_string(obj, "detail", detail)) goto end;
     if (p->instance) {
         char instance[NQ_PROBLEM_INSTANCE_MAX + 4];
         sanitize_instance(p->instance, instance, sizeof instance);

@@ -27,7 +27,7 @@ typedef struct nq_problem {
     nq_err err;           /* the error: gives type, title and status */
     const char *instance; /* request path (raw, may be hostile: bytes outside printable ASCII are
                              percent-encoded and it is cut to NQ_PROBLEM_INSTANCE_MAX); NULL: omitted */
-    const char *detail;   /* a sentence for a person; NULL: the title is used */
+    const char *detail;   /* a sentence for a person; NULL: the type's description is used */
     const char *param;    /* parameter at fault, or NULL */
     uint64_t limit;       /* the configured limit, emitted when has_limit */
     int has_limit;        /* nonzero: emit "limit" */

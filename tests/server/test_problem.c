@@ -45,11 +45,39 @@ START_TEST(test_minimal_problem) {
     ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
     cJSON *j = parse(body, len);
     ck_assert_str_eq(str(j, "type"), "/problems/not-found");
-    ck_assert_str_eq(str(j, "detail"), "Not found");
+    ck_assert_str_eq(str(j, "detail"),
+                     "No resource lives at this path. The routes are listed in /openapi.yaml.");
     ck_assert_int_eq((int)num(j, "status"), 404);
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "instance"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "param"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "limit"));
+    cJSON_Delete(j);
+    free(body);
+}
+END_TEST
+
+/* A problem without a specific detail tells the person what to do: its type's description. */
+typedef struct default_detail_row {
+    nq_err err;          /* the error */
+    const char *needle;  /* what its detail must say */
+} default_detail_row;
+
+static const default_detail_row default_details[] = {
+    {NQ_E_BUSY, "Retry after the number of seconds in 'Retry-After'."},
+    {NQ_E_DEADLINE, "its result will be cached"},
+    {NQ_E_DRAINING, "another instance will answer"},
+    {NQ_E_URI_TOO_LONG, "The request target is longer than this server accepts."},
+    {NQ_E_INTERNAL, "X-Request-Id"},
+};
+
+START_TEST(test_default_detail) {
+    const nq_problem p = {default_details[_i].err, "/count", NULL, NULL, 0, 0};
+    char *body = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
+    cJSON *j = parse(body, len);
+    ck_assert_msg(strstr(str(j, "detail"), default_details[_i].needle) != NULL, "%s", body);
+    ck_assert_str_ne(str(j, "detail"), str(j, "title"));
     cJSON_Delete(j);
     free(body);
 }
@@ -116,6 +144,7 @@ int main(void) {
     tcase_add_test(tc, test_hostile_instance);
     tcase_add_loop_test(tc, test_every_type_documented, 0, (int)(sizeof table / sizeof table[0]));
     tcase_add_test(tc, test_unknown_slug);
+    tcase_add_loop_test(tc, test_default_detail, 0, (int)(sizeof default_details / sizeof default_details[0]));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
