@@ -156,6 +156,28 @@ static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param,
     return err->err;
 }
 
+/* Decode the klen bytes of a key at p and find its row among the allowed keys; NULL with err filled
+ * when it is malformed or not allowed. */
+static const key_row *find_key(const char *p, size_t klen, unsigned allowed, nq_query_error *err) {
+    char key[KEY_CAP + 1];
+    size_t key_len = 0;
+    const decode_rc krc = decode(p, klen, key, KEY_CAP, &key_len);
+    if (krc == DECODE_TOO_LONG) {
+        memcpy(key, p, KEY_CAP); /* cut raw, only to name it in the error: no key is that long */
+        key[KEY_CAP] = '\0';
+    } else if (krc != DECODE_OK) {
+        (void)decode_error(err, krc, NULL, false);
+        return NULL;
+    }
+    for (size_t i = 0; krc == DECODE_OK && i < sizeof keys / sizeof keys[0]; i++)
+        if ((allowed & keys[i].key) && strcmp(key, keys[i].name) == 0) return &keys[i];
+    fail(err, NQ_E_PARAM_UNKNOWN, key);
+    DETAIL(err, "Unknown parameter '%s': this resource accepts no parameter of that name (names are "
+                "case-sensitive).",
+           err->param);
+    return NULL;
+}
+
 /* Parse one "key=value" pair of len bytes. */
 static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *q, nq_query_error *err) {
     if (len == 0) {
@@ -165,25 +187,8 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     }
     const char *eq = memchr(p, '=', len);
     const size_t klen = eq ? (size_t)(eq - p) : len;
-    char key[KEY_CAP + 1];
-    size_t key_len = 0;
-    const decode_rc krc = decode(p, klen, key, KEY_CAP, &key_len);
-    if (krc == DECODE_TOO_LONG) {
-        memcpy(key, p, KEY_CAP); /* cut raw, only to name it in the error */
-        key[KEY_CAP] = '\0';
-    } else if (krc != DECODE_OK) {
-        return decode_error(err, krc, NULL, false);
-    }
-    const key_row *row = NULL;
-    for (size_t i = 0; krc == DECODE_OK && i < sizeof keys / sizeof keys[0]; i++)
-        if ((allowed & keys[i].key) && strcmp(key, keys[i].name) == 0) row = &keys[i];
-    if (!row) {
-        fail(err, NQ_E_PARAM_UNKNOWN, key);
-        DETAIL(err, "Unknown parameter '%s': this resource accepts no parameter of that name (names are "
-                    "case-sensitive).",
-               err->param);
-        return err->err;
-    }
+    const key_row *row = find_key(p, klen, allowed, err);
+    if (!row) return err->err;
     if (q->present & row->key) {
         fail(err, NQ_E_PARAM_DUPLICATE, row->name);
         DETAIL(err, "Parameter '%s' is given more than once; give it once.", row->name);
