@@ -131,6 +131,14 @@ static void client_address(struct MHD_Connection *c, char *addr) {
     if (!ip || !inet_ntop(sa->sa_family, ip, addr, INET6_ADDRSTRLEN)) addr[0] = '\0';
 }
 
+/* The status that went out: ours, or, when libmicrohttpd answered before the handler ran (a head over
+ * its memory, a malformed header), the one it queued itself; 0 when none was sent. */
+static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c) {
+    if (ctx->resp.status != 0) return ctx->resp.status;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return ci ? ci->http_status : 0;
+}
+
 static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
     nq_server *s = cls;
     request_ctx *ctx = *req_cls;
@@ -145,7 +153,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
         .route = ctx->resp.route,
         .request_id = ctx->resp.request_id[0] ? ctx->resp.request_id : NULL,
         .remote_addr = addr[0] ? addr : NULL,
-        .status = ctx->resp.status,
+        .status = sent_status(ctx, c),
         .bytes = ctx->bytes,
         .duration_s = now() - ctx->t0,
         .solver_s = ctx->resp.solver_seconds,

@@ -1,11 +1,13 @@
 /* test_errors.c - every parameter error, 404 and 405 against the real nqueensd: status, problem type,
  * param, limit, instance and the error headers (application/problem+json, Cache-Control: no-store). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -293,6 +295,44 @@ START_TEST(test_heads_at_the_caps) {
 }
 END_TEST
 
+/* A head libmicrohttpd rejects itself (too many lines for its per-connection memory) is logged with
+ * the status it sent, not 0. */
+START_TEST(test_mhd_rejection_logged) {
+    static const char line[] = "X-Line-0000: 0000000000\r\n";
+    const size_t lines = 600, head = 64 + lines * (sizeof line - 1);
+    char *req = malloc(head);
+    ck_assert_ptr_nonnull(req);
+    size_t len = (size_t)snprintf(req, head, "GET /mhd-rejected-head HTTP/1.1\r\nHost: t\r\n");
+    for (size_t i = 0; i < lines; i++)
+        len += (size_t)snprintf(req + len, head - len, "X-Line-%04zu: 0000000000\r\n", i);
+    len += (size_t)snprintf(req + len, head - len, "\r\n");
+    size_t got = 0;
+    char *resp = nq_raw_request(server.port, req, len, 5000, &got);
+    ck_assert_ptr_nonnull(resp);
+    ck_assert_msg(strncmp(resp, "HTTP/1.1 431 ", 13) == 0, "got: %.80s", resp);
+    free(resp);
+    free(req);
+    bool logged = false;
+    for (int tries = 0; tries < 50 && !logged; tries++) { /* the line is written as the request ends */
+        char *log = nq_harness_log(&server);
+        const char *at = log ? strstr(log, "\"path\":\"/mhd-rejected-head\"") : NULL;
+        const char *eol = at ? strchr(at, '\n') : NULL;
+        const char *bol = at;
+        while (bol && bol > log && bol[-1] != '\n') bol--;
+        if (at && eol) {
+            const char *status = strstr(bol, "\"status\":");
+            ck_assert_msg(status && status < eol && strncmp(status, "\"status\":431,", 13) == 0, "%.*s",
+                          (int)(eol - bol), bol);
+            logged = true;
+        }
+        free(log);
+        const struct timespec pause = {0, 100 * 1000 * 1000};
+        if (!logged) nanosleep(&pause, NULL);
+    }
+    ck_assert_msg(logged, "no access log line for the rejected head");
+}
+END_TEST
+
 int main(void) {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_errors");
@@ -305,6 +345,7 @@ int main(void) {
     tcase_add_test(tc, test_body_not_read);
     tcase_add_test(tc, test_absolute_form);
     tcase_add_test(tc, test_escaped_path);
+    tcase_add_test(tc, test_mhd_rejection_logged);
     tcase_add_loop_test(tc, test_heads_at_the_caps, 0, (int)(sizeof head_rows / sizeof head_rows[0]));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
