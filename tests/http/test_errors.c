@@ -326,7 +326,7 @@ START_TEST(test_mhd_rejection_logged) {
             logged = true;
         }
         free(log);
-        const struct timespec pause = {0, 100 * 1000 * 1000};
+        const struct timespec pause = {0, 100L * 1000L * 1000L};
         if (!logged) nanosleep(&pause, NULL);
     }
     ck_assert_msg(logged, "no access log line for the rejected head");
