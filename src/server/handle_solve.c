@@ -113,6 +113,16 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
     w->spec = spec;
     canonical_key(&spec, &q, spec.ndjson, w->key, sizeof w->key);
     memcpy(w->compute_key, w->key, sizeof w->key);
+    /* An answer known to be too big is a 422 whatever If-None-Match says ("*" would match it): no
+     * total means too big, and so does a cached total over the cap. */
+    nq_counts counts = {0, 0};
+    const bool counted = spec.has_total && nq_app_cached_counts(app, spec.n, &counts);
+    const uint64_t total = spec.unique ? counts.unique : counts.total;
+    if (!spec.limit_given && (!spec.has_total || (counted && total > nq_app_config(app)->max_solutions))) {
+        too_large(w, resp);
+        nq_app_work_destroy(w);
+        return NQ_APP_DONE;
+    }
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
@@ -121,13 +131,7 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
         nq_app_work_destroy(w);
         return NQ_APP_DONE;
     }
-    if (!spec.limit_given && !spec.has_total) { /* no total: the whole answer is known to be too big */
-        too_large(w, resp);
-        nq_app_work_destroy(w);
-        return NQ_APP_DONE;
-    }
-    nq_counts counts = {0, 0};
-    if (spec.has_total && !nq_app_cached_counts(app, spec.n, &counts)) {
+    if (spec.has_total && !counted) {
         w->need_counts = true; /* the computation counts first, then renders if the body is cacheable */
         *work = w;
         resp->cache = NQ_CACHE_MISS;
