@@ -93,6 +93,42 @@ static nq_app_step too_large(const nq_app_work *w, nq_response *resp) {
     return NQ_APP_DONE;
 }
 
+/* Answer the pending work w (owned: handed to *work for a computation, else destroyed), cheapest
+ * first: a 422 known without computing, a 304, a computation of the counts, or what
+ * nq_solve_continue makes of cached counts. */
+static nq_app_step answer(nq_app *app, const nq_request *req, nq_app_work *w, nq_response *resp,
+                          nq_app_work **work) {
+    /* An answer known to be too big is a 422 whatever If-None-Match says ("*" would match it): no
+     * total means too big, and so does a cached total over the cap. */
+    const nq_solve_spec *spec = &w->spec;
+    nq_counts counts = {0, 0};
+    const bool counted = spec->has_total && nq_app_cached_counts(app, spec->n, &counts);
+    const uint64_t total = spec->unique ? counts.unique : counts.total;
+    if (!spec->limit_given && (!spec->has_total || (counted && total > nq_app_config(app)->max_solutions))) {
+        too_large(w, resp);
+        nq_app_work_destroy(w);
+        return NQ_APP_DONE;
+    }
+    char etag[32], etag_gz[40];
+    nq_app_etag(w->key, false, etag, sizeof etag);
+    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
+    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
+        nq_app_304_body(resp, nq_app_cache(app), w->key);
+        nq_app_work_destroy(w);
+        return NQ_APP_DONE;
+    }
+    if (spec->has_total && !counted) {
+        w->need_counts = true; /* the computation counts first, then renders if the body is cacheable */
+        *work = w;
+        resp->cache = NQ_CACHE_MISS;
+        return NQ_APP_COMPUTE;
+    }
+    const nq_app_step step = nq_solve_continue(w, &counts, NULL, resp);
+    if (step == NQ_APP_COMPUTE) *work = w;
+    else nq_app_work_destroy(w);
+    return step;
+}
+
 nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work) {
     nq_query q;
     nq_query_error qe;
@@ -113,34 +149,7 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
     w->spec = spec;
     canonical_key(&spec, &q, spec.ndjson, w->key, sizeof w->key);
     memcpy(w->compute_key, w->key, sizeof w->key);
-    /* An answer known to be too big is a 422 whatever If-None-Match says ("*" would match it): no
-     * total means too big, and so does a cached total over the cap. */
-    nq_counts counts = {0, 0};
-    const bool counted = spec.has_total && nq_app_cached_counts(app, spec.n, &counts);
-    const uint64_t total = spec.unique ? counts.unique : counts.total;
-    if (!spec.limit_given && (!spec.has_total || (counted && total > nq_app_config(app)->max_solutions))) {
-        too_large(w, resp);
-        nq_app_work_destroy(w);
-        return NQ_APP_DONE;
-    }
-    char etag[32], etag_gz[40];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
-    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
-        nq_app_304_body(resp, nq_app_cache(app), w->key);
-        nq_app_work_destroy(w);
-        return NQ_APP_DONE;
-    }
-    if (spec.has_total && !counted) {
-        w->need_counts = true; /* the computation counts first, then renders if the body is cacheable */
-        *work = w;
-        resp->cache = NQ_CACHE_MISS;
-        return NQ_APP_COMPUTE;
-    }
-    const nq_app_step step = nq_solve_continue(w, &counts, NULL, resp);
-    if (step == NQ_APP_COMPUTE) *work = w;
-    else nq_app_work_destroy(w);
-    return step;
+    return answer(app, req, w, resp, work);
 }
 
 /* ---- the streamed body ------------------------------------------------------------------------ */
