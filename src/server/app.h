@@ -188,9 +188,10 @@ const char *nq_response_header(const nq_response *resp, const char *name);
  * Content-Length header, as libmicrohttpd sends such responses headers-only). */
 bool nq_response_sends_body(const nq_response *resp);
 
-/* Copy the whole body that goes on the wire (none: see nq_response_sends_body) into buf (cap bytes, which must exceed the body: NQ_E_TOO_LARGE otherwise),
- * reading a stream to its end; *len receives the length. Used by tests and fuzzers that drive the app
- * without a server. Errors: NQ_E_ARG, NQ_E_TOO_LARGE, the stream's error. */
+/* Copy the whole body that goes on the wire (none: see nq_response_sends_body) into buf, reading a
+ * stream to its end; *len receives the length. cap must exceed the body (NQ_E_TOO_LARGE otherwise).
+ * Used by tests and fuzzers that drive the app without a server.
+ * Errors: NQ_E_ARG, NQ_E_TOO_LARGE, the stream's error. */
 nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *len);
 
 #endif /* NQ_APP_H */

@@ -65,6 +65,8 @@ struct nq_app_work {
     char key[NQ_APP_KEY_MAX];    /* canonical key of the response (cache key, ETag source) */
     char compute_key[NQ_APP_KEY_MAX]; /* key of the computation (single-flight) */
     char instance[NQ_PROBLEM_INSTANCE_MAX + 1]; /* request path, for problem bodies */
+    char not_modified[40];       /* SOLVE: the If-None-Match tag that matched, "" if none; the 304
+                                    waits for the total, which may make the answer a 422 instead */
 };
 
 struct nq_app_result {
@@ -97,6 +99,13 @@ void nq_app_etag(const char *key, bool gzip, char *out, size_t cap);
  * a 304 naming the tag that matched and return true; else leave resp alone and return false. */
 bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v,
                     nq_response *resp);
+
+/* The tag (etag or etag_gz, as nq_app_try_304 would choose) that the request's If-None-Match
+ * matches, or NULL; resp is not touched. */
+const char *nq_app_inm_match(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v);
+
+/* Make resp the 304 naming tag (what nq_app_try_304 does on a match). */
+void nq_app_not_modified(nq_response *resp, const char *tag);
 
 /* A 304 is sent like a HEAD response: headers only, with the Content-Length of the body the response
  * holds. Attach the body the 200 would have had when the cache has it (the form named by the 304's

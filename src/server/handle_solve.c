@@ -112,7 +112,10 @@ static nq_app_step answer(nq_app *app, const nq_request *req, nq_app_work *w, nq
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
-    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
+    const char *tag = nq_app_inm_match(req, etag, etag_gz, &w->variant);
+    if (tag) (void)snprintf(w->not_modified, sizeof w->not_modified, "%s", tag);
+    if (tag && (spec->limit_given || !spec->has_total || counted)) { /* nothing can make it a 422 */
+        nq_app_not_modified(resp, tag);
         nq_app_304_body(resp, nq_app_cache(app), w->key);
         nq_app_work_destroy(w);
         return NQ_APP_DONE;
@@ -225,6 +228,11 @@ nq_app_step nq_solve_continue(nq_app_work *w, const nq_counts *counts, const nq_
     nq_solve_spec spec = w->spec;
     const bool cacheable = prepare(w->app, &spec, counts);
     if (!spec.limit_given && spec.total > nq_app_config(w->app)->max_solutions) return too_large(w, resp);
+    if (w->not_modified[0]) { /* the condition matched, and the total allows an answer */
+        nq_app_not_modified(resp, w->not_modified);
+        nq_app_304_body(resp, nq_app_cache(w->app), w->key);
+        return NQ_APP_DONE;
+    }
     const double seconds = result ? result->seconds : 0.0;
     if (result && result->entry) {
         nq_cache_entry_retain(result->entry); /* the result is shared; the response takes its own ref */

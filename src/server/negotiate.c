@@ -123,19 +123,27 @@ static bool list_has(const char *list, const char *tag) {
     return false;
 }
 
+const char *nq_app_inm_match(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v) {
+    const char *inm = header(req, "If-None-Match");
+    if (!inm) return NULL;
+    return list_has(inm, etag) ? etag : (v->gzip_ok && list_has(inm, etag_gz)) ? etag_gz : NULL;
+}
+
 bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v,
                     nq_response *resp) {
-    const char *inm = header(req, "If-None-Match");
-    if (!inm) return false;
-    const char *tag = list_has(inm, etag) ? etag : (v->gzip_ok && list_has(inm, etag_gz)) ? etag_gz : NULL;
+    const char *tag = nq_app_inm_match(req, etag, etag_gz, v);
     if (!tag) return false;
+    nq_app_not_modified(resp, tag);
+    return true;
+}
+
+void nq_app_not_modified(nq_response *resp, const char *tag) {
     resp->status = 304;
     resp->cache = NQ_CACHE_HIT;
     nq_response_add_header(resp, "ETag", tag);
     nq_response_add_header(resp, "Cache-Control", NQ_CACHE_CONTROL_IMMUTABLE);
     nq_response_add_header(resp, "Vary", "Accept, Accept-Encoding");
     nq_response_add_header(resp, "Server-Timing", "solver;dur=0.000");
-    return true;
 }
 
 void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key) {

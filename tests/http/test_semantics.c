@@ -133,8 +133,8 @@ END_TEST
 /* If-None-Match never turns an error into a 304: "*" matches any current representation, and an
  * answer too big for one response has none (422 whatever the condition). */
 START_TEST(test_no_304_for_errors) {
-    static const char *const targets[] = {"/solve?n=17", "/solve?n=15", "/solve?n=0", "/nowhere"};
-    static const long status[] = {422, 422, 400, 404};
+    static const char *const targets[] = {"/solve?n=17", "/solve?n=15", "/solve?n=0", "/nowhere", "/solve?n=14"};
+    static const long status[] = {422, 422, 400, 404, 422};
     static const char *const star[] = {"If-None-Match: *", NULL};
     nq_http_response r;
     if (_i == 1) { /* n = 15 has 2279184 solutions: over this server's cap, known once counted */
@@ -145,6 +145,26 @@ START_TEST(test_no_304_for_errors) {
     ck_assert_int_eq(r.status, status[_i]);
     ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/problem+json");
     nq_http_response_free(&r);
+}
+END_TEST
+
+/* A full answer (no limit) whose total is not known yet is counted before the 304, which then
+ * states the length of the 200 that follows it. */
+START_TEST(test_304_after_count) {
+    static const char *const star[] = {"If-None-Match: *", NULL};
+    nq_http_response r, full;
+    get("/solve?n=11&unique=true&format=columns", star, &r);
+    ck_assert_int_eq(r.status, 304);
+    ck_assert_uint_eq(r.body_len, 0);
+    get("/solve?n=11&unique=true&format=columns", NULL, &full);
+    ck_assert_int_eq(full.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&r, "ETag"), nq_http_header_get(&full, "ETag"));
+    char len[24];
+    snprintf(len, sizeof len, "%zu", full.body_len);
+    ck_assert_str_eq(nq_http_header_get(&r, "Content-Length"), len);
+    ck_assert_ptr_nonnull(strstr(full.body, "\"total\":341,"));
+    nq_http_response_free(&r);
+    nq_http_response_free(&full);
 }
 END_TEST
 
@@ -281,7 +301,8 @@ int main(void) {
     tcase_add_loop_test(tc, test_no_gzip, 0, 5);
     tcase_add_loop_test(tc, test_etag_304, 0, 5);
     tcase_add_loop_test(tc, test_304_unknown_length, 0, 3);
-    tcase_add_loop_test(tc, test_no_304_for_errors, 0, 4);
+    tcase_add_loop_test(tc, test_no_304_for_errors, 0, 5);
+    tcase_add_test(tc, test_304_after_count);
     tcase_add_test(tc, test_etag_stable);
     tcase_add_loop_test(tc, test_head, 0, 4);
     tcase_add_test(tc, test_cors_preflight);
