@@ -45,7 +45,7 @@
  * table grows about 6-fold; from n = 19 the 1 GiB table cap decides (n = 19, k = 8 would need 1.2 GB). */
 static const uint8_t bottom_rows_by_n[NQ_COUNT_N_MAX + 1] = {
     0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 7, /* n = 0..14 */
-    7, 7, 8, 8, 7, 7, 7, 6, 6, 6, 6, 6, 6,       /* n = 15..27 */
+    7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6,       /* n = 15..27 */
 };
 
 /* A task: the board after the first rows are placed (a prefix whose mirror image is skipped). */
@@ -159,6 +159,8 @@ static uint64_t join_bucket(const job *j, uint32_t r, const uint64_t *probes, si
 static bool batch_flush(job *j, batch *b, uint64_t *found)
 {
     const uint32_t nsets = j->table->nsets;
+    if (b->len == 0) /* nothing to join (the last flush of a worker often is) */
+        return !cancelled(j);
     batch_sort(b, nsets);
     uint64_t sum = 0;
     for (uint32_t r = 0; r < nsets; r++) {
