@@ -49,7 +49,7 @@ static void fail(nq_query_error *err, nq_err code, const char *param) {
 /* Write the detail sentence of a failure. */
 #define DETAIL(err, ...) ((void)snprintf((err)->detail, sizeof (err)->detail, __VA_ARGS__))
 
-static int hex_value(char c) {
+int nq_query_hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -63,7 +63,7 @@ static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size
         char c = src[i];
         if (c == '%') {
             if (len - i < 3) return DECODE_BAD_ESCAPE;
-            const int hi = hex_value(src[i + 1]), lo = hex_value(src[i + 2]);
+            const int hi = nq_query_hex_digit(src[i + 1]), lo = nq_query_hex_digit(src[i + 2]);
             if (hi < 0 || lo < 0) return DECODE_BAD_ESCAPE;
             c = (char)(hi * 16 + lo);
             i += 2;

@@ -77,6 +77,10 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
  * NQ_E_PARAM_MISSING with *err filled. */
 nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err);
 
+/* The value of a hexadecimal digit (either case), or -1 when c is not one. Shared with the router's
+ * path normalisation, which decodes escapes too. */
+int nq_query_hex_digit(char c);
+
 /* The name of a single key bit ("n", "format", ...); "" for anything else. */
 const char *nq_query_key_name(nq_query_key key);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops_routes.h"
+#include "query.h"
 
 #define ALLOW_READ "GET, HEAD, OPTIONS"
 
@@ -28,13 +29,6 @@ const nq_route *nq_router_match(const char *path) {
     return r;
 }
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static bool unreserved(int c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
            c == '_' || c == '~';
@@ -43,8 +37,8 @@ static bool unreserved(int c) {
 /* The byte an escape at p ("%6C") stands for when it is an unreserved character, else -1. */
 static int unreserved_escape(const char *p) {
     if (p[0] != '%') return -1;
-    const int hi = hex_digit(p[1]);
-    const int lo = hi < 0 ? -1 : hex_digit(p[2]); /* p[1] is not NUL here, so p[2] is readable */
+    const int hi = nq_query_hex_digit(p[1]);
+    const int lo = hi < 0 ? -1 : nq_query_hex_digit(p[2]); /* p[1] is not NUL here, so p[2] is readable */
     const int c = lo < 0 ? -1 : hi * 16 + lo;
     return unreserved(c) ? c : -1;
 }
