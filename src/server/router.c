@@ -1,4 +1,4 @@
-/* router.c - the one route table of nqueensd (see router.h). */
+/* router.c - the one route table of nqueensd, and the path normalisation it matches on (see router.h). */
 #include "router.h"
 
 #include <string.h>
