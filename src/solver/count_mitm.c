@@ -42,7 +42,10 @@
 
 /* Rows in the bottom band, per n (index n). Chosen by measurement (README "Performance"): each more
  * row shortens the search about n/2-fold but lengthens the buckets and the table build, and the
- * table grows about 6-fold; from n = 19 the 1 GiB table cap decides (n = 19, k = 8 would need 1.2 GB). */
+ * table grows about 6-fold. Memory decides from n = 17: k = 8 would count n = 17 and 18 about 30%
+ * faster but hold 360 and 670 MB per count instead of 150 and 210 MB, too much for a service that
+ * runs a count per solver worker inside a container's memory limit; from n = 19 the 1 GiB table cap
+ * decides as well. */
 static const uint8_t bottom_rows_by_n[NQ_COUNT_N_MAX + 1] = {
     0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 7, /* n = 0..14 */
     7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6,       /* n = 15..27 */
@@ -386,5 +389,7 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 
 bool nq_count_mitm_preferred(int n)
 {
-    return n >= 14 && n <= NQ_COUNT_N_MAX; /* below, both take milliseconds */
+    /* Below 16 backtracking takes at most a few hundred milliseconds in O(n) memory, while the table
+     * would cost 15 MB at n = 14 and 74 MB at n = 15: not worth it for a service counting on the side. */
+    return n >= 16 && n <= NQ_COUNT_N_MAX;
 }

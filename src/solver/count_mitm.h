@@ -26,8 +26,9 @@
  * NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD. On error *out is unspecified and nothing is leaked. */
 nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 
-/* True when nq_count_mitm is expected to beat the backtracking counter for this n (measured on a
- * 2-core x86-64; see README "Performance"). Pure function of n; thread-safe. */
+/* True where nq_count should use nq_count_mitm: where it beats the backtracking counter by enough to
+ * pay for its table memory (measured on a 2-core x86-64; see README "Performance"). Pure function of
+ * n; thread-safe. */
 bool nq_count_mitm_preferred(int n);
 
 /* Count the solutions of an n x n board that a quarter turn maps to themselves (*quarter) and those
