@@ -23,9 +23,8 @@
 
 /* The smallest per-connection memory pool we give libmicrohttpd (its own default is 32 KiB). */
 #define POOL_MIN_BYTES ((size_t)32 * 1024)
-/* Pool bytes beyond the head caps (see pool_bytes), sized by measurement for POOL_HEADROOM_LINES. */
+/* Pool bytes beyond the head caps (see pool_bytes), sized by measurement for a head of 100 lines. */
 #define POOL_HEADROOM_BYTES ((size_t)8 * 1024)
-#define POOL_HEADROOM_LINES 100
 
 typedef struct slot slot;
 
@@ -292,7 +291,7 @@ void nq_guard_destroy(nq_guard *g)
  * per header line, and builds the response head there. It zeroes the whole pool for every request on
  * a keep-alive connection, so its size is a per-request cost (callgrind, cached /count?n=8: 118k
  * instructions a request with 48 KiB, 94k with 32 KiB): the caps plus POOL_HEADROOM_BYTES, which
- * holds the records of POOL_HEADROOM_LINES lines and lets heads a little over the caps reach
+ * holds the records of 100 header lines and lets heads a little over the caps reach
  * nq_guard_check_head (and its problem+json answer). A head of more lines, or far over the caps,
  * gets libmicrohttpd's own 431 or 414. */
 static size_t pool_bytes(const nq_guard_config *cfg)
