@@ -7,7 +7,7 @@
 #
 #   NQ_BUILD_ROOT        parent of the build directory (default: build); the release build is reused
 #   NQ_CONTRACT_LABELS   ctest label regex of the tests whose responses are checked (default: all
-#                        but "slow"; the unit tests among them record nothing and cost seconds)
+#                        but "slow", less the solver suites; unit tests record nothing, cost seconds)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -35,7 +35,8 @@ redocly bundle "$root/openapi.yaml" --dereferenced --ext json -o "$root/$out/ope
 echo "-- integration tests, recording every response to $out/responses"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$jobs"
-labels=(-LE slow)
+# The solver suites and corpus replays never talk HTTP: skip them (about a minute on 2 cores).
+labels=(-LE slow -E '^(solver|fuzz_replay)_')
 [[ -n "${NQ_CONTRACT_LABELS:-}" ]] && labels=(-L "$NQ_CONTRACT_LABELS")
 NQ_RESPONSES_DIR="$root/$out/responses" ctest --test-dir "$build" "${labels[@]}" -j "$jobs" --output-on-failure
 
