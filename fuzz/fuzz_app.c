@@ -1,4 +1,4 @@
-/* fuzz_app.c - libFuzzer harness for whole request handling in-process (src/server/app.h).
+/* fuzz_app.c - libFuzzer harness for whole request handling in-process (src/server/app/app.h).
  *
  * Input: a request written as text, the way a person would type it:
  *     METHOD SP TARGET LF          e.g. "GET /solve?n=6&format=columns\n"

@@ -1,4 +1,4 @@
-/* fuzz_query.c - libFuzzer harness for the strict query-string parser (src/server/query.h).
+/* fuzz_query.c - libFuzzer harness for the strict query-string parser (src/server/app/query.h).
  *
  * Input: byte 0 is the set of keys the route allows (its low 6 bits, nq_query_key); the remaining
  * bytes are the raw query, everything after '?', exactly as a client may send it.

@@ -1,4 +1,4 @@
-/* test_guard.c - unit tests of the connection guard (src/server/guard.c) on a minimal libmicrohttpd
+/* test_guard.c - unit tests of the connection guard (src/server/http/guard.c) on a minimal libmicrohttpd
  * daemon over loopback: the head deadline closes silent, slowloris and idle keep-alive connections,
  * complete requests are served, and the 414 / 431 caps.
  *

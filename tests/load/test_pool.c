@@ -1,4 +1,4 @@
-/* test_pool.c - unit tests of the solver worker pool (src/server/pool.c): admission, single-flight,
+/* test_pool.c - unit tests of the solver worker pool (src/server/compute/pool.c): admission, single-flight,
  * deadlines, budget cancel, early release, abort, and a concurrent stress run for ThreadSanitizer.
  *
  * Tasks here are synthetic: a "gate" task blocks until the test opens its gate (or the pool cancels

@@ -1,4 +1,4 @@
-/* test_app.c - the application driven in-process, without libmicrohttpd (src/server/app.h): routing,
+/* test_app.c - the application driven in-process, without libmicrohttpd (src/server/app/app.h): routing,
  * methods, preflight, bodies, conditional requests, negotiation, the compute split and its errors. */
 #include "app.h"
 

@@ -1,4 +1,4 @@
-/* test_body_solve.c - Check tests of the /solve body renderer (src/server/body_solve.h): exact bodies,
+/* test_body_solve.c - Check tests of the /solve body renderer (src/server/app/body_solve.h): exact bodies,
  * formats, NDJSON, paging and next links, and that streaming in tiny pieces gives the same bytes. */
 #include "body_solve.h"
 

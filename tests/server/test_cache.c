@@ -1,4 +1,4 @@
-/* test_cache.c - Check unit tests of the LRU response cache (src/server/cache.c): eviction order,
+/* test_cache.c - Check unit tests of the LRU response cache (src/server/cache/cache.c): eviction order,
  * byte bound, refusal of oversize entries, replacement, references that outlive eviction, incremental
  * rehash, and many threads hammering get/put (labelled "concurrency" so TSan runs it too).
  */

@@ -1,4 +1,4 @@
-/* test_compress.c - Check unit tests of the gzip helpers (src/server/compress.c): Accept-Encoding
+/* test_compress.c - Check unit tests of the gzip helpers (src/server/cache/compress.c): Accept-Encoding
  * negotiation (table-driven), whole-buffer gzip and the pull stream, each checked by inflating the
  * output with zlib and comparing it with the input.
  */

@@ -1,5 +1,5 @@
 /* test_negotiate.c - table-driven Check tests of content negotiation and conditional requests
- * (src/server/negotiate.c): Accept -> JSON or NDJSON, Accept-Encoding -> gzip, If-None-Match lists. */
+ * (src/server/app/negotiate.c): Accept -> JSON or NDJSON, Accept-Encoding -> gzip, If-None-Match lists. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/problem.h). */
+/* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/app/problem.h). */
 #include "problem.h"
 
 #include <check.h>

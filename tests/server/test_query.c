@@ -1,4 +1,4 @@
-/* test_query.c - table-driven Check tests of the strict query parser (src/server/query.h). */
+/* test_query.c - table-driven Check tests of the strict query parser (src/server/app/query.h). */
 #include "query.h"
 
 #include <check.h>

@@ -1,4 +1,4 @@
-/* test_router.c - the route table and path normalisation (src/server/router.h), table-driven. */
+/* test_router.c - the route table and path normalisation (src/server/app/router.h), table-driven. */
 #include "router.h"
 
 #include <check.h>
