@@ -216,6 +216,24 @@ void nq_http_response_free(nq_http_response *r) {
     memset(r, 0, sizeof *r);
 }
 
+double nq_harness_metric(const nq_test_server *s, const char *name) {
+    nq_http_response r;
+    double v = -1.0;
+    if (nq_http_get(s, "/metrics", &r) && r.status == 200) {
+        const size_t len = strlen(name);
+        for (const char *line = r.body; line != NULL && *line != '\0';) {
+            if (strncmp(line, name, len) == 0 && line[len] == ' ') {
+                v = strtod(line + len + 1, NULL);
+                break;
+            }
+            line = strchr(line, '\n');
+            line = line != NULL ? line + 1 : NULL;
+        }
+    }
+    nq_http_response_free(&r);
+    return v;
+}
+
 static bool utf8_text(const char *s, size_t len) {
     for (size_t i = 0; i < len; i++)
         if (s[i] == '\0') return false;

@@ -70,6 +70,10 @@ const char *nq_http_header_get(const nq_http_response *r, const char *name);
 /* Free what a response holds (not the struct). NULL is accepted. */
 void nq_http_response_free(nq_http_response *r);
 
+/* The value of the unlabelled metric called name on the server's /metrics, or -1 when it is absent
+ * or /metrics did not answer 200. */
+double nq_harness_metric(const nq_test_server *s, const char *name);
+
 /* Decode a gzip body; on success *out is malloc'd and NUL-terminated. Bounded to 1 GiB. */
 bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len);
 

@@ -135,24 +135,6 @@ static bool probe_poll(probe *p, int ms)
     return true;
 }
 
-static double metric(const nq_test_server *s, const char *name)
-{
-    nq_http_response r;
-    double v = -1.0;
-    if (nq_http_get(s, "/metrics", &r) && r.status == 200) {
-        const size_t len = strlen(name);
-        for (const char *line = r.body; line != NULL && *line != '\0';) {
-            if (strncmp(line, name, len) == 0 && line[len] == ' ') {
-                v = strtod(line + len + 1, NULL);
-                break;
-            }
-            line = strchr(line, '\n');
-            line = line != NULL ? line + 1 : NULL;
-        }
-    }
-    nq_http_response_free(&r);
-    return v;
-}
 
 START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
 {
@@ -203,7 +185,7 @@ START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
      * moments of the probe, as they were accepted a little later than the first. */
     double cut = 0.0;
     for (const double t0 = now_s(); now_s() - t0 < 10.0; nanosleep(&settle, NULL)) {
-        cut = metric(&s, "nqueensd_connections_head_timeout_total");
+        cut = nq_harness_metric(&s, "nqueensd_connections_head_timeout_total");
         if (cut >= ATTACK) {
             break;
         }

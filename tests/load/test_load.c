@@ -49,31 +49,12 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* The value of an unlabelled metric on /metrics, or -1 when absent or unreadable. */
-static double metric(const nq_test_server *s, const char *name)
-{
-    nq_http_response r;
-    double v = -1.0;
-    if (nq_http_get(s, "/metrics", &r) && r.status == 200) {
-        const size_t len = strlen(name);
-        for (const char *line = r.body; line != NULL && *line != '\0';) {
-            if (strncmp(line, name, len) == 0 && line[len] == ' ') {
-                v = strtod(line + len + 1, NULL);
-                break;
-            }
-            line = strchr(line, '\n');
-            line = line != NULL ? line + 1 : NULL;
-        }
-    }
-    nq_http_response_free(&r);
-    return v;
-}
 
 /* Poll until metric name reaches at least want; true if it did within WAIT_S. */
 static bool metric_reaches(const nq_test_server *s, const char *name, double want)
 {
     for (const double t0 = now_s(); now_s() - t0 < WAIT_S; sleep_ms(20)) {
-        if (metric(s, name) >= want) {
+        if (nq_harness_metric(s, name) >= want) {
             return true;
         }
     }
@@ -192,7 +173,7 @@ START_TEST(probes_and_cached_answers_fast_while_counting)
     }
     /* The count must still be running, or the probes proved nothing. */
     ck_assert_msg(!atomic_load(&count.done), "/count?n=17 ended before the probes did: use a larger n");
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_running"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_running"), 1.0);
     qsort(healthz, PROBES, sizeof healthz[0], cmp_double);
     qsort(cached, PROBES, sizeof cached[0], cmp_double);
     fprintf(stderr, "while counting, over %d probes: /healthz median %.1f ms (max %.1f), cached /count?n=8 "
@@ -225,10 +206,10 @@ START_TEST(identical_requests_share_one_computation)
         nq_http_response_free(&b[i].resp);
     }
     pthread_barrier_destroy(&start);
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_started_total"), 1.0);
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_finished_total"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_started_total"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_finished_total"), 1.0);
     /* The other 19 either joined the computation in flight or arrived after it and hit the cache. */
-    const double shared = metric(&s, "nqueensd_computation_shared_total");
+    const double shared = nq_harness_metric(&s, "nqueensd_computation_shared_total");
     ck_assert_double_ge(shared, 0.0);
     ck_assert_double_le(shared, CLIENTS - 1);
     stop_server(&s);
@@ -253,7 +234,7 @@ START_TEST(queue_full_gives_503)
     assert_503_problem(&r, "/problems/overloaded");
     ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "no-store");
     nq_http_response_free(&r);
-    ck_assert_double_eq(metric(&s, "nqueensd_computation_rejected_total"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computation_rejected_total"), 1.0);
     /* Cheap answers are not affected by the full queue. */
     ck_assert(nq_http_get(&s, "/healthz", &r));
     ck_assert_int_eq(r.status, 200);
@@ -275,7 +256,7 @@ START_TEST(deadline_gives_503_then_cache_hit)
     ck_assert(nq_http_get(&s, "/count?n=15", &r));
     assert_503_problem(&r, "/problems/deadline-exceeded");
     nq_http_response_free(&r);
-    ck_assert_double_eq(metric(&s, "nqueensd_computation_deadline_total"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computation_deadline_total"), 1.0);
 
     /* The computation went on without its caller and finished into the cache. */
     ck_assert(metric_reaches(&s, "nqueensd_computations_finished_total", 1));
@@ -284,8 +265,8 @@ START_TEST(deadline_gives_503_then_cache_hit)
     ck_assert_str_eq(r.body, COUNT_15);
     ck_assert_str_eq(nq_http_header_get(&r, "Server-Timing"), "solver;dur=0.000"); /* a hit */
     nq_http_response_free(&r);
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_started_total"), 1.0);
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_cancelled_total"), 0.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_started_total"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_cancelled_total"), 0.0);
     stop_server(&s);
 }
 END_TEST
@@ -302,8 +283,8 @@ START_TEST(budget_cancels_unwatched_computation)
     assert_503_problem(&r, "/problems/deadline-exceeded");
     nq_http_response_free(&r);
     ck_assert(metric_reaches(&s, "nqueensd_computations_cancelled_total", 1));
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_running"), 0.0);
-    ck_assert_double_eq(metric(&s, "nqueensd_computations_finished_total"), 0.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_running"), 0.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_finished_total"), 0.0);
     /* The only worker is free again. */
     ck_assert(nq_http_get(&s, "/count?n=8", &r));
     ck_assert_int_eq(r.status, 200);
