@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "check_json.h"
 
 static const char *const server_args[] = {"--max-n-solve", "20", "--max-solutions", "100000", NULL};
 static nq_test_server server;
@@ -29,11 +30,6 @@ static cJSON *get_json(const char *target) {
     return j;
 }
 
-static long member_long(const cJSON *j, const char *name) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
-    ck_assert_msg(cJSON_IsNumber(v), "member %s", name);
-    return (long)v->valuedouble;
-}
 
 /* The column of the queen in one row: a board row of n characters with one 'Q', or a number. */
 static int row_col(const cJSON *c, int n) {
@@ -89,8 +85,8 @@ START_TEST(test_totals) {
         char target[64];
         snprintf(target, sizeof target, "/solve?n=%d&format=%s", n, formats[f]);
         cJSON *j = get_json(target);
-        ck_assert_int_eq(member_long(j, "n"), n);
-        ck_assert_int_eq(member_long(j, "total"), a000170[n]);
+        ck_assert_int_eq((long)nq_check_json_num(j, "n"), n);
+        ck_assert_int_eq((long)nq_check_json_num(j, "total"), a000170[n]);
         ck_assert_int_eq(check_solutions(cJSON_GetObjectItemCaseSensitive(j, "solutions"), n), a000170[n]);
         ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "next")));
         cJSON_Delete(j);
@@ -98,9 +94,9 @@ START_TEST(test_totals) {
     char target[64];
     snprintf(target, sizeof target, "/count?n=%d", n);
     cJSON *j = get_json(target);
-    ck_assert_int_eq(member_long(j, "n"), n);
-    ck_assert_int_eq(member_long(j, "total"), a000170[n]);
-    ck_assert_int_eq(member_long(j, "unique"), a002562[n]);
+    ck_assert_int_eq((long)nq_check_json_num(j, "n"), n);
+    ck_assert_int_eq((long)nq_check_json_num(j, "total"), a000170[n]);
+    ck_assert_int_eq((long)nq_check_json_num(j, "unique"), a002562[n]);
     cJSON_Delete(j);
 }
 END_TEST
@@ -141,7 +137,7 @@ static void transform(const int *c, int n, int t, int *out) {
 
 START_TEST(test_unique_n8) {
     cJSON *j = get_json("/solve?n=8&unique=true&format=columns");
-    ck_assert_int_eq(member_long(j, "total"), 12);
+    ck_assert_int_eq((long)nq_check_json_num(j, "total"), 12);
     const cJSON *sols = cJSON_GetObjectItemCaseSensitive(j, "solutions");
     ck_assert_int_eq(check_solutions(sols, 8), 12);
     for (const cJSON *sol = sols->child; sol; sol = sol->next) {
@@ -169,7 +165,7 @@ START_TEST(test_pages_concatenate) {
     int pages = 0;
     for (;;) {
         cJSON *page = get_json(target);
-        ck_assert_int_eq(member_long(page, "total"), 92);
+        ck_assert_int_eq((long)nq_check_json_num(page, "total"), 92);
         const cJSON *sols = cJSON_GetObjectItemCaseSensitive(page, "solutions");
         ck_assert_int_le(cJSON_GetArraySize(sols), 10);
         for (const cJSON *s = sols->child; s; s = s->next) cJSON_AddItemToArray(joined, cJSON_Duplicate(s, true));
@@ -260,7 +256,7 @@ START_TEST(test_streamed) {
     ck_assert_ptr_null(nq_http_header_get(&r, "Content-Length"));
     cJSON *j = cJSON_ParseWithLength(r.body, r.body_len);
     ck_assert_ptr_nonnull(j);
-    ck_assert_int_eq(member_long(j, "total"), 73712);
+    ck_assert_int_eq((long)nq_check_json_num(j, "total"), 73712);
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(j, "solutions");
     ck_assert_int_eq(cJSON_GetArraySize(all), 73712);
     nq_http_response_free(&r);

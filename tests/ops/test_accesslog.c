@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* pipe, read */
 
 #include "accesslog.h"
+#include "check_json.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -55,19 +56,6 @@ static cJSON *parse_line(const char *text)
     return j;
 }
 
-static const char *str_of(const cJSON *j, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-    ck_assert_msg(cJSON_IsString(v), "%s is not a string", key);
-    return v->valuestring;
-}
-
-static double num_of(const cJSON *j, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-    ck_assert_msg(cJSON_IsNumber(v), "%s is not a number", key);
-    return v->valuedouble;
-}
 
 /* RFC 3339 UTC with milliseconds: 2026-11-30T11:40:00.123Z (checks the first 24 characters of t) */
 static void assert_time(const char *t)
@@ -92,21 +80,21 @@ START_TEST(request_line_has_every_field)
                                  .completed = true};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(&c, c.out[0]));
-    assert_time(str_of(j, "time"));
-    ck_assert_uint_eq(strlen(str_of(j, "time")), 24);
-    ck_assert_str_eq(str_of(j, "level"), "info");
-    ck_assert_str_eq(str_of(j, "msg"), "request");
-    ck_assert_str_eq(str_of(j, "method"), "GET");
-    ck_assert_str_eq(str_of(j, "path"), "/count");
-    ck_assert_str_eq(str_of(j, "query"), "n=8");
-    ck_assert_str_eq(str_of(j, "route"), "count");
-    ck_assert_str_eq(str_of(j, "request_id"), "abc-123");
-    ck_assert_str_eq(str_of(j, "remote_addr"), "127.0.0.1");
-    ck_assert_str_eq(str_of(j, "cache"), "miss");
-    ck_assert_double_eq(num_of(j, "status"), 200);
-    ck_assert_double_eq(num_of(j, "bytes"), 31);
-    ck_assert_double_eq_tol(num_of(j, "duration_ms"), 4.2, 1e-9);
-    ck_assert_double_eq_tol(num_of(j, "solver_ms"), 4.0, 1e-9);
+    assert_time(nq_check_json_str(j, "time"));
+    ck_assert_uint_eq(strlen(nq_check_json_str(j, "time")), 24);
+    ck_assert_str_eq(nq_check_json_str(j, "level"), "info");
+    ck_assert_str_eq(nq_check_json_str(j, "msg"), "request");
+    ck_assert_str_eq(nq_check_json_str(j, "method"), "GET");
+    ck_assert_str_eq(nq_check_json_str(j, "path"), "/count");
+    ck_assert_str_eq(nq_check_json_str(j, "query"), "n=8");
+    ck_assert_str_eq(nq_check_json_str(j, "route"), "count");
+    ck_assert_str_eq(nq_check_json_str(j, "request_id"), "abc-123");
+    ck_assert_str_eq(nq_check_json_str(j, "remote_addr"), "127.0.0.1");
+    ck_assert_str_eq(nq_check_json_str(j, "cache"), "miss");
+    ck_assert_double_eq(nq_check_json_num(j, "status"), 200);
+    ck_assert_double_eq(nq_check_json_num(j, "bytes"), 31);
+    ck_assert_double_eq_tol(nq_check_json_num(j, "duration_ms"), 4.2, 1e-9);
+    ck_assert_double_eq_tol(nq_check_json_num(j, "solver_ms"), 4.0, 1e-9);
     ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "completed")));
     cJSON_Delete(j);
     ck_assert_str_eq(drain(&c, c.err[0]), "");
@@ -157,7 +145,7 @@ START_TEST(strings_are_escaped)
     const nq_request_record r = {.method = "GET", .path = row->in, .status = 200};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(&c, c.out[0]));
-    ck_assert_str_eq(str_of(j, "path"), row->decoded);
+    ck_assert_str_eq(nq_check_json_str(j, "path"), row->decoded);
     cJSON_Delete(j);
     capture_close(&c);
 }
@@ -177,12 +165,12 @@ START_TEST(long_strings_are_cut)
                                  .status = 414};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(&c, c.out[0]));
-    const char *path = str_of(j, "path");
+    const char *path = nq_check_json_str(j, "path");
     ck_assert_uint_eq(strlen(path), 500 + 3); /* 1000 bytes of escapes, then "..." */
     ck_assert_str_eq(path + 500, "...");
-    ck_assert_uint_eq(strlen(str_of(j, "query")), 503);
-    ck_assert_double_eq(num_of(j, "status"), 414);
-    ck_assert_str_eq(str_of(j, "request_id"), "id-1");
+    ck_assert_uint_eq(strlen(nq_check_json_str(j, "query")), 503);
+    ck_assert_double_eq(nq_check_json_num(j, "status"), 414);
+    ck_assert_str_eq(nq_check_json_str(j, "request_id"), "id-1");
     cJSON_Delete(j);
 
     const nq_request_record all = {.method = big, .path = big, .query = big, .request_id = big,
@@ -191,7 +179,7 @@ START_TEST(long_strings_are_cut)
     const char *line = drain(&c, c.out[0]);
     ck_assert_uint_le(strlen(line), NQ_LOG_LINE_MAX);
     j = parse_line(line);
-    ck_assert_str_eq(str_of(j, "msg"), "request");
+    ck_assert_str_eq(nq_check_json_str(j, "msg"), "request");
     cJSON_Delete(j);
     capture_close(&c);
     free(big);
@@ -206,10 +194,10 @@ START_TEST(events_go_to_the_right_stream)
                               NQ_LOG_REAL("grace_s", 2.5), NQ_LOG_STR("none", NULL)};
     nq_accesslog_event(c.log, NQ_LOG_INFO, "listening", f, 4);
     cJSON *j = parse_line(drain(&c, c.out[0]));
-    ck_assert_str_eq(str_of(j, "msg"), "listening");
-    ck_assert_str_eq(str_of(j, "addr"), "0.0.0.0");
-    ck_assert_double_eq(num_of(j, "port"), 8080);
-    ck_assert_double_eq(num_of(j, "grace_s"), 2.5);
+    ck_assert_str_eq(nq_check_json_str(j, "msg"), "listening");
+    ck_assert_str_eq(nq_check_json_str(j, "addr"), "0.0.0.0");
+    ck_assert_double_eq(nq_check_json_num(j, "port"), 8080);
+    ck_assert_double_eq(nq_check_json_num(j, "grace_s"), 2.5);
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "none")));
     cJSON_Delete(j);
     ck_assert_str_eq(drain(&c, c.err[0]), "");
@@ -217,13 +205,13 @@ START_TEST(events_go_to_the_right_stream)
     nq_accesslog_event(c.log, NQ_LOG_ERROR, "bind failed", NULL, 0);
     ck_assert_str_eq(drain(&c, c.out[0]), "");
     j = parse_line(drain(&c, c.err[0]));
-    ck_assert_str_eq(str_of(j, "level"), "error");
-    ck_assert_str_eq(str_of(j, "msg"), "bind failed");
+    ck_assert_str_eq(nq_check_json_str(j, "level"), "error");
+    ck_assert_str_eq(nq_check_json_str(j, "msg"), "bind failed");
     cJSON_Delete(j);
 
     nq_accesslog_event(c.log, NQ_LOG_WARN, "slow", NULL, 0);
     j = parse_line(drain(&c, c.err[0]));
-    ck_assert_str_eq(str_of(j, "level"), "warn");
+    ck_assert_str_eq(nq_check_json_str(j, "level"), "warn");
     cJSON_Delete(j);
     capture_close(&c);
 }

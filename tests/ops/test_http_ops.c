@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "check_json.h"
 
 #ifndef NQ_TEST_NQUEENSD
 #error "NQ_TEST_NQUEENSD must name the nqueensd binary (set by CMake)"
@@ -250,19 +251,6 @@ static cJSON *find_line(const char *log, const char *msg, const char *needle)
     return NULL;
 }
 
-static const char *jstr(const cJSON *j, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
-    ck_assert_msg(cJSON_IsString(v), "%s is not a string", k);
-    return v->valuestring;
-}
-
-static double jnum(const cJSON *j, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
-    ck_assert_msg(cJSON_IsNumber(v), "%s is not a number", k);
-    return v->valuedouble;
-}
 
 /* Poll the server's output until it contains needle (requests are logged on completion). */
 static char *log_with(const nq_test_server *s, const char *needle)
@@ -295,29 +283,29 @@ START_TEST(access_log_lines)
 
     cJSON *up = find_line(log, "listening", NULL);
     ck_assert_ptr_nonnull(up);
-    ck_assert_double_eq(jnum(up, "port"), s.port);
-    ck_assert_str_eq(jstr(up, "level"), "info");
+    ck_assert_double_eq(nq_check_json_num(up, "port"), s.port);
+    ck_assert_str_eq(nq_check_json_str(up, "level"), "info");
     cJSON_Delete(up);
 
     cJSON *a = find_line(log, "request", "\"request_id\":\"ops-log-1\"");
     ck_assert_ptr_nonnull(a);
-    ck_assert_str_eq(jstr(a, "method"), "GET");
-    ck_assert_str_eq(jstr(a, "path"), "/count");
-    ck_assert_str_eq(jstr(a, "query"), "n=7");
-    ck_assert_str_eq(jstr(a, "route"), "count");
-    ck_assert_str_eq(jstr(a, "cache"), "miss");
-    ck_assert_str_eq(jstr(a, "remote_addr"), "127.0.0.1");
-    ck_assert_double_eq(jnum(a, "status"), 200);
-    ck_assert_double_eq(jnum(a, "bytes"), (double)body_len);
-    ck_assert(jnum(a, "duration_ms") >= 0);
-    const char *t = jstr(a, "time");
+    ck_assert_str_eq(nq_check_json_str(a, "method"), "GET");
+    ck_assert_str_eq(nq_check_json_str(a, "path"), "/count");
+    ck_assert_str_eq(nq_check_json_str(a, "query"), "n=7");
+    ck_assert_str_eq(nq_check_json_str(a, "route"), "count");
+    ck_assert_str_eq(nq_check_json_str(a, "cache"), "miss");
+    ck_assert_str_eq(nq_check_json_str(a, "remote_addr"), "127.0.0.1");
+    ck_assert_double_eq(nq_check_json_num(a, "status"), 200);
+    ck_assert_double_eq(nq_check_json_num(a, "bytes"), (double)body_len);
+    ck_assert(nq_check_json_num(a, "duration_ms") >= 0);
+    const char *t = nq_check_json_str(a, "time");
     ck_assert_uint_eq(strlen(t), 24); /* 2026-11-30T11:40:00.123Z */
     ck_assert_int_eq(t[10], 'T');
     ck_assert_int_eq(t[23], 'Z');
     cJSON_Delete(a);
 
     cJSON *b = find_line(log, "request", "\"request_id\":\"ops-log-2\"");
-    ck_assert_str_eq(jstr(b, "cache"), "hit");
+    ck_assert_str_eq(nq_check_json_str(b, "cache"), "hit");
     cJSON_Delete(b);
     free(log);
 

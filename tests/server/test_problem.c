@@ -1,5 +1,6 @@
 /* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/app/problem.h). */
 #include "problem.h"
+#include "check_json.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -13,17 +14,6 @@ static cJSON *parse(const char *body, size_t len) {
     return j;
 }
 
-static const char *str(const cJSON *j, const char *name) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
-    ck_assert_msg(cJSON_IsString(v), "member %s", name);
-    return v->valuestring;
-}
-
-static double num(const cJSON *j, const char *name) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
-    ck_assert_msg(cJSON_IsNumber(v), "member %s", name);
-    return v->valuedouble;
-}
 
 START_TEST(test_limit_problem) {
     const nq_problem p = {NQ_E_LIMIT, "/count", "Parameter 'n' must be at most 20.", "n", 20, 1};
@@ -44,10 +34,10 @@ START_TEST(test_minimal_problem) {
     size_t len = 0;
     ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
     cJSON *j = parse(body, len);
-    ck_assert_str_eq(str(j, "type"), "/problems/not-found");
-    ck_assert_str_eq(str(j, "detail"),
+    ck_assert_str_eq(nq_check_json_str(j, "type"), "/problems/not-found");
+    ck_assert_str_eq(nq_check_json_str(j, "detail"),
                      "No resource lives at this path. The routes are listed in /openapi.yaml.");
-    ck_assert_int_eq((int)num(j, "status"), 404);
+    ck_assert_int_eq((int)nq_check_json_num(j, "status"), 404);
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "instance"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "param"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "limit"));
@@ -76,8 +66,8 @@ START_TEST(test_default_detail) {
     size_t len = 0;
     ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
     cJSON *j = parse(body, len);
-    ck_assert_msg(strstr(str(j, "detail"), default_details[_i].needle) != NULL, "%s", body);
-    ck_assert_str_ne(str(j, "detail"), str(j, "title"));
+    ck_assert_msg(strstr(nq_check_json_str(j, "detail"), default_details[_i].needle) != NULL, "%s", body);
+    ck_assert_str_ne(nq_check_json_str(j, "detail"), nq_check_json_str(j, "title"));
     cJSON_Delete(j);
     free(body);
 }
@@ -90,7 +80,7 @@ START_TEST(test_hostile_instance) {
     size_t len = 0;
     ck_assert_int_eq(nq_problem_render(&p, &body, &len), NQ_OK);
     cJSON *j = parse(body, len);
-    ck_assert_str_eq(str(j, "instance"), "/a%FF%20b\"%0A");
+    ck_assert_str_eq(nq_check_json_str(j, "instance"), "/a%FF%20b\"%0A");
     cJSON_Delete(j);
     free(body);
 }
@@ -118,9 +108,9 @@ START_TEST(test_every_type_documented) {
     cJSON *j = parse(body, len);
     char type[64];
     snprintf(type, sizeof type, "%s%s", NQ_PROBLEM_TYPE_BASE, c->slug);
-    ck_assert_str_eq(str(j, "type"), type);
-    ck_assert_msg((int)num(j, "status") == c->status, "slug %s status", c->slug);
-    ck_assert_uint_gt(strlen(str(j, "description")), 20);
+    ck_assert_str_eq(nq_check_json_str(j, "type"), type);
+    ck_assert_msg((int)nq_check_json_num(j, "status") == c->status, "slug %s status", c->slug);
+    ck_assert_uint_gt(strlen(nq_check_json_str(j, "description")), 20);
     cJSON_Delete(j);
     free(body);
 }
