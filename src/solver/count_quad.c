@@ -1,0 +1,482 @@
+/* count_quad.c - half-board N-Queens counter: quadrants make halves, halves meet in the middle.
+ *
+ * Workload: one count of all solutions of an n x n board, 16 <= n <= 20, on a few cores.
+ *
+ * Cut the board after row a - 1 (a = n / 2). Each row holds one queen, so the top half places a
+ * queens on some set S of a columns and the bottom half places the other n - a queens on the columns
+ * not in S. A solution is a top half on S and a bottom half on the complement that share no diagonal,
+ * and only the n - 1 diagonals of each direction that cross the cut can be shared. So each half is
+ * reduced to a key of 2(n - 1) bits (the crossing diagonals it occupies) and, per column set S, the
+ * count is the number of (top, bottom) pairs whose keys AND to zero.
+ *
+ * Building the halves: cut the columns too (after column a - 1). A top half on S is a top-left
+ * placement on columns S & left and some rows R joined with a top-right placement on the other top
+ * rows and columns S & right, the two sharing no diagonal. The quadrant tables (count_quad_table.c)
+ * hold every placement of each quadrant grouped by (rows, columns), so the halves of one S are built
+ * by pairing groups, with memory for one S at a time.
+ *
+ * Counting the pairs: every top half has a queen on row a - 1 (its edge) and attacks some cells of
+ * row a; every bottom half has its edge queen on row a and attacks cells of row a - 1. A pair can only
+ * match when neither attacks the other's edge queen. Both halves are sorted by edge column, and for
+ * each pair of edge columns (ct, cb) only the tops of edge ct leaving cb free meet the bottoms of edge
+ * cb leaving ct free: about a sixth of all pairs at n = 16..18. Those meet in the SIMD join kernels of
+ * the meet-in-the-middle counter (count_mitm_table.h), which stream the bottoms and test four tops per
+ * loaded line.
+ *
+ * Symmetry: the mirror image (c -> n-1-c) of a solution with top columns S has top columns mirror(S);
+ * for even n, turning the board upside down gives top columns "not S". So only the smallest column
+ * set of each such orbit is counted, times the orbit's size: a quarter of the work for even n, half
+ * for odd n. The unique count follows from Burnside's lemma (count_workers.h).
+ *
+ * Work is split by column set: workers take the next set from an atomic counter. Memory: the four
+ * quadrant tables (shared, read-only) and per worker the halves of the largest column set.
+ */
+#include "count_quad.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "count_quad_join.h"
+#include "count_quad_table.h"
+#include "count_workers.h"
+
+enum quadrant { TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT, BOTTOM_RIGHT, QUADRANTS };
+
+#define CLASSES_MAX (1 << NQ_QUAD_CUTS_MAX)
+#define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX) /* (edge column, class) runs of one half */
+
+/* A column set for the top half, standing for its whole symmetry orbit. */
+typedef struct colset {
+    uint32_t cols;   /* board columns of the top half's queens */
+    uint32_t weight; /* size of its orbit: how many column sets it counts for */
+} colset;
+
+typedef struct job {
+    int n, a;                       /* board size; rows in the top half and columns on the left */
+    nq_quad quad[QUADRANTS];        /* the four quadrant tables */
+    const colset *sets;             /* one column set per orbit */
+    uint32_t nsets;                 /* how many */
+    nq_quad_join_fn join;           /* the SIMD kernel this CPU runs */
+    int cuts;                       /* class bits (layout.cuts) */
+    nq_quad_layout layout;          /* how keys are laid out */
+    atomic_uint_fast32_t next;      /* next column set to take */
+    atomic_uint_fast64_t found;     /* solutions found so far (orbit weights applied) */
+    atomic_bool stop;               /* cancel or failure: every worker leaves */
+    atomic_bool nomem;              /* a worker could not get its scratch memory */
+    nq_count_ctl *ctl;              /* caller's control block, may be NULL */
+} job;
+
+/* The halves of one side for one column set: built unsorted, then sorted by edge column. */
+typedef struct half {
+    uint32_t *key;     /* crossing diagonals occupied outside the class, as built */
+    uint32_t *mark;    /* attacks across the cut and edge column (count_quad_table.h), as built */
+    uint32_t *skey;    /* key, sorted by (edge column, class) */
+    uint32_t *smark;   /* mark, in the same order */
+    uint32_t off[RUNS_MAX + 1]; /* run (edge c, class k) is sorted [off[c << cuts | k], ... + 1) */
+    size_t len, cap;   /* halves held, room for */
+} half;
+
+/* A worker's memory, grown to the largest column set it meets. */
+typedef struct scratch {
+    half top, bottom;
+    uint32_t *keys;    /* bottom keys of one slice, class by class */
+    uint32_t *probes;  /* top keys of one slice, class by class */
+    size_t keys_cap;   /* room in keys and probes */
+} scratch;
+
+static bool cancelled(job *j)
+{
+    if (atomic_load_explicit(&j->stop, memory_order_relaxed))
+        return true;
+    if (j->ctl != NULL && atomic_load_explicit(&j->ctl->cancel, memory_order_relaxed)) {
+        atomic_store_explicit(&j->stop, true, memory_order_relaxed);
+        return true;
+    }
+    return false;
+}
+
+/* ---- scratch memory --------------------------------------------------------------------------------- */
+
+static void half_free(half *h)
+{
+    free(h->key);
+    free(h->mark);
+    free(h->skey);
+    free(h->smark);
+    memset(h, 0, sizeof *h);
+}
+
+static bool half_reserve(half *h, size_t need)
+{
+    if (need <= h->cap)
+        return true;
+    half_free(h);
+    h->key = malloc(need * sizeof *h->key);
+    h->mark = malloc(need * sizeof *h->mark);
+    h->skey = malloc(need * sizeof *h->skey);
+    h->smark = malloc(need * sizeof *h->smark);
+    if (h->key == NULL || h->mark == NULL || h->skey == NULL || h->smark == NULL) {
+        half_free(h);
+        return false;
+    }
+    h->cap = need;
+    return true;
+}
+
+static void scratch_free(scratch *s)
+{
+    half_free(&s->top);
+    half_free(&s->bottom);
+    free(s->keys);
+    free(s->probes);
+    memset(s, 0, sizeof *s);
+}
+
+/* Room for `tops` top and `bottoms` bottom halves. */
+static bool scratch_reserve(scratch *s, size_t tops, size_t bottoms)
+{
+    if (!half_reserve(&s->top, tops) || !half_reserve(&s->bottom, bottoms))
+        return false;
+    const size_t need = tops > bottoms ? tops : bottoms;
+    if (need <= s->keys_cap)
+        return true;
+    free(s->keys);
+    free(s->probes);
+    s->keys = malloc(need * sizeof *s->keys);
+    s->probes = malloc(need * sizeof *s->probes);
+    s->keys_cap = s->keys != NULL && s->probes != NULL ? need : 0;
+    return s->keys_cap != 0;
+}
+
+/* ---- building the halves --------------------------------------------------------------------------- */
+
+/* Next larger integer with the same number of set bits (Gosper). v != 0. */
+static uint32_t next_same_pop(uint32_t v)
+{
+    const uint32_t low = v & (0u - v);
+    const uint32_t ripple = v + low;
+    return ripple | (((v ^ ripple) >> 2) / low);
+}
+
+/* The rows of a half are split between its left and right quadrant: the left one fills the rows in
+ * R, |R| = k (its number of columns), the right one the others. The loop runs R over every k-subset
+ * of the `rows` rows in increasing order. */
+#define FOR_EACH_ROW_SPLIT(R, rows, k)                                                               \
+    for (uint32_t R = (1u << (k)) - 1u; R < (1u << (rows));                                         \
+         R = (k) == 0 ? (1u << (rows)) : next_same_pop(R))
+
+/* How many halves pairing could produce at most: the sum over row splits of the two group sizes'
+ * product. Cheap (group offsets only); it sizes the scratch before filling it. */
+static size_t half_bound(const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols)
+{
+    const int rows = left->rows, k = __builtin_popcount(lcols);
+    const uint32_t all = (1u << rows) - 1u;
+    size_t bound = 0;
+    FOR_EACH_ROW_SPLIT(R, rows, k) {
+        uint32_t l0, l1, r0, r1;
+        nq_quad_group(left, R, lcols, &l0, &l1);
+        nq_quad_group(right, all & ~R, rcols, &r0, &r1);
+        bound += (size_t)(l1 - l0) * (size_t)(r1 - r0);
+    }
+    return bound;
+}
+
+/* Build every half on the rows of `left`/`right` using left-quadrant columns lcols and right-quadrant
+ * columns rcols (quadrant-local). h has room for half_bound halves. The inner loop is branch-free
+ * (about a third of the pairs are compatible, a coin flip the branch predictor would lose): every
+ * pair is written, and the cursor moves only for compatible ones. */
+static void half_fill(const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols,
+                      half *h)
+{
+    const int rows = left->rows, k = __builtin_popcount(lcols);
+    const uint32_t all = (1u << rows) - 1u;
+    uint32_t *restrict key = h->key;
+    uint32_t *restrict mark = h->mark;
+    size_t len = 0;
+    FOR_EACH_ROW_SPLIT(R, rows, k) {
+        uint32_t l0, l1, r0, r1;
+        nq_quad_group(left, R, lcols, &l0, &l1);
+        nq_quad_group(right, all & ~R, rcols, &r0, &r1);
+        for (uint32_t l = l0; l < l1; l++) {
+            const uint64_t ldiag = left->diag[l];
+            const uint32_t lkey = left->key[l], lmark = left->mark[l];
+            for (uint32_t r = r0; r < r1; r++) {
+                key[len] = lkey | right->key[r];
+                mark[len] = lmark | right->mark[r];
+                len += (ldiag & right->diag[r]) == 0;
+            }
+        }
+    }
+    h->len = len;
+}
+
+/* The sorted run of a half: its edge column, then its class. */
+static inline uint32_t run_of(const job *j, uint32_t mark)
+{
+    return (nq_quad_mark_edge(mark) - 1u) << j->cuts | nq_quad_mark_class(mark);
+}
+
+/* Counting sort by (edge column, class) into skey/smark and off[]. */
+static void half_sort(const job *j, half *h)
+{
+    const uint32_t runs = (uint32_t)j->n << j->cuts;
+    uint32_t cursor[RUNS_MAX + 1] = {0};
+    for (size_t i = 0; i < h->len; i++)
+        cursor[run_of(j, h->mark[i])]++;
+    uint32_t sum = 0;
+    for (uint32_t r = 0; r < runs; r++) {
+        const uint32_t len = cursor[r];
+        h->off[r] = cursor[r] = sum;
+        sum += len;
+    }
+    h->off[runs] = sum;
+    for (size_t i = 0; i < h->len; i++) {
+        const uint32_t at = cursor[run_of(j, h->mark[i])]++;
+        h->skey[at] = h->key[i];
+        h->smark[at] = h->mark[i];
+    }
+}
+
+/* ---- joining them ---------------------------------------------------------------------------------- */
+
+/* Copy the keys of sorted run [first, last) that leave column c free; returns how many. Branch-free:
+ * every key is written, the cursor moves only for kept ones. */
+static size_t pick(const half *h, uint32_t first, uint32_t last, int c, uint32_t *out)
+{
+    size_t kept = 0;
+    for (uint32_t i = first; i < last; i++) {
+        out[kept] = h->skey[i];
+        kept += (~h->smark[i] >> c) & 1u;
+    }
+    return kept;
+}
+
+/* Pick, class by class, the halves of edge column `edge` that leave column `other` free:
+ * class k lands in out[at[k] .. at[k + 1]). Returns how many in all. */
+static size_t pick_classes(const job *j, const half *h, int edge, int other, uint32_t *out,
+                           size_t *at)
+{
+    const uint32_t classes = 1u << j->cuts, run = (uint32_t)edge << j->cuts;
+    size_t len = 0;
+    for (uint32_t k = 0; k < classes; k++) {
+        at[k] = len;
+        len += pick(h, h->off[run + k], h->off[run + k + 1u], other, out + len);
+    }
+    at[classes] = len;
+    return len;
+}
+
+/* Join the picked tops and bottoms of one slice: top class t meets the bottom classes that share
+ * no bit with it. */
+static uint64_t join_classes(const job *j, const scratch *s, const size_t *kat, const size_t *pat)
+{
+    const uint32_t mask = (1u << j->cuts) - 1u;
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t <= mask; t++) {
+        if (pat[t] == pat[t + 1u])
+            continue;
+        const uint32_t allowed = ~t & mask;
+        for (uint32_t k = allowed;; k = (k - 1u) & allowed) { /* every subset of allowed */
+            if (kat[k] != kat[k + 1u])
+                sum += j->join(s->keys + kat[k], kat[k + 1u] - kat[k], s->probes + pat[t],
+                               pat[t + 1u] - pat[t]);
+            if (k == 0)
+                break;
+        }
+    }
+    return sum;
+}
+
+/* Pairs of compatible halves for one column set, slice by slice (see the top of the file). Returns
+ * false when cancelled. */
+static bool join_halves(job *j, scratch *s, uint64_t *pairs)
+{
+    const half *top = &s->top, *bottom = &s->bottom;
+    const int cuts = j->cuts;
+    size_t kat[CLASSES_MAX + 1], pat[CLASSES_MAX + 1];
+    uint64_t sum = 0;
+    for (int cb = 0; cb < j->n; cb++) {
+        if (bottom->off[cb << cuts] == bottom->off[(cb + 1) << cuts])
+            continue;
+        if (cancelled(j))
+            return false;
+        for (int ct = 0; ct < j->n; ct++) {
+            if (top->off[ct << cuts] == top->off[(ct + 1) << cuts] || ct == cb + 1 || ct + 1 == cb)
+                continue; /* no tops, or adjacent edge queens (they attack each other) */
+            if (pick_classes(j, bottom, cb, ct, s->keys, kat) == 0)
+                continue;
+            if (pick_classes(j, top, ct, cb, s->probes, pat) == 0)
+                continue;
+            sum += join_classes(j, s, kat, pat);
+        }
+    }
+    *pairs = sum;
+    return true;
+}
+
+/* Count the solutions whose top half uses columns `cols`. Returns false when cancelled or out of
+ * memory (then j->nomem is set). */
+static bool count_set(job *j, scratch *s, uint32_t cols, uint64_t *found)
+{
+    const int a = j->a;
+    const uint32_t left = (1u << a) - 1u, other = ((1u << j->n) - 1u) & ~cols;
+    const nq_quad *q = j->quad;
+    const size_t tops = half_bound(&q[TOP_LEFT], &q[TOP_RIGHT], cols & left, cols >> a);
+    const size_t bottoms = half_bound(&q[BOTTOM_LEFT], &q[BOTTOM_RIGHT], other & left, other >> a);
+    if (tops == 0 || bottoms == 0) {
+        *found = 0;
+        return true;
+    }
+    if (!scratch_reserve(s, tops, bottoms)) {
+        atomic_store(&j->nomem, true);
+        atomic_store(&j->stop, true);
+        return false;
+    }
+    half_fill(&q[TOP_LEFT], &q[TOP_RIGHT], cols & left, cols >> a, &s->top);
+    half_fill(&q[BOTTOM_LEFT], &q[BOTTOM_RIGHT], other & left, other >> a, &s->bottom);
+    half_sort(j, &s->top);
+    half_sort(j, &s->bottom);
+    return join_halves(j, s, found);
+}
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    scratch s;
+    memset(&s, 0, sizeof s);
+    uint64_t found = 0;
+    while (!cancelled(j)) {
+        const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        if (i >= j->nsets)
+            break;
+        uint64_t pairs = 0;
+        if (!count_set(j, &s, j->sets[i].cols, &pairs))
+            break;
+        found += pairs * j->sets[i].weight;
+        if (j->ctl != NULL)
+            atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
+    scratch_free(&s);
+    return NULL;
+}
+
+/* ---- column sets ---------------------------------------------------------------------------------- */
+
+static uint32_t mirror(uint32_t cols, int n)
+{
+    uint32_t m = 0;
+    for (int c = 0; c < n; c++)
+        m |= (cols >> c & 1u) << (n - 1 - c);
+    return m;
+}
+
+/* If cols is the smallest of its orbit, its orbit's size; else 0. The orbit: cols, its mirror image
+ * and, for even n (top and bottom halves of equal height), the complements of both. */
+static uint32_t orbit_weight(uint32_t cols, int n)
+{
+    const uint32_t all = (1u << n) - 1u;
+    const uint32_t orbit[4] = {cols, mirror(cols, n), all & ~cols, all & ~mirror(cols, n)};
+    const int size = n % 2 == 0 ? 4 : 2;
+    uint32_t weight = 0;
+    for (int i = 0; i < size; i++) {
+        if (orbit[i] < cols)
+            return 0;
+        bool seen = false;
+        for (int k = 0; k < i; k++)
+            seen = seen || orbit[k] == orbit[i];
+        weight += !seen;
+    }
+    return weight;
+}
+
+/* All orbit representatives among the a-column sets of n columns. *out is the caller's to free. */
+static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
+{
+    size_t cap = 1;
+    for (int i = 0; i < a; i++)
+        cap = cap * (size_t)(n - i) / (size_t)(i + 1); /* C(n, a), exact at every step */
+    colset *sets = malloc(cap * sizeof *sets);
+    if (sets == NULL)
+        return NQ_E_NOMEM;
+    uint32_t count = 0;
+    for (uint32_t cols = (1u << a) - 1u; cols < (1u << n); cols = next_same_pop(cols)) {
+        const uint32_t w = orbit_weight(cols, n);
+        if (w != 0)
+            sets[count++] = (colset){cols, w};
+    }
+    *out = sets;
+    *len = count;
+    return NQ_OK;
+}
+
+/* ---- the count ---------------------------------------------------------------------------------- */
+
+static nq_err quads_make(job *j)
+{
+    const int a = j->a, b = j->n - a;
+    const nq_quad_layout *lay = &j->layout;
+    nq_err err = nq_quad_create(&j->quad[TOP_LEFT], lay, 0, a, 0, a);
+    if (err == NQ_OK)
+        err = nq_quad_create(&j->quad[TOP_RIGHT], lay, 0, a, a, b);
+    if (err == NQ_OK)
+        err = nq_quad_create(&j->quad[BOTTOM_LEFT], lay, a, b, 0, a);
+    if (err == NQ_OK)
+        err = nq_quad_create(&j->quad[BOTTOM_RIGHT], lay, a, b, a, b);
+    return err;
+}
+
+nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
+    if (out == NULL || threads < 0)
+        return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX)
+        return NQ_E_RANGE;
+    if (n <= 3) { /* too small to cut: 1 board (all 8 symmetries fix it), or none */
+        out->total = out->unique = n == 1 ? 1u : 0u;
+        return NQ_OK;
+    }
+    job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return NQ_E_NOMEM;
+    j->n = n;
+    j->a = n / 2;
+    j->join = nq_quad_join_pick();
+    j->layout = nq_quad_layout_for(n);
+    j->cuts = j->layout.cuts;
+    j->ctl = ctl;
+    atomic_init(&j->next, 0);
+    atomic_init(&j->found, 0);
+    atomic_init(&j->stop, false);
+    atomic_init(&j->nomem, false);
+    colset *sets = NULL;
+    nq_err err = colsets_make(n, j->a, &sets, &j->nsets);
+    if (err == NQ_OK)
+        err = quads_make(j);
+    if (err == NQ_OK) {
+        j->sets = sets;
+        if (ctl != NULL)
+            atomic_store(&ctl->total, j->nsets);
+        uint64_t quarter = 0, half_turn = 0;
+        err = nq_count_workers_run(n, nq_count_workers(threads), worker, j, &j->stop, ctl, &quarter,
+                                   &half_turn);
+        if (err == NQ_OK && atomic_load(&j->nomem))
+            err = NQ_E_NOMEM;
+        if (err == NQ_OK && atomic_load(&j->stop))
+            err = NQ_E_CANCELED;
+        if (err == NQ_OK)
+            *out = nq_count_burnside(atomic_load(&j->found), quarter, half_turn);
+    }
+    for (int q = 0; q < QUADRANTS; q++)
+        nq_quad_destroy(&j->quad[q]);
+    free(sets);
+    free(j);
+    return err;
+}
+
+bool nq_count_quad_preferred(int n)
+{
+    return n >= 16 && n <= NQ_COUNT_QUAD_N_MAX;
+}

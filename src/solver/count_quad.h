@@ -1,0 +1,37 @@
+/* count_quad.h - internal: the half-board counter (not part of the public API).
+ *
+ * The fastest of the counters behind nq_count for 16 <= n <= 20. The board is cut into a top and a
+ * bottom half; a solution is a top half and a bottom half that use complementary columns and share
+ * no diagonal. For each set S of columns the top half uses, the top halves on S and the bottom halves
+ * on the other columns are built from precomputed quadrant placements (count_quad_table.h), then the
+ * pairs that share no diagonal are counted by a streaming AND, sliced by the queens on the two rows
+ * next to the cut so that most incompatible pairs are never tested. count_quad.c has the details.
+ *
+ * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
+ * call and released before it returns: four quadrant tables (65 MB at n = 18, about 500 MB at
+ * n = 20) and per worker the halves of one column set (a few MB at n = 18).
+ * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
+ */
+#ifndef NQ_COUNT_QUAD_H
+#define NQ_COUNT_QUAD_H
+
+#include <stdbool.h>
+
+#include "nqueens/solver.h"
+
+/* Largest n counted this way: at n = 21 the quadrant tables would pass 1.5 GB. */
+#define NQ_COUNT_QUAD_N_MAX 20
+
+/* Count all solutions and symmetry classes of an n x n board (1 <= n <= NQ_COUNT_QUAD_N_MAX) with
+ * the half-board method, on `threads` worker threads (0: one per online CPU). ctl may be NULL; when
+ * given, the count stops soon after nq_count_cancel (one column set's work, milliseconds) and reports
+ * progress through ctl->done / ctl->total (column sets).
+ * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n), NQ_E_CANCELED, NQ_E_NOMEM,
+ * NQ_E_THREAD. On error *out is unspecified and nothing is leaked. */
+nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
+
+/* True where nq_count should use nq_count_quad (measured, README "Performance"). Pure function of
+ * n; thread-safe. */
+bool nq_count_quad_preferred(int n);
+
+#endif /* NQ_COUNT_QUAD_H */

@@ -1,0 +1,170 @@
+/* count_quad_table.c - every partial placement of one quadrant, grouped by rows and columns used.
+ *
+ * Built by two passes of the same depth-first search (row by row: leave the row empty or put a queen
+ * on a free column): the first counts the placements of each group, the prefix sums of those counts
+ * become the group offsets, and the second writes each placement at its group's cursor. Two passes
+ * cost a second search (a few milliseconds at n = 18) but need no sort and no scratch as large as
+ * the table. Sizes: 0.9 M entries (18 MB) for a 9 x 9 quadrant, about 7 M (140 MB) for 10 x 10.
+ */
+#include "count_quad_table.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct builder {
+    nq_quad *q;
+    int edge_row;     /* board row next to the cut on the quadrant's side */
+    int across_row;   /* board row just across the cut */
+    uint32_t *cursor; /* second pass: next slot of each group; first pass: NULL */
+} builder;
+
+typedef struct partial {
+    uint32_t rows, cols; /* quadrant-local rows and columns filled */
+    uint64_t d1, d2;     /* board-wide diagonal masks */
+    uint32_t mark;       /* attacks across the cut, edge column + 1 */
+} partial;
+
+/* The crossing key of board-wide diagonal masks d1 (bit r - c + n - 1) and d2 (bit r + c): the n - 1
+ * diagonals of each direction with cells on both sides of the cut after row a - 1 (board indexes
+ * a .. n + a - 2), "\" in bits 0..n-2 and "/" in bits n-1..2n-3; then the layout's cut bits are
+ * moved out into *cls. */
+static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, uint32_t *cls)
+{
+    const int n = lay->n, a = n / 2;
+    const uint64_t crossing = (UINT64_C(1) << (n - 1)) - 1u;
+    uint64_t key = (d1 >> a & crossing) | (d2 >> a & crossing) << (n - 1);
+    uint32_t c = 0;
+    for (int i = 0; i < lay->cuts; i++) {
+        const int at = lay->cut_pos[i];
+        c = c << 1 | (uint32_t)(key >> at & 1u);
+        key = (key & ((UINT64_C(1) << at) - 1u)) | (key >> (at + 1)) << at;
+    }
+    *cls = c;
+    return (uint32_t)key;
+}
+
+nq_quad_layout nq_quad_layout_for(int n)
+{
+    nq_quad_layout lay = {.n = n};
+    const int bits = 2 * (n - 1);
+    int cuts = bits - 32 > NQ_QUAD_CUTS_MIN ? bits - 32 : NQ_QUAD_CUTS_MIN;
+    cuts += cuts % 2; /* whole pairs, one diagonal of each direction */
+    const int mid1 = (n - 2) / 2, mid2 = n - 1 + (n - 2) / 2; /* "\" and "/" through the middle */
+    for (int i = 0; i < cuts / 2; i++) {
+        const int step = (i + 1) / 2 * (i % 2 == 0 ? 1 : -1); /* 0, -1, +1, -2, ... */
+        lay.cut_pos[2 * i] = mid1 + step;
+        lay.cut_pos[2 * i + 1] = mid2 + step;
+    }
+    for (int i = 1; i < cuts; i++) /* insertion sort, highest first */
+        for (int k = i; k > 0 && lay.cut_pos[k] > lay.cut_pos[k - 1]; k--) {
+            const int t = lay.cut_pos[k];
+            lay.cut_pos[k] = lay.cut_pos[k - 1];
+            lay.cut_pos[k - 1] = t;
+        }
+    lay.cuts = cuts;
+    return lay;
+}
+
+static void visit(const builder *b, const partial *p)
+{
+    nq_quad *q = b->q;
+    const uint32_t g = p->rows << q->cols | p->cols;
+    if (b->cursor == NULL) {
+        q->start[g + 1u]++;
+        return;
+    }
+    const uint32_t at = b->cursor[g]++;
+    uint32_t cls;
+    q->diag[at] = (p->d1 >> q->row0) | (p->d2 >> q->row0) << 32;
+    q->key[at] = split_key(&q->layout, p->d1, p->d2, &cls);
+    q->mark[at] = p->mark | cls << NQ_QUAD_CLASS_SHIFT;
+}
+
+/* Columns a queen on (r, c) attacks diagonally on row `row` (r != row). */
+static uint32_t attack_on_row(int n, int r, int c, int row)
+{
+    const int dist = r < row ? row - r : r - row;
+    uint32_t m = 0;
+    if (c - dist >= 0)
+        m |= 1u << (c - dist);
+    if (c + dist < n)
+        m |= 1u << (c + dist);
+    return m;
+}
+
+static void search(const builder *b, int i, const partial *p)
+{
+    const nq_quad *q = b->q;
+    if (i == q->rows) {
+        visit(b, p);
+        return;
+    }
+    search(b, i + 1, p); /* row left empty */
+    const int n = q->layout.n, r = q->row0 + i;
+    for (int j = 0; j < q->cols; j++) {
+        const int c = q->col0 + j;
+        const uint64_t b1 = UINT64_C(1) << (r - c + n - 1), b2 = UINT64_C(1) << (r + c);
+        if ((p->cols >> j & 1u) || (p->d1 & b1) || (p->d2 & b2))
+            continue;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const partial next = {
+            .rows = p->rows | 1u << i,
+            .cols = p->cols | 1u << j,
+            .d1 = p->d1 | b1,
+            .d2 = p->d2 | b2,
+            .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
+        };
+        search(b, i + 1, &next);
+    }
+}
+
+nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,
+                      int cols)
+{
+    if (q == NULL || layout == NULL)
+        return NQ_E_ARG;
+    const int n = layout->n;
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows + cols > NQ_QUAD_KEY_BITS_MAX ||
+        row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n)
+        return NQ_E_ARG;
+    *q = (nq_quad){.layout = *layout, .row0 = row0, .rows = rows, .col0 = col0, .cols = cols};
+    const int a = n / 2;
+    const bool top = row0 < a;
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL};
+    const partial empty = {0, 0, 0, 0, 0};
+    const size_t groups = (size_t)1 << (rows + cols);
+
+    q->start = calloc(groups + 1u, sizeof *q->start);
+    if (q->start == NULL)
+        return NQ_E_NOMEM;
+    search(&b, 0, &empty);
+    for (size_t g = 0; g < groups; g++)
+        q->start[g + 1u] += q->start[g];
+    q->len = q->start[groups];
+
+    b.cursor = malloc(groups * sizeof *b.cursor);
+    q->diag = malloc(q->len * sizeof *q->diag);
+    q->key = malloc(q->len * sizeof *q->key);
+    q->mark = malloc(q->len * sizeof *q->mark);
+    if (b.cursor == NULL || q->diag == NULL || q->key == NULL || q->mark == NULL) {
+        free(b.cursor);
+        nq_quad_destroy(q);
+        return NQ_E_NOMEM;
+    }
+    memcpy(b.cursor, q->start, groups * sizeof *b.cursor);
+    search(&b, 0, &empty);
+    free(b.cursor);
+    return NQ_OK;
+}
+
+void nq_quad_destroy(nq_quad *q)
+{
+    if (q == NULL)
+        return;
+    free(q->diag);
+    free(q->key);
+    free(q->mark);
+    free(q->start);
+    memset(q, 0, sizeof *q);
+}

@@ -1,0 +1,97 @@
+/* count_quad_table.h - internal: the quadrant tables of the half-board counter (count_quad.c is the
+ * only user).
+ *
+ * The board is cut once between rows (top rows 0..a-1, bottom rows a..n-1, a = n / 2) and once
+ * between columns (left columns 0..a-1, right a..n-1), which gives four quadrants. A quadrant table
+ * holds every partial placement inside one quadrant: any number of queens, at most one per row and
+ * column, no two on a diagonal. Placements are grouped by the quadrant-local set of rows they fill
+ * (high bits of the group number) and of columns (low bits), so "all placements of the top-left
+ * quadrant on rows R and columns C" is one contiguous run.
+ *
+ * Each entry keeps, in three parallel arrays (the pairing loop streams them), what the counter needs
+ * without looking at the placement again:
+ *   diag: its "\" diagonals (r - c + n - 1) in bits 0..31 and its "/" diagonals (r + c) in bits
+ *         32..63, both counted from the first row of its side of the cut (row0): two quadrants on
+ *         the same rows conflict iff their diags share a bit;
+ *   key:  the diagonals it occupies among those crossing the row cut, less the class bits (below):
+ *         a top and a bottom half are compatible iff their keys and their classes share no bit;
+ *   mark: the columns it attacks on the row just across the cut (bits 0..19), its class (bits
+ *         20..25) and one more than the column of its queen on the row next to the cut (bits 26..30;
+ *         0: none there).
+ * The crossing diagonals are 2(n - 1), too many for the 32-bit join kernels from n = 18 on, so the
+ * layout moves a few of them (those through the middle of the cut, which most halves occupy) out of
+ * the key into the class: then whole groups of halves whose classes overlap are never joined.
+ * Keys and classes are ORs of diagonal bits, and two quadrants of one half never both have an edge
+ * queen, so a half's key and mark are the ORs of its two quadrants'.
+ *
+ * Ownership: nq_quad_create fills a caller-provided nq_quad and nq_quad_destroy frees what it holds.
+ * Thread-safety: a built table is read-only; any number of threads may read it.
+ */
+#ifndef NQ_COUNT_QUAD_TABLE_H
+#define NQ_COUNT_QUAD_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nqueens/solver.h"
+
+#define NQ_QUAD_N_MAX 20        /* largest board: quadrants of 10 x 10, marks of 20 columns */
+#define NQ_QUAD_KEY_BITS_MAX 20 /* rows + columns of a quadrant: 2^20 groups, 4 MiB of offsets */
+#define NQ_QUAD_CUTS_MIN 2      /* crossing diagonals always moved into the class */
+#define NQ_QUAD_CUTS_MAX 6      /* at n = 20: 38 crossing diagonals, 6 into the class, 32 in keys */
+#define NQ_QUAD_CLASS_SHIFT 20  /* mark: attacked columns below, the class from here */
+#define NQ_QUAD_EDGE_SHIFT 26   /* mark: edge column + 1 from here */
+
+/* How keys are laid out for one board size: shared by all four quadrants of a count. */
+typedef struct nq_quad_layout {
+    int n;                        /* board size */
+    int cuts;                     /* crossing diagonals moved into the class */
+    int cut_pos[NQ_QUAD_CUTS_MAX]; /* their bits in the full crossing key, highest first */
+} nq_quad_layout;
+
+typedef struct nq_quad {
+    nq_quad_layout layout;  /* board size and key layout */
+    int row0, rows;         /* board rows row0 .. row0 + rows - 1 */
+    int col0, cols;         /* board columns col0 .. col0 + cols - 1 */
+    uint64_t *diag;         /* per entry, grouped by key: diagonals relative to row0 */
+    uint32_t *key;          /* per entry: crossing diagonals outside the class */
+    uint32_t *mark;         /* per entry: attacks across the cut and edge column */
+    uint32_t *start;        /* (1 << (rows + cols)) + 1 offsets: group g is [start[g], start[g+1]) */
+    size_t len;             /* entries */
+} nq_quad;
+
+/* The key layout for an n x n board, 4 <= n <= NQ_QUAD_N_MAX. */
+nq_quad_layout nq_quad_layout_for(int n);
+
+/* Fill *q with every placement of the quadrant with board rows [row0, row0 + rows) and columns
+ * [col0, col0 + cols) of the layout's board, cut after row a - 1 (a = n / 2: a quadrant lies on one
+ * side of it). Requires 1 <= rows, cols and rows + cols <= NQ_QUAD_KEY_BITS_MAX.
+ * Errors: NQ_E_ARG, NQ_E_NOMEM (then *q holds nothing to free). */
+nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,
+                      int cols);
+
+/* Free what q holds (its arrays; q itself is the caller's). Safe on a zeroed or destroyed q. */
+void nq_quad_destroy(nq_quad *q);
+
+/* The placements on quadrant-local row set `rows` and column set `cols`: indexes [*first, *last). */
+static inline void nq_quad_group(const nq_quad *q, uint32_t rows, uint32_t cols, uint32_t *first,
+                                 uint32_t *last)
+{
+    const uint32_t g = rows << q->cols | cols;
+    *first = q->start[g];
+    *last = q->start[g + 1u];
+}
+
+/* The edge column + 1 held in a mark (0: none). */
+static inline uint32_t nq_quad_mark_edge(uint32_t mark)
+{
+    return mark >> NQ_QUAD_EDGE_SHIFT;
+}
+
+/* The class held in a mark. */
+static inline uint32_t nq_quad_mark_class(uint32_t mark)
+{
+    return mark >> NQ_QUAD_CLASS_SHIFT & ((1u << NQ_QUAD_CUTS_MAX) - 1u);
+}
+
+#endif /* NQ_COUNT_QUAD_TABLE_H */

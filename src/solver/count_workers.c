@@ -1,0 +1,45 @@
+/* count_workers.c - worker threads and Burnside's lemma for the table counters (count_workers.h). */
+#include "count_workers.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include "count_mitm.h"
+
+int nq_count_workers(int threads)
+{
+    if (threads == 0) {
+        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus > 0 ? (int)(cpus < NQ_COUNT_WORKERS_MAX ? cpus : NQ_COUNT_WORKERS_MAX) : 1;
+    }
+    if (threads < 1)
+        return 1;
+    return threads < NQ_COUNT_WORKERS_MAX ? threads : NQ_COUNT_WORKERS_MAX;
+}
+
+nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,
+                            nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half)
+{
+    pthread_t tids[NQ_COUNT_WORKERS_MAX];
+    int started = 0;
+    nq_err err = NQ_OK;
+    for (; started < threads && started < NQ_COUNT_WORKERS_MAX; started++) {
+        if (pthread_create(&tids[started], NULL, fn, arg) != 0) {
+            err = NQ_E_THREAD;
+            break;
+        }
+    }
+    if (err == NQ_OK)
+        err = nq_count_mitm_symmetric(n, ctl, quarter, half);
+    if (err != NQ_OK)
+        atomic_store(stop, true);
+    for (int i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    return err;
+}
+
+nq_counts nq_count_burnside(uint64_t total, uint64_t quarter, uint64_t half)
+{
+    const nq_counts c = {total, (total + 2u * quarter + half) / 8u};
+    return c;
+}
