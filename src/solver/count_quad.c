@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "count_quad_join.h"
+#include "count_quad_simd.h"
 #include "count_quad_table.h"
 #include "count_workers.h"
 
@@ -58,7 +58,7 @@ typedef struct job {
     nq_quad quad[QUADRANTS];        /* the four quadrant tables */
     const colset *sets;             /* one column set per orbit */
     uint32_t nsets;                 /* how many */
-    nq_quad_join_fn join;           /* the SIMD kernel this CPU runs */
+    const nq_quad_simd *simd;       /* the hot loops, for this CPU */
     int cuts;                       /* class bits (layout.cuts) */
     nq_quad_layout layout;          /* how keys are laid out */
     atomic_uint_fast32_t next;      /* next column set to take */
@@ -108,8 +108,9 @@ static void half_free(half *h)
     memset(h, 0, sizeof *h);
 }
 
-static bool half_reserve(half *h, size_t need)
+static bool half_reserve(half *h, size_t halves)
 {
+    const size_t need = halves + NQ_QUAD_SIMD_SLACK;
     if (need <= h->cap)
         return true;
     half_free(h);
@@ -139,7 +140,7 @@ static bool scratch_reserve(scratch *s, size_t tops, size_t bottoms)
 {
     if (!half_reserve(&s->top, tops) || !half_reserve(&s->bottom, bottoms))
         return false;
-    const size_t need = tops > bottoms ? tops : bottoms;
+    const size_t need = (tops > bottoms ? tops : bottoms) + NQ_QUAD_SIMD_SLACK;
     if (need <= s->keys_cap)
         return true;
     free(s->keys);
@@ -184,30 +185,23 @@ static size_t half_bound(const nq_quad *left, const nq_quad *right, uint32_t lco
 }
 
 /* Build every half on the rows of `left`/`right` using left-quadrant columns lcols and right-quadrant
- * columns rcols (quadrant-local). h has room for half_bound halves. The inner loop is branch-free
- * (about a third of the pairs are compatible, a coin flip the branch predictor would lose): every
- * pair is written, and the cursor moves only for compatible ones. */
-static void half_fill(const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols,
-                      half *h)
+ * columns rcols (quadrant-local). h has room for half_bound halves and the kernels' slack. */
+static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, uint32_t lcols,
+                      uint32_t rcols, half *h)
 {
     const int rows = left->rows, k = __builtin_popcount(lcols);
     const uint32_t all = (1u << rows) - 1u;
-    uint32_t *restrict key = h->key;
-    uint32_t *restrict mark = h->mark;
     size_t len = 0;
     FOR_EACH_ROW_SPLIT(R, rows, k) {
         uint32_t l0, l1, r0, r1;
         nq_quad_group(left, R, lcols, &l0, &l1);
         nq_quad_group(right, all & ~R, rcols, &r0, &r1);
-        for (uint32_t l = l0; l < l1; l++) {
-            const uint64_t ldiag = left->diag[l];
-            const uint32_t lkey = left->key[l], lmark = left->mark[l];
-            for (uint32_t r = r0; r < r1; r++) {
-                key[len] = lkey | right->key[r];
-                mark[len] = lmark | right->mark[r];
-                len += (ldiag & right->diag[r]) == 0;
-            }
-        }
+        if (r0 == r1)
+            continue;
+        for (uint32_t l = l0; l < l1; l++)
+            len += j->simd->pair(left->diag[l], left->key[l], left->mark[l], right->diag + r0,
+                                 right->key + r0, right->mark + r0, r1 - r0, h->key + len,
+                                 h->mark + len);
     }
     h->len = len;
 }
@@ -241,18 +235,6 @@ static void half_sort(const job *j, half *h)
 
 /* ---- joining them ---------------------------------------------------------------------------------- */
 
-/* Copy the keys of sorted run [first, last) that leave column c free; returns how many. Branch-free:
- * every key is written, the cursor moves only for kept ones. */
-static size_t pick(const half *h, uint32_t first, uint32_t last, int c, uint32_t *out)
-{
-    size_t kept = 0;
-    for (uint32_t i = first; i < last; i++) {
-        out[kept] = h->skey[i];
-        kept += (~h->smark[i] >> c) & 1u;
-    }
-    return kept;
-}
-
 /* Pick, class by class, the halves of edge column `edge` that leave column `other` free:
  * class k lands in out[at[k] .. at[k + 1]). Returns how many in all. */
 static size_t pick_classes(const job *j, const half *h, int edge, int other, uint32_t *out,
@@ -262,7 +244,8 @@ static size_t pick_classes(const job *j, const half *h, int edge, int other, uin
     size_t len = 0;
     for (uint32_t k = 0; k < classes; k++) {
         at[k] = len;
-        len += pick(h, h->off[run + k], h->off[run + k + 1u], other, out + len);
+        const uint32_t first = h->off[run + k], last = h->off[run + k + 1u];
+        len += j->simd->pick(h->skey + first, h->smark + first, last - first, other, out + len);
     }
     at[classes] = len;
     return len;
@@ -280,7 +263,7 @@ static uint64_t join_classes(const job *j, const scratch *s, const size_t *kat, 
         const uint32_t allowed = ~t & mask;
         for (uint32_t k = allowed;; k = (k - 1u) & allowed) { /* every subset of allowed */
             if (kat[k] != kat[k + 1u])
-                sum += j->join(s->keys + kat[k], kat[k + 1u] - kat[k], s->probes + pat[t],
+                sum += j->simd->join(s->keys + kat[k], kat[k + 1u] - kat[k], s->probes + pat[t],
                                pat[t + 1u] - pat[t]);
             if (k == 0)
                 break;
@@ -334,8 +317,8 @@ static bool count_set(job *j, scratch *s, uint32_t cols, uint64_t *found)
         atomic_store(&j->stop, true);
         return false;
     }
-    half_fill(&q[TOP_LEFT], &q[TOP_RIGHT], cols & left, cols >> a, &s->top);
-    half_fill(&q[BOTTOM_LEFT], &q[BOTTOM_RIGHT], other & left, other >> a, &s->bottom);
+    half_fill(j, &q[TOP_LEFT], &q[TOP_RIGHT], cols & left, cols >> a, &s->top);
+    half_fill(j, &q[BOTTOM_LEFT], &q[BOTTOM_RIGHT], other & left, other >> a, &s->bottom);
     half_sort(j, &s->top);
     half_sort(j, &s->bottom);
     return join_halves(j, s, found);
@@ -443,7 +426,7 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         return NQ_E_NOMEM;
     j->n = n;
     j->a = n / 2;
-    j->join = nq_quad_join_pick();
+    j->simd = nq_quad_simd_best();
     j->layout = nq_quad_layout_for(n);
     j->cuts = j->layout.cuts;
     j->ctl = ctl;

@@ -1,0 +1,44 @@
+/* count_quad_simd.h - internal: the hot loops of the half-board counter (count_quad.c), one set per
+ * instruction set.
+ *
+ *   pair: build halves from one left-quadrant placement and a run of right-quadrant placements;
+ *   pick: copy the keys of a run of halves that leave a given column free;
+ *   join: count (key, probe) pairs that share no bit (bottom halves against top halves).
+ * All three stream 32-bit keys and marks (count_quad_table.h). 32-bit lanes test twice as many pairs
+ * per instruction as 64-bit ones, and the test unit is what bounds the join.
+ *
+ * pair and pick write whole vectors: their output must have NQ_QUAD_SIMD_SLACK elements of room past
+ * what they return. join takes any lengths (it masks its tail).
+ * Thread-safety: pure functions of their arguments; the table is constant.
+ */
+#ifndef NQ_COUNT_QUAD_SIMD_H
+#define NQ_COUNT_QUAD_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NQ_QUAD_SIMD_SLACK 16 /* elements written past the end of pair's and pick's output */
+
+typedef struct nq_quad_simd {
+    const char *name; /* "avx512", "avx2" or "portable" */
+
+    /* For each i < len with (ldiag & rdiag[i]) == 0, append lkey | rkey[i] to okey and
+     * lmark | rmark[i] to omark; returns how many were appended. */
+    size_t (*pair)(uint64_t ldiag, uint32_t lkey, uint32_t lmark, const uint64_t *rdiag,
+                   const uint32_t *rkey, const uint32_t *rmark, size_t len, uint32_t *okey,
+                   uint32_t *omark);
+
+    /* Append key[i] to out for each i < len whose mark[i] has bit c clear; returns how many. */
+    size_t (*pick)(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out);
+
+    /* Sum over probes[0 .. m) of the number of keys[0 .. len) with (key & probe) == 0. */
+    uint64_t (*join)(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m);
+} nq_quad_simd;
+
+/* The widest set this CPU runs. Thread-safe. */
+const nq_quad_simd *nq_quad_simd_best(void);
+
+/* The portable set, for tests that hold the others to it. */
+const nq_quad_simd *nq_quad_simd_portable(void);
+
+#endif /* NQ_COUNT_QUAD_SIMD_H */
