@@ -33,6 +33,7 @@
  */
 #include "count_quad.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -196,12 +197,10 @@ static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, u
         uint32_t l0, l1, r0, r1;
         nq_quad_group(left, R, lcols, &l0, &l1);
         nq_quad_group(right, all & ~R, rcols, &r0, &r1);
-        if (r0 == r1)
-            continue;
-        for (uint32_t l = l0; l < l1; l++)
-            len += j->simd->pair(left->diag[l], left->key[l], left->mark[l], right->diag + r0,
-                                 right->key + r0, right->mark + r0, r1 - r0, h->key + len,
-                                 h->mark + len);
+        if (l0 != l1 && r0 != r1)
+            len += j->simd->pair(left->diag + l0, left->key + l0, left->mark + l0, l1 - l0,
+                                 right->diag + r0, right->key + r0, right->mark + r0, r1 - r0,
+                                 h->key + len, h->mark + len);
     }
     h->len = len;
 }
@@ -397,17 +396,47 @@ static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
 
 /* ---- the count ---------------------------------------------------------------------------------- */
 
-static nq_err quads_make(job *j)
+/* One quadrant table to build: where it lies, and how the build went. */
+typedef struct quad_task {
+    nq_quad *q;
+    const nq_quad_layout *layout;
+    int row0, rows, col0, cols;
+    nq_err err;
+} quad_task;
+
+static void *quad_build(void *arg)
+{
+    quad_task *t = arg;
+    t->err = nq_quad_create(t->q, t->layout, t->row0, t->rows, t->col0, t->cols);
+    return NULL;
+}
+
+/* Build the four quadrant tables, one thread each unless the count runs on one thread (the build
+ * is a few tenths of a second at n = 18, all of it before the workers start). A thread that cannot
+ * start leaves its table to the calling thread. */
+static nq_err quads_make(job *j, int threads)
 {
     const int a = j->a, b = j->n - a;
-    const nq_quad_layout *lay = &j->layout;
-    nq_err err = nq_quad_create(&j->quad[TOP_LEFT], lay, 0, a, 0, a);
-    if (err == NQ_OK)
-        err = nq_quad_create(&j->quad[TOP_RIGHT], lay, 0, a, a, b);
-    if (err == NQ_OK)
-        err = nq_quad_create(&j->quad[BOTTOM_LEFT], lay, a, b, 0, a);
-    if (err == NQ_OK)
-        err = nq_quad_create(&j->quad[BOTTOM_RIGHT], lay, a, b, a, b);
+    quad_task tasks[QUADRANTS] = {
+        {&j->quad[TOP_LEFT], &j->layout, 0, a, 0, a, NQ_OK},
+        {&j->quad[TOP_RIGHT], &j->layout, 0, a, a, b, NQ_OK},
+        {&j->quad[BOTTOM_LEFT], &j->layout, a, b, 0, a, NQ_OK},
+        {&j->quad[BOTTOM_RIGHT], &j->layout, a, b, a, b, NQ_OK},
+    };
+    pthread_t tids[QUADRANTS];
+    bool started[QUADRANTS] = {false};
+    for (int q = 1; q < QUADRANTS && threads > 1; q++)
+        started[q] = pthread_create(&tids[q], NULL, quad_build, &tasks[q]) == 0;
+    for (int q = 0; q < QUADRANTS; q++)
+        if (!started[q])
+            quad_build(&tasks[q]);
+    nq_err err = NQ_OK;
+    for (int q = 0; q < QUADRANTS; q++) {
+        if (started[q])
+            pthread_join(tids[q], NULL);
+        if (err == NQ_OK)
+            err = tasks[q].err;
+    }
     return err;
 }
 
@@ -434,16 +463,17 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
     atomic_init(&j->found, 0);
     atomic_init(&j->stop, false);
     atomic_init(&j->nomem, false);
+    threads = nq_count_workers(threads);
     colset *sets = NULL;
     nq_err err = colsets_make(n, j->a, &sets, &j->nsets);
     if (err == NQ_OK)
-        err = quads_make(j);
+        err = quads_make(j, threads);
     if (err == NQ_OK) {
         j->sets = sets;
         if (ctl != NULL)
             atomic_store(&ctl->total, j->nsets);
         uint64_t quarter = 0, half_turn = 0;
-        err = nq_count_workers_run(n, nq_count_workers(threads), worker, j, &j->stop, ctl, &quarter,
+        err = nq_count_workers_run(n, threads, worker, j, &j->stop, ctl, &quarter,
                                    &half_turn);
         if (err == NQ_OK && atomic_load(&j->nomem))
             err = NQ_E_NOMEM;

@@ -20,15 +20,19 @@
 
 /* ---- portable ---------------------------------------------------------------------------------- */
 
-static size_t pair_portable(uint64_t ldiag, uint32_t lkey, uint32_t lmark, const uint64_t *rdiag,
-                            const uint32_t *rkey, const uint32_t *rmark, size_t len, uint32_t *okey,
-                            uint32_t *omark)
+static size_t pair_portable(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark,
+                            size_t llen, const uint64_t *rdiag, const uint32_t *rkey,
+                            const uint32_t *rmark, size_t rlen, uint32_t *okey, uint32_t *omark)
 {
     size_t out = 0;
-    for (size_t i = 0; i < len; i++) {
-        okey[out] = lkey | rkey[i];
-        omark[out] = lmark | rmark[i];
-        out += (ldiag & rdiag[i]) == 0;
+    for (size_t l = 0; l < llen; l++) {
+        const uint64_t diag = ldiag[l];
+        const uint32_t key = lkey[l], mark = lmark[l];
+        for (size_t r = 0; r < rlen; r++) {
+            okey[out] = key | rkey[r];
+            omark[out] = mark | rmark[r];
+            out += (diag & rdiag[r]) == 0;
+        }
     }
     return out;
 }
@@ -71,26 +75,29 @@ AVX512 static inline __mmask16 lanes_at(size_t i, size_t len)
     return len - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (len - i)) - 1u);
 }
 
-AVX512 static size_t pair_avx512(uint64_t ldiag, uint32_t lkey, uint32_t lmark,
-                                 const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark,
-                                 size_t len, uint32_t *okey, uint32_t *omark)
+AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey,
+                                 const uint32_t *lmark, size_t llen, const uint64_t *rdiag,
+                                 const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
+                                 uint32_t *okey, uint32_t *omark)
 {
-    const __m512i diag = _mm512_set1_epi64((long long)ldiag);
-    const __m512i key = _mm512_set1_epi32((int)lkey), mark = _mm512_set1_epi32((int)lmark);
     size_t out = 0;
-    for (size_t i = 0; i < len; i += 16) {
-        const __mmask16 lanes = lanes_at(i, len);
-        const __mmask8 lo = (__mmask8)lanes, hi = (__mmask8)(lanes >> 8);
-        const __mmask8 ok_lo =
-            _mm512_mask_testn_epi64_mask(lo, _mm512_maskz_loadu_epi64(lo, rdiag + i), diag);
-        const __mmask8 ok_hi =
-            _mm512_mask_testn_epi64_mask(hi, _mm512_maskz_loadu_epi64(hi, rdiag + i + 8), diag);
-        const __mmask16 ok = (__mmask16)(ok_lo | (unsigned)ok_hi << 8);
-        const __m512i k = _mm512_or_si512(_mm512_maskz_loadu_epi32(lanes, rkey + i), key);
-        const __m512i m = _mm512_or_si512(_mm512_maskz_loadu_epi32(lanes, rmark + i), mark);
-        _mm512_storeu_si512(okey + out, _mm512_maskz_compress_epi32(ok, k));
-        _mm512_storeu_si512(omark + out, _mm512_maskz_compress_epi32(ok, m));
-        out += (size_t)__builtin_popcount(ok);
+    for (size_t l = 0; l < llen; l++) {
+        const __m512i diag = _mm512_set1_epi64((long long)ldiag[l]);
+        const __m512i key = _mm512_set1_epi32((int)lkey[l]), mark = _mm512_set1_epi32((int)lmark[l]);
+        for (size_t i = 0; i < rlen; i += 16) {
+            const __mmask16 lanes = lanes_at(i, rlen);
+            const __mmask8 lo = (__mmask8)lanes, hi = (__mmask8)(lanes >> 8);
+            const __mmask8 ok_lo =
+                _mm512_mask_testn_epi64_mask(lo, _mm512_maskz_loadu_epi64(lo, rdiag + i), diag);
+            const __mmask8 ok_hi =
+                _mm512_mask_testn_epi64_mask(hi, _mm512_maskz_loadu_epi64(hi, rdiag + i + 8), diag);
+            const __mmask16 ok = (__mmask16)(ok_lo | (unsigned)ok_hi << 8);
+            const __m512i k = _mm512_or_si512(_mm512_maskz_loadu_epi32(lanes, rkey + i), key);
+            const __m512i m = _mm512_or_si512(_mm512_maskz_loadu_epi32(lanes, rmark + i), mark);
+            _mm512_storeu_si512(okey + out, _mm512_maskz_compress_epi32(ok, k));
+            _mm512_storeu_si512(omark + out, _mm512_maskz_compress_epi32(ok, m));
+            out += (size_t)__builtin_popcount(ok);
+        }
     }
     return out;
 }

@@ -25,15 +25,21 @@ typedef struct partial {
     uint32_t mark;       /* attacks across the cut, edge column + 1 */
 } partial;
 
-/* The crossing key of board-wide diagonal masks d1 (bit r - c + n - 1) and d2 (bit r + c): the n - 1
- * diagonals of each direction with cells on both sides of the cut after row a - 1 (board indexes
- * a .. n + a - 2), "\" in bits 0..n-2 and "/" in bits n-1..2n-3; then the layout's cut bits are
- * moved out into *cls. */
+/* The key of board-wide diagonal masks d1 (bit r - c + n - 1) and d2 (bit r + c): the diagonals of
+ * each direction with cells on both sides of the cut after row a - 1, "\" in the low half and "/" in
+ * the high half; then the layout's cut bits are moved out into *cls.
+ *
+ * The crossing diagonals have board indexes a .. n + a - 2, but the two ends of each direction are
+ * left out: each has a single cell on one side of the cut, on the row next to it ("\" a: (a, n-1);
+ * "\" n+a-2: (a-1, 0); "/" a: (a, 0); "/" n+a-2: (a-1, n-1)). A half uses that cell only with its
+ * edge queen there, and the counter meets a half of edge column c only with halves of the other side
+ * that leave c free, so such a diagonal can never be shared by a pair the counter joins. That leaves
+ * n - 3 bits a direction: 32 in all at n = 19. */
 static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, uint32_t *cls)
 {
-    const int n = lay->n, a = n / 2;
-    const uint64_t crossing = (UINT64_C(1) << (n - 1)) - 1u;
-    uint64_t key = (d1 >> a & crossing) | (d2 >> a & crossing) << (n - 1);
+    const int n = lay->n, first = n / 2 + 1, bits = n - 3;
+    const uint64_t inner = (UINT64_C(1) << bits) - 1u;
+    uint64_t key = (d1 >> first & inner) | (d2 >> first & inner) << bits;
     uint32_t c = 0;
     for (int i = 0; i < lay->cuts; i++) {
         const int at = lay->cut_pos[i];
@@ -47,10 +53,10 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
 nq_quad_layout nq_quad_layout_for(int n)
 {
     nq_quad_layout lay = {.n = n};
-    const int bits = 2 * (n - 1);
-    int cuts = bits - 32 > NQ_QUAD_CUTS_MIN ? bits - 32 : NQ_QUAD_CUTS_MIN;
+    const int bits = n - 3; /* a direction's key bits */
+    int cuts = 2 * bits - 32 > NQ_QUAD_CUTS_MIN ? 2 * bits - 32 : NQ_QUAD_CUTS_MIN;
     cuts += cuts % 2; /* whole pairs, one diagonal of each direction */
-    const int mid1 = (n - 2) / 2, mid2 = n - 1 + (n - 2) / 2; /* "\" and "/" through the middle */
+    const int mid1 = (bits - 1) / 2, mid2 = bits + (bits - 1) / 2; /* through the middle */
     for (int i = 0; i < cuts / 2; i++) {
         const int step = (i + 1) / 2 * (i % 2 == 0 ? 1 : -1); /* 0, -1, +1, -2, ... */
         lay.cut_pos[2 * i] = mid1 + step;
@@ -93,29 +99,30 @@ static uint32_t attack_on_row(int n, int r, int c, int row)
     return m;
 }
 
-static void search(const builder *b, int i, const partial *p)
+/* Fill row i (quadrant-local) and below. ld and rd are the quadrant columns that queens above
+ * attack on row i along "\" and "/", the usual bitmask search, so only free columns are tried. */
+static void search(const builder *b, int i, const partial *p, uint32_t ld, uint32_t rd)
 {
     const nq_quad *q = b->q;
     if (i == q->rows) {
         visit(b, p);
         return;
     }
-    search(b, i + 1, p); /* row left empty */
+    const uint32_t full = (1u << q->cols) - 1u;
+    search(b, i + 1, p, ld << 1 & full, rd >> 1); /* row left empty */
     const int n = q->layout.n, r = q->row0 + i;
-    for (int j = 0; j < q->cols; j++) {
-        const int c = q->col0 + j;
-        const uint64_t b1 = UINT64_C(1) << (r - c + n - 1), b2 = UINT64_C(1) << (r + c);
-        if ((p->cols >> j & 1u) || (p->d1 & b1) || (p->d2 & b2))
-            continue;
+    for (uint32_t avail = full & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
+        const uint32_t bit = avail & (0u - avail);
+        const int c = q->col0 + __builtin_ctz(bit);
         const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
         const partial next = {
             .rows = p->rows | 1u << i,
-            .cols = p->cols | 1u << j,
-            .d1 = p->d1 | b1,
-            .d2 = p->d2 | b2,
+            .cols = p->cols | bit,
+            .d1 = p->d1 | UINT64_C(1) << (r - c + n - 1),
+            .d2 = p->d2 | UINT64_C(1) << (r + c),
             .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
         };
-        search(b, i + 1, &next);
+        search(b, i + 1, &next, (ld | bit) << 1 & full, (rd | bit) >> 1);
     }
 }
 
@@ -138,7 +145,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     q->start = calloc(groups + 1u, sizeof *q->start);
     if (q->start == NULL)
         return NQ_E_NOMEM;
-    search(&b, 0, &empty);
+    search(&b, 0, &empty, 0, 0);
     for (size_t g = 0; g < groups; g++)
         q->start[g + 1u] += q->start[g];
     q->len = q->start[groups];
@@ -153,7 +160,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         return NQ_E_NOMEM;
     }
     memcpy(b.cursor, q->start, groups * sizeof *b.cursor);
-    search(&b, 0, &empty);
+    search(&b, 0, &empty, 0, 0);
     free(b.cursor);
     return NQ_OK;
 }

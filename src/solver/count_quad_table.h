@@ -37,8 +37,8 @@
 
 #define NQ_QUAD_N_MAX 20        /* largest board: quadrants of 10 x 10, marks of 20 columns */
 #define NQ_QUAD_KEY_BITS_MAX 20 /* rows + columns of a quadrant: 2^20 groups, 4 MiB of offsets */
-#define NQ_QUAD_CUTS_MIN 2      /* crossing diagonals always moved into the class */
-#define NQ_QUAD_CUTS_MAX 6      /* at n = 20: 38 crossing diagonals, 6 into the class, 32 in keys */
+#define NQ_QUAD_CUTS_MIN 0      /* none where keys fit in 32 bits: splitting costs more than it saves */
+#define NQ_QUAD_CUTS_MAX 2      /* at n = 20: 34 key bits, 2 into the class, 32 in keys */
 #define NQ_QUAD_CLASS_SHIFT 20  /* mark: attacked columns below, the class from here */
 #define NQ_QUAD_EDGE_SHIFT 26   /* mark: edge column + 1 from here */
 
