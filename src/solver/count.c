@@ -1,13 +1,15 @@
 /* count.c - nq_count: the control block and the choice of counting method per n.
  *
- * Two counters sit behind nq_count: the symmetry-aware backtracking counter (count_bt.c) and the
- * meet-in-the-middle counter (count_mitm.c). Which one is faster depends on n; count_mitm.h says
- * where it wins (measured, README "Performance"), and everything else goes to backtracking.
+ * Three counters sit behind nq_count: the symmetry-aware backtracking counter (count_bt.c), the
+ * half-board counter (count_quad.c) and the meet-in-the-middle counter (count_mitm.c). Which one is
+ * fastest depends on n; count_quad.h and count_mitm.h say where each wins (measured, README
+ * "Performance"), and everything else goes to backtracking.
  */
 #include "nqueens/solver.h"
 
 #include "count_bt.h"
 #include "count_mitm.h"
+#include "count_quad.h"
 
 void nq_count_ctl_init(nq_count_ctl *ctl) {
     if (ctl == NULL) return;
@@ -32,6 +34,7 @@ double nq_count_progress(const nq_count_ctl *ctl) {
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out) {
     if (out == NULL || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    if (nq_count_quad_preferred(n)) return nq_count_quad(n, threads, ctl, out);
     if (nq_count_mitm_preferred(n)) return nq_count_mitm(n, threads, ctl, out);
     return nq_count_backtrack(n, threads, ctl, out);
 }

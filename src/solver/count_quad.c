@@ -401,13 +401,14 @@ typedef struct quad_task {
     nq_quad *q;
     const nq_quad_layout *layout;
     int row0, rows, col0, cols;
+    const nq_count_ctl *ctl;
     nq_err err;
 } quad_task;
 
 static void *quad_build(void *arg)
 {
     quad_task *t = arg;
-    t->err = nq_quad_create(t->q, t->layout, t->row0, t->rows, t->col0, t->cols);
+    t->err = nq_quad_create(t->q, t->layout, t->row0, t->rows, t->col0, t->cols, t->ctl);
     return NULL;
 }
 
@@ -418,10 +419,10 @@ static nq_err quads_make(job *j, int threads)
 {
     const int a = j->a, b = j->n - a;
     quad_task tasks[QUADRANTS] = {
-        {&j->quad[TOP_LEFT], &j->layout, 0, a, 0, a, NQ_OK},
-        {&j->quad[TOP_RIGHT], &j->layout, 0, a, a, b, NQ_OK},
-        {&j->quad[BOTTOM_LEFT], &j->layout, a, b, 0, a, NQ_OK},
-        {&j->quad[BOTTOM_RIGHT], &j->layout, a, b, a, b, NQ_OK},
+        {&j->quad[TOP_LEFT], &j->layout, 0, a, 0, a, j->ctl, NQ_OK},
+        {&j->quad[TOP_RIGHT], &j->layout, 0, a, a, b, j->ctl, NQ_OK},
+        {&j->quad[BOTTOM_LEFT], &j->layout, a, b, 0, a, j->ctl, NQ_OK},
+        {&j->quad[BOTTOM_RIGHT], &j->layout, a, b, a, b, j->ctl, NQ_OK},
     };
     pthread_t tids[QUADRANTS];
     bool started[QUADRANTS] = {false};
@@ -446,6 +447,8 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX)
         return NQ_E_RANGE;
+    if (ctl != NULL && atomic_load(&ctl->cancel))
+        return NQ_E_CANCELED;
     if (n <= 3) { /* too small to cut: 1 board (all 8 symmetries fix it), or none */
         out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;

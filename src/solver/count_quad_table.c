@@ -8,15 +8,21 @@
  */
 #include "count_quad_table.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define CANCEL_STRIDE 4096u /* placements between two looks at the cancel flag */
+
 typedef struct builder {
     nq_quad *q;
-    int edge_row;     /* board row next to the cut on the quadrant's side */
-    int across_row;   /* board row just across the cut */
-    uint32_t *cursor; /* second pass: next slot of each group; first pass: NULL */
+    int edge_row;             /* board row next to the cut on the quadrant's side */
+    int across_row;           /* board row just across the cut */
+    uint32_t *cursor;         /* second pass: next slot of each group; first pass: NULL */
+    const nq_count_ctl *ctl;  /* cancel flag to watch, may be NULL */
+    unsigned budget;          /* placements until the next look at it */
+    bool stopped;             /* cancel seen: the search unwinds */
 } builder;
 
 typedef struct partial {
@@ -72,9 +78,13 @@ nq_quad_layout nq_quad_layout_for(int n)
     return lay;
 }
 
-static void visit(const builder *b, const partial *p)
+static void visit(builder *b, const partial *p)
 {
     nq_quad *q = b->q;
+    if (--b->budget == 0) {
+        b->budget = CANCEL_STRIDE;
+        b->stopped = b->ctl != NULL && atomic_load_explicit(&b->ctl->cancel, memory_order_relaxed);
+    }
     const uint32_t g = p->rows << q->cols | p->cols;
     if (b->cursor == NULL) {
         q->start[g + 1u]++;
@@ -101,9 +111,11 @@ static uint32_t attack_on_row(int n, int r, int c, int row)
 
 /* Fill row i (quadrant-local) and below. ld and rd are the quadrant columns that queens above
  * attack on row i along "\" and "/", the usual bitmask search, so only free columns are tried. */
-static void search(const builder *b, int i, const partial *p, uint32_t ld, uint32_t rd)
+static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd)
 {
     const nq_quad *q = b->q;
+    if (b->stopped)
+        return;
     if (i == q->rows) {
         visit(b, p);
         return;
@@ -127,7 +139,7 @@ static void search(const builder *b, int i, const partial *p, uint32_t ld, uint3
 }
 
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,
-                      int cols)
+                      int cols, const nq_count_ctl *ctl)
 {
     if (q == NULL || layout == NULL)
         return NQ_E_ARG;
@@ -138,7 +150,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     *q = (nq_quad){.layout = *layout, .row0 = row0, .rows = rows, .col0 = col0, .cols = cols};
     const int a = n / 2;
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL};
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, ctl, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     const size_t groups = (size_t)1 << (rows + cols);
 
@@ -146,6 +158,10 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     if (q->start == NULL)
         return NQ_E_NOMEM;
     search(&b, 0, &empty, 0, 0);
+    if (b.stopped) {
+        nq_quad_destroy(q);
+        return NQ_E_CANCELED;
+    }
     for (size_t g = 0; g < groups; g++)
         q->start[g + 1u] += q->start[g];
     q->len = q->start[groups];
@@ -162,6 +178,10 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     memcpy(b.cursor, q->start, groups * sizeof *b.cursor);
     search(&b, 0, &empty, 0, 0);
     free(b.cursor);
+    if (b.stopped) {
+        nq_quad_destroy(q);
+        return NQ_E_CANCELED;
+    }
     return NQ_OK;
 }
 

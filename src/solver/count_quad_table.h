@@ -65,10 +65,11 @@ nq_quad_layout nq_quad_layout_for(int n);
 
 /* Fill *q with every placement of the quadrant with board rows [row0, row0 + rows) and columns
  * [col0, col0 + cols) of the layout's board, cut after row a - 1 (a = n / 2: a quadrant lies on one
- * side of it). Requires 1 <= rows, cols and rows + cols <= NQ_QUAD_KEY_BITS_MAX.
- * Errors: NQ_E_ARG, NQ_E_NOMEM (then *q holds nothing to free). */
+ * side of it). Requires 1 <= rows, cols and rows + cols <= NQ_QUAD_KEY_BITS_MAX. ctl may be NULL;
+ * its cancel flag is looked at every few thousand placements (microseconds).
+ * Errors: NQ_E_ARG, NQ_E_NOMEM, NQ_E_CANCELED (then *q holds nothing to free). */
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,
-                      int cols);
+                      int cols, const nq_count_ctl *ctl);
 
 /* Free what q holds (its arrays; q itself is the caller's). Safe on a zeroed or destroyed q. */
 void nq_quad_destroy(nq_quad *q);
