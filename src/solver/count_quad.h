@@ -1,6 +1,6 @@
 /* count_quad.h - internal: the half-board counter (not part of the public API).
  *
- * The fastest of the counters behind nq_count for 16 <= n <= 20. The board is cut into a top and a
+ * The fastest of the counters behind nq_count for 13 <= n <= 20. The board is cut into a top and a
  * bottom half; a solution is a top half and a bottom half that use complementary columns and share
  * no diagonal. For each set S of columns the top half uses, the top halves on S and the bottom halves
  * on the other columns are built from precomputed quadrant placements (count_quad_table.h), then the

@@ -1,16 +1,17 @@
-/* bench_count_mitm.c - the meet-in-the-middle counter against the backtracking counter.
+/* bench_count.c - the counters behind nq_count side by side: the half-board counter ("quad", the
+ * default for 13 <= n <= 20), the meet-in-the-middle counter it replaced there ("mitm", still the
+ * one for n > 20) and the backtracking counter ("backtrack").
  *
- *   bench_count_mitm [--threads T] [--reps R] [--mitm-only] [--stop-after S] [N ...]
- *       defaults: T = 0 (every CPU), R = 1, N = 16 17 18
+ *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [N ...]
+ *       defaults: T = 0 (every CPU), R = 1, LIST = quad,mitm, N = 16 17 18
  *
  * Each measurement runs in a child process of its own, so its peak memory is the child's
  * getrusage ru_maxrss (read with wait4), not the high-water mark of everything before it. For each N
- * it prints the best wall time of each counter (interleaved, R runs each), the CPU time of that run,
- * the peak resident set and the speed-up. Counts are checked against each other (and against
- * OEIS A000170 where given below); a mismatch exits 1. --mitm-only skips backtracking, for n >= 19.
- * --stop-after S cancels each count after S seconds and reports the peak memory so far and the
- * fraction of tasks done, for boards too large to finish (the peak is reached once the table is
- * built and every worker's batch has filled, within the first minute at n = 20).
+ * it prints, per counter in LIST, the best wall time of R runs, the CPU time of that run and the
+ * peak resident set, then each counter's speed-up over the first. Counts are checked against each
+ * other and against OEIS A000170 where given below; a mismatch exits 1. --stop-after S cancels each
+ * count after S seconds and reports the peak memory so far and the fraction of tasks done, for
+ * boards too large to finish.
  */
 #include "nqueens/solver.h"
 
@@ -29,6 +30,7 @@
 
 #include "count_bt.h"
 #include "count_mitm.h"
+#include "count_quad.h"
 
 #define N_ARGS_MAX 16
 
@@ -38,6 +40,12 @@ static const uint64_t oeis_total[] = {14772512u,     95815104u,     666090624u, 
 #define OEIS_FIRST 16
 
 typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
+
+static const struct {
+    const char *name; /* as given to --counters */
+    count_fn fn;
+} counters[] = {{"quad", nq_count_quad}, {"mitm", nq_count_mitm}, {"backtrack", nq_count_backtrack}};
+#define COUNTERS (sizeof counters / sizeof *counters)
 
 typedef struct sample {
     nq_err err;       /* the count's result */
@@ -132,21 +140,44 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
 }
 
 typedef struct bench_args {
-    int threads;        /* passed to both counters */
+    int threads;        /* passed to every counter */
     int reps;           /* runs per counter and n; the fastest is reported */
-    bool mitm_only;     /* skip the backtracking counter */
+    size_t use[COUNTERS]; /* indexes into counters[], in the order given */
+    size_t nuse;        /* how many */
     double stop_after;  /* cancel each count after this many seconds; 0 = never */
     int ns[N_ARGS_MAX]; /* boards */
     int count;          /* how many */
 } bench_args;
 
+/* "quad,mitm": counter names, each at most once. */
+static bool parse_counters(const char *list, bench_args *a)
+{
+    a->nuse = 0;
+    for (const char *p = list;;) {
+        const size_t len = strcspn(p, ",");
+        size_t k = 0;
+        while (k < COUNTERS && (strlen(counters[k].name) != len || strncmp(counters[k].name, p, len) != 0))
+            k++;
+        if (k == COUNTERS || a->nuse == COUNTERS)
+            return false;
+        for (size_t i = 0; i < a->nuse; i++)
+            if (a->use[i] == k)
+                return false;
+        a->use[a->nuse++] = k;
+        if (p[len] == '\0')
+            return true;
+        p += len + 1;
+    }
+}
+
 static bool parse_args(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){.threads = 0, .reps = 1};
+    *a = (bench_args){.threads = 0, .reps = 1, .use = {0, 1}, .nuse = 2};
     for (int i = 1; i < argc; i++) {
         int secs = 0;
-        if (strcmp(argv[i], "--mitm-only") == 0) {
-            a->mitm_only = true;
+        if (strcmp(argv[i], "--counters") == 0 && i + 1 < argc) {
+            if (!parse_counters(argv[++i], a))
+                return false;
         } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 86400, &secs))
                 return false;
@@ -197,34 +228,39 @@ static void print_sample(const char *name, int n, const sample *s)
            name, n, s->counts.total, s->counts.unique, s->wall, s->cpu, (double)s->maxrss_kib / 1024.0);
 }
 
+static bool matches_oeis(int n, const nq_counts *c)
+{
+    const size_t row = (size_t)(n - OEIS_FIRST);
+    return n < OEIS_FIRST || row >= sizeof oeis_total / sizeof *oeis_total || c->total == oeis_total[row];
+}
+
 static bool bench_one(int n, const bench_args *a)
 {
-    sample mitm, bt;
-    if (!best_of(nq_count_mitm, n, a, &mitm)) {
-        fprintf(stderr, "n=%d: meet-in-the-middle count failed\n", n);
-        return false;
+    sample s[COUNTERS];
+    for (size_t i = 0; i < a->nuse; i++) {
+        const char *name = counters[a->use[i]].name;
+        if (!best_of(counters[a->use[i]].fn, n, a, &s[i])) {
+            fprintf(stderr, "n=%d: %s count failed\n", n, name);
+            return false;
+        }
+        print_sample(name, n, &s[i]);
+        if (s[i].err == NQ_E_CANCELED)
+            continue;
+        if (!matches_oeis(n, &s[i].counts)) {
+            fprintf(stderr, "n=%d: %s total differs from A000170\n", n, name);
+            return false;
+        }
+        if (i > 0 && s[0].err == NQ_OK &&
+            (s[i].counts.total != s[0].counts.total || s[i].counts.unique != s[0].counts.unique)) {
+            fprintf(stderr, "n=%d: %s and %s disagree\n", n, name, counters[a->use[0]].name);
+            return false;
+        }
     }
-    print_sample("mitm", n, &mitm);
-    if (mitm.err == NQ_E_CANCELED)
-        return true;
-    const size_t row = (size_t)(n - OEIS_FIRST);
-    if (n >= OEIS_FIRST && row < sizeof oeis_total / sizeof *oeis_total &&
-        mitm.counts.total != oeis_total[row]) {
-        fprintf(stderr, "n=%d: total differs from A000170\n", n);
-        return false;
-    }
-    if (a->mitm_only)
-        return true;
-    if (!best_of(nq_count_backtrack, n, a, &bt)) {
-        fprintf(stderr, "n=%d: backtracking count failed\n", n);
-        return false;
-    }
-    print_sample("backtrack", n, &bt);
-    if (bt.counts.total != mitm.counts.total || bt.counts.unique != mitm.counts.unique) {
-        fprintf(stderr, "n=%d: the counters disagree\n", n);
-        return false;
-    }
-    printf("speed-up  n=%-2d wall %.2fx  cpu %.2fx\n", n, bt.wall / mitm.wall, bt.cpu / mitm.cpu);
+    for (size_t i = 1; i < a->nuse; i++)
+        if (s[0].err == NQ_OK && s[i].err == NQ_OK)
+            printf("speed-up  n=%-2d %s over %s: wall %.2fx  cpu %.2fx\n", n,
+                   counters[a->use[0]].name, counters[a->use[i]].name, s[i].wall / s[0].wall,
+                   s[i].cpu / s[0].cpu);
     return true;
 }
 
@@ -232,7 +268,9 @@ int main(int argc, char **argv)
 {
     bench_args a;
     if (!parse_args(argc, argv, &a)) {
-        fprintf(stderr, "usage: %s [--threads T] [--reps R] [--mitm-only] [--stop-after S] [N ...]\n",
+        fprintf(stderr,
+                "usage: %s [--threads T] [--reps R] [--counters quad,mitm,backtrack] "
+                "[--stop-after S] [N ...]\n",
                 argv[0]);
         return 2;
     }
