@@ -106,7 +106,8 @@ static void half_free(half *h)
     free(h->mark);
     free(h->skey);
     free(h->smark);
-    memset(h, 0, sizeof *h);
+    h->key = h->mark = h->skey = h->smark = NULL;
+    h->len = h->cap = 0;
 }
 
 static bool half_reserve(half *h, size_t halves)
@@ -163,11 +164,17 @@ static uint32_t next_same_pop(uint32_t v)
 }
 
 /* The rows of a half are split between its left and right quadrant: the left one fills the rows in
- * R, |R| = k (its number of columns), the right one the others. The loop runs R over every k-subset
- * of the `rows` rows in increasing order. */
-#define FOR_EACH_ROW_SPLIT(R, rows, k)                                                               \
-    for (uint32_t R = (1u << (k)) - 1u; R < (1u << (rows));                                         \
-         R = (k) == 0 ? (1u << (rows)) : next_same_pop(R))
+ * R, |R| = k (its number of columns), the right one the others. R runs over every k-subset of the
+ * half's rows in increasing order: from first_split(k) while below 1 << rows, by next_split. */
+static uint32_t first_split(int k)
+{
+    return (1u << k) - 1u;
+}
+
+static uint32_t next_split(uint32_t split)
+{
+    return split == 0 ? UINT32_MAX : next_same_pop(split); /* the empty set has no successor */
+}
 
 /* How many halves pairing could produce at most: the sum over row splits of the two group sizes'
  * product. Cheap (group offsets only); it sizes the scratch before filling it. */
@@ -176,7 +183,7 @@ static size_t half_bound(const nq_quad *left, const nq_quad *right, uint32_t lco
     const int rows = left->rows, k = __builtin_popcount(lcols);
     const uint32_t all = (1u << rows) - 1u;
     size_t bound = 0;
-    FOR_EACH_ROW_SPLIT(R, rows, k) {
+    for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
         uint32_t l0, l1, r0, r1;
         nq_quad_group(left, R, lcols, &l0, &l1);
         nq_quad_group(right, all & ~R, rcols, &r0, &r1);
@@ -193,7 +200,7 @@ static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, u
     const int rows = left->rows, k = __builtin_popcount(lcols);
     const uint32_t all = (1u << rows) - 1u;
     size_t len = 0;
-    FOR_EACH_ROW_SPLIT(R, rows, k) {
+    for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
         uint32_t l0, l1, r0, r1;
         nq_quad_group(left, R, lcols, &l0, &l1);
         nq_quad_group(right, all & ~R, rcols, &r0, &r1);

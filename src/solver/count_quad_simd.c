@@ -72,7 +72,8 @@ const nq_quad_simd *nq_quad_simd_portable(void)
 /* Lanes of a 16-lane vector at offset i of a len-element array that lie inside it. */
 AVX512 static inline __mmask16 lanes_at(size_t i, size_t len)
 {
-    return len - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (len - i)) - 1u);
+    const unsigned bits = len - i >= 16 ? 0xFFFFu : (1u << (len - i)) - 1u;
+    return (__mmask16)bits;
 }
 
 AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey,

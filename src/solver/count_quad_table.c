@@ -60,21 +60,11 @@ nq_quad_layout nq_quad_layout_for(int n)
 {
     nq_quad_layout lay = {.n = n};
     const int bits = n - 3; /* a direction's key bits */
-    int cuts = 2 * bits - 32 > NQ_QUAD_CUTS_MIN ? 2 * bits - 32 : NQ_QUAD_CUTS_MIN;
-    cuts += cuts % 2; /* whole pairs, one diagonal of each direction */
-    const int mid1 = (bits - 1) / 2, mid2 = bits + (bits - 1) / 2; /* through the middle */
-    for (int i = 0; i < cuts / 2; i++) {
-        const int step = (i + 1) / 2 * (i % 2 == 0 ? 1 : -1); /* 0, -1, +1, -2, ... */
-        lay.cut_pos[2 * i] = mid1 + step;
-        lay.cut_pos[2 * i + 1] = mid2 + step;
+    if (2 * bits > 32) {    /* n = 20: the diagonals through the middle of the cut, one each way */
+        lay.cuts = 2;
+        lay.cut_pos[0] = bits + (bits - 1) / 2;
+        lay.cut_pos[1] = (bits - 1) / 2;
     }
-    for (int i = 1; i < cuts; i++) /* insertion sort, highest first */
-        for (int k = i; k > 0 && lay.cut_pos[k] > lay.cut_pos[k - 1]; k--) {
-            const int t = lay.cut_pos[k];
-            lay.cut_pos[k] = lay.cut_pos[k - 1];
-            lay.cut_pos[k - 1] = t;
-        }
-    lay.cuts = cuts;
     return lay;
 }
 
@@ -166,16 +156,17 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         q->start[g + 1u] += q->start[g];
     q->len = q->start[groups];
 
-    b.cursor = malloc(groups * sizeof *b.cursor);
-    q->diag = malloc(q->len * sizeof *q->diag);
-    q->key = malloc(q->len * sizeof *q->key);
-    q->mark = malloc(q->len * sizeof *q->mark);
+    b.cursor = malloc((groups + 1u) * sizeof *b.cursor); /* a copy of start, moved along */
+    const size_t len = q->len > 0 ? q->len : 1u; /* never 0: the empty placement is always there */
+    q->diag = malloc(len * sizeof *q->diag);
+    q->key = malloc(len * sizeof *q->key);
+    q->mark = malloc(len * sizeof *q->mark);
     if (b.cursor == NULL || q->diag == NULL || q->key == NULL || q->mark == NULL) {
         free(b.cursor);
         nq_quad_destroy(q);
         return NQ_E_NOMEM;
     }
-    memcpy(b.cursor, q->start, groups * sizeof *b.cursor);
+    memcpy(b.cursor, q->start, (groups + 1u) * sizeof *b.cursor);
     search(&b, 0, &empty, 0, 0);
     free(b.cursor);
     if (b.stopped) {
