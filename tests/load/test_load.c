@@ -35,6 +35,7 @@
 
 /* OEIS A000170 / A002562, the answers the tests ask for. */
 #define COUNT_15 "{\"n\":15,\"total\":2279184,\"unique\":285053}"
+#define COUNT_17 "{\"n\":17,\"total\":95815104,\"unique\":11977939}"
 
 static double now_s(void)
 {
@@ -161,7 +162,7 @@ START_TEST(probes_and_cached_answers_fast_while_counting)
     start_server(&s, args);
     (void)timed_probe(&s, "/count?n=8", count_8); /* now cached */
     bg_request count;
-    bg_start(&count, &s, "/count?n=17", NULL);
+    bg_start(&count, &s, "/count?n=18", NULL); /* about 2 s on two idle cores */
     ck_assert(metric_reaches(&s, "nqueensd_computations_running", 1));
 
     double healthz[PROBES];
@@ -172,7 +173,7 @@ START_TEST(probes_and_cached_answers_fast_while_counting)
         sleep_ms(30);
     }
     /* The count must still be running, or the probes proved nothing. */
-    ck_assert_msg(!atomic_load(&count.done), "/count?n=17 ended before the probes did: use a larger n");
+    ck_assert_msg(!atomic_load(&count.done), "/count?n=18 ended before the probes did: use a larger n");
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_running"), 1.0);
     qsort(healthz, PROBES, sizeof healthz[0], cmp_double);
     qsort(cached, PROBES, sizeof cached[0], cmp_double);
@@ -196,13 +197,13 @@ START_TEST(identical_requests_share_one_computation)
     pthread_barrier_init(&start, NULL, CLIENTS);
     bg_request b[CLIENTS];
     for (int i = 0; i < CLIENTS; i++) {
-        bg_start(&b[i], &s, "/count?n=15", &start);
+        bg_start(&b[i], &s, "/count?n=17", &start); /* long enough (0.7 s) that most of them join it */
     }
     for (int i = 0; i < CLIENTS; i++) {
         pthread_join(b[i].thread, NULL);
         ck_assert(b[i].ok);
         ck_assert_int_eq(b[i].resp.status, 200);
-        ck_assert_str_eq(b[i].resp.body, COUNT_15);
+        ck_assert_str_eq(b[i].resp.body, COUNT_17);
         nq_http_response_free(&b[i].resp);
     }
     pthread_barrier_destroy(&start);
@@ -224,9 +225,9 @@ START_TEST(queue_full_gives_503)
     start_server(&s, args);
     bg_request running;
     bg_request queued;
-    bg_start(&running, &s, "/count?n=17", NULL);
+    bg_start(&running, &s, "/count?n=18", NULL); /* seconds: both outlast the test's requests */
     ck_assert(metric_reaches(&s, "nqueensd_computations_running", 1));
-    bg_start(&queued, &s, "/count?n=16", NULL);
+    bg_start(&queued, &s, "/count?n=17", NULL);
     ck_assert(metric_reaches(&s, "nqueensd_computations_queued", 1));
 
     nq_http_response r;
@@ -273,13 +274,13 @@ END_TEST
 
 START_TEST(budget_cancels_unwatched_computation)
 {
-    /* The caller leaves after 100 ms; 300 ms into the count nobody waits for it any more. */
+    /* The caller leaves after 100 ms; 300 ms into the count (of about 2 s) nobody waits for it any more. */
     static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "100", "--budget-ms", "300",
                                        NULL};
     nq_test_server s;
     start_server(&s, args);
     nq_http_response r;
-    ck_assert(nq_http_get(&s, "/count?n=17", &r));
+    ck_assert(nq_http_get(&s, "/count?n=18", &r));
     assert_503_problem(&r, "/problems/deadline-exceeded");
     nq_http_response_free(&r);
     ck_assert(metric_reaches(&s, "nqueensd_computations_cancelled_total", 1));
