@@ -34,6 +34,7 @@ double nq_count_progress(const nq_count_ctl *ctl) {
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out) {
     if (out == NULL || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    /* In order of speed where each applies: half-board (13..20), meet-in-the-middle, backtracking. */
     if (nq_count_quad_preferred(n)) return nq_count_quad(n, threads, ctl, out);
     if (nq_count_mitm_preferred(n)) return nq_count_mitm(n, threads, ctl, out);
     return nq_count_backtrack(n, threads, ctl, out);

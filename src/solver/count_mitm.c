@@ -16,12 +16,12 @@
  * its probes while it sits in L1 (the kernels block four probes per loaded line). Buckets are sliced
  * by the bottom's column on row h, and a probe meets only the slices whose column it leaves free.
  *
- * Memory: the table (at most 1 GiB, 600 MB at n = 18) and 40 MiB of batches per worker. A batch
+ * Memory: the table (at most 1 GiB, about 120 MB at n = 18) and 40 MiB of batches per worker. A batch
  * sort is the longest stretch without a look at the cancel flag: about 20 ms.
  *
  * Work is split into tasks, placements of the first rows, taken by workers from an atomic counter;
  * left-right mirror symmetry halves the tasks. The unique count follows from Burnside's lemma with the
- * rotation-symmetric counts of count_mitm_sym.c, run on the calling thread meanwhile.
+ * rotation-symmetric counts of count_sym.c, run on the calling thread meanwhile (count_workers.h).
  */
 #include "count_mitm.h"
 
@@ -33,9 +33,8 @@
 #include <unistd.h>
 
 #include "count_mitm_table.h"
-#include "count_quad.h"
+#include "count_workers.h"
 
-#define MAX_THREADS 64                       /* hard cap on workers */
 #define BATCH_LEAVES ((size_t)1 << 21)       /* top placements per sort: 2 Mi, 40 MiB per worker */
 #define PICK_MAX 2048u                       /* probes joined per kernel call: 16 KiB, stays in L1 */
 #define CANCEL_STRIDE 4096u                  /* top placements between two looks at the cancel flag */
@@ -82,13 +81,7 @@ typedef struct batch {
 
 static bool cancelled(job *j)
 {
-    if (atomic_load_explicit(&j->stop, memory_order_relaxed))
-        return true;
-    if (j->ctl != NULL && atomic_load_explicit(&j->ctl->cancel, memory_order_relaxed)) {
-        atomic_store_explicit(&j->stop, true, memory_order_relaxed);
-        return true;
-    }
-    return false;
+    return nq_count_stopping(&j->stop, j->ctl);
 }
 
 /* ---- batches --------------------------------------------------------------------------------------- */
@@ -296,48 +289,6 @@ static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state
 
 /* ---- the count ---------------------------------------------------------------------------------- */
 
-static int worker_count(int threads)
-{
-    if (threads == 0) {
-        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 0 ? (int)(cpus < MAX_THREADS ? cpus : MAX_THREADS) : 1;
-    }
-    return threads < MAX_THREADS ? threads : MAX_THREADS;
-}
-
-/* Run the job on `threads` workers; the calling thread meanwhile counts symmetric boards. */
-static nq_err run_job(job *j, int threads, uint64_t *quarter, uint64_t *half)
-{
-    pthread_t tids[MAX_THREADS];
-    int started = 0;
-    nq_err err = NQ_OK;
-    for (; started < threads; started++) {
-        if (pthread_create(&tids[started], NULL, worker, j) != 0) {
-            err = NQ_E_THREAD;
-            break;
-        }
-    }
-    if (err == NQ_OK)
-        err = nq_count_mitm_symmetric(j->n, j->ctl, quarter, half);
-    if (err != NQ_OK)
-        atomic_store(&j->stop, true);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    if (err == NQ_OK && atomic_load(&j->nomem))
-        err = NQ_E_NOMEM;
-    if (err == NQ_OK && atomic_load(&j->stop))
-        err = NQ_E_CANCELED;
-    return err;
-}
-
-/* Burnside: classes = (boards fixed by the identity + 2 x by a quarter turn + by a half turn) / 8;
- * for n > 1 no board is its own mirror image or transpose (two queens would share a line). */
-static nq_counts burnside(uint64_t total, uint64_t quarter, uint64_t half)
-{
-    const nq_counts c = {total, (total + 2u * quarter + half) / 8u};
-    return c;
-}
-
 /* The count proper, once the table is built (n >= 4), on threads >= 1 workers. */
 static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count_ctl *ctl,
                                nq_counts *out)
@@ -362,9 +313,10 @@ static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count
     if (ctl != NULL)
         atomic_store(&ctl->total, tl.len);
     uint64_t quarter = 0, half = 0;
-    const nq_err err = run_job(&j, threads, &quarter, &half);
+    const nq_err err = nq_count_workers_run(n, threads, worker, &j, &j.stop, &j.nomem, ctl, &quarter,
+                                            &half);
     if (err == NQ_OK)
-        *out = burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
+        *out = nq_count_burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
     free(tl.items);
     return err;
 }
@@ -379,7 +331,7 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;
     }
-    threads = worker_count(threads);
+    threads = nq_count_workers(threads);
     nq_mitm_table *table = NULL;
     nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);
     if (err == NQ_OK)
@@ -390,7 +342,7 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 
 bool nq_count_mitm_preferred(int n)
 {
-    /* The half-board counter is several times faster where its quadrant tables fit (n <= 20); past
-     * that this one is 2-2.5x faster than backtracking, in a bounded table. */
-    return n > NQ_COUNT_QUAD_N_MAX && n <= NQ_COUNT_N_MAX;
+    /* 2-2.5x faster than backtracking from n = 16 (README "Performance"), in a bounded table; below,
+     * backtracking takes a few hundred milliseconds in O(n) memory. */
+    return n >= 16 && n <= NQ_COUNT_N_MAX;
 }

@@ -7,15 +7,14 @@
  * packed diagonal masks, which is what makes it faster than searching every combination.
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
- * call and released before it returns: the bottom table, capped at 1 GiB (about 600 MB at n = 18 and
- * 370 MB at n = 20), and 40 MiB of batches per worker thread (at most 64 workers).
+ * call and released before it returns: the bottom table, capped at 1 GiB (about 120 MB at n = 18 with
+ * its 7 bottom rows), and 40 MiB of batches per worker thread (at most 64 workers).
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_MITM_H
 #define NQ_COUNT_MITM_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "nqueens/solver.h"
 
@@ -26,15 +25,9 @@
  * NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD. On error *out is unspecified and nothing is leaked. */
 nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 
-/* True where nq_count should use nq_count_mitm: where it beats the backtracking counter by enough to
- * pay for its table memory (measured on a 2-core x86-64; see README "Performance"). Pure function of
- * n; thread-safe. */
+/* True where nq_count_mitm beats the backtracking counter by enough to pay for its table memory
+ * (n >= 16, measured on a 2-core x86-64; README "Performance"). nq_count asks the half-board counter
+ * first (count_quad.h), so this one counts n > 20. Pure function of n; thread-safe. */
 bool nq_count_mitm_preferred(int n);
-
-/* Count the solutions of an n x n board that a quarter turn maps to themselves (*quarter) and those
- * a half turn maps to themselves (*half); Burnside's lemma turns these and the total into the number
- * of symmetry classes. Single-threaded; honours ctl's cancel flag like nq_count_mitm.
- * Errors: NQ_E_ARG (NULL output), NQ_E_RANGE (n), NQ_E_CANCELED. */
-nq_err nq_count_mitm_symmetric(int n, nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half);
 
 #endif /* NQ_COUNT_MITM_H */

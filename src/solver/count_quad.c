@@ -1,13 +1,14 @@
 /* count_quad.c - half-board N-Queens counter: quadrants make halves, halves meet in the middle.
  *
- * Workload: one count of all solutions of an n x n board, 16 <= n <= 20, on a few cores.
+ * Workload: one count of all solutions of an n x n board, 13 <= n <= 20, on a few cores.
  *
  * Cut the board after row a - 1 (a = n / 2). Each row holds one queen, so the top half places a
  * queens on some set S of a columns and the bottom half places the other n - a queens on the columns
  * not in S. A solution is a top half on S and a bottom half on the complement that share no diagonal,
  * and only the n - 1 diagonals of each direction that cross the cut can be shared. So each half is
- * reduced to a key of 2(n - 1) bits (the crossing diagonals it occupies) and, per column set S, the
- * count is the number of (top, bottom) pairs whose keys AND to zero.
+ * reduced to a key of the crossing diagonals it occupies (count_quad_table.h: 2(n - 3) bits, the
+ * four ends need no test) and, per column set S, the count is the number of (top, bottom) pairs
+ * whose keys AND to zero.
  *
  * Building the halves: cut the columns too (after column a - 1). A top half on S is a top-left
  * placement on columns S & left and some rows R joined with a top-right placement on the other top
@@ -19,9 +20,8 @@
  * row a; every bottom half has its edge queen on row a and attacks cells of row a - 1. A pair can only
  * match when neither attacks the other's edge queen. Both halves are sorted by edge column, and for
  * each pair of edge columns (ct, cb) only the tops of edge ct leaving cb free meet the bottoms of edge
- * cb leaving ct free: about a sixth of all pairs at n = 16..18. Those meet in the SIMD join kernels of
- * the meet-in-the-middle counter (count_mitm_table.h), which stream the bottoms and test four tops per
- * loaded line.
+ * cb leaving ct free: about a sixth of all pairs (measured at n = 16). Those meet in the SIMD join
+ * (count_quad_simd.h), which streams the bottoms and tests four tops per loaded vector.
  *
  * Symmetry: the mirror image (c -> n-1-c) of a solution with top columns S has top columns mirror(S);
  * for even n, turning the board upside down gives top columns "not S". So only the smallest column
@@ -29,7 +29,8 @@
  * for odd n. The unique count follows from Burnside's lemma (count_workers.h).
  *
  * Work is split by column set: workers take the next set from an atomic counter. Memory: the four
- * quadrant tables (shared, read-only) and per worker the halves of the largest column set.
+ * quadrant tables (shared, read-only) and per worker the halves of the largest column set (a few MB
+ * at n = 18, tens at n = 20).
  */
 #include "count_quad.h"
 
@@ -57,10 +58,10 @@ typedef struct colset {
 typedef struct job {
     int n, a;                       /* board size; rows in the top half and columns on the left */
     nq_quad quad[QUADRANTS];        /* the four quadrant tables */
-    const colset *sets;             /* one column set per orbit */
+    colset *sets;                   /* one column set per orbit (owned) */
     uint32_t nsets;                 /* how many */
     const nq_quad_simd *simd;       /* the hot loops, for this CPU */
-    int cuts;                       /* class bits (layout.cuts) */
+    int cuts;                       /* class bits, layout.cuts: read in every sort and pick */
     nq_quad_layout layout;          /* how keys are laid out */
     atomic_uint_fast32_t next;      /* next column set to take */
     atomic_uint_fast64_t found;     /* solutions found so far (orbit weights applied) */
@@ -75,13 +76,14 @@ typedef struct half {
     uint32_t *mark;    /* attacks across the cut and edge column (count_quad_table.h), as built */
     uint32_t *skey;    /* key, sorted by (edge column, class) */
     uint32_t *smark;   /* mark, in the same order */
-    uint32_t off[RUNS_MAX + 1]; /* run (edge c, class k) is sorted [off[c << cuts | k], ... + 1) */
+    uint32_t off[RUNS_MAX + 1]; /* run r = c << cuts | k (edge c, class k): sorted [off[r], off[r+1]) */
     size_t len, cap;   /* halves held, room for */
 } half;
 
 /* A worker's memory, grown to the largest column set it meets. */
 typedef struct scratch {
-    half top, bottom;
+    half top;          /* the top halves of the column set being counted */
+    half bottom;       /* its bottom halves */
     uint32_t *keys;    /* bottom keys of one slice, class by class */
     uint32_t *probes;  /* top keys of one slice, class by class */
     size_t keys_cap;   /* room in keys and probes */
@@ -89,13 +91,7 @@ typedef struct scratch {
 
 static bool cancelled(job *j)
 {
-    if (atomic_load_explicit(&j->stop, memory_order_relaxed))
-        return true;
-    if (j->ctl != NULL && atomic_load_explicit(&j->ctl->cancel, memory_order_relaxed)) {
-        atomic_store_explicit(&j->stop, true, memory_order_relaxed);
-        return true;
-    }
-    return false;
+    return nq_count_stopping(&j->stop, j->ctl);
 }
 
 /* ---- scratch memory --------------------------------------------------------------------------------- */
@@ -405,52 +401,94 @@ static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
 
 /* One quadrant table to build: where it lies, and how the build went. */
 typedef struct quad_task {
-    nq_quad *q;
-    const nq_quad_layout *layout;
-    int row0, rows, col0, cols;
-    const nq_count_ctl *ctl;
-    nq_err err;
+    nq_quad *q;                 /* the table to fill */
+    int row0, rows, col0, cols; /* its cells */
+    nq_err err;                 /* the build's result */
 } quad_task;
+
+/* The four builds, taken one at a time by whichever thread is free. */
+typedef struct quad_builds {
+    quad_task tasks[QUADRANTS];   /* largest first, so that the last one taken is short */
+    const nq_quad_layout *layout; /* key layout */
+    const nq_count_ctl *ctl;      /* cancel flag, may be NULL */
+    atomic_int next;              /* next task to take */
+} quad_builds;
 
 static void *quad_build(void *arg)
 {
-    quad_task *t = arg;
-    t->err = nq_quad_create(t->q, t->layout, t->row0, t->rows, t->col0, t->cols, t->ctl);
+    quad_builds *b = arg;
+    for (int i; (i = atomic_fetch_add(&b->next, 1)) < QUADRANTS;) {
+        quad_task *t = &b->tasks[i];
+        t->err = nq_quad_create(t->q, b->layout, t->row0, t->rows, t->col0, t->cols, b->ctl);
+    }
     return NULL;
 }
 
-/* Build the four quadrant tables, one thread each unless the count runs on one thread (the build
- * is a few tenths of a second at n = 18, all of it before the workers start). A thread that cannot
- * start leaves its table to the calling thread. */
+/* Build the four quadrant tables on up to `threads` threads, the calling one included (the build is
+ * a few tenths of a second at n = 18, all of it before the workers start). A helper that cannot start
+ * leaves its share to the others. */
 static nq_err quads_make(job *j, int threads)
 {
-    const int a = j->a, b = j->n - a;
-    quad_task tasks[QUADRANTS] = {
-        {&j->quad[TOP_LEFT], &j->layout, 0, a, 0, a, j->ctl, NQ_OK},
-        {&j->quad[TOP_RIGHT], &j->layout, 0, a, a, b, j->ctl, NQ_OK},
-        {&j->quad[BOTTOM_LEFT], &j->layout, a, b, 0, a, j->ctl, NQ_OK},
-        {&j->quad[BOTTOM_RIGHT], &j->layout, a, b, a, b, j->ctl, NQ_OK},
+    const int a = j->a, b = j->n - a; /* for odd n the bottom and right quadrants are larger */
+    quad_builds builds = {
+        .tasks = {{&j->quad[BOTTOM_RIGHT], a, b, a, b, NQ_OK},
+                  {&j->quad[BOTTOM_LEFT], a, b, 0, a, NQ_OK},
+                  {&j->quad[TOP_RIGHT], 0, a, a, b, NQ_OK},
+                  {&j->quad[TOP_LEFT], 0, a, 0, a, NQ_OK}},
+        .layout = &j->layout,
+        .ctl = j->ctl,
     };
-    pthread_t tids[QUADRANTS];
-    bool started[QUADRANTS] = {false};
-    for (int q = 1; q < QUADRANTS && threads > 1; q++)
-        started[q] = pthread_create(&tids[q], NULL, quad_build, &tasks[q]) == 0;
-    for (int q = 0; q < QUADRANTS; q++)
-        if (!started[q])
-            quad_build(&tasks[q]);
+    atomic_init(&builds.next, 0);
+    pthread_t tids[QUADRANTS - 1];
+    int started = 0;
+    while (started < QUADRANTS - 1 && started + 1 < threads &&
+           pthread_create(&tids[started], NULL, quad_build, &builds) == 0)
+        started++;
+    quad_build(&builds);
+    for (int i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
     nq_err err = NQ_OK;
-    for (int q = 0; q < QUADRANTS; q++) {
-        if (started[q])
-            pthread_join(tids[q], NULL);
-        if (err == NQ_OK)
-            err = tasks[q].err;
-    }
+    for (int q = 0; q < QUADRANTS && err == NQ_OK; q++)
+        err = builds.tasks[q].err;
     return err;
 }
 
-nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+/* A job for n (4 <= n <= NQ_COUNT_QUAD_N_MAX) with the given layout: column sets listed, tables not
+ * yet built. NULL when out of memory. */
+static job *job_create(int n, const nq_quad_layout *layout, nq_count_ctl *ctl)
 {
-    if (out == NULL || threads < 0)
+    job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return NULL;
+    j->n = n;
+    j->a = n / 2;
+    j->simd = nq_quad_simd_best();
+    j->layout = *layout;
+    j->cuts = layout->cuts;
+    j->ctl = ctl;
+    atomic_init(&j->next, 0);
+    atomic_init(&j->found, 0);
+    atomic_init(&j->stop, false);
+    atomic_init(&j->nomem, false);
+    if (colsets_make(n, j->a, &j->sets, &j->nsets) != NQ_OK) {
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+static void job_destroy(job *j)
+{
+    for (int q = 0; q < QUADRANTS; q++)
+        nq_quad_destroy(&j->quad[q]);
+    free(j->sets);
+    free(j);
+}
+
+nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl,
+                          nq_counts *out)
+{
+    if (out == NULL || threads < 0 || layout == NULL || layout->n != n)
         return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX)
         return NQ_E_RANGE;
@@ -460,48 +498,35 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;
     }
-    job *j = calloc(1, sizeof *j);
+    threads = nq_count_workers(threads);
+    job *j = job_create(n, layout, ctl);
     if (j == NULL)
         return NQ_E_NOMEM;
-    j->n = n;
-    j->a = n / 2;
-    j->simd = nq_quad_simd_best();
-    j->layout = nq_quad_layout_for(n);
-    j->cuts = j->layout.cuts;
-    j->ctl = ctl;
-    atomic_init(&j->next, 0);
-    atomic_init(&j->found, 0);
-    atomic_init(&j->stop, false);
-    atomic_init(&j->nomem, false);
-    threads = nq_count_workers(threads);
-    colset *sets = NULL;
-    nq_err err = colsets_make(n, j->a, &sets, &j->nsets);
-    if (err == NQ_OK)
-        err = quads_make(j, threads);
+    nq_err err = quads_make(j, threads);
     if (err == NQ_OK) {
-        j->sets = sets;
         if (ctl != NULL)
             atomic_store(&ctl->total, j->nsets);
         uint64_t quarter = 0, half_turn = 0;
-        err = nq_count_workers_run(n, threads, worker, j, &j->stop, ctl, &quarter,
+        err = nq_count_workers_run(n, threads, worker, j, &j->stop, &j->nomem, ctl, &quarter,
                                    &half_turn);
-        if (err == NQ_OK && atomic_load(&j->nomem))
-            err = NQ_E_NOMEM;
-        if (err == NQ_OK && atomic_load(&j->stop))
-            err = NQ_E_CANCELED;
         if (err == NQ_OK)
             *out = nq_count_burnside(atomic_load(&j->found), quarter, half_turn);
     }
-    for (int q = 0; q < QUADRANTS; q++)
-        nq_quad_destroy(&j->quad[q]);
-    free(sets);
-    free(j);
+    job_destroy(j);
     return err;
+}
+
+nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
+    /* Boards outside 4..NQ_QUAD_N_MAX are not cut: their layout only carries n to the checks. */
+    const nq_quad_layout layout =
+        n >= 4 && n <= NQ_QUAD_N_MAX ? nq_quad_layout_for(n) : (nq_quad_layout){.n = n};
+    return nq_count_quad_with(n, threads, &layout, ctl, out);
 }
 
 bool nq_count_quad_preferred(int n)
 {
     /* From n = 13 on it beats backtracking (1.4x at 13, 4x at 14, 15x at 16; README "Performance"), in
-     * memory that stays small below n = 18 (8 MB at n = 16). */
+     * memory that stays small below n = 18 (11 MB at n = 16). */
     return n >= 13 && n <= NQ_COUNT_QUAD_N_MAX;
 }

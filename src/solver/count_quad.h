@@ -8,8 +8,8 @@
  * next to the cut so that most incompatible pairs are never tested. count_quad.c has the details.
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
- * call and released before it returns: four quadrant tables (65 MB at n = 18, about 500 MB at
- * n = 20) and per worker the halves of one column set (a few MB at n = 18).
+ * call and released before it returns: four quadrant tables (about 60 MB at n = 18, 480 MB at
+ * n = 20) and per worker the halves of one column set (a few MB at n = 18, tens at n = 20).
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_QUAD_H
@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 
+#include "count_quad_table.h"
 #include "nqueens/solver.h"
 
 /* Largest n counted this way: at n = 21 the quadrant tables would pass 1.5 GB. */
@@ -29,6 +30,11 @@
  * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n), NQ_E_CANCELED, NQ_E_NOMEM,
  * NQ_E_THREAD. On error *out is unspecified and nothing is leaked. */
 nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
+
+/* nq_count_quad with a given key layout (layout->n == n), for tests of layouts nq_count_quad would
+ * not pick at that n, such as class bits on a small board. Same contract otherwise. */
+nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl,
+                          nq_counts *out);
 
 /* True where nq_count should use nq_count_quad (measured, README "Performance"). Pure function of
  * n; thread-safe. */

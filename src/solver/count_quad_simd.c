@@ -181,14 +181,24 @@ __attribute__((target("avx2"))) static uint64_t join_avx2(const uint32_t *keys, 
 static const nq_quad_simd avx2 = {"avx2", pair_portable, pick_portable, join_avx2};
 #endif
 
-const nq_quad_simd *nq_quad_simd_best(void)
+size_t nq_quad_simd_all(const nq_quad_simd **out, size_t max)
 {
+    size_t len = 0;
 #if NQ_QUAD_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        return &avx512;
-    if (__builtin_cpu_supports("avx2"))
-        return &avx2;
+    if (len < max && __builtin_cpu_supports("avx512f"))
+        out[len++] = &avx512;
+    if (len < max && __builtin_cpu_supports("avx2"))
+        out[len++] = &avx2;
 #endif
-    return &portable;
+    if (len < max)
+        out[len++] = &portable;
+    return len;
+}
+
+const nq_quad_simd *nq_quad_simd_best(void)
+{
+    const nq_quad_simd *best = &portable;
+    (void)nq_quad_simd_all(&best, 1);
+    return best;
 }

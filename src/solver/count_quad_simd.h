@@ -8,7 +8,8 @@
  * per instruction as 64-bit ones, and the test unit is what bounds the join.
  *
  * pair and pick write whole vectors: their output must have NQ_QUAD_SIMD_SLACK elements of room past
- * what they return. join takes any lengths (it masks its tail).
+ * what they return. join takes any length below 2^30 keys (it masks its tail; its lane counters are
+ * 32-bit): a join gets one slice of one column set's halves, thousands of keys.
  * Thread-safety: pure functions of their arguments; the table is constant.
  */
 #ifndef NQ_COUNT_QUAD_SIMD_H
@@ -40,5 +41,9 @@ const nq_quad_simd *nq_quad_simd_best(void);
 
 /* The portable set, for tests that hold the others to it. */
 const nq_quad_simd *nq_quad_simd_portable(void);
+
+/* Every set this CPU runs, widest first, the portable one last: up to `max` of them into out;
+ * returns how many. For tests that hold each to the portable one. Thread-safe. */
+size_t nq_quad_simd_all(const nq_quad_simd **out, size_t max);
 
 #endif /* NQ_COUNT_QUAD_SIMD_H */

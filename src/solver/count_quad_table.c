@@ -3,8 +3,9 @@
  * Built by two passes of the same depth-first search (row by row: leave the row empty or put a queen
  * on a free column): the first counts the placements of each group, the prefix sums of those counts
  * become the group offsets, and the second writes each placement at its group's cursor. Two passes
- * cost a second search (a few milliseconds at n = 18) but need no sort and no scratch as large as
- * the table. Sizes: 0.9 M entries (18 MB) for a 9 x 9 quadrant, about 7 M (140 MB) for 10 x 10.
+ * cost a second search (a few tens of milliseconds at n = 18) but need no sort and no scratch as
+ * large as the table. Sizes, at 16 bytes an entry: 0.9 M entries (15 MB) for a 9 x 9 quadrant,
+ * 7.5 M (120 MB) for 10 x 10.
  */
 #include "count_quad_table.h"
 
@@ -16,7 +17,7 @@
 #define CANCEL_STRIDE 4096u /* placements between two looks at the cancel flag */
 
 typedef struct builder {
-    nq_quad *q;
+    nq_quad *q;               /* the table being built */
     int edge_row;             /* board row next to the cut on the quadrant's side */
     int across_row;           /* board row just across the cut */
     uint32_t *cursor;         /* second pass: next slot of each group; first pass: NULL */
@@ -38,9 +39,10 @@ typedef struct partial {
  * The crossing diagonals have board indexes a .. n + a - 2, but the two ends of each direction are
  * left out: each has a single cell on one side of the cut, on the row next to it ("\" a: (a, n-1);
  * "\" n+a-2: (a-1, 0); "/" a: (a, 0); "/" n+a-2: (a-1, n-1)). A half uses that cell only with its
- * edge queen there, and the counter meets a half of edge column c only with halves of the other side
- * that leave c free, so such a diagonal can never be shared by a pair the counter joins. That leaves
- * n - 3 bits a direction: 32 in all at n = 19. */
+ * edge queen there. Any queen of the other half on that diagonal attacks the cell, and a mark holds
+ * the attacks of every queen of a half, not just its edge queen; the counter meets a half of edge
+ * column c only with halves whose marks leave c free. So such a diagonal is never shared by a pair
+ * the counter joins. That leaves n - 3 bits a direction: 32 in all at n = 19. */
 static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, uint32_t *cls)
 {
     const int n = lay->n, first = n / 2 + 1, bits = n - 3;
@@ -56,16 +58,21 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
     return (uint32_t)key;
 }
 
-nq_quad_layout nq_quad_layout_for(int n)
+nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 {
     nq_quad_layout lay = {.n = n};
     const int bits = n - 3; /* a direction's key bits */
-    if (2 * bits > 32) {    /* n = 20: the diagonals through the middle of the cut, one each way */
+    if (cuts == NQ_QUAD_CUTS_MAX) { /* the diagonals through the middle of the cut, one each way */
         lay.cuts = 2;
         lay.cut_pos[0] = bits + (bits - 1) / 2;
         lay.cut_pos[1] = (bits - 1) / 2;
     }
     return lay;
+}
+
+nq_quad_layout nq_quad_layout_for(int n)
+{
+    return nq_quad_layout_cut(n, 2 * (n - 3) > 32 ? NQ_QUAD_CUTS_MAX : 0);
 }
 
 static void visit(builder *b, const partial *p)
@@ -134,9 +141,11 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     if (q == NULL || layout == NULL)
         return NQ_E_ARG;
     const int n = layout->n;
-    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows + cols > NQ_QUAD_KEY_BITS_MAX ||
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows + cols > NQ_QUAD_GROUP_BITS_MAX ||
         row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n)
         return NQ_E_ARG;
+    if (row0 < n / 2 && row0 + rows > n / 2)
+        return NQ_E_ARG; /* across the cut */
     *q = (nq_quad){.layout = *layout, .row0 = row0, .rows = rows, .col0 = col0, .cols = cols};
     const int a = n / 2;
     const bool top = row0 < a;
@@ -157,7 +166,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     q->len = q->start[groups];
 
     b.cursor = malloc((groups + 1u) * sizeof *b.cursor); /* a copy of start, moved along */
-    const size_t len = q->len > 0 ? q->len : 1u; /* never 0: the empty placement is always there */
+    const size_t len = q->len > 0 ? q->len : 1u; /* the empty placement makes it >= 1; for analyzers */
     q->diag = malloc(len * sizeof *q->diag);
     q->key = malloc(len * sizeof *q->key);
     q->mark = malloc(len * sizeof *q->mark);

@@ -16,11 +16,12 @@
  *   key:  the diagonals it occupies among those crossing the row cut, less the class bits (below):
  *         a top and a bottom half are compatible iff their keys and their classes share no bit;
  *   mark: the columns it attacks on the row just across the cut (bits 0..19), its class (bits
- *         20..25) and one more than the column of its queen on the row next to the cut (bits 26..30;
+ *         20..21) and one more than the column of its queen on the row next to the cut (bits 26..30;
  *         0: none there).
- * The crossing diagonals are 2(n - 1), too many for the 32-bit join kernels from n = 18 on, so the
- * layout moves a few of them (those through the middle of the cut, which most halves occupy) out of
- * the key into the class: then whole groups of halves whose classes overlap are never joined.
+ * The diagonals crossing the cut are n - 1 per direction, but the two ends of each need no test
+ * (count_quad_table.c, split_key), which leaves 2(n - 3) key bits: 32 at n = 19. At n = 20 the layout
+ * moves two more (those through the middle of the cut) out of the key into the class, and groups of
+ * halves whose classes overlap are never joined.
  * Keys and classes are ORs of diagonal bits, and two quadrants of one half never both have an edge
  * queen, so a half's key and mark are the ORs of its two quadrants'.
  *
@@ -36,7 +37,7 @@
 #include "nqueens/solver.h"
 
 #define NQ_QUAD_N_MAX 20        /* largest board: quadrants of 10 x 10, marks of 20 columns */
-#define NQ_QUAD_KEY_BITS_MAX 20 /* rows + columns of a quadrant: 2^20 groups, 4 MiB of offsets */
+#define NQ_QUAD_GROUP_BITS_MAX 20 /* rows + columns of a quadrant: 2^20 groups, 4 MiB of offsets */
 #define NQ_QUAD_CUTS_MAX 2      /* at n = 20: 34 key bits, 2 into the class, 32 in keys */
 #define NQ_QUAD_CLASS_SHIFT 20  /* mark: attacked columns below, the class from here */
 #define NQ_QUAD_EDGE_SHIFT 26   /* mark: edge column + 1 from here */
@@ -52,7 +53,7 @@ typedef struct nq_quad {
     nq_quad_layout layout;  /* board size and key layout */
     int row0, rows;         /* board rows row0 .. row0 + rows - 1 */
     int col0, cols;         /* board columns col0 .. col0 + cols - 1 */
-    uint64_t *diag;         /* per entry, grouped by key: diagonals relative to row0 */
+    uint64_t *diag;         /* per entry, grouped: diagonals relative to row0 */
     uint32_t *key;          /* per entry: crossing diagonals outside the class */
     uint32_t *mark;         /* per entry: attacks across the cut and edge column */
     uint32_t *start;        /* (1 << (rows + cols)) + 1 offsets: group g is [start[g], start[g+1]) */
@@ -64,9 +65,13 @@ typedef struct nq_quad {
  * measured at n = 16..18, two central diagonals made the count 20-70% slower. */
 nq_quad_layout nq_quad_layout_for(int n);
 
+/* The layout for n with `cuts` class bits (0 or NQ_QUAD_CUTS_MAX; others give 0): the central
+ * crossing diagonal of each direction. For tests of the class path on small boards. */
+nq_quad_layout nq_quad_layout_cut(int n, int cuts);
+
 /* Fill *q with every placement of the quadrant with board rows [row0, row0 + rows) and columns
  * [col0, col0 + cols) of the layout's board, cut after row a - 1 (a = n / 2: a quadrant lies on one
- * side of it). Requires 1 <= rows, cols and rows + cols <= NQ_QUAD_KEY_BITS_MAX. ctl may be NULL;
+ * side of it). Requires 1 <= rows, cols and rows + cols <= NQ_QUAD_GROUP_BITS_MAX. ctl may be NULL;
  * its cancel flag is looked at every few thousand placements (microseconds).
  * Errors: NQ_E_ARG, NQ_E_NOMEM, NQ_E_CANCELED (then *q holds nothing to free). */
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "count_mitm.h"
 
 int nq_count_workers(int threads)
 {
@@ -18,7 +17,8 @@ int nq_count_workers(int threads)
 }
 
 nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,
-                            nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half)
+                            atomic_bool *nomem, nq_count_ctl *ctl, uint64_t *quarter,
+                            uint64_t *half)
 {
     pthread_t tids[NQ_COUNT_WORKERS_MAX];
     int started = 0;
@@ -30,11 +30,15 @@ nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, 
         }
     }
     if (err == NQ_OK)
-        err = nq_count_mitm_symmetric(n, ctl, quarter, half);
+        err = nq_count_symmetric(n, ctl, quarter, half);
     if (err != NQ_OK)
         atomic_store(stop, true);
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    if (err == NQ_OK && atomic_load(nomem))
+        err = NQ_E_NOMEM;
+    if (err == NQ_OK && atomic_load(stop))
+        err = NQ_E_CANCELED;
     return err;
 }
 

@@ -1,10 +1,11 @@
-/* count_workers.h - internal: what the two table counters (count_mitm.c, count_quad.c) share: their
- * worker threads, and Burnside's lemma for the unique count.
+/* count_workers.h - internal: what the two table counters (count_quad.c, count_mitm.c) share: their
+ * worker threads, the stop test, and Burnside's lemma for the unique count.
  *
  * Both counters find every solution (not one per symmetry class), so the number of classes comes from
- * how many boards each symmetry fixes: rotations only, for n > 1 no board is its own mirror image or
- * transpose. nq_count_workers_run counts the rotation-symmetric boards (count_mitm_sym.c) on the
- * calling thread while the workers run, so that part costs no wall time.
+ * how many boards each symmetry fixes: only rotations can, for n > 1 no board is its own mirror image
+ * or transpose. nq_count_symmetric (count_sym.c) counts the boards a quarter and a half turn fix, a
+ * search about the square root of the main count's size; nq_count_workers_run runs it on the calling
+ * thread while the workers count, so it costs no wall time.
  *
  * Thread-safety: reentrant. Ownership: nothing allocated survives a call.
  */
@@ -12,6 +13,7 @@
 #define NQ_COUNT_WORKERS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nqueens/solver.h"
@@ -21,15 +23,36 @@
 /* Workers for a request of `threads` (0: one per online CPU), clamped to 1..NQ_COUNT_WORKERS_MAX. */
 int nq_count_workers(int threads);
 
+/* Should a worker leave? True once *stop is set or the caller cancelled (ctl may be NULL); a cancel
+ * seen here sets *stop, so the other workers need not look at ctl. Cheap: relaxed loads. */
+static inline bool nq_count_stopping(atomic_bool *stop, nq_count_ctl *ctl)
+{
+    if (atomic_load_explicit(stop, memory_order_relaxed))
+        return true;
+    if (ctl != NULL && atomic_load_explicit(&ctl->cancel, memory_order_relaxed)) {
+        atomic_store_explicit(stop, true, memory_order_relaxed);
+        return true;
+    }
+    return false;
+}
+
 /* Start `threads` threads running fn(arg), count the boards of size n a quarter and a half turn fix
- * (*quarter, *half) on the calling thread meanwhile, then join every thread. When a thread cannot be
- * started or the symmetric count fails (cancel), *stop is set first so the running workers leave;
- * fn must watch it. Errors: NQ_E_THREAD, NQ_E_CANCELED; NQ_OK says nothing of how the workers ended:
- * the caller checks its own flags. */
+ * (*quarter, *half) on the calling thread meanwhile, then join every thread. fn must leave soon
+ * after *stop is set (nq_count_stopping), and set *nomem and *stop when it runs out of memory. When a
+ * thread cannot be started or the symmetric count is cancelled, *stop is set so the running workers
+ * leave. Returns NQ_E_THREAD, NQ_E_NOMEM (*nomem set), NQ_E_CANCELED (cancelled, or *stop set for
+ * any other reason), else NQ_OK: every worker finished its share. */
 nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,
-                            nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half);
+                            atomic_bool *nomem, nq_count_ctl *ctl, uint64_t *quarter,
+                            uint64_t *half);
 
 /* Burnside: classes = (all boards + 2 x those a quarter turn fixes + those a half turn fixes) / 8. */
 nq_counts nq_count_burnside(uint64_t total, uint64_t quarter, uint64_t half);
+
+/* Count the solutions of an n x n board that a quarter turn maps to themselves (*quarter) and those
+ * a half turn maps to themselves (*half). Single-threaded; looks at ctl's cancel flag (ctl may be
+ * NULL) every few thousand search nodes. Errors: NQ_E_ARG (NULL output), NQ_E_RANGE (n outside
+ * 1..NQ_COUNT_N_MAX), NQ_E_CANCELED. */
+nq_err nq_count_symmetric(int n, nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half);
 
 #endif /* NQ_COUNT_WORKERS_H */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "count_mitm_table.h"
+#include "count_workers.h"
 
 static const struct {
     int n;           /* board size */
@@ -111,8 +112,8 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(nq_count_mitm(NQ_COUNT_N_MAX + 1, 1, NULL, &got), NQ_E_RANGE);
     ck_assert_int_eq(nq_count_mitm(-3, 1, NULL, &got), NQ_E_RANGE);
     uint64_t q, h;
-    ck_assert_int_eq(nq_count_mitm_symmetric(8, NULL, NULL, &h), NQ_E_ARG);
-    ck_assert_int_eq(nq_count_mitm_symmetric(0, NULL, &q, &h), NQ_E_RANGE);
+    ck_assert_int_eq(nq_count_symmetric(8, NULL, NULL, &h), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_symmetric(0, NULL, &q, &h), NQ_E_RANGE);
     nq_mitm_table *t = NULL;
     ck_assert_int_eq(nq_mitm_table_create(8, 0, 1, NULL, &t), NQ_E_ARG);
     ck_assert_int_eq(nq_mitm_table_create(8, 8, 1, NULL, &t), NQ_E_ARG);
@@ -135,7 +136,7 @@ START_TEST(symmetric_counts)
     } rows[] = {{1, 1, 1}, {2, 0, 0}, {4, 2, 2}, {5, 2, 2}, {6, 0, 4}, {7, 0, 8}, {8, 0, 4}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         uint64_t q = 99, h = 99;
-        ck_assert_int_eq(nq_count_mitm_symmetric(rows[i].n, NULL, &q, &h), NQ_OK);
+        ck_assert_int_eq(nq_count_symmetric(rows[i].n, NULL, &q, &h), NQ_OK);
         ck_assert_msg(q == rows[i].quarter && h == rows[i].half, "n=%d quarter %llu half %llu",
                       rows[i].n, (unsigned long long)q, (unsigned long long)h);
     }

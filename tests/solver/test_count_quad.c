@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,35 +101,76 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(nq_quad_create(&q, &lay, 0, 0, 0, 4, NULL), NQ_E_ARG);
     ck_assert_int_eq(nq_quad_create(&q, &lay, 6, 4, 0, 4, NULL), NQ_E_ARG); /* off the board */
     ck_assert_int_eq(nq_quad_create(&q, &lay, 0, 4, -1, 4, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_quad_create(&q, &lay, 2, 4, 0, 4, NULL), NQ_E_ARG); /* across the cut */
     nq_quad_destroy(NULL);
 }
 END_TEST
 
 /* ---- quadrant tables ----------------------------------------------------------------------------- */
 
-/* Placements of a rows x cols quadrant (board rows row0.., columns col0..) filling exactly the local
- * rows `rset` and columns `cset`, by trying every column of cset for the lowest row of rset. */
-static uint64_t brute_group(int n, int row0, int col0, uint32_t rset, uint32_t cset, uint64_t d1,
-                            uint64_t d2)
+/* What an entry should hold, worked out queen by queen from the definitions in count_quad_table.h
+ * (no layout cuts: n = 8 and 9). */
+typedef struct expect {
+    uint64_t diag;
+    uint32_t key, mark;
+} expect;
+
+typedef struct brute {
+    int n, a, row0, col0; /* board, cut, quadrant's corner */
+    expect *out;          /* entries found so far */
+    size_t len;
+} brute;
+
+static expect expect_queen(const brute *b, int r, int c)
 {
-    if (rset == 0)
-        return cset == 0;
-    const int i = __builtin_ctz(rset), r = row0 + i;
-    uint64_t count = 0;
-    for (uint32_t avail = cset; avail != 0; avail &= avail - 1u) {
-        const int c = col0 + __builtin_ctz(avail);
-        const uint64_t b1 = UINT64_C(1) << (r - c + n - 1), b2 = UINT64_C(1) << (r + c);
-        if ((d1 & b1) || (d2 & b2))
-            continue;
-        count += brute_group(n, row0, col0, rset & (rset - 1u), cset & ~(avail & (0u - avail)),
-                             d1 | b1, d2 | b2);
-    }
-    return count;
+    const int n = b->n, a = b->a, top = r < a, edge_row = top ? a - 1 : a, across = top ? a : a - 1;
+    const int d1 = r - c + n - 1, d2 = r + c, lo = a + 1, hi = n + a - 3; /* inner crossing indexes */
+    expect e = {UINT64_C(1) << (d1 - b->row0) | UINT64_C(1) << (d2 - b->row0 + 32), 0, 0};
+    if (d1 >= lo && d1 <= hi)
+        e.key |= 1u << (d1 - lo);
+    if (d2 >= lo && d2 <= hi)
+        e.key |= 1u << (d2 - lo + (n - 3));
+    for (int x = 0; x < n; x++)
+        if (abs(x - c) == abs(across - r))
+            e.mark |= 1u << x;
+    if (r == edge_row)
+        e.mark |= (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT;
+    return e;
 }
 
-/* Every group of the four quadrants of n = 8 and 9 holds exactly the placements a brute force
- * finds, and an entry has an edge column iff its group fills the row next to the cut, that column
- * being one of the group's. */
+/* Every placement filling exactly the quadrant-local rows rset and columns cset, by trying every
+ * column of cset for the lowest row of rset; appends what each entry should hold to b->out. */
+static void brute_group(brute *b, uint32_t rset, uint32_t cset, expect acc, uint64_t d1, uint64_t d2)
+{
+    if (rset == 0) {
+        if (cset == 0)
+            b->out[b->len++] = acc;
+        return;
+    }
+    const int r = b->row0 + __builtin_ctz(rset);
+    for (uint32_t avail = cset; avail != 0; avail &= avail - 1u) {
+        const int c = b->col0 + __builtin_ctz(avail);
+        const uint64_t b1 = UINT64_C(1) << (r - c + b->n - 1), b2 = UINT64_C(1) << (r + c);
+        if ((d1 & b1) || (d2 & b2))
+            continue;
+        const expect q = expect_queen(b, r, c);
+        const expect next = {acc.diag | q.diag, acc.key | q.key, acc.mark | q.mark};
+        brute_group(b, rset & (rset - 1u), cset & ~(avail & (0u - avail)), next, d1 | b1, d2 | b2);
+    }
+}
+
+static int expect_cmp(const void *x, const void *y)
+{
+    const expect *p = x, *q = y;
+    if (p->diag != q->diag)
+        return p->diag < q->diag ? -1 : 1;
+    if (p->key != q->key)
+        return p->key < q->key ? -1 : 1;
+    return p->mark < q->mark ? -1 : p->mark > q->mark;
+}
+
+/* Every group of the four quadrants of n = 8 and 9 holds exactly the placements a brute force finds,
+ * each with the diagonals, key, attacks and edge column worked out queen by queen. */
 START_TEST(quadrants_hold_every_placement)
 {
     const int n = 8 + _i, a = n / 2, b = n - a;
@@ -138,28 +180,52 @@ START_TEST(quadrants_hold_every_placement)
         nq_quad q;
         ck_assert_int_eq(nq_quad_create(&q, &lay, where[k][0], where[k][1], where[k][2],
                                         where[k][3], NULL), NQ_OK);
-        const uint32_t edge_bit = where[k][0] == 0 ? (1u << a) >> 1 : 1u; /* row next to the cut */
+        brute br = {n, a, q.row0, q.col0, malloc(q.len * sizeof(expect)), 0};
+        expect *got = malloc(q.len * sizeof *got);
+        ck_assert(br.out != NULL && got != NULL);
         size_t total = 0;
         for (uint32_t rset = 0; rset < 1u << q.rows; rset++)
             for (uint32_t cset = 0; cset < 1u << q.cols; cset++) {
                 uint32_t first, last;
                 nq_quad_group(&q, rset, cset, &first, &last);
-                const uint64_t want = __builtin_popcount(rset) == __builtin_popcount(cset)
-                                          ? brute_group(n, q.row0, q.col0, rset, cset, 0, 0)
-                                          : 0;
-                ck_assert_msg(last - first == want, "n=%d quadrant %d rows %x cols %x: %u, want %llu",
-                              n, k, rset, cset, last - first, (unsigned long long)want);
-                for (uint32_t e = first; e < last; e++) {
-                    const uint32_t edge = nq_quad_mark_edge(q.mark[e]);
-                    ck_assert_int_eq(edge != 0, (rset & edge_bit) != 0);
-                    if (edge != 0) /* the edge queen stands on one of the group's columns */
-                        ck_assert(cset & 1u << (edge - 1u - (uint32_t)q.col0));
-                }
+                br.len = 0;
+                if (__builtin_popcount(rset) == __builtin_popcount(cset) && total < q.len)
+                    brute_group(&br, rset, cset, (expect){0, 0, 0}, 0, 0);
+                ck_assert_msg(last - first == br.len, "n=%d quadrant %d rows %x cols %x: %u, want %zu",
+                              n, k, rset, cset, last - first, br.len);
+                for (uint32_t e = first; e < last; e++)
+                    got[e - first] = (expect){q.diag[e], q.key[e], q.mark[e]};
+                qsort(got, br.len, sizeof *got, expect_cmp);
+                qsort(br.out, br.len, sizeof *br.out, expect_cmp);
+                ck_assert_msg(memcmp(got, br.out, br.len * sizeof *got) == 0,
+                              "n=%d quadrant %d rows %x cols %x: entries differ", n, k, rset, cset);
                 total += last - first;
             }
         ck_assert_uint_eq(total, q.len);
+        free(got);
+        free(br.out);
         nq_quad_destroy(&q);
     }
+}
+END_TEST
+
+/* The class path (the layout of n = 20, too long for a test) on small boards: moving the two central
+ * crossing diagonals into the class changes nothing in the counts. */
+START_TEST(counts_with_class_bits)
+{
+    for (int n = 4; n <= 15; n++) {
+        const nq_quad_layout lay = nq_quad_layout_cut(n, NQ_QUAD_CUTS_MAX);
+        ck_assert_int_eq(lay.cuts, NQ_QUAD_CUTS_MAX);
+        nq_counts got = {99, 99};
+        ck_assert_int_eq(nq_count_quad_with(n, 2, &lay, NULL, &got), NQ_OK);
+        ck_assert_msg(got.total == known_counts[n].total && got.unique == known_counts[n].unique,
+                      "n=%d with class bits: %llu / %llu", n, (unsigned long long)got.total,
+                      (unsigned long long)got.unique);
+    }
+    const nq_quad_layout wrong = nq_quad_layout_cut(9, 0);
+    nq_counts got;
+    ck_assert_int_eq(nq_count_quad_with(8, 1, &wrong, NULL, &got), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_quad_with(8, 1, NULL, NULL, &got), NQ_E_ARG);
 }
 END_TEST
 
@@ -170,6 +236,7 @@ START_TEST(layout_fits_32_bits)
         const nq_quad_layout lay = nq_quad_layout_for(n);
         ck_assert_int_eq(lay.n, n);
         ck_assert_int_le(2 * (n - 3) - lay.cuts, 32);
+        ck_assert_int_eq(nq_quad_layout_cut(n, 1).cuts, 0); /* only whole pairs */
         ck_assert_int_le(lay.cuts, NQ_QUAD_CUTS_MAX);
         ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : 2);
         for (int i = 1; i < lay.cuts; i++) /* highest first, as they are taken out */
@@ -201,55 +268,82 @@ static uint64_t xorshift(uint64_t *s)
     return *s;
 }
 
-enum { LEN = 45, OUT = 3 * LEN + NQ_QUAD_SIMD_SLACK }; /* pair: up to 3 x LEN halves */
+enum { LEN = 45 };
 
-/* Whatever set this CPU picks agrees with the portable one on random sparse data, for every length
- * up to LEN (whole vectors and tails) and every probe count up to 9 (the join blocks 2 or 4). */
-START_TEST(simd_agrees_with_portable)
+/* A heap buffer with room for exactly `len` elements and the kernels' slack, so that AddressSanitizer
+ * catches a kernel writing past what its contract allows. */
+static uint32_t *out_buffer(size_t len)
 {
-    const nq_quad_simd *best = nq_quad_simd_best(), *ref = nq_quad_simd_portable();
-    uint64_t diag[LEN], seed = 0x9E3779B97F4A7C15u;
+    uint32_t *p = malloc((len + NQ_QUAD_SIMD_SLACK) * sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+/* One set against the portable one on random sparse data, for every length up to LEN (whole vectors
+ * and tails), left runs of 1 to 3, every 5th column for pick, every probe count up to 9 (the joins
+ * block 2 or 4). */
+static uint64_t check_set(const nq_quad_simd *set)
+{
+    const nq_quad_simd *ref = nq_quad_simd_portable();
+    uint64_t diag[LEN], seed = 0x9E3779B97F4A7C15u, matched = 0;
     uint32_t key[LEN], mark[LEN];
     for (size_t i = 0; i < LEN; i++) {
         const uint64_t x = xorshift(&seed), y = xorshift(&seed), z = xorshift(&seed);
-        diag[i] = x & y & z;          /* about 8 bits of 64: a third of pairs compatible */
+        diag[i] = x & y & z;              /* about 8 bits of 64: a third of pairs compatible */
         key[i] = (uint32_t)(x & y >> 32); /* about 8 bits of 32 */
         mark[i] = (uint32_t)(z >> 16);
     }
-    uint64_t matched = 0;
     for (size_t len = 0; len <= LEN; len++) {
-        uint32_t ok[OUT], om[OUT], wk[OUT], wm[OUT];
         for (size_t l = 0; l < 3; l++) {
-            const size_t got = best->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len,
-                                          ok, om);
+            uint32_t wk[3 * LEN], wm[3 * LEN];
             const size_t want = ref->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len,
                                           wk, wm);
-            ck_assert_uint_eq(got, want);
-            ck_assert(memcmp(ok, wk, got * sizeof *ok) == 0 && memcmp(om, wm, got * sizeof *om) == 0);
+            uint32_t *ok = out_buffer(want), *om = out_buffer(want);
+            ck_assert_uint_eq(set->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len, ok,
+                                        om), want);
+            ck_assert(memcmp(ok, wk, want * sizeof *ok) == 0 && memcmp(om, wm, want * sizeof *om) == 0);
+            free(ok);
+            free(om);
         }
         for (int c = 0; c < 32; c += 5) {
-            const size_t got = best->pick(key, mark, len, c, ok);
-            ck_assert_uint_eq(got, ref->pick(key, mark, len, c, wk));
-            ck_assert(memcmp(ok, wk, got * sizeof *ok) == 0);
+            uint32_t wk[LEN];
+            const size_t want = ref->pick(key, mark, len, c, wk);
+            uint32_t *ok = out_buffer(want);
+            ck_assert_uint_eq(set->pick(key, mark, len, c, ok), want);
+            ck_assert(memcmp(ok, wk, want * sizeof *ok) == 0);
+            free(ok);
         }
         for (size_t m = 1; m <= 9; m++) {
             const uint64_t want = ref->join(key, len, key + LEN - m, m);
-            ck_assert_uint_eq(best->join(key, len, key + LEN - m, m), want);
+            ck_assert_uint_eq(set->join(key, len, key + LEN - m, m), want);
             matched += want;
         }
     }
-    ck_assert_uint_gt(matched, 0); /* the data does exercise matches */
-    ck_assert_str_ne(best->name, "");
+    return matched;
+}
+
+/* Every set this CPU runs (AVX-512 and AVX2 here, where the hardware has them) agrees with the
+ * portable one, and the data does exercise matches. */
+START_TEST(simd_agrees_with_portable)
+{
+    const nq_quad_simd *sets[4];
+    const size_t count = nq_quad_simd_all(sets, 4);
+    ck_assert_uint_ge(count, 1);
+    ck_assert_ptr_eq(sets[count - 1], nq_quad_simd_portable());
+    ck_assert_ptr_eq(sets[0], nq_quad_simd_best());
+    for (size_t i = 0; i < count; i++)
+        ck_assert_msg(check_set(sets[i]) > 0, "%s: no matches in the test data", sets[i]->name);
 }
 END_TEST
 
 /* ---- cancellation ------------------------------------------------------------------------------ */
 
 typedef struct count_run {
-    int n;            /* board size */
-    nq_count_ctl ctl; /* shared with the canceller */
-    nq_err err;       /* the count's result */
-    double finished;  /* when it returned (now_seconds) */
+    int n;                /* board size */
+    nq_count_ctl ctl;     /* shared with the canceller */
+    nq_err err;           /* the count's result */
+    double finished;      /* when it returned (now_seconds) */
+    atomic_bool returned; /* set once it has: polled while it runs */
 } count_run;
 
 static void *count_thread(void *arg)
@@ -258,6 +352,7 @@ static void *count_thread(void *arg)
     nq_counts got;
     run->err = nq_count_quad(run->n, 2, &run->ctl, &got);
     run->finished = now_seconds();
+    atomic_store(&run->returned, true);
     return NULL;
 }
 
@@ -269,10 +364,11 @@ START_TEST(cancel_stops_promptly)
 {
     count_run run = {.n = 18};
     nq_count_ctl_init(&run.ctl);
+    atomic_init(&run.returned, false);
     pthread_t tid;
     ck_assert_int_eq(pthread_create(&tid, NULL, count_thread, &run), 0);
-    if (_i == 1)
-        while (atomic_load(&run.ctl.done) == 0)
+    if (_i == 1) /* wait for progress, unless the count already ended (it would fail below) */
+        while (atomic_load(&run.ctl.done) == 0 && !atomic_load(&run.returned))
             nanosleep(&(struct timespec){0, 1000000}, NULL);
     const double asked = now_seconds();
     nq_count_cancel(&run.ctl);
@@ -313,6 +409,7 @@ static Suite *quad_suite(const char *which)
         tcase_add_loop_test(tc, counts_match_oeis, 1, FAST_N_MAX + 1);
         tcase_add_test(tc, bad_arguments);
         tcase_add_loop_test(tc, quadrants_hold_every_placement, 0, 2);
+        tcase_add_test(tc, counts_with_class_bits);
         tcase_add_test(tc, layout_fits_32_bits);
         tcase_add_test(tc, simd_agrees_with_portable);
     }

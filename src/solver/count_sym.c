@@ -1,11 +1,12 @@
-/* count_mitm_sym.c - boards invariant under a quarter or half turn, for Burnside's unique count.
+/* count_sym.c - boards invariant under a quarter or half turn, for Burnside's unique count
+ * (count_workers.h).
  *
- * The meet-in-the-middle counter finds all solutions; the number of symmetry classes then follows
+ * The table counters find all solutions; the number of symmetry classes then follows
  * from how many solutions each rotation fixes. Such boards are determined by a quarter (or half) of
  * their queens, so this search places whole rotation orbits at a time and is tiny next to the main
  * count (about a square root of it). Written for clarity: board state is four masks.
  */
-#include "count_mitm.h"
+#include "count_workers.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -92,7 +93,7 @@ static nq_err count_fixed(int n, int turns, nq_count_ctl *ctl, uint64_t *out)
     return s.stopped ? NQ_E_CANCELED : NQ_OK;
 }
 
-nq_err nq_count_mitm_symmetric(int n, nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half)
+nq_err nq_count_symmetric(int n, nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half)
 {
     if (quarter == NULL || half == NULL)
         return NQ_E_ARG;
