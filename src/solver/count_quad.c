@@ -172,18 +172,31 @@ static uint32_t next_split(uint32_t split)
     return split == 0 ? UINT32_MAX : next_same_pop(split); /* the empty set has no successor */
 }
 
+/* The two groups one row split R pairs: left placements [l0, l1) on rows R and columns lcols, right
+ * placements [r0, r1) on the other rows and columns rcols. */
+typedef struct split_groups {
+    uint32_t l0, l1; /* left quadrant's entries */
+    uint32_t r0, r1; /* right quadrant's entries */
+} split_groups;
+
+static split_groups groups_of(const nq_quad *left, const nq_quad *right, uint32_t R, uint32_t lcols,
+                              uint32_t rcols)
+{
+    split_groups g;
+    nq_quad_group(left, R, lcols, &g.l0, &g.l1);
+    nq_quad_group(right, ((1u << left->rows) - 1u) & ~R, rcols, &g.r0, &g.r1);
+    return g;
+}
+
 /* How many halves pairing could produce at most: the sum over row splits of the two group sizes'
  * product. Cheap (group offsets only); it sizes the scratch before filling it. */
 static size_t half_bound(const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols)
 {
     const int rows = left->rows, k = __builtin_popcount(lcols);
-    const uint32_t all = (1u << rows) - 1u;
     size_t bound = 0;
     for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
-        uint32_t l0, l1, r0, r1;
-        nq_quad_group(left, R, lcols, &l0, &l1);
-        nq_quad_group(right, all & ~R, rcols, &r0, &r1);
-        bound += (size_t)(l1 - l0) * (size_t)(r1 - r0);
+        const split_groups g = groups_of(left, right, R, lcols, rcols);
+        bound += (size_t)(g.l1 - g.l0) * (size_t)(g.r1 - g.r0);
     }
     return bound;
 }
@@ -194,16 +207,13 @@ static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, u
                       uint32_t rcols, half *h)
 {
     const int rows = left->rows, k = __builtin_popcount(lcols);
-    const uint32_t all = (1u << rows) - 1u;
     size_t len = 0;
     for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
-        uint32_t l0, l1, r0, r1;
-        nq_quad_group(left, R, lcols, &l0, &l1);
-        nq_quad_group(right, all & ~R, rcols, &r0, &r1);
-        if (l0 != l1 && r0 != r1)
-            len += j->simd->pair(left->diag + l0, left->key + l0, left->mark + l0, l1 - l0,
-                                 right->diag + r0, right->key + r0, right->mark + r0, r1 - r0,
-                                 h->key + len, h->mark + len);
+        const split_groups g = groups_of(left, right, R, lcols, rcols);
+        if (g.l0 != g.l1 && g.r0 != g.r1)
+            len += j->simd->pair(left->diag + g.l0, left->key + g.l0, left->mark + g.l0, g.l1 - g.l0,
+                                 right->diag + g.r0, right->key + g.r0, right->mark + g.r0,
+                                 g.r1 - g.r0, h->key + len, h->mark + len);
     }
     h->len = len;
 }

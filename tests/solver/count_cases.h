@@ -1,5 +1,5 @@
 /* count_cases.h - known counts for the counting tests: OEIS A000170 (total) and A002562 (unique).
- * Copied from ../shared/data/nqueens-counts.tsv (n = 1..18); index n. */
+ * Copied from ../shared/data/nqueens-counts.tsv (n = 1..19); index n. */
 #ifndef NQ_TEST_COUNT_CASES_H
 #define NQ_TEST_COUNT_CASES_H
 
@@ -28,6 +28,7 @@ static const struct {
     {14772512, 1846955},
     {95815104, 11977939},
     {666090624, 83263591},
+    {4968057848, 621012754},
 };
 
 #endif /* NQ_TEST_COUNT_CASES_H */

@@ -1,116 +1,30 @@
 /* test_count_mitm.c - Check suite for the meet-in-the-middle counter (count_mitm*.c).
  *
- * Counts against OEIS A000170 / A002562 for n = 1..17 (fast) and 18 (argument "slow"; n = 19 took
- * eight minutes on 2 cores, and nq_count now gives n = 19 and 20 to the half-board counter); the
- * rotation-symmetric counts behind the unique count; the bottom table and the SIMD join kernels
- * against their definitions; argument checks; worker counts, progress and cancellation
- * (argument "threads").
+ * The cases every counter shares (count_method.h): counts against OEIS A000170 / A002562 for
+ * n = 1..17 (fast) and 18 (argument "slow"; n = 19 took eight minutes on 2 cores, and nq_count gives
+ * n = 19 and 20 to the half-board counter), argument checks, worker counts, progress and cancellation
+ * (argument "threads"). Its own: the rotation-symmetric counts behind the unique count, the bottom
+ * table and the SIMD join kernels against their definitions.
  */
 #include "count_mitm.h"
 
 #include <check.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "count_mitm_table.h"
 #include "count_workers.h"
 
-static const struct {
-    int n;           /* board size */
-    uint64_t total;  /* A000170(n) */
-    uint64_t unique; /* A002562(n) */
-} oeis[] = {
-    {1, 1, 1},
-    {2, 0, 0},
-    {3, 0, 0},
-    {4, 2, 1},
-    {5, 10, 2},
-    {6, 4, 1},
-    {7, 40, 6},
-    {8, 92, 12},
-    {9, 352, 46},
-    {10, 724, 92},
-    {11, 2680, 341},
-    {12, 14200, 1787},
-    {13, 73712, 9233},
-    {14, 365596, 45752},
-    {15, 2279184, 285053},
-    {16, 14772512, 1846955},
-    {17, 95815104, 11977939},
-    {18, 666090624, 83263591},
-};
-enum { FAST_ROWS = 17 }; /* oeis[0 .. FAST_ROWS) run in the fast suite, the rest in the slow one */
+#define COUNT_METHOD nq_count_mitm
+#define COUNT_METHOD_N_MAX NQ_COUNT_N_MAX
+#define COUNT_METHOD_LONG_N 19 /* minutes */
+#include "count_method.h"
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+enum { FAST_N_MAX = 17, SLOW_N_MAX = 18 };
 
-static void ctl_reset(nq_count_ctl *ctl)
+/* The symmetric count and the bottom table refuse what they cannot do. */
+START_TEST(bad_table_arguments)
 {
-    atomic_init(&ctl->cancel, false);
-    atomic_init(&ctl->done, 0);
-    atomic_init(&ctl->total, 0);
-}
-
-static void check_row(size_t row, int threads)
-{
-    nq_count_ctl ctl;
-    ctl_reset(&ctl);
-    nq_counts got = {99, 99};
-    const int n = oeis[row].n;
-    ck_assert_int_eq(nq_count_mitm(n, threads, &ctl, &got), NQ_OK);
-    ck_assert_msg(got.total == oeis[row].total, "n=%d total %llu", n, (unsigned long long)got.total);
-    ck_assert_msg(got.unique == oeis[row].unique, "n=%d unique %llu", n,
-                  (unsigned long long)got.unique);
-    ck_assert_uint_eq(atomic_load(&ctl.done), atomic_load(&ctl.total)); /* progress ends at 100% */
-}
-
-START_TEST(counts_match_oeis)
-{
-    check_row((size_t)_i, 2);
-}
-END_TEST
-
-START_TEST(counts_match_oeis_slow)
-{
-    check_row((size_t)_i, 0);
-}
-END_TEST
-
-/* The same counts whatever the number of workers, including more workers than tasks (n = 5). */
-START_TEST(thread_counts_agree)
-{
-    static const int threads[] = {1, 3, 0, 64};
-    static const size_t rows[] = {4, 11, 13};
-    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
-        for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
-            check_row(rows[r], threads[t]);
-}
-END_TEST
-
-START_TEST(null_ctl_is_fine)
-{
-    nq_counts got;
-    ck_assert_int_eq(nq_count_mitm(12, 2, NULL, &got), NQ_OK);
-    ck_assert_uint_eq(got.total, 14200);
-    ck_assert_uint_eq(got.unique, 1787);
-}
-END_TEST
-
-START_TEST(bad_arguments)
-{
-    nq_counts got;
-    ck_assert_int_eq(nq_count_mitm(8, 1, NULL, NULL), NQ_E_ARG);
-    ck_assert_int_eq(nq_count_mitm(8, -1, NULL, &got), NQ_E_ARG);
-    ck_assert_int_eq(nq_count_mitm(0, 1, NULL, &got), NQ_E_RANGE);
-    ck_assert_int_eq(nq_count_mitm(NQ_COUNT_N_MAX + 1, 1, NULL, &got), NQ_E_RANGE);
-    ck_assert_int_eq(nq_count_mitm(-3, 1, NULL, &got), NQ_E_RANGE);
     uint64_t q, h;
     ck_assert_int_eq(nq_count_symmetric(8, NULL, NULL, &h), NQ_E_ARG);
     ck_assert_int_eq(nq_count_symmetric(0, NULL, &q, &h), NQ_E_RANGE);
@@ -192,89 +106,17 @@ START_TEST(join_kernels_agree)
 }
 END_TEST
 
-typedef struct count_run {
-    int n;             /* board size */
-    nq_count_ctl ctl;  /* shared with the canceller */
-    nq_err err;        /* the count's result */
-    double finished;   /* when it returned (now_seconds) */
-} count_run;
-
-static void *count_thread(void *arg)
+static void add_own(TCase *tc, const char *which)
 {
-    count_run *run = arg;
-    nq_counts got;
-    run->err = nq_count_mitm(run->n, 2, &run->ctl, &got);
-    run->finished = now_seconds();
-    return NULL;
-}
-
-/* A cancelled count returns NQ_E_CANCELED promptly. The contract is about 50 ms; the bound here is
- * 3 s because two cores are shared with the rest of the suite and ThreadSanitizer runs this 10x
- * slower, and it still tells a working cancel from none: n = 19 takes minutes. Cancelled once
- * during the table build (at once) and once during the search (after progress is seen). */
-START_TEST(cancel_stops_promptly)
-{
-    count_run run = {.n = 19};
-    ctl_reset(&run.ctl);
-    pthread_t tid;
-    ck_assert_int_eq(pthread_create(&tid, NULL, count_thread, &run), 0);
-    if (_i == 1)
-        while (atomic_load(&run.ctl.done) == 0)
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
-    const double asked = now_seconds();
-    atomic_store(&run.ctl.cancel, true);
-    pthread_join(tid, NULL);
-    ck_assert_int_eq(run.err, NQ_E_CANCELED);
-    ck_assert_msg(run.finished - asked < 3.0, "stopped %.3f s after cancel", run.finished - asked);
-}
-END_TEST
-
-START_TEST(precancelled_count_stops)
-{
-    nq_count_ctl ctl;
-    ctl_reset(&ctl);
-    atomic_store(&ctl.cancel, true);
-    nq_counts got;
-    ck_assert_int_eq(nq_count_mitm(16, 2, &ctl, &got), NQ_E_CANCELED);
-}
-END_TEST
-
-/* Three selections, one ctest entry each: no argument, the fast single-answer cases; "threads",
- * the cases about workers and cancellation (small boards, so ThreadSanitizer can run them);
- * "slow", n = 18. */
-static Suite *mitm_suite(const char *which)
-{
-    Suite *s = suite_create("count_mitm");
-    TCase *tc = tcase_create(which);
-    tcase_set_timeout(tc, 3600.0); /* the counts bound their own time; Check's 4 s default is no use */
-    if (strcmp(which, "slow") == 0) {
-        tcase_add_loop_test(tc, counts_match_oeis_slow, FAST_ROWS, (int)(sizeof oeis / sizeof *oeis));
-    } else if (strcmp(which, "threads") == 0) {
-        tcase_add_test(tc, thread_counts_agree);
-        tcase_add_test(tc, null_ctl_is_fine);
-        tcase_add_loop_test(tc, cancel_stops_promptly, 0, 2);
-        tcase_add_test(tc, precancelled_count_stops);
-    } else {
-        tcase_add_loop_test(tc, counts_match_oeis, 0, FAST_ROWS);
-        tcase_add_test(tc, bad_arguments);
+    if (strcmp(which, "fast") == 0) {
+        tcase_add_test(tc, bad_table_arguments);
         tcase_add_test(tc, symmetric_counts);
         tcase_add_test(tc, table_holds_every_bottom_placement);
         tcase_add_test(tc, join_kernels_agree);
     }
-    suite_add_tcase(s, tc);
-    return s;
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "fast";
-    if (strcmp(which, "fast") != 0 && strcmp(which, "threads") != 0 && strcmp(which, "slow") != 0) {
-        fprintf(stderr, "usage: %s [fast|threads|slow]\n", argv[0]);
-        return EXIT_FAILURE;
-    }
-    SRunner *sr = srunner_create(mitm_suite(which));
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return count_method_main(argc, argv, "count_mitm", FAST_N_MAX, SLOW_N_MAX, add_own);
 }

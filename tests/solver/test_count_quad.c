@@ -1,98 +1,29 @@
 /* test_count_quad.c - Check suite for the half-board counter (count_quad*.c).
  *
- * Counts against OEIS A000170 / A002562 for n = 1..17 (fast) and 18..19 (argument "slow"); the
- * quadrant tables against a brute-force count of every group; the key layout; the SIMD loops against
- * the portable ones; argument checks; worker counts, progress and cancellation (argument "threads").
+ * The cases every counter shares (count_method.h): counts against OEIS A000170 / A002562 for
+ * n = 1..17 (fast) and 18..19 (argument "slow"), argument checks, worker counts, progress and
+ * cancellation (argument "threads"). Its own: every quadrant entry against a brute force, counts with
+ * class bits, the key layout, the SIMD loops against the portable ones, a cancelled table build.
  */
 #include "count_quad.h"
 
 #include <check.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "count_cases.h"
 #include "count_quad_simd.h"
 #include "count_quad_table.h"
 
+#define COUNT_METHOD nq_count_quad
+#define COUNT_METHOD_N_MAX NQ_COUNT_QUAD_N_MAX
+#define COUNT_METHOD_LONG_N 18 /* 2 s on two idle cores, 30 s under ThreadSanitizer */
+#include "count_method.h"
+
 enum { FAST_N_MAX = 17, SLOW_N_MAX = 19 };
 
-/* A000170 / A002562 for n = 19, beyond count_cases.h (from ../shared/data/nqueens-counts.tsv). */
-static const nq_counts counts_19 = {4968057848u, 621012754u};
-
-static nq_counts known(int n)
+/* Quadrant tables and the key layout refuse what they cannot build. */
+START_TEST(bad_table_arguments)
 {
-    if (n == 19)
-        return counts_19;
-    const nq_counts c = {known_counts[n].total, known_counts[n].unique};
-    return c;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void check_count(int n, int threads)
-{
-    nq_count_ctl ctl;
-    nq_count_ctl_init(&ctl);
-    nq_counts got = {99, 99};
-    ck_assert_int_eq(nq_count_quad(n, threads, &ctl, &got), NQ_OK);
-    const nq_counts want = known(n);
-    ck_assert_msg(got.total == want.total, "n=%d threads=%d total %llu", n, threads,
-                  (unsigned long long)got.total);
-    ck_assert_msg(got.unique == want.unique, "n=%d threads=%d unique %llu", n, threads,
-                  (unsigned long long)got.unique);
-    if (n >= 4) /* smaller boards are answered without splitting any work */
-        ck_assert_uint_eq(atomic_load(&ctl.done), atomic_load(&ctl.total));
-}
-
-START_TEST(counts_match_oeis)
-{
-    check_count(_i, 2);
-}
-END_TEST
-
-START_TEST(counts_match_oeis_slow)
-{
-    check_count(_i, 0);
-}
-END_TEST
-
-/* The same counts whatever the number of workers, including more workers than column sets. */
-START_TEST(thread_counts_agree)
-{
-    static const int threads[] = {1, 3, 0, 64};
-    static const int boards[] = {5, 12, 14};
-    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
-        for (size_t b = 0; b < sizeof boards / sizeof *boards; b++)
-            check_count(boards[b], threads[t]);
-}
-END_TEST
-
-START_TEST(null_ctl_is_fine)
-{
-    nq_counts got;
-    ck_assert_int_eq(nq_count_quad(12, 2, NULL, &got), NQ_OK);
-    ck_assert_uint_eq(got.total, 14200);
-    ck_assert_uint_eq(got.unique, 1787);
-}
-END_TEST
-
-START_TEST(bad_arguments)
-{
-    nq_counts got;
-    ck_assert_int_eq(nq_count_quad(8, 1, NULL, NULL), NQ_E_ARG);
-    ck_assert_int_eq(nq_count_quad(8, -1, NULL, &got), NQ_E_ARG);
-    ck_assert_int_eq(nq_count_quad(0, 1, NULL, &got), NQ_E_RANGE);
-    ck_assert_int_eq(nq_count_quad(-3, 1, NULL, &got), NQ_E_RANGE);
-    ck_assert_int_eq(nq_count_quad(NQ_COUNT_QUAD_N_MAX + 1, 1, NULL, &got), NQ_E_RANGE);
     const nq_quad_layout lay = nq_quad_layout_for(8), tiny = {.n = 3};
     nq_quad q;
     ck_assert_int_eq(nq_quad_create(NULL, &lay, 0, 4, 0, 4, NULL), NQ_E_ARG);
@@ -336,97 +267,20 @@ START_TEST(simd_agrees_with_portable)
 }
 END_TEST
 
-/* ---- cancellation ------------------------------------------------------------------------------ */
-
-typedef struct count_run {
-    int n;                /* board size */
-    nq_count_ctl ctl;     /* shared with the canceller */
-    nq_err err;           /* the count's result */
-    double finished;      /* when it returned (now_seconds) */
-    atomic_bool returned; /* set once it has: polled while it runs */
-} count_run;
-
-static void *count_thread(void *arg)
+static void add_own(TCase *tc, const char *which)
 {
-    count_run *run = arg;
-    nq_counts got;
-    run->err = nq_count_quad(run->n, 2, &run->ctl, &got);
-    run->finished = now_seconds();
-    atomic_store(&run->returned, true);
-    return NULL;
-}
-
-/* A cancelled count returns NQ_E_CANCELED promptly: once during the table build (at once), once
- * among the column sets (after progress is seen). The contract is a millisecond or so; the bound is
- * 3 s because two cores are shared with the rest of the suite and ThreadSanitizer runs this 10x
- * slower, and it still tells a working cancel from none: n = 18 takes seconds, 30 under TSan. */
-START_TEST(cancel_stops_promptly)
-{
-    count_run run = {.n = 18};
-    nq_count_ctl_init(&run.ctl);
-    atomic_init(&run.returned, false);
-    pthread_t tid;
-    ck_assert_int_eq(pthread_create(&tid, NULL, count_thread, &run), 0);
-    if (_i == 1) /* wait for progress, unless the count already ended (it would fail below) */
-        while (atomic_load(&run.ctl.done) == 0 && !atomic_load(&run.returned))
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
-    const double asked = now_seconds();
-    nq_count_cancel(&run.ctl);
-    pthread_join(tid, NULL);
-    ck_assert_int_eq(run.err, NQ_E_CANCELED);
-    ck_assert_msg(run.finished - asked < 3.0, "stopped %.3f s after cancel", run.finished - asked);
-}
-END_TEST
-
-START_TEST(precancelled_count_stops)
-{
-    nq_count_ctl ctl;
-    nq_count_ctl_init(&ctl);
-    nq_count_cancel(&ctl);
-    nq_counts got;
-    ck_assert_int_eq(nq_count_quad(16, 2, &ctl, &got), NQ_E_CANCELED);
-    ck_assert_int_eq(nq_count_quad(5, 1, &ctl, &got), NQ_E_CANCELED);
-}
-END_TEST
-
-/* Three selections, one ctest entry each: "fast", the single-answer cases; "threads", the cases
- * about workers and cancellation (small boards, so ThreadSanitizer can run them); "slow", n = 18
- * and 19. */
-static Suite *quad_suite(const char *which)
-{
-    Suite *s = suite_create("count_quad");
-    TCase *tc = tcase_create(which);
-    tcase_set_timeout(tc, 3600.0); /* the counts bound their own time; Check's 4 s default is no use */
-    if (strcmp(which, "slow") == 0) {
-        tcase_add_loop_test(tc, counts_match_oeis_slow, FAST_N_MAX + 1, SLOW_N_MAX + 1);
-    } else if (strcmp(which, "threads") == 0) {
-        tcase_add_test(tc, thread_counts_agree);
-        tcase_add_test(tc, null_ctl_is_fine);
-        tcase_add_loop_test(tc, cancel_stops_promptly, 0, 2);
-        tcase_add_test(tc, precancelled_count_stops);
+    if (strcmp(which, "threads") == 0) {
         tcase_add_test(tc, cancel_stops_table_build);
-    } else {
-        tcase_add_loop_test(tc, counts_match_oeis, 1, FAST_N_MAX + 1);
-        tcase_add_test(tc, bad_arguments);
+    } else if (strcmp(which, "fast") == 0) {
+        tcase_add_test(tc, bad_table_arguments);
         tcase_add_loop_test(tc, quadrants_hold_every_placement, 0, 2);
         tcase_add_test(tc, counts_with_class_bits);
         tcase_add_test(tc, layout_fits_32_bits);
         tcase_add_test(tc, simd_agrees_with_portable);
     }
-    suite_add_tcase(s, tc);
-    return s;
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "fast";
-    if (strcmp(which, "fast") != 0 && strcmp(which, "threads") != 0 && strcmp(which, "slow") != 0) {
-        fprintf(stderr, "usage: %s [fast|threads|slow]\n", argv[0]);
-        return EXIT_FAILURE;
-    }
-    SRunner *sr = srunner_create(quad_suite(which));
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return count_method_main(argc, argv, "count_quad", FAST_N_MAX, SLOW_N_MAX, add_own);
 }
