@@ -29,8 +29,8 @@
  * for odd n. The unique count follows from Burnside's lemma (count_workers.h).
  *
  * Work is split by column set: workers take the next set from an atomic counter. Memory: the four
- * quadrant tables (shared, read-only) and per worker the halves of the largest column set (a few MB
- * at n = 18, tens at n = 20).
+ * quadrant tables (shared, read-only) and per worker the halves of the largest column set (a few MB,
+ * about 10 at n = 20).
  */
 #include "count_quad.h"
 

@@ -8,8 +8,9 @@
  * next to the cut so that most incompatible pairs are never tested. count_quad.c has the details.
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
- * call and released before it returns: four quadrant tables (about 60 MB at n = 18, 480 MB at
- * n = 20) and per worker the halves of one column set (a few MB at n = 18, tens at n = 20).
+ * call and released before it returns: four quadrant tables with their group offsets (9 MB at
+ * n = 16, 63 MB at n = 18, 500 MB at n = 20) and per worker the halves of one column set (a few MB,
+ * about 10 at n = 20).
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_QUAD_H
