@@ -36,16 +36,16 @@
 
 #include "nqueens/solver.h"
 
-#define NQ_QUAD_N_MAX 20        /* largest board: quadrants of 10 x 10, marks of 20 columns */
+#define NQ_QUAD_N_MAX 20          /* largest board: quadrants of 10 x 10, marks of 20 columns */
 #define NQ_QUAD_GROUP_BITS_MAX 20 /* rows + columns of a quadrant: 2^20 groups, 4 MiB of offsets */
-#define NQ_QUAD_CUTS_MAX 2      /* at n = 20: 34 key bits, 2 into the class, 32 in keys */
-#define NQ_QUAD_CLASS_SHIFT 20  /* mark: attacked columns below, the class from here */
-#define NQ_QUAD_EDGE_SHIFT 26   /* mark: edge column + 1 from here */
+#define NQ_QUAD_CUTS_MAX 2        /* at n = 20: 34 key bits, 2 into the class, 32 in keys */
+#define NQ_QUAD_CLASS_SHIFT 20    /* mark: attacked columns below, the class from here */
+#define NQ_QUAD_EDGE_SHIFT 26     /* mark: edge column + 1 from here */
 
 /* How keys are laid out for one board size: shared by all four quadrants of a count. */
 typedef struct nq_quad_layout {
-    int n;                        /* board size */
-    int cuts;                     /* crossing diagonals moved into the class */
+    int n;                         /* board size */
+    int cuts;                      /* crossing diagonals moved into the class */
     int cut_pos[NQ_QUAD_CUTS_MAX]; /* their bits in the full crossing key, highest first */
 } nq_quad_layout;
 
