@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "harness.h"
 
 #define CLIENTS 8
@@ -96,10 +97,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_many_clients);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 30);
     return failed == 0 && status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

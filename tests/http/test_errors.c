@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check_run.h"
 #include "harness.h"
 
 /* The limits the server is started with, so the expectations below do not depend on defaults. */
@@ -356,10 +357,7 @@ int main(void) {
     tcase_add_test(tc, test_mhd_rejection_logged);
     tcase_add_loop_test(tc, test_heads_at_the_caps, 0, (int)(sizeof head_rows / sizeof head_rows[0]));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 15);
     return failed == 0 && status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

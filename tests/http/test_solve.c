@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
 #include "check_json.h"
+#include "check_run.h"
+#include "harness.h"
 
 static const char *const server_args[] = {"--max-n-solve", "20", "--max-solutions", "100000", NULL};
 static nq_test_server server;
@@ -293,10 +294,7 @@ int main(void) {
     tcase_add_test(tc, test_ndjson);
     tcase_add_test(tc, test_streamed);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 15);
     return failed == 0 && status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

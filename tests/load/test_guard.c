@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
+
 #define CLOSE_WITHIN_MS 6000 /* a connection past its 1 s head deadline must be gone by then */
 
 typedef struct server {
@@ -348,9 +350,6 @@ static Suite *guard_suite(void)
 
 int main(void)
 {
-    SRunner *const sr = srunner_create(guard_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(guard_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "harness.h"
 
 enum {
@@ -232,10 +233,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, idle_and_slow_clients_do_not_lock_out_a_probe);
     suite_add_tcase(suite, tc);
-    SRunner *const sr = srunner_create(suite);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(suite);
     curl_global_cleanup();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

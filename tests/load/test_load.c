@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "harness.h"
 
 #define WAIT_S 60.0 /* upper bound on waiting for a server-side state */
@@ -432,10 +433,7 @@ static Suite *load_suite(void)
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_ALL); /* once, before any thread: the harness's easy handles rely on it */
-    SRunner *const sr = srunner_create(load_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(load_suite());
     curl_global_cleanup();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

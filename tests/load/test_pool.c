@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "check_run.h"
+
 #define WAIT_MS 10000u    /* upper bound on any wait; far above what a loaded 2-core box needs */
 #define STRESS_ROUNDS 300 /* submits per thread in the stress test */
 
@@ -645,9 +647,6 @@ static Suite *pool_suite(void)
 
 int main(void)
 {
-    SRunner *const sr = srunner_create(pool_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(pool_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
+
 /* A log writing into two pipes, and what came out of them. */
 typedef struct capture {
     int out[2];
@@ -266,9 +268,6 @@ static Suite *accesslog_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(accesslog_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(accesslog_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 /* Copy a NULL-terminated list of strings into owned, writable strings (nq_config_load takes char **,
  * as main() has them). Returns the count; the copy is NULL-terminated. */
 static int copy_list(const char *const *src, char **dst, int first, int cap)
@@ -345,9 +347,6 @@ int main(int argc, char **argv)
         nq_config_markdown(stdout);
         return EXIT_SUCCESS;
     }
-    SRunner *sr = srunner_create(config_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(config_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

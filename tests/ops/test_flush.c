@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
+
 /* A loopback connection whose client does not read: the server side's queue fills up. */
 typedef struct conn {
     int listener, client, server;
@@ -147,9 +149,6 @@ static Suite *flush_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(flush_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(flush_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -23,8 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "check_json.h"
+#include "check_run.h"
+#include "harness.h"
 
 #ifndef NQ_TEST_NQUEENSD
 #error "NQ_TEST_NQUEENSD must name the nqueensd binary (set by CMake)"
@@ -762,9 +763,6 @@ static Suite *ops_http_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(ops_http_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(ops_http_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

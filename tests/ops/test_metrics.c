@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 static char *render(const nq_metrics *m, const nq_metrics_state *st)
 {
     char *out = NULL;
@@ -272,9 +274,6 @@ int main(int argc, char **argv)
 {
     if (argc == 2)
         return write_sample(argv[1]);
-    SRunner *sr = srunner_create(metrics_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(metrics_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

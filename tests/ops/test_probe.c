@@ -13,6 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "check_run.h"
+
 /* A peer that accepts one connection, records the request head, sends `reply` (NULL: stays silent
  * until the client leaves) and closes. */
 typedef struct peer {
@@ -190,9 +192,6 @@ static Suite *probe_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(probe_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(probe_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check_run.h"
+
 #define BODY_MAX (1u << 22)
 
 /* Request headers as a NULL-terminated list of name, value pairs. */
@@ -298,9 +300,6 @@ int main(void) {
     tcase_add_loop_test(tc, test_stream_offset, 0, (int)(sizeof offset_targets / sizeof offset_targets[0]));
     tcase_add_loop_test(tc, test_compute_split, 0, (int)(sizeof verdicts / sizeof verdicts[0]));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 static nq_solve_spec spec_for(int n) {
     nq_solve_spec s;
     memset(&s, 0, sizeof s);
@@ -173,9 +175,6 @@ int main(void) {
     tcase_add_test(tc, test_sizes);
     tcase_add_test(tc, test_pages_concatenate);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 /* A value over body[0..body_len) with the given ETag. */
 static nq_cache_value make_value(const char *body, size_t body_len, const char *etag) {
     return (nq_cache_value){
@@ -432,9 +434,6 @@ static Suite *cache_suite(void) {
 }
 
 int main(void) {
-    SRunner *const sr = srunner_create(cache_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(cache_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

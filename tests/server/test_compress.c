@@ -11,6 +11,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "check_run.h"
+
 /* Rows in a table, as the int tcase_add_loop_test takes. */
 #define ROWS(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
@@ -370,9 +372,6 @@ static Suite *compress_suite(void) {
 }
 
 int main(void) {
-    SRunner *const sr = srunner_create(compress_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(compress_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "app_internal.h"
+#include "check_run.h"
 
 typedef struct hdrs {
     const char *accept, *accept_encoding, *if_none_match;
@@ -122,9 +123,6 @@ int main(void) {
     tcase_add_loop_test(tc, test_if_none_match, 0, (int)(sizeof inms / sizeof inms[0]));
     tcase_add_test(tc, test_etag_shape);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 static cJSON *parse(const char *body, size_t len) {
     cJSON *j = cJSON_ParseWithLength(body, len);
     ck_assert_ptr_nonnull(j);
@@ -136,9 +138,6 @@ int main(void) {
     tcase_add_test(tc, test_unknown_slug);
     tcase_add_loop_test(tc, test_default_detail, 0, (int)(sizeof default_details / sizeof default_details[0]));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 #define SOLVE_KEYS (NQ_QK_N | NQ_QK_FORMAT | NQ_QK_UNIQUE | NQ_QK_LIMIT | NQ_QK_OFFSET | NQ_QK_AFTER)
 
 /* Accepted queries and what they parse to. */
@@ -177,9 +179,6 @@ int main(void) {
     tcase_add_test(tc, test_not_nul_terminated);
     tcase_add_test(tc, test_require);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

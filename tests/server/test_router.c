@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 typedef struct match_row {
     const char *path;  /* raw request path */
     const char *route; /* name of the route it must reach */
@@ -78,9 +80,6 @@ int main(void) {
     tcase_add_loop_test(tc, test_match, 0, (int)(sizeof matches / sizeof matches[0]));
     tcase_add_loop_test(tc, test_normalize, 0, (int)(sizeof norms / sizeof norms[0]));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check_run.h"
 #include "count_cases.h"
 #include "nqueens/solver.h"
 
@@ -175,10 +176,7 @@ static int count_method_main(int argc, char **argv, const char *name, int fast_m
     count_method_add(tc, which, fast_max, slow_max);
     add_own(tc, which);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 

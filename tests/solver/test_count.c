@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "check_run.h"
 #include "count_bt.h"
 #include "count_cases.h"
 
@@ -192,9 +193,6 @@ static Suite *count_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(count_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(count_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "count_bt.h"
 #include "count_cases.h"
 
@@ -31,9 +32,6 @@ int main(void) {
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, slow_counts_match_oeis, 0, (int)(sizeof slow_cases / sizeof slow_cases[0]));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(s);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

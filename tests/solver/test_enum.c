@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 /* ---- the reference: recursive backtracking into a flat array of solutions ---------------------- */
 
 typedef struct ref_list {
@@ -713,9 +715,6 @@ static Suite *enum_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(enum_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const int failed = nq_check_run(enum_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
