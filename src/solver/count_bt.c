@@ -31,8 +31,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "count_workers.h"
 #include "symmetry.h"
 
 #define SMALL_N 6           /* below this, count by enumeration: the normal form needs room */
@@ -281,11 +281,8 @@ static void *work(void *arg) {
 }
 
 static size_t resolve_threads(int threads, size_t ntasks) {
-    long want = threads;
-    if (want == 0) want = sysconf(_SC_NPROCESSORS_ONLN);
-    if (want < 1) want = 1;
-    if (want > NQ_COUNT_BT_THREADS_MAX) want = NQ_COUNT_BT_THREADS_MAX;
-    return (size_t)want < ntasks ? (size_t)want : (ntasks > 0 ? ntasks : 1);
+    const size_t want = (size_t)nq_count_workers(threads, NQ_COUNT_BT_THREADS_MAX);
+    return want < ntasks ? want : (ntasks > 0 ? ntasks : 1);
 }
 
 /* Runs the job on nthreads workers, the calling thread being worker 0. */

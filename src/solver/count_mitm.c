@@ -333,7 +333,7 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;
     }
-    threads = nq_count_workers(threads);
+    threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
     nq_mitm_table *table = NULL;
     nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);
     if (err == NQ_OK)

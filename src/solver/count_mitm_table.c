@@ -6,18 +6,13 @@
  */
 #include "count_mitm_table.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define NQ_MITM_X86 1
-#else
-#define NQ_MITM_X86 0
-#endif
+#include "count_workers.h"
+#include "cpu.h"
 
 /* ---- join kernels ------------------------------------------------------------------------------ */
 
@@ -30,7 +25,7 @@ uint64_t nq_mitm_join_scalar(const uint64_t *keys, size_t len, const uint64_t *p
     return hits;
 }
 
-#if NQ_MITM_X86
+#if NQ_X86
 /* AVX-512: each 8-key line is loaded once and tested against four probes (register blocking keeps
  * the kernel bound by the test unit, not by loads); testn sets a mask bit per lane whose AND is 0,
  * and a masked add counts it. A missing fourth probe is all ones, which no key or pad matches. */
@@ -83,14 +78,16 @@ __attribute__((target("avx2"))) static uint64_t join_avx2(const uint64_t *keys, 
 
 nq_mitm_join_fn nq_mitm_join_pick(void)
 {
-#if NQ_MITM_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
+    switch (nq_simd_level()) {
+#if NQ_X86
+    case NQ_SIMD_AVX512:
         return join_avx512;
-    if (__builtin_cpu_supports("avx2"))
+    case NQ_SIMD_AVX2:
         return join_avx2;
 #endif
-    return nq_mitm_join_scalar;
+    default:
+        return nq_mitm_join_scalar;
+    }
 }
 
 /* ---- column-set ranks -------------------------------------------------------------------------- */
@@ -245,21 +242,15 @@ static void *walk_worker(void *arg)
     return NULL;
 }
 
-/* One walk over all placements on up to `threads` threads, the caller included. A helper thread
- * that cannot start is no error: the others take its share. Returns false when cancelled. */
+/* One walk over all placements on up to `threads` threads, the caller included (the threads take
+ * first columns from sw.next, so one that cannot start leaves its share to the others). Returns
+ * false when cancelled. */
 static bool walk_all(const walk *proto, int threads)
 {
     shared_walk sw = {.proto = *proto};
     atomic_init(&sw.next, 0u);
     atomic_init(&sw.stopped, false);
-    pthread_t helpers[NQ_MITM_BUILD_THREADS_MAX];
-    int started = 0;
-    while (started < threads - 1 && started < NQ_MITM_BUILD_THREADS_MAX &&
-           pthread_create(&helpers[started], NULL, walk_worker, &sw) == 0)
-        started++;
-    walk_worker(&sw);
-    for (int i = 0; i < started; i++)
-        pthread_join(helpers[i], NULL);
+    nq_count_helpers_run(walk_worker, &sw, threads);
     return !atomic_load(&sw.stopped);
 }
 

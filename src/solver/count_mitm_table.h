@@ -26,7 +26,6 @@
 #define NQ_MITM_BUCKET_ALIGN 8u             /* keys per 64-byte line and per AVX-512 vector */
 #define NQ_MITM_TABLE_CAP ((size_t)1 << 30) /* the table never grows past 1 GiB */
 #define NQ_MITM_LO_BITS 12                  /* column-set rank: bits resolved by the first lookup */
-#define NQ_MITM_BUILD_THREADS_MAX 63        /* helper threads a build starts at most */
 
 typedef struct nq_mitm_table {
     int n;             /* board size */

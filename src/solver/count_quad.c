@@ -34,7 +34,6 @@
  */
 #include "count_quad.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -434,9 +433,8 @@ static void *quad_build(void *arg)
     return NULL;
 }
 
-/* Build the four quadrant tables on up to `threads` threads, the calling one included (the build is
- * a few tenths of a second at n = 18, all of it before the workers start). A helper that cannot start
- * leaves its share to the others. */
+/* Build the four quadrant tables on up to `threads` threads (one a table at most), the calling one
+ * included: the build is a few tenths of a second at n = 18, all of it before the workers start. */
 static nq_err quads_make(job *j, int threads)
 {
     const int a = j->a, b = j->n - a; /* for odd n the bottom and right quadrants are larger */
@@ -449,14 +447,7 @@ static nq_err quads_make(job *j, int threads)
         .ctl = j->ctl,
     };
     atomic_init(&builds.next, 0);
-    pthread_t tids[QUADRANTS - 1];
-    int started = 0;
-    while (started < QUADRANTS - 1 && started + 1 < threads &&
-           pthread_create(&tids[started], NULL, quad_build, &builds) == 0)
-        started++;
-    quad_build(&builds);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
+    nq_count_helpers_run(quad_build, &builds, threads < QUADRANTS ? threads : QUADRANTS);
     nq_err err = NQ_OK;
     for (int q = 0; q < QUADRANTS && err == NQ_OK; q++)
         err = builds.tasks[q].err;
@@ -508,7 +499,7 @@ nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_c
         out->total = out->unique = n == 1 ? 1u : 0u;
         return NQ_OK;
     }
-    threads = nq_count_workers(threads);
+    threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
     job *j = job_create(n, layout, ctl);
     if (j == NULL)
         return NQ_E_NOMEM;

@@ -11,12 +11,7 @@
  */
 #include "count_quad_simd.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define NQ_QUAD_X86 1
-#else
-#define NQ_QUAD_X86 0
-#endif
+#include "cpu.h"
 
 /* ---- portable ---------------------------------------------------------------------------------- */
 
@@ -64,7 +59,7 @@ const nq_quad_simd *nq_quad_simd_portable(void)
     return &portable;
 }
 
-#if NQ_QUAD_X86
+#if NQ_X86
 /* ---- AVX-512 ----------------------------------------------------------------------------------- */
 
 #define AVX512 __attribute__((target("avx512f")))
@@ -184,11 +179,11 @@ static const nq_quad_simd avx2 = {"avx2", pair_portable, pick_portable, join_avx
 size_t nq_quad_simd_all(const nq_quad_simd **out, size_t max)
 {
     size_t len = 0;
-#if NQ_QUAD_X86
-    __builtin_cpu_init();
-    if (len < max && __builtin_cpu_supports("avx512f"))
+#if NQ_X86
+    const nq_simd level = nq_simd_level();
+    if (len < max && level >= NQ_SIMD_AVX512)
         out[len++] = &avx512;
-    if (len < max && __builtin_cpu_supports("avx2"))
+    if (len < max && level >= NQ_SIMD_AVX2)
         out[len++] = &avx2;
 #endif
     if (len < max)

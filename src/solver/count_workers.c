@@ -5,15 +5,24 @@
 #include <unistd.h>
 
 
-int nq_count_workers(int threads)
+int nq_count_workers(int threads, int max)
 {
-    if (threads == 0) {
-        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 0 ? (int)(cpus < NQ_COUNT_WORKERS_MAX ? cpus : NQ_COUNT_WORKERS_MAX) : 1;
-    }
-    if (threads < 1)
+    const long want = threads != 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (want < 1)
         return 1;
-    return threads < NQ_COUNT_WORKERS_MAX ? threads : NQ_COUNT_WORKERS_MAX;
+    return want < max ? (int)want : max;
+}
+
+void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads)
+{
+    pthread_t helpers[NQ_COUNT_WORKERS_MAX - 1];
+    int started = 0;
+    while (started < threads - 1 && started < NQ_COUNT_WORKERS_MAX - 1 &&
+           pthread_create(&helpers[started], NULL, fn, arg) == 0)
+        started++;
+    fn(arg);
+    for (int i = 0; i < started; i++)
+        pthread_join(helpers[i], NULL);
 }
 
 nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,

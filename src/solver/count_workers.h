@@ -20,8 +20,13 @@
 
 #define NQ_COUNT_WORKERS_MAX 64 /* hard cap on the workers of one count */
 
-/* Workers for a request of `threads` (0: one per online CPU), clamped to 1..NQ_COUNT_WORKERS_MAX. */
-int nq_count_workers(int threads);
+/* Threads for a request of `threads` (0: one per online CPU), clamped to 1..max. */
+int nq_count_workers(int threads, int max);
+
+/* Run fn(arg) on up to `threads` threads (at most NQ_COUNT_WORKERS_MAX), the calling one included,
+ * and join them all. A helper that cannot start is no error: fn must take its work from a shared
+ * counter, so that the threads that did start take that helper's share. */
+void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads);
 
 /* Should a worker leave? True once *stop is set or the caller cancelled (ctl may be NULL); a cancel
  * seen here sets *stop, so the other workers need not look at ctl. Cheap: relaxed loads. */
