@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "clock.h"
 #include "config.h"
 #include "flush.h"
 #include "ops_routes.h"
@@ -148,13 +149,6 @@ static void log_listening(const nq_config *cfg, const nq_server *s, const nq_acc
 
 /* ---- shutdown ----------------------------------------------------------------------------------- */
 
-static long long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 typedef bool (*drain_done_fn)(const void *arg);
 
 static bool server_idle(const void *s)
@@ -172,7 +166,7 @@ static bool wait_for(drain_done_fn done, const void *arg, const sigset_t *stop, 
 {
     const struct timespec tick = {0, DRAIN_TICK_MS * 1000000L};
     while (!done(arg)) {
-        if (now_ms() >= deadline)
+        if ((long long)nq_clock_ms() >= deadline)
             return false;
         /* The wait doubles as the sleep between two looks. */
         if (sigtimedwait(stop, NULL, &tick) >= 0)
@@ -189,13 +183,13 @@ static void drain_and_stop(nq_server *s, const nq_config *cfg, const nq_accesslo
     const nq_log_field f[] = {NQ_LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"),
                               NQ_LOG_INT("grace_s", cfg->grace_s)};
     nq_accesslog_event(log, NQ_LOG_INFO, "draining", f, 2);
-    const long long t0 = now_ms();
+    const long long t0 = (long long)nq_clock_ms();
     const long long deadline = t0 + (long long)cfg->grace_s * 1000;
     const uint16_t port = nq_server_port(s);
     nq_server_drain(s);
     const bool idle = wait_for(server_idle, s, stop, deadline);
     const bool flushed = idle && wait_for(port_flushed, &port, stop, deadline);
-    const nq_log_field g[] = {NQ_LOG_INT("drain_ms", now_ms() - t0)};
+    const nq_log_field g[] = {NQ_LOG_INT("drain_ms", (long long)nq_clock_ms() - t0)};
     if (!idle)
         nq_accesslog_event(log, NQ_LOG_WARN, "requests still in flight at the end of the grace period", g, 1);
     else if (!flushed)

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "app_internal.h"
+#include "clock.h"
 #include "openapi_data.h"
 #include "ops_routes.h"
 #include "router.h"
@@ -23,12 +24,6 @@
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
 #define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After"
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
-
-double nq_app_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, nq_app **out) {
     if (!cfg || !out) return NQ_E_ARG;
@@ -224,9 +219,9 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
     if (!work || !out) return NQ_E_ARG;
     nq_app_result *r = calloc(1, sizeof *r);
     if (!r) return NQ_E_NOMEM;
-    const double t0 = nq_app_now();
+    const double t0 = nq_clock_s();
     const nq_err rc = work->kind == NQ_WORK_COUNT ? nq_count_compute(work, ctl, r) : nq_solve_compute(work, ctl, r);
-    r->seconds = nq_app_now() - t0;
+    r->seconds = nq_clock_s() - t0;
     nq_ops_solver_done(nq_app_ops(work->app), work, r->seconds); /* once per computation */
     if (rc != NQ_OK) {
         nq_app_result_destroy(r);

@@ -129,9 +129,6 @@ bool nq_app_cached_counts(nq_app *app, int n, nq_counts *out);
 /* Canonical key of the counts of n ("count?n=8"). */
 void nq_app_count_key(int n, char *out, size_t cap);
 
-/* Monotonic seconds. */
-double nq_app_now(void);
-
 /* ---- handlers' continuation (handle_solve.c, handle_count.c) ---- */
 
 /* Finish a SOLVE work once its counts are known (counts: read only when the spec has a total);

@@ -13,12 +13,17 @@
  * "total" is given for n <= NQ_APP_TOTAL_N_MAX (a cached count); a request without `limit` must fit in
  * max_solutions, which needs that total: otherwise 422 result-too-large, pointing at limit/after.
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (clock.h) */
+#endif
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_internal.h"
+#include "clock.h"
 #include "router.h"
 
 #define SOLVE_KEYS (NQ_QK_N | NQ_QK_FORMAT | NQ_QK_UNIQUE | NQ_QK_LIMIT | NQ_QK_OFFSET | NQ_QK_AFTER)
@@ -197,7 +202,7 @@ static nq_app_step respond_stream(const nq_app_work *w, const nq_solve_spec *spe
                                   nq_response *resp) {
     const bool gz = w->variant.gzip_ok && nq_body_solve_size_max(spec) > NQ_COMPRESS_MIN_BYTES;
     solve_stream *s = NULL;
-    const double t0 = nq_app_now();
+    const double t0 = nq_clock_s();
     /* HEAD sends no body: skip positioning the enumerator altogether. */
     const nq_err rc = w->variant.head ? NQ_OK : stream_create(spec, gz, &s);
     if (rc != NQ_OK) {
@@ -207,7 +212,7 @@ static nq_app_step respond_stream(const nq_app_work *w, const nq_solve_spec *spe
     char etag[40];
     nq_app_etag(w->key, gz, etag, sizeof etag);
     nq_app_success(resp, 200, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, etag, gz,
-                   seconds + (nq_app_now() - t0));
+                   seconds + (nq_clock_s() - t0));
     resp->kind = NQ_BODY_STREAM; /* for HEAD an empty one: the headers of GET, no body, no work */
     resp->read = s ? stream_read : NULL;
     resp->stream = s;
@@ -280,7 +285,7 @@ static nq_err position(const nq_solve_spec *spec, nq_app_result *r) {
 static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec, nq_app_result *r) {
     char *body = NULL, *gzip = NULL;
     size_t len = 0, gzip_len = 0;
-    const double t0 = nq_app_now();
+    const double t0 = nq_clock_s();
     nq_err rc = nq_body_solve_render(spec, nq_body_solve_size_max(spec), &body, &len);
     if (rc == NQ_OK && len > NQ_COMPRESS_MIN_BYTES)
         rc = nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len);
@@ -293,7 +298,7 @@ static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec
                                   .body_len = len,
                                   .gzip = gzip,
                                   .gzip_len = gzip_len,
-                                  .solver_seconds = nq_app_now() - t0,
+                                  .solver_seconds = nq_clock_s() - t0,
                                   .counts = r->counts};
         /* Refused (too large after all, or no memory): finish streams it instead. */
         (void)nq_cache_put(nq_app_cache(w->app), w->key, &v, &r->entry);

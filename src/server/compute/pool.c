@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
+
 typedef struct job job;
 
 typedef enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_OVER } job_state;
@@ -95,13 +97,6 @@ struct nq_pool {
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------ */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* FNV-1a: keys are short and few; this only spreads them over a handful of buckets. */
 static size_t key_hash(const char *key)
@@ -333,7 +328,7 @@ static void queue_push(nq_pool *p, job *j)
 static void job_begin(nq_pool *p, job *j)
 {
     j->state = JOB_RUNNING;
-    j->started_ms = now_ms();
+    j->started_ms = nq_clock_ms();
     running_link(p, j);
     p->stats.running++;
     p->stats.started++;
@@ -357,7 +352,7 @@ static job *job_end(nq_pool *p, job *j, nq_err err, void *result, nq_pool_ticket
     j->state = JOB_OVER;
     j->err = err;
     j->result = err == NQ_OK ? result : NULL;
-    job_settle_all(p, j, err, now_ms(), batch);
+    job_settle_all(p, j, err, nq_clock_ms(), batch);
     return job_unref(j);
 }
 
@@ -452,7 +447,7 @@ static void *timer_main(void *arg)
     nq_pool *const p = arg;
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
-        const uint64_t now = now_ms();
+        const uint64_t now = nq_clock_ms();
         nq_pool_ticket *batch = NULL;
         expire_deadlines(p, now, &batch);
         uint64_t next = enforce_budget(p, now);
@@ -664,9 +659,9 @@ static nq_err admit(nq_pool *p, job *fresh, nq_pool_ticket *t, bool *used)
     t->job = j;
     j->refs++;
     waiter_link(j, t);
-    t->submitted_ms = now_ms();
+    t->submitted_ms = nq_clock_ms();
     if (p->cfg.deadline_ms > 0) {
-        /* now_ms() is read under the lock, so appending keeps the list in deadline order. */
+        /* nq_clock_ms() is read under the lock, so appending keeps the list in deadline order. */
         t->deadline_ms = t->submitted_ms + p->cfg.deadline_ms;
         if (p->dhead == NULL) {
             pthread_cond_signal(&p->timer_cv);
@@ -798,7 +793,7 @@ void nq_pool_abort(nq_pool *p)
     }
     pthread_mutex_lock(&p->lock);
     p->aborted = true;
-    const uint64_t now = now_ms();
+    const uint64_t now = nq_clock_ms();
     nq_pool_ticket *batch = NULL;
     job *dropped = drop_queue(p, now, &batch);
     cancel_running(p, now, &batch);

@@ -21,6 +21,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "clock.h"
+
 /* The smallest per-connection memory pool we give libmicrohttpd (its own default is 32 KiB). */
 #define POOL_MIN_BYTES ((size_t)32 * 1024)
 /* Pool bytes beyond the head caps (see pool_bytes), sized by measurement for a head of 100 lines. */
@@ -56,19 +58,12 @@ struct nq_guard {
     pthread_t sweeper;      /* the sweeper thread */
 };
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* ---- the wait lists (lock held) ----------------------------------------------------------------- */
 
 static void wait_begin(nq_guard *g, wait_list *l, slot *s)
 {
     assert(s->list == NULL);
-    s->since_ms = now_ms();
+    s->since_ms = nq_clock_ms();
     s->prev = l->tail;
     s->next = NULL;
     if (l->tail != NULL) {
@@ -194,7 +189,7 @@ static void *sweeper_main(void *arg)
     nq_guard *const g = arg;
     pthread_mutex_lock(&g->lock);
     while (!g->stopping) {
-        const uint64_t now = now_ms();
+        const uint64_t now = nq_clock_ms();
         const uint64_t fresh = sweep(g, &g->fresh, now);
         const uint64_t kept = sweep(g, &g->kept, now);
         const uint64_t next = fresh < kept ? fresh : kept;

@@ -30,6 +30,7 @@
 
 #include "app.h"
 #include "cache.h"
+#include "clock.h"
 #include "guard.h"
 #include "ops_routes.h"
 #include "pool.h"
@@ -71,12 +72,6 @@ typedef struct request_ctx {
     char method[16];      /* request method, cut */
 } request_ctx;
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- request context ------------------------------------------------------------------------- */
 
 /* A malloc'd copy of the origin form ("/solve?n=8") of a request target. A proxy-style absolute form
@@ -112,7 +107,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
         ctx->query_len = strlen(q);
     }
     ctx->s = s;
-    ctx->t0 = now();
+    ctx->t0 = nq_clock_s();
     nq_response_init(&ctx->resp);
     ctx->resp.status = 0; /* nothing sent yet */
     atomic_fetch_add(&s->in_flight, 1);
@@ -155,7 +150,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
         .remote_addr = addr[0] ? addr : NULL,
         .status = sent_status(ctx, c),
         .bytes = ctx->bytes,
-        .duration_s = now() - ctx->t0,
+        .duration_s = nq_clock_s() - ctx->t0,
         .solver_s = ctx->resp.solver_seconds,
         .cache = ctx->resp.cache,
         .completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK,

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 typedef struct url_parts {
     char host[256]; /* without brackets */
     char port[6];   /* decimal */
@@ -100,18 +102,11 @@ static bool parse_url(const char *url, url_parts *u)
 
 /* ---- socket steps, each bounded by the deadline -------------------------------------------------- */
 
-static long long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Wait for events on fd until the deadline: 1 ready, 0 timed out, -1 error (errno set). */
 static int wait_fd(int fd, short events, long long deadline)
 {
     for (;;) {
-        const long long left = deadline - now_ms();
+        const long long left = deadline - (long long)nq_clock_ms();
         if (left <= 0)
             return 0;
         struct pollfd p = {.fd = fd, .events = events};
@@ -232,7 +227,7 @@ nq_err nq_probe_get(const char *url, unsigned timeout_ms, unsigned *status, char
         fail(err, errlen, "not a URL this probe takes (http://host[:port][/path])");
         return NQ_E_ARG;
     }
-    const long long deadline = now_ms() + timeout_ms;
+    const long long deadline = (long long)nq_clock_ms() + timeout_ms;
     const int fd = dial(&u, deadline, err, errlen);
     if (fd < 0)
         return NQ_E_INTERNAL;
