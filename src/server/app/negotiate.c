@@ -26,19 +26,6 @@ static const char *skip_ows(const char *p) {
     return p;
 }
 
-/* A qvalue ("0", "0.5", "1.000") in thousandths, or -1 when it does not parse. */
-static int parse_q(const char *p, size_t len) {
-    if (len == 0 || (p[0] != '0' && p[0] != '1')) return -1;
-    int q = (p[0] - '0') * 1000, scale = 100;
-    if (len == 1) return q;
-    if (p[1] != '.' || len > 5) return -1;
-    for (size_t i = 2; i < len; i++, scale /= 10) {
-        if (p[i] < '0' || p[i] > '9') return -1;
-        q += (p[i] - '0') * scale;
-    }
-    return q <= 1000 ? q : -1;
-}
-
 /* The q of one Accept element [p, end) ("type/sub;a=b;q=0.5"), 1000 when absent, -1 if malformed. */
 static int element_q(const char *p, const char *end) {
     const char *semi = memchr(p, ';', (size_t)(end - p));
@@ -48,7 +35,7 @@ static int element_q(const char *p, const char *end) {
         const char *stop = next ? next : end;
         while (stop > param && (stop[-1] == ' ' || stop[-1] == '\t')) stop--;
         if (stop - param >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=')
-            return parse_q(param + 2, (size_t)(stop - param - 2));
+            return nq_compress_qvalue(param + 2, stop);
         semi = next;
     }
     return 1000;

@@ -8,6 +8,9 @@
  * once but moves a couple of buckets per operation while it grows (the way Redis' dict does), and the
  * LRU list is doubly linked so an entry moves to the front or leaves in constant time.
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#endif
 #include "cache.h"
 
 #include <assert.h>
@@ -123,14 +126,6 @@ static void seed_init(uint64_t seed[2], const void *salt) {
 
 /* Length of s if it is at most max bytes long, else max + 1 (never reads past s[max], nor past the
  * NUL of a shorter string). */
-static size_t bounded_len(const char *s, size_t max) {
-    size_t n = 0;
-    while (n <= max && s[n] != '\0') {
-        n++;
-    }
-    return n;
-}
-
 /* Bytes an entry costs, or SIZE_MAX if the sum overflows. */
 static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, size_t body_len,
                            size_t gzip_len) {
@@ -289,19 +284,11 @@ static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link) {
     return e;
 }
 
-/* Detach the entry with e's key and hash, if any. */
+/* Detach the entry with e's key and hash, if any (e itself when e is linked in the cache). */
 static nq_cache_entry *detach_key(nq_cache *c, const nq_cache_entry *e) {
     table *t = NULL;
     nq_cache_entry **const link = find_slot(c, e->key, e->key_len, e->hash, &t);
     return link ? detach(c, t, link) : NULL;
-}
-
-/* Detach victim, an entry linked in the cache. */
-static nq_cache_entry *detach_linked(nq_cache *c, const nq_cache_entry *victim) {
-    table *t = NULL;
-    nq_cache_entry **const link = find_slot(c, victim->key, victim->key_len, victim->hash, &t);
-    assert(link && *link == victim);
-    return detach(c, t, link);
 }
 
 static void link_new(nq_cache *c, nq_cache_entry *e) {
@@ -320,7 +307,7 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key) {
     if (!c || !key) {
         return NULL;
     }
-    const size_t len = bounded_len(key, NQ_CACHE_KEY_MAX);
+    const size_t len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
     if (len > NQ_CACHE_KEY_MAX) {
         return NULL;
     }
@@ -400,9 +387,9 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     if (!c || !key || !v || !value_ok(v)) {
         return NQ_E_ARG;
     }
-    const size_t key_len = bounded_len(key, NQ_CACHE_KEY_MAX);
-    const size_t type_len = bounded_len(v->content_type, NQ_CACHE_STR_MAX);
-    const size_t etag_len = bounded_len(v->etag, NQ_CACHE_STR_MAX);
+    const size_t key_len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
+    const size_t type_len = strnlen(v->content_type, NQ_CACHE_STR_MAX + 1);
+    const size_t etag_len = strnlen(v->etag, NQ_CACHE_STR_MAX + 1);
     if (key_len == 0 || key_len > NQ_CACHE_KEY_MAX || type_len > NQ_CACHE_STR_MAX ||
         etag_len > NQ_CACHE_STR_MAX) {
         return NQ_E_ARG;
@@ -432,7 +419,10 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     link_new(c, e);
     /* charge <= max_bytes / NQ_CACHE_ENTRY_DIVISOR, so the loop stops before reaching e itself. */
     while (c->bytes > c->max_bytes && c->oldest && c->oldest != e) {
-        nq_cache_entry *const victim = detach_linked(c, c->oldest);
+        nq_cache_entry *const victim = c->oldest;
+        nq_cache_entry *const detached = detach_key(c, victim);
+        assert(detached == victim); /* linked, so found by its own key */
+        (void)detached;
         victim->chain = dead;
         dead = victim;
         c->evictions++;

@@ -222,8 +222,7 @@ static bool token_is(const char *p, const char *end, const char *w) {
     return true;
 }
 
-/* Parse an RFC 9110 qvalue at [p, end) into thousandths; -1 if it is not one. */
-static int parse_qvalue(const char *p, const char *end) {
+int nq_compress_qvalue(const char *p, const char *end) {
     if (p == end || (*p != '0' && *p != '1')) {
         return -1;
     }
@@ -257,7 +256,7 @@ static bool parse_weight(const char *p, int *q) {
         const char *const value = name_end + 1;
         p = skip_token(value);
         if (token_is(name, name_end, "q")) {
-            *q = parse_qvalue(value, p);
+            *q = nq_compress_qvalue(value, p);
             if (*q < 0) {
                 return false;
             }

@@ -81,4 +81,9 @@ typedef enum nq_encoding {
  * first weight counts. An empty value means "no coding": identity. Pure function; never fails. */
 nq_encoding nq_compress_negotiate(const char *accept_encoding);
 
+/* An RFC 9110 qvalue at [p, end) ("0", "0.5", "1.000") in thousandths, or -1 if it is not one (at
+ * most three decimals, at most 1). The grammar Accept-Encoding shares with Accept (app/negotiate.c).
+ * Pure function. */
+int nq_compress_qvalue(const char *p, const char *end);
+
 #endif /* NQ_COMPRESS_H */

@@ -21,12 +21,6 @@ struct nq_ops {
     nq_guard *guard;      /* borrowed; NULL: no connection figures */
 };
 
-/* A /metrics body above this is gzip-compressed for clients that accept it (the API's ~1 KiB rule).
- * Level 1: the body changes on every scrape, so it is compressed every time; level 1 gets most of
- * the gain of text this repetitive for a fraction of the CPU. */
-#define GZIP_MIN_BYTES 1024u
-#define GZIP_LEVEL 1
-
 nq_err nq_ops_create(const nq_config *cfg, nq_ops **out)
 {
     if (cfg == NULL || out == NULL)
@@ -153,7 +147,9 @@ static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok
 {
     char *gz = NULL;
     size_t gz_len = 0;
-    if (gzip_ok && len >= GZIP_MIN_BYTES && nq_compress_buffer(text, len, GZIP_LEVEL, &gz, &gz_len) == NQ_OK) {
+    /* The body changes on every scrape, so it is compressed every time: the streaming level. */
+    if (gzip_ok && len >= NQ_COMPRESS_MIN_BYTES &&
+        nq_compress_buffer(text, len, NQ_COMPRESS_LEVEL_STREAM, &gz, &gz_len) == NQ_OK) {
         free(text);
         text = gz;
         len = gz_len;
