@@ -163,7 +163,6 @@ nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, const char *key, co
     w->app = app;
     w->kind = kind;
     (void)snprintf(w->key, sizeof w->key, "%s", key);
-    (void)snprintf(w->compute_key, sizeof w->compute_key, "%s", key);
     (void)snprintf(w->instance, sizeof w->instance, "%s", req->path);
     nq_app_negotiate(req, &w->variant);
     return w;
@@ -213,7 +212,7 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
     return route->handler(app, req, resp, work);
 }
 
-const char *nq_app_work_key(const nq_app_work *work) { return work->compute_key; }
+const char *nq_app_work_key(const nq_app_work *work) { return work->key; }
 
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out) {
     if (!work || !out) return NQ_E_ARG;

@@ -58,12 +58,11 @@ struct nq_app_work {
     nq_app *app;                 /* the application */
     nq_work_kind kind;           /* what to compute */
     int n;                       /* board size */
-    bool need_counts;            /* compute (or fetch) the counts first */
     bool render;                 /* SOLVE: render the body and publish it to the cache */
     nq_variant variant;          /* negotiated */
     nq_solve_spec spec;          /* SOLVE: the page */
-    char key[NQ_APP_KEY_MAX];    /* canonical key of the response (cache key, ETag source) */
-    char compute_key[NQ_APP_KEY_MAX]; /* key of the computation (single-flight) */
+    char key[NQ_APP_KEY_MAX];    /* canonical key of the response: cache key, ETag source and the
+                                    computation's single-flight key */
     char instance[NQ_PROBLEM_INSTANCE_MAX + 1]; /* request path, for problem bodies */
     char not_modified[40];       /* SOLVE: the If-None-Match tag that matched, "" if none; the 304
                                     waits for the total, which may make the answer a 422 instead */

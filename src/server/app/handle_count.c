@@ -65,7 +65,6 @@ nq_app_step nq_handle_count(nq_app *app, const nq_request *req, nq_response *res
         return NQ_APP_DONE;
     }
     (*work)->n = (int)q.n;
-    (*work)->need_counts = true;
     resp->cache = NQ_CACHE_MISS;
     return NQ_APP_COMPUTE;
 }

@@ -125,8 +125,7 @@ static nq_app_step answer(nq_app *app, const nq_request *req, nq_app_work *w, nq
         nq_app_work_destroy(w);
         return NQ_APP_DONE;
     }
-    if (spec->has_total && !counted) {
-        w->need_counts = true; /* the computation counts first, then renders if the body is cacheable */
+    if (spec->has_total && !counted) { /* the computation counts first, then renders if cacheable */
         *work = w;
         resp->cache = NQ_CACHE_MISS;
         return NQ_APP_COMPUTE;
@@ -156,7 +155,6 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
     w->n = spec.n;
     w->spec = spec;
     canonical_key(&spec, &q, spec.ndjson, w->key, sizeof w->key);
-    memcpy(w->compute_key, w->key, sizeof w->key);
     return answer(app, req, w, resp, work);
 }
 
@@ -310,11 +308,8 @@ static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec
 
 nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
     nq_solve_spec spec = w->spec;
-    if (w->need_counts) {
+    if (spec.has_total) { /* from the cache when it still has them, else counted now */
         const nq_err rc = nq_count_for_solve(w->app, spec.n, ctl, &r->counts);
-        if (rc != NQ_OK) return rc;
-    } else if (spec.has_total && !nq_app_cached_counts(w->app, spec.n, &r->counts)) {
-        const nq_err rc = nq_count_for_solve(w->app, spec.n, ctl, &r->counts); /* evicted meanwhile */
         if (rc != NQ_OK) return rc;
     }
     const bool cacheable = prepare(w->app, &spec, &r->counts);
