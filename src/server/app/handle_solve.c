@@ -87,6 +87,11 @@ static void canonical_key(const nq_solve_spec *s, const nq_query *q, bool ndjson
                    s->offset, s->has_after ? q->after : "", ndjson ? "ndjson" : "json");
 }
 
+/* A /solve without a limit whose total passes max_solutions is answered 422 (result-too-large). */
+static bool over_cap(const nq_app *app, const nq_solve_spec *spec, uint64_t total) {
+    return !spec->limit_given && total > nq_app_config(app)->max_solutions;
+}
+
 static nq_app_step too_large(const nq_app_work *w, nq_response *resp) {
     const uint64_t cap = nq_app_config(w->app)->max_solutions;
     char detail[192];
@@ -109,7 +114,7 @@ static nq_app_step answer(nq_app *app, const nq_request *req, nq_app_work *w, nq
     nq_counts counts = {0, 0};
     const bool counted = spec->has_total && nq_app_cached_counts(app, spec->n, &counts);
     const uint64_t total = spec->unique ? counts.unique : counts.total;
-    if (!spec->limit_given && (!spec->has_total || (counted && total > nq_app_config(app)->max_solutions))) {
+    if (!spec->limit_given && (!spec->has_total || (counted && over_cap(app, spec, total)))) {
         too_large(w, resp);
         nq_app_work_destroy(w);
         return NQ_APP_DONE;
@@ -230,7 +235,7 @@ nq_app_step nq_solve_continue(nq_app_work *w, const nq_counts *counts, const nq_
                               nq_response *resp) {
     nq_solve_spec spec = w->spec;
     const bool cacheable = prepare(w->app, &spec, counts);
-    if (!spec.limit_given && spec.total > nq_app_config(w->app)->max_solutions) return too_large(w, resp);
+    if (over_cap(w->app, &spec, spec.total)) return too_large(w, resp);
     if (w->not_modified[0]) { /* the condition matched, and the total allows an answer */
         nq_app_not_modified(resp, w->not_modified);
         nq_app_304_body(resp, nq_app_cache(w->app), w->key);
@@ -313,7 +318,7 @@ nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
         if (rc != NQ_OK) return rc;
     }
     const bool cacheable = prepare(w->app, &spec, &r->counts);
-    if (!spec.limit_given && spec.total > nq_app_config(w->app)->max_solutions) return NQ_OK; /* 422 */
+    if (over_cap(w->app, &spec, spec.total)) return NQ_OK; /* finish answers 422 */
     if (!cacheable) return spec.offset > 0 ? position(&spec, r) : NQ_OK; /* finish streams it */
     nq_cache_entry *e = nq_cache_get(nq_app_cache(w->app), w->key);
     if (e) { /* someone else rendered it meanwhile */
