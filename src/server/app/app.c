@@ -157,14 +157,16 @@ bool nq_app_cached_counts(nq_app *app, int n, nq_counts *out) {
     return true;
 }
 
-nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, const char *key, const nq_request *req) {
+nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, int n, const char *key,
+                             const nq_request *req, const nq_variant *variant) {
     nq_app_work *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->app = app;
     w->kind = kind;
+    w->n = n;
     (void)snprintf(w->key, sizeof w->key, "%s", key);
     (void)snprintf(w->instance, sizeof w->instance, "%s", req->path);
-    nq_app_negotiate(req, &w->variant);
+    w->variant = *variant;
     return w;
 }
 

@@ -119,8 +119,10 @@ void nq_app_negotiate(const nq_request *req, nq_variant *v);
 void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_variant *v, double seconds,
                         nq_cache_outcome outcome);
 
-/* A new pending work for the response key (copied) and kind; NULL on allocation failure. */
-nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, const char *key, const nq_request *req);
+/* A new pending work of kind for board n, the response key (copied) and the variant the handler
+ * negotiated; NULL on allocation failure. */
+nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, int n, const char *key,
+                             const nq_request *req, const nq_variant *variant);
 
 /* Look the counts of n up in the cache (true on a hit). */
 bool nq_app_cached_counts(nq_app *app, int n, nq_counts *out);

@@ -59,12 +59,11 @@ nq_app_step nq_handle_count(nq_app *app, const nq_request *req, nq_response *res
         nq_app_serve_entry(resp, e, &v, 0.0, NQ_CACHE_HIT);
         return NQ_APP_DONE;
     }
-    *work = nq_app_work_new(app, NQ_WORK_COUNT, key, req);
+    *work = nq_app_work_new(app, NQ_WORK_COUNT, (int)q.n, key, req, &v);
     if (!*work) {
         nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
         return NQ_APP_DONE;
     }
-    (*work)->n = (int)q.n;
     resp->cache = NQ_CACHE_MISS;
     return NQ_APP_COMPUTE;
 }

@@ -151,15 +151,17 @@ nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *res
     }
     nq_solve_spec spec;
     if (!validate(nq_app_config(app), req, &q, &spec, resp)) return NQ_APP_DONE;
-    nq_app_work *w = nq_app_work_new(app, NQ_WORK_SOLVE, "", req);
+    nq_variant v;
+    nq_app_negotiate(req, &v);
+    spec.ndjson = v.ndjson;
+    char key[NQ_APP_KEY_MAX];
+    canonical_key(&spec, &q, spec.ndjson, key, sizeof key);
+    nq_app_work *w = nq_app_work_new(app, NQ_WORK_SOLVE, spec.n, key, req, &v);
     if (!w) {
         nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
         return NQ_APP_DONE;
     }
-    spec.ndjson = w->variant.ndjson;
-    w->n = spec.n;
     w->spec = spec;
-    canonical_key(&spec, &q, spec.ndjson, w->key, sizeof w->key);
     return answer(app, req, w, resp, work);
 }
 
