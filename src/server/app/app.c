@@ -44,6 +44,7 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, nq_app **out) {
         return rc;
     }
     nq_app_etag(nq_openapi_yaml, false, app->openapi_etag, sizeof app->openapi_etag);
+    nq_app_etag(nq_openapi_yaml, true, app->openapi_etag_gz, sizeof app->openapi_etag_gz);
     *out = app;
     return NQ_OK;
 }
@@ -135,7 +136,7 @@ void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_varia
     const nq_cache_value *val = nq_cache_entry_value(entry);
     const bool gz = v->gzip_ok && val->gzip != NULL;
     char etag[NQ_CACHE_STR_MAX + 8];
-    if (gz) (void)snprintf(etag, sizeof etag, "%.*s-gzip\"", (int)strlen(val->etag) - 1, val->etag);
+    if (gz) nq_app_etag_gzip(val->etag, etag, sizeof etag);
     else (void)snprintf(etag, sizeof etag, "%s", val->etag);
     nq_app_success(resp, 200, val->content_type, etag, gz, seconds);
     resp->kind = NQ_BODY_CACHED;

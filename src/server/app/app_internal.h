@@ -42,6 +42,7 @@ struct nq_app {
     char *openapi_gzip;          /* gzip of the embedded openapi.yaml, made once */
     size_t openapi_gzip_len;     /* its length */
     char openapi_etag[24];       /* strong ETag of the document */
+    char openapi_etag_gz[32];    /* and of its gzip form */
     _Atomic(nq_ops *) ops;       /* operations bundle, or NULL (nq_app_set_ops) */
 };
 
@@ -93,6 +94,10 @@ void nq_app_query_problem(nq_response *resp, const char *instance, const nq_quer
 
 /* Strong ETag of a canonical key: "\"<16 hex>\"", or "\"<16 hex>-gzip\"". */
 void nq_app_etag(const char *key, bool gzip, char *out, size_t cap);
+
+/* The gzip form of an ETag nq_app_etag made ("\"<16 hex>\"" -> "\"<16 hex>-gzip\""): for tags kept
+ * with a cached body, whose key is no longer at hand. */
+void nq_app_etag_gzip(const char *etag, char *out, size_t cap);
 
 /* If the request's If-None-Match matches etag (or etag_gz, when the client accepts gzip), make resp
  * a 304 naming the tag that matched and return true; else leave resp alone and return false. */

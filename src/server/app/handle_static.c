@@ -23,8 +23,7 @@ nq_app_step nq_handle_openapi(nq_app *app, const nq_request *req, nq_response *r
     if (reject_query(req, resp)) return NQ_APP_DONE;
     nq_variant v;
     nq_app_negotiate(req, &v);
-    char etag_gz[40];
-    (void)snprintf(etag_gz, sizeof etag_gz, "%.*s-gzip\"", (int)strlen(app->openapi_etag) - 1, app->openapi_etag);
+    const char *const etag_gz = app->openapi_etag_gz;
     const bool not_modified = nq_app_try_304(req, app->openapi_etag, etag_gz, &v, resp);
     const bool gz = not_modified ? strcmp(nq_response_header(resp, "ETag"), etag_gz) == 0
                                  : v.gzip_ok && nq_openapi_yaml_len > NQ_COMPRESS_MIN_BYTES;

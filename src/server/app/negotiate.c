@@ -92,6 +92,10 @@ void nq_app_etag(const char *key, bool gzip, char *out, size_t cap) {
     (void)snprintf(out, cap, "\"%016llx%s\"", (unsigned long long)h, gzip ? "-gzip" : "");
 }
 
+void nq_app_etag_gzip(const char *etag, char *out, size_t cap) {
+    (void)snprintf(out, cap, "%.*s-gzip\"", (int)strlen(etag) - 1, etag); /* before the closing quote */
+}
+
 /* Whether the If-None-Match list contains tag (weak comparison, RFC 9110 section 13.1.2). */
 static bool list_has(const char *list, const char *tag) {
     const size_t tlen = strlen(tag);
