@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "count_workers.h"
+#include "search_frame.h"
 #include "symmetry.h"
 
 #define SMALL_N 6           /* below this, count by enumeration: the normal form needs room */
@@ -69,14 +70,6 @@ typedef struct job {
     nq_count_ctl *ctl;            /* the caller's control block (or the count's own) */
 } job;
 
-/* One row of the explicit stack. */
-typedef struct frame {
-    uint32_t untried; /* candidate columns of this row not yet tried */
-    uint32_t down;    /* columns taken above */
-    uint32_t left;    /* diagonal attacks from above */
-    uint32_t right;   /* anti-diagonal attacks from above */
-} frame;
-
 /* One worker's search state; lives on the worker's stack. */
 typedef struct search {
     const job *job;              /* the count */
@@ -87,7 +80,7 @@ typedef struct search {
     uint32_t allowed[NQ_N_MAX];  /* per row: columns its case allows (last row: last_ok) */
     int cancel_row;              /* entering this row looks at the cancel flag */
     bool stopped;                /* saw a cancel: unwind */
-    frame stack[NQ_N_MAX];       /* rows SPLIT_ROW .. n-2 (the last row is never pushed) */
+    nq_frame stack[NQ_N_MAX];       /* rows SPLIT_ROW .. n-2 (the last row is never pushed) */
     uint64_t by_fixers[5];       /* leaves by nq_sym_classify's answer; [0]: not the representative */
 } search;
 
@@ -104,20 +97,12 @@ static bool stop_requested(const job *j) {
            atomic_load_explicit(&j->abort, memory_order_relaxed);
 }
 
-/* Row b2's rule: by the end of it both side columns must be taken. */
-static inline uint32_t side_rule(uint32_t avail, uint32_t down, uint32_t side) {
-    const uint32_t missing = side & ~down;
-    if (missing == 0) return avail;
-    if (missing == side) return 0; /* both would need this one row */
-    return avail & missing;        /* the other side column, nothing else */
-}
-
 /* Columns row y (not the last) may take: free of attacks and allowed by the case. */
 static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_t left, uint32_t down,
                                   uint32_t right) {
     const uint32_t avail = full & ~(left | down | right);
     if (y < sh->b1) return avail & ~sh->side;
-    if (y == sh->b2) return side_rule(avail, down, sh->side);
+    if (y == sh->b2) return nq_side_rule(avail, down, sh->side);
     return avail;
 }
 
@@ -166,8 +151,8 @@ static void run_task(search *s, const task *t) {
     const uint32_t full = s->job->full, side = s->side, last_ok = s->allowed[last];
     const bool corner = s->corner;
     int y = base;
-    frame cur = {~(t->left | t->down | t->right) & s->allowed[y], t->down, t->left, t->right};
-    if (y == b2) cur.untried = side_rule(cur.untried, t->down, side);
+    nq_frame cur = {~(t->left | t->down | t->right) & s->allowed[y], t->down, t->left, t->right};
+    if (y == b2) cur.untried = nq_side_rule(cur.untried, t->down, side);
     for (;;) {
         if (cur.untried == 0) {
             if (y == base) return;
@@ -185,14 +170,14 @@ static void run_task(search *s, const task *t) {
             continue;
         }
         uint32_t next = ~(l | d | r) & s->allowed[y + 1];
-        if (y + 1 == b2) next = side_rule(next, d, side);
+        if (y + 1 == b2) next = nq_side_rule(next, d, side);
         if (next == 0 || (full & ~(d | (l << 1) | (r >> 1))) == 0) continue;
         if (y + 1 == cancel_row && stop_requested(s->job)) {
             s->stopped = true;
             return;
         }
         s->stack[y++] = cur;
-        cur = (frame){next, d, l, r};
+        cur = (nq_frame){next, d, l, r};
     }
 }
 

@@ -27,15 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search_frame.h"
 #include "symmetry.h"
-
-/* One row of the explicit stack. */
-typedef struct frame {
-    uint32_t untried; /* free columns of this row not yet tried in the current branch */
-    uint32_t down;    /* columns taken by the rows above */
-    uint32_t left;    /* squares of this row attacked along one diagonal from above */
-    uint32_t right;   /* squares of this row attacked along the other diagonal */
-} frame;
 
 struct nq_iter {
     int n;                    /* board size */
@@ -50,7 +43,7 @@ struct nq_iter {
     uint32_t side;            /* the side columns (0 and n-1) */
     const atomic_bool *stop;  /* nq_iter_set_stop's flag, looked at every STOP_STRIDE nodes; or NULL */
     uint32_t until_look;      /* nodes left before the next look at *stop (kept across calls) */
-    frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see search) */
+    nq_frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see search) */
 };
 
 /* Search nodes between two looks at the stop flag: about a third of a millisecond. */
@@ -79,14 +72,6 @@ static uint32_t above(unsigned c) {
  * These prune the subtrees that hold no canonical board (about half of what row 0's left half
  * leaves); the per-solution test still decides. count_bt.c counts with the same rules. */
 
-/* Row side_row's rule: by the end of it both side columns must be taken. */
-static uint32_t side_rule(uint32_t free, uint32_t down, uint32_t side) {
-    const uint32_t missing = side & ~down;
-    if (missing == 0) return free;
-    if (missing == side) return 0; /* both would need this one row */
-    return free & missing;         /* the other side column, nothing else */
-}
-
 /* Resets the rules to "none": every column of every row. */
 static void clear_rules(nq_iter *it) {
     for (int r = 0; r < it->n; r++) it->allowed[r] = it->full;
@@ -112,13 +97,13 @@ static void set_rules(nq_iter *it, int r, uint32_t down, int c) {
 /* Columns row r may take: free of attacks and allowed by the rules. */
 static uint32_t row_free(const nq_iter *it, int r, uint32_t down, uint32_t left, uint32_t right) {
     const uint32_t free = it->allowed[r] & ~(down | left | right);
-    return r == it->side_row ? side_rule(free, down, it->side) : free;
+    return r == it->side_row ? nq_side_rule(free, down, it->side) : free;
 }
 
 /* Enter row r + 1 below a queen at column bit `bit` of row r. */
 static void descend(nq_iter *it, int r, uint32_t bit) {
-    const frame *f = &it->stack[r];
-    frame *g = &it->stack[r + 1];
+    const nq_frame *f = &it->stack[r];
+    nq_frame *g = &it->stack[r + 1];
     if (it->flags & NQ_ITER_UNIQUE) set_rules(it, r, f->down, __builtin_ctz(bit));
     g->down = f->down | bit;
     g->left = (f->left | bit) << 1;
@@ -131,7 +116,7 @@ static void rewind_to_start(nq_iter *it) {
     it->row = 0;
     it->done = false;
     it->last_first = -1;
-    it->stack[0] = (frame){it->first, 0, 0, 0};
+    it->stack[0] = (nq_frame){it->first, 0, 0, 0};
 }
 
 /* Writes the solution just found to out: row r's queen is the bit that row r+1's `down` adds,
@@ -175,7 +160,7 @@ static inline __attribute__((always_inline)) step_result search(nq_iter *it, uin
     const uint32_t full = it->full;
     uint32_t until_look = it->until_look; /* carried over, so short searches still add up to a look */
     int r = it->row;
-    frame cur = it->stack[r];
+    nq_frame cur = it->stack[r];
     for (;;) {
         if (watch && --until_look == 0) {
             until_look = STOP_STRIDE;
@@ -206,7 +191,7 @@ static inline __attribute__((always_inline)) step_result search(nq_iter *it, uin
         }
         if (free == 0 || (full & ~(down | (left << 1) | (right >> 1))) == 0) continue;
         it->stack[r++] = cur;
-        cur = (frame){free, down, left, right};
+        cur = (nq_frame){free, down, left, right};
     }
     it->stack[0] = cur;
     it->row = 0;
@@ -270,7 +255,7 @@ nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
         return NQ_OK;
     }
     for (int r = 0;; r++) {
-        frame *f = &it->stack[r];
+        nq_frame *f = &it->stack[r];
         const uint32_t bit = UINT32_C(1) << cursor[r];
         const bool placeable = (f->untried & bit) != 0;
         uint32_t keep = above(cursor[r]);
