@@ -24,20 +24,13 @@ static uInt clamp_uint(size_t n) {
 
 /* ---- whole buffers ---------------------------------------------------------------------------- */
 
-/* Run deflate over in[0..left) to Z_FINISH, feeding zlib uInt-sized slices.
- * The output buffer was sized with deflateBound, so it cannot run out. */
-static nq_err deflate_all(z_stream *z, const char *in, size_t left) {
-    int rc = Z_OK;
-    do {
-        if (z->avail_in == 0 && left > 0) {
-            z->next_in = (const Bytef *)in;
-            z->avail_in = clamp_uint(left);
-            in += z->avail_in;
-            left -= z->avail_in;
-        }
-        rc = deflate(z, left > 0 ? Z_NO_FLUSH : Z_FINISH);
-    } while (rc == Z_OK);
-    return rc == Z_STREAM_END ? NQ_OK : NQ_E_INTERNAL;
+/* Deflate all of in[0..len) in one call. len fits a uInt (nq_compress_buffer refuses a bound past
+ * UINT_MAX, and the bound is at least len), and the output buffer was sized with deflateBound, with
+ * which zlib guarantees that Z_FINISH completes at once. */
+static nq_err deflate_all(z_stream *z, const char *in, size_t len) {
+    z->next_in = (const Bytef *)in;
+    z->avail_in = (uInt)len;
+    return deflate(z, Z_FINISH) == Z_STREAM_END ? NQ_OK : NQ_E_INTERNAL;
 }
 
 nq_err nq_compress_buffer(const char *in, size_t len, int level, char **out, size_t *out_len) {
@@ -100,7 +93,7 @@ nq_err nq_compress_stream_create(nq_compress_source_fn read, void *src, int leve
     if (!s) {
         return NQ_E_NOMEM;
     }
-    s->in_cap = in_cap > 0 ? (in_cap > UINT_MAX ? UINT_MAX : in_cap) : STREAM_IN_DEFAULT;
+    s->in_cap = in_cap > 0 ? clamp_uint(in_cap) : STREAM_IN_DEFAULT;
     s->in = malloc(s->in_cap);
     if (!s->in || deflateInit2(&s->z, level, Z_DEFLATED, GZIP_WINDOW_BITS, MEM_LEVEL,
                                Z_DEFAULT_STRATEGY) != Z_OK) {
