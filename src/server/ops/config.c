@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "nqueens/solver.h"
+#include "probe.h"
 
 typedef enum opt_type {
     T_PORT,    /* uint16_t */
@@ -362,18 +363,20 @@ static bool command_flag(nq_config *c, const char *arg)
 }
 
 /* --probe [URL]: the URL is optional, so only a following argument that is not a flag is taken. */
+_Static_assert(NQ_CONFIG_URL_MAX >= NQ_PROBE_URL_MAX + 1, "probe_url holds any URL the probe takes");
+
 static nq_err probe_flag(nq_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
 {
     c->action = NQ_ACTION_PROBE;
     if (*i + 1 >= argc || argv[*i + 1][0] == '-')
         return NQ_OK;
     const char *url = argv[++*i];
-    if (strncmp(url, "http://", 7) != 0 || strlen(url) >= sizeof c->probe_url || !is_visible_ascii(url)) {
+    if (!nq_probe_url_plausible(url)) {
         char shown[48];
         quote_value(url, shown, sizeof shown);
         return fail(err, errlen, NQ_E_PARAM_INVALID,
                     "invalid value \"%s\" for --probe: expected an http:// URL of at most %zu visible "
-                    "ASCII characters", shown, sizeof c->probe_url - 1);
+                    "ASCII characters", shown, (size_t)NQ_PROBE_URL_MAX);
     }
     memcpy(c->probe_url, url, strlen(url) + 1);
     return NQ_OK;

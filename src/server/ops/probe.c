@@ -69,9 +69,14 @@ static bool parse_port(const char *s, size_t len, char out[6])
     return true;
 }
 
+bool nq_probe_url_plausible(const char *url)
+{
+    return strncmp(url, "http://", 7) == 0 && strlen(url) <= NQ_PROBE_URL_MAX && visible_ascii(url);
+}
+
 static bool parse_url(const char *url, url_parts *u)
 {
-    if (strncmp(url, "http://", 7) != 0 || strlen(url) > NQ_PROBE_URL_MAX || !visible_ascii(url))
+    if (!nq_probe_url_plausible(url))
         return false;
     const char *auth = url + 7;
     const char *slash = strchr(auth, '/');

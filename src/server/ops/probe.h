@@ -9,6 +9,7 @@
 #ifndef NQ_PROBE_H
 #define NQ_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nqueens/error.h"
@@ -25,5 +26,10 @@
  * port, too long, spaces or control characters), NQ_E_INTERNAL (resolution, connection, timeout, a
  * response that is not HTTP/1.x). */
 nq_err nq_probe_get(const char *url, unsigned timeout_ms, unsigned *status, char *err, size_t errlen);
+
+/* The first check nq_probe_get makes of a URL: "http://", at most NQ_PROBE_URL_MAX characters, all
+ * visible ASCII (no spaces or controls). The configuration checks --probe's value with it, so a bad
+ * one is a usage error at start-up. Pure function; url not NULL. */
+bool nq_probe_url_plausible(const char *url);
 
 #endif /* NQ_PROBE_H */
