@@ -2,16 +2,7 @@
 #include "count_workers.h"
 
 #include <pthread.h>
-#include <unistd.h>
 
-
-int nq_count_workers(int threads, int max)
-{
-    const long want = threads != 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
-    if (want < 1)
-        return 1;
-    return want < max ? (int)want : max;
-}
 
 void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads)
 {

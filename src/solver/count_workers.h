@@ -15,13 +15,21 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "nqueens/solver.h"
 
 #define NQ_COUNT_WORKERS_MAX 64 /* hard cap on the workers of one count */
 
-/* Threads for a request of `threads` (0: one per online CPU), clamped to 1..max. */
-int nq_count_workers(int threads, int max);
+/* Threads for a request of `threads` (0: one per online CPU), clamped to 1..max (max >= 1). Inline,
+ * so that callers (and the static analyzer) see it is never below 1. */
+static inline int nq_count_workers(int threads, int max)
+{
+    const long want = threads != 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (want < 1)
+        return 1;
+    return want < max ? (int)want : max;
+}
 
 /* Run fn(arg) on up to `threads` threads (at most NQ_COUNT_WORKERS_MAX), the calling one included,
  * and join them all. A helper that cannot start is no error: fn must take its work from a shared

@@ -284,11 +284,19 @@ static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link) {
     return e;
 }
 
-/* Detach the entry with e's key and hash, if any (e itself when e is linked in the cache). */
+/* Detach the entry with e's key and hash, if any. */
 static nq_cache_entry *detach_key(nq_cache *c, const nq_cache_entry *e) {
     table *t = NULL;
     nq_cache_entry **const link = find_slot(c, e->key, e->key_len, e->hash, &t);
     return link ? detach(c, t, link) : NULL;
+}
+
+/* Detach victim, an entry linked in the cache: never NULL, which the eviction loop relies on. */
+static nq_cache_entry *detach_linked(nq_cache *c, const nq_cache_entry *victim) {
+    table *t = NULL;
+    nq_cache_entry **const link = find_slot(c, victim->key, victim->key_len, victim->hash, &t);
+    assert(link && *link == victim);
+    return detach(c, t, link);
 }
 
 static void link_new(nq_cache *c, nq_cache_entry *e) {
@@ -419,10 +427,7 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     link_new(c, e);
     /* charge <= max_bytes / NQ_CACHE_ENTRY_DIVISOR, so the loop stops before reaching e itself. */
     while (c->bytes > c->max_bytes && c->oldest && c->oldest != e) {
-        nq_cache_entry *const victim = c->oldest;
-        nq_cache_entry *const detached = detach_key(c, victim);
-        assert(detached == victim); /* linked, so found by its own key */
-        (void)detached;
+        nq_cache_entry *const victim = detach_linked(c, c->oldest);
         victim->chain = dead;
         dead = victim;
         c->evictions++;
