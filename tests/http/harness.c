@@ -156,6 +156,14 @@ int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s) {
         if (r == s->pid) result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         s->pid = 0;
     }
+    /* A stop that was asked to be graceful and was not: the log (a sanitizer report, a panic) is the
+     * only account of why, and it is deleted next, so it goes to the test's output. */
+    if (result != 0 && sig != SIGKILL) {
+        char *log = nq_harness_log(s);
+        fprintf(stderr, "harness: nqueensd exited %d after signal %d; its output:\n%s\n", result, sig,
+                log ? log : "(none)");
+        free(log);
+    }
     if (s->log_path[0]) unlink(s->log_path);
     return result;
 }

@@ -90,11 +90,11 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_
 /* Head timeout 1 s; keep-alive allowance idle_timeout_s. */
 static void server_start(server *s, unsigned idle_timeout_s)
 {
-    const nq_guard_config cfg = {.conn_limit = 64, .idle_timeout_s = idle_timeout_s,
-                                 .head_timeout_s = 1, .max_uri_bytes = 100, .max_header_bytes = 200};
+    const nq_guard_config cfg = {.idle_timeout_s = idle_timeout_s, .head_timeout_s = 1,
+                                 .max_uri_bytes = 100, .max_header_bytes = 200};
     ck_assert_int_eq(nq_guard_create(&cfg, &s->guard), NQ_OK);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
-    ck_assert_uint_ge(nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS), 4);
+    ck_assert_uint_ge(nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS), 3);
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = 0};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, handler, s,
@@ -178,11 +178,10 @@ static const struct {
     nq_guard_config cfg;
     nq_err want;
 } create_rows[] = {
-    {{.conn_limit = 10, .head_timeout_s = 1, .max_uri_bytes = 64, .max_header_bytes = 1024}, NQ_OK},
-    {{.conn_limit = 0, .head_timeout_s = 1, .max_uri_bytes = 64, .max_header_bytes = 1024}, NQ_E_ARG},
-    {{.conn_limit = 10, .head_timeout_s = 0, .max_uri_bytes = 64, .max_header_bytes = 1024}, NQ_E_ARG},
-    {{.conn_limit = 10, .head_timeout_s = 1, .max_uri_bytes = 0, .max_header_bytes = 1024}, NQ_E_ARG},
-    {{.conn_limit = 10, .head_timeout_s = 1, .max_uri_bytes = 64, .max_header_bytes = 0}, NQ_E_ARG},
+    {{.head_timeout_s = 1, .max_uri_bytes = 64, .max_header_bytes = 1024}, NQ_OK},
+    {{.head_timeout_s = 0, .max_uri_bytes = 64, .max_header_bytes = 1024}, NQ_E_ARG},
+    {{.head_timeout_s = 1, .max_uri_bytes = 0, .max_header_bytes = 1024}, NQ_E_ARG},
+    {{.head_timeout_s = 1, .max_uri_bytes = 64, .max_header_bytes = 0}, NQ_E_ARG},
 };
 
 START_TEST(create_args)
@@ -199,17 +198,17 @@ START_TEST(options)
     static const struct {
         unsigned per_ip;
         size_t want;
-    } rows[] = {{0, 4}, {3, 5}};
+    } rows[] = {{0, 3}, {3, 4}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const nq_guard_config cfg = {.conn_limit = 5000, .per_ip_limit = rows[i].per_ip, .head_timeout_s = 1,
+        const nq_guard_config cfg = {.per_ip_limit = rows[i].per_ip, .idle_timeout_s = 30, .head_timeout_s = 1,
                                      .max_uri_bytes = 64, .max_header_bytes = 1024};
         nq_guard *g = NULL;
         ck_assert_int_eq(nq_guard_create(&cfg, &g), NQ_OK);
         struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
         ck_assert_uint_eq(nq_guard_mhd_options(g, opts, NQ_GUARD_MHD_OPTIONS), rows[i].want);
         ck_assert_int_eq(opts[rows[i].want].option, MHD_OPTION_END);
-        ck_assert_int_eq(opts[0].option, MHD_OPTION_CONNECTION_LIMIT);
-        ck_assert_int_eq(opts[0].value, 5000);
+        ck_assert_int_eq(opts[0].option, MHD_OPTION_CONNECTION_TIMEOUT);
+        ck_assert_int_eq(opts[0].value, 30);
         ck_assert_uint_eq(nq_guard_mhd_options(g, opts, NQ_GUARD_MHD_OPTIONS - 1u), 0); /* too small */
         nq_guard_destroy(g);
     }

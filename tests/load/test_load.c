@@ -1,6 +1,7 @@
 /* test_load.c - the real nqueensd under load: computations off the network threads, single-flight,
  * admission (queue full -> 503), the per-request deadline (503, then a cache hit), the budget that
- * cancels a computation nobody waits for, the per-IP connection limit, and the 414 / 431 caps. Each
+ * cancels a computation nobody waits for, the connection limits (per IP, and in total: excess waits in
+ * the backlog), draining while connections pour in, and the 414 / 431 caps. Each
  * test starts its own server on port 0 with small settings so it takes a second or two.
  *
  * Figures come from /metrics (nqueensd_computations_*), which is what an operator would look at.
@@ -385,9 +386,12 @@ static int healthz_on(int fd)
     return strncmp(buf, "HTTP/1.1 200", 12) == 0 ? 1 : -1;
 }
 
+/* Network threads: one (libmicrohttpd without a thread pool) and three (with one). */
+static const char *const thread_rows[] = {"1", "3"};
+
 START_TEST(per_ip_limit)
 {
-    static const char *const args[] = {"--per-ip-limit", "2", "--http-threads", "1", NULL};
+    const char *const args[] = {"--per-ip-limit", "2", "--http-threads", thread_rows[_i], NULL};
     nq_test_server s;
     start_server(&s, args);
     const int a = connect_from(s.port, 7);
@@ -406,6 +410,95 @@ START_TEST(per_ip_limit)
 }
 END_TEST
 
+/* True if fd has neither data nor an end of stream for ms: the connection is open and unanswered. */
+static bool silent_for(int fd, int ms)
+{
+    struct pollfd r = {.fd = fd, .events = POLLIN};
+    return poll(&r, 1, ms) == 0;
+}
+
+/* At --conn-limit a new connection is neither served nor closed: it waits in the kernel's backlog
+ * and is served as soon as another connection closes. With several network threads the limit is the
+ * total, not a share per thread (libmicrohttpd's own split used to close connections below it). */
+START_TEST(conn_limit_waits_in_backlog)
+{
+    const char *const args[] = {"--conn-limit", "3", "--http-threads", thread_rows[_i], NULL};
+    nq_test_server s;
+    start_server(&s, args);
+    int held[3];
+    for (size_t i = 0; i < 3; i++) {
+        held[i] = connect_from(s.port, 9);
+        ck_assert_int_eq(healthz_on(held[i]), 1); /* each one open and served: the limit is reached */
+    }
+    const int waiting = connect_from(s.port, 10); /* the kernel completes it from the backlog */
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: nqueens\r\n\r\n";
+    ck_assert_int_eq(send(waiting, req, sizeof req - 1u, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1u));
+    ck_assert_msg(silent_for(waiting, 500), "a connection beyond the limit was answered or closed");
+    close(held[0]);
+    struct pollfd r = {.fd = waiting, .events = POLLIN};
+    ck_assert_int_eq(poll(&r, 1, 5000), 1);
+    char buf[16] = {0};
+    ck_assert_int_gt(recv(waiting, buf, sizeof buf - 1u, 0), 0);
+    ck_assert_str_eq(buf, "HTTP/1.1 200 OK");
+    close(waiting);
+    close(held[1]);
+    close(held[2]);
+    stop_server(&s);
+}
+END_TEST
+
+/* Clients that connect, ask and hang up, as fast as they can, until stop is set. */
+typedef struct storm {
+    uint16_t port;
+    atomic_bool stop;
+    atomic_uint answered; /* requests that got a 200 */
+} storm;
+
+static void *storm_main(void *arg)
+{
+    storm *const st = arg;
+    while (!atomic_load(&st->stop)) {
+        const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons(st->port)};
+        dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fd >= 0 && connect(fd, (const struct sockaddr *)&dst, sizeof dst) == 0 && healthz_on(fd) == 1) {
+            atomic_fetch_add(&st->answered, 1u);
+        }
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    return NULL;
+}
+
+/* SIGTERM while connections keep arriving on many network threads: the server drains and exits 0.
+ * (Drained through libmicrohttpd's MHD_quiesce_daemon, it aborted now and then: listener.h.) */
+START_TEST(sigterm_during_connection_storm)
+{
+    static const char *const args[] = {"--http-threads", "8", NULL};
+    for (int round = 0; round < 5; round++) {
+        nq_test_server s;
+        start_server(&s, args);
+        storm st = {.port = s.port};
+        atomic_init(&st.stop, false);
+        atomic_init(&st.answered, 0u);
+        pthread_t clients[3];
+        for (size_t i = 0; i < 3; i++) {
+            ck_assert_int_eq(pthread_create(&clients[i], NULL, storm_main, &st), 0);
+        }
+        for (const double t0 = now_s(); atomic_load(&st.answered) < 50u && now_s() - t0 < WAIT_S;) {
+            sleep_ms(5);
+        }
+        ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+        atomic_store(&st.stop, true);
+        for (size_t i = 0; i < 3; i++) {
+            pthread_join(clients[i], NULL);
+        }
+        ck_assert_uint_ge(atomic_load(&st.answered), 50u);
+    }
+}
+END_TEST
+
 static Suite *load_suite(void)
 {
     Suite *const s = suite_create("load");
@@ -420,7 +513,9 @@ static Suite *load_suite(void)
 
     TCase *const conns = tcase_create("connections");
     tcase_set_timeout(conns, 60);
-    tcase_add_test(conns, per_ip_limit);
+    tcase_add_loop_test(conns, per_ip_limit, 0, 2);
+    tcase_add_loop_test(conns, conn_limit_waits_in_backlog, 0, 2);
+    tcase_add_test(conns, sigterm_during_connection_storm);
     suite_add_tcase(s, conns);
 
     TCase *const caps = tcase_create("caps");

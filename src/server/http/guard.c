@@ -233,7 +233,7 @@ static nq_err sync_init(nq_guard *g)
 
 nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out)
 {
-    if (cfg == NULL || out == NULL || cfg->conn_limit == 0 || cfg->head_timeout_s == 0 ||
+    if (cfg == NULL || out == NULL || cfg->head_timeout_s == 0 ||
         cfg->max_uri_bytes == 0 || cfg->max_header_bytes == 0) {
         return NQ_E_ARG;
     }
@@ -302,7 +302,6 @@ size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap
         return 0;
     }
     size_t n = 0;
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t)g->cfg.conn_limit, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)g->cfg.idle_timeout_s,
                                         NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool_bytes(&g->cfg),

@@ -1,5 +1,5 @@
-/* guard.h - connection hardening for nqueensd: a deadline for the whole request head, connection
- * limits, idle timeout, and caps on the request target and header section (414 / 431).
+/* guard.h - connection hardening for nqueensd: a deadline for the whole request head, the per-address
+ * connection limit, idle timeout, and caps on the request target and header section (414 / 431).
  *
  * Why a head deadline of our own: libmicrohttpd's MHD_OPTION_CONNECTION_TIMEOUT is an idle timeout
  * that every received byte resets, so a client sending one byte a second (slowloris) holds its
@@ -18,7 +18,7 @@
  * before it closes the descriptor, so the descriptor cannot have been reused by another connection.
  *
  * The rest are libmicrohttpd options the guard hands to MHD_start_daemon (nq_guard_mhd_options):
- * connection limit, per-IP limit, idle timeout, and a per-connection memory pool sized so that heads
+ * per-IP limit, idle timeout, and a per-connection memory pool sized so that heads
  * somewhat larger than the caps still reach the server, which then answers 414 / 431 with a problem
  * body (nq_guard_check_head). Heads beyond even that pool get libmicrohttpd's own 414 / 431.
  *
@@ -44,12 +44,11 @@
 #include "nqueens/error.h"
 
 /* Options nq_guard_mhd_options may write, MHD_OPTION_END included: size the caller's array with it. */
-#define NQ_GUARD_MHD_OPTIONS 6u
+#define NQ_GUARD_MHD_OPTIONS 5u
 
 typedef struct nq_guard nq_guard; /* opaque */
 
 typedef struct nq_guard_config {
-    unsigned conn_limit;     /* open connections at most (MHD_OPTION_CONNECTION_LIMIT), >= 1 */
     unsigned per_ip_limit;   /* open connections per client address; 0 = no limit */
     unsigned idle_timeout_s; /* libmicrohttpd's inactivity timeout; 0 = none */
     unsigned head_timeout_s; /* the request head must arrive within this, >= 1 */
@@ -64,7 +63,7 @@ typedef struct nq_guard_stats {
 } nq_guard_stats;
 
 /* Create a guard and start its sweeper thread. On success *out owns it (nq_guard_destroy).
- * Errors: NQ_E_ARG (NULL, or a zero conn_limit, head_timeout_s, max_uri_bytes or max_header_bytes),
+ * Errors: NQ_E_ARG (NULL, or a zero head_timeout_s, max_uri_bytes or max_header_bytes),
  * NQ_E_NOMEM, NQ_E_THREAD. On error nothing is left running or allocated. */
 nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out);
 

@@ -32,6 +32,7 @@
 #include "cache.h"
 #include "clock.h"
 #include "guard.h"
+#include "listener.h"
 #include "ops_routes.h"
 #include "pool.h"
 
@@ -47,7 +48,7 @@ struct nq_server {
     uint16_t port;                               /* bound port */
     atomic_size_t in_flight;                     /* requests between uri_log and completion */
     atomic_bool draining;                        /* nq_server_drain called */
-    atomic_int quiesced_fd;                      /* listening socket handed back by drain, or -1 */
+    nq_listener *listener;                       /* accepts connections into the daemon until drain */
     _Atomic(nq_server_observer) observer;        /* per-request hook, or NULL */
     _Atomic(void *) observer_ctx;                /* its argument */
 };
@@ -397,9 +398,11 @@ static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool
 /* Bind and listen ourselves rather than let libmicrohttpd do it: its start-up failure says nothing
  * about why, and a port in use or an address this host lacks must be told apart from a thread that
  * would not start. SO_REUSEADDR only (restart through TIME_WAIT); never SO_REUSEPORT, which would let
- * a second nqueensd share the port silently. On success the daemon owns *fd. */
+ * a second nqueensd share the port silently. Non-blocking: the listener
+ * waits in poll and must not block in accept when a waiting connection went away. On success *fd is
+ * the caller's. */
 static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd) {
-    const int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0) return NQ_E_LISTEN;
     const int on = 1;
     const socklen_t len = v6 ? (socklen_t)sizeof(struct sockaddr_in6) : (socklen_t)sizeof(struct sockaddr_in);
@@ -412,6 +415,15 @@ static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd)
     return NQ_OK;
 }
 
+/* The port fd is bound to (the kernel's pick when the configuration said 0), or 0 if unknown. */
+static uint16_t bound_port(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)(void *)&ss, &len) != 0) return 0;
+    if (ss.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)(const void *)&ss)->sin6_port);
+    return ntohs(((const struct sockaddr_in *)(const void *)&ss)->sin_port);
+}
+
 static nq_err start_daemon(nq_server *s) {
     struct sockaddr_storage ss;
     bool v6 = false;
@@ -419,8 +431,8 @@ static nq_err start_daemon(nq_server *s) {
     if (parse_bind(s->cfg, &ss, &v6) != NQ_OK) return NQ_E_ARG;
     nq_err rc = open_listener(&ss, v6, &listen_fd);
     if (rc != NQ_OK) return rc;
-    const nq_guard_config gc = {s->cfg->conn_limit,     s->cfg->per_ip_limit,  s->cfg->idle_timeout_s,
-                                s->cfg->head_timeout_s, s->cfg->max_uri_bytes, s->cfg->max_header_bytes};
+    const nq_guard_config gc = {s->cfg->per_ip_limit, s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
+                                s->cfg->max_uri_bytes, s->cfg->max_header_bytes};
     rc = nq_guard_create(&gc, &s->guard);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
     if (rc == NQ_OK && nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) rc = NQ_E_ARG;
@@ -428,23 +440,26 @@ static nq_err start_daemon(nq_server *s) {
         (void)close(listen_fd);
         return rc;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
-    if (v6) flags |= MHD_USE_IPv6;
+    /* No listening socket of its own: listener.h says why connections come through the listener. */
+    const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                           MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
     const unsigned threads = s->cfg->http_threads > 0 ? s->cfg->http_threads : 1;
+    /* The listener holds the total to conn_limit. libmicrohttpd splits its own limit evenly among its
+     * threads and, given a connection, picks a thread by a count that lags behind the connections
+     * just handed to it, so an even split would close connections below the total: each thread may
+     * hold them all (config.c bounds the product: 10^6 connections x 256 threads fits). */
+    const unsigned mhd_limit = s->cfg->conn_limit * threads;
     s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
-                              MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                              MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
                               MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
                               MHD_OPTION_NOTIFY_COMPLETED, completed, s,
                               MHD_OPTION_THREAD_POOL_SIZE, threads,
                               MHD_OPTION_ARRAY, opts,
                               MHD_OPTION_END);
-    if (!s->mhd) {
-        (void)close(listen_fd);
-        return NQ_E_THREAD;
-    }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = di ? di->port : s->cfg->port;
-    return NQ_OK;
+    s->port = bound_port(listen_fd);
+    rc = s->mhd ? nq_listener_start(listen_fd, s->mhd, s->cfg->conn_limit, &s->listener) : NQ_E_THREAD;
+    if (rc != NQ_OK) (void)close(listen_fd);
+    return rc;
 }
 
 nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
@@ -454,7 +469,6 @@ nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
     s->cfg = cfg;
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, false);
-    atomic_init(&s->quiesced_fd, -1);
     atomic_init(&s->observer, NULL);
     atomic_init(&s->observer_ctx, NULL);
     nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
@@ -487,15 +501,8 @@ uint16_t nq_server_port(const nq_server *s) { return s->port; }
 void nq_server_drain(nq_server *s) {
     if (atomic_exchange(&s->draining, true)) return;
     nq_app_set_draining(s->app, true);
-    /* Stop accepting: libmicrohttpd hands the listening socket back; shutting it down refuses new
-     * connections at the kernel, while open ones go on being served. It is closed only once the
-     * daemon has stopped: until then a worker may still take it out of its epoll set (it does so
-     * whenever it reaches its connection limit), and a closed number could meanwhile be reused. */
-    const MHD_socket fd = MHD_quiesce_daemon(s->mhd);
-    if (fd != MHD_INVALID_SOCKET) {
-        (void)shutdown(fd, SHUT_RDWR);
-        atomic_store(&s->quiesced_fd, fd);
-    }
+    /* The kernel refuses new connections from here; open ones go on being served. */
+    nq_listener_stop(s->listener);
 }
 
 bool nq_server_idle(const nq_server *s) { return atomic_load(&s->in_flight) == 0; }
@@ -504,9 +511,8 @@ void nq_server_destroy(nq_server *s) {
     if (!s) return;
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
+    nq_listener_destroy(s->listener); /* before the daemon it hands connections to stops */
     if (s->mhd) MHD_stop_daemon(s->mhd);
-    const int listen_fd = atomic_load(&s->quiesced_fd);
-    if (listen_fd >= 0) (void)close(listen_fd);
     nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);
