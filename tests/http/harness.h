@@ -49,7 +49,9 @@ typedef struct nq_http_response {
 bool nq_harness_start(nq_test_server *s, const char *const *args, const char *const *env);
 
 /* Send sig to the server and wait (up to timeout_s, then SIGKILL) for it to exit. Returns its exit
- * status (0..255), 128 + signal if a signal ended it, -1 on error. Removes its log file. */
+ * status (0..255), 128 + signal if a signal ended it, -1 on error. When that is not 0 and sig was not
+ * SIGKILL, prints the server's output to stderr (a sanitizer report or a panic is the only account of
+ * why). Removes its log file. */
 int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s);
 
 /* Everything the server wrote to stdout and stderr so far (malloc'd, NUL-terminated), or NULL. */
