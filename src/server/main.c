@@ -24,6 +24,7 @@
 #include "accesslog.h"
 #include "clock.h"
 #include "config.h"
+#include "cpus.h"
 #include "flush.h"
 #include "ops_routes.h"
 #include "probe.h"
@@ -142,7 +143,8 @@ static void log_listening(const nq_config *cfg, const nq_server *s, const nq_acc
         NQ_LOG_STR("bind", cfg->bind_addr),       NQ_LOG_INT("port", nq_server_port(s)),
         NQ_LOG_STR("version", nq_config_version()), NQ_LOG_INT("pid", getpid()),
         NQ_LOG_INT("http_threads", cfg->http_threads), NQ_LOG_INT("solver_workers", cfg->solver_workers),
-        NQ_LOG_INT("conn_limit", cfg->conn_limit),  NQ_LOG_INT("cache_bytes", cfg->cache_bytes),
+        NQ_LOG_INT("count_threads", cfg->count_threads), NQ_LOG_INT("conn_limit", cfg->conn_limit),
+        NQ_LOG_INT("cache_bytes", cfg->cache_bytes),
     };
     nq_accesslog_event(log, NQ_LOG_INFO, "listening", f, sizeof f / sizeof f[0]);
 }
@@ -245,5 +247,7 @@ int main(int argc, char **argv)
     }
     if (cfg.action != NQ_ACTION_SERVE)
         return run_command(&cfg, argc > 0 ? argv[0] : "nqueensd");
+    if (cfg.count_threads == 0)
+        cfg.count_threads = nq_cpus_available(); /* the container's CPUs, not the host's: cpus.h */
     return serve(&cfg);
 }

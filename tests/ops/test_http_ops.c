@@ -2,7 +2,7 @@
  * gzip, promtool), access and life-cycle log lines, graceful shutdown, and the command line (--help,
  * --version, bad values, --probe, a port in use).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET; includes POSIX 2008 */
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -594,6 +595,39 @@ START_TEST(raises_the_descriptor_limit)
 }
 END_TEST
 
+/* The start-up line's count_threads: a count's threads by default follow the CPUs the process may
+ * use (pinned to one CPU here: the child inherits the mask), an explicit --count-threads wins. */
+START_TEST(count_threads_follow_the_cpus)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    const int cpu = sched_getcpu();
+    CPU_SET(cpu >= 0 ? (size_t)cpu : 0u, &one);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0); /* this test's own process (Check forks) */
+    static const char *const rows[][3] = {{NULL}, {"--count-threads", "3", NULL}};
+    static const double want[] = {1, 3};
+    for (size_t i = 0; i < 2; i++) {
+        nq_test_server s;
+        start(&s, rows[i][0] != NULL ? rows[i] : NULL);
+        char *log = log_with(&s, "\"msg\":\"listening\"");
+        cJSON *up = find_line(log, "listening", NULL);
+        ck_assert_ptr_nonnull(up);
+        ck_assert_double_eq(nq_check_json_num(up, "count_threads"), want[i]);
+        cJSON_Delete(up);
+        free(log);
+        nq_http_response r;
+        get_ok(&s, "/count?n=13", NULL, &r); /* the half-board counter, on those threads */
+        ck_assert_int_eq(r.status, 200);
+        cJSON *body = cJSON_Parse(r.body);
+        ck_assert_double_eq(nq_check_json_num(body, "total"), 73712);
+        ck_assert_double_eq(nq_check_json_num(body, "unique"), 9233);
+        cJSON_Delete(body);
+        nq_http_response_free(&r);
+        ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 10), 0);
+    }
+}
+END_TEST
+
 /* ---- command line ------------------------------------------------------------------------------- */
 
 typedef struct run_result {
@@ -754,6 +788,7 @@ static Suite *ops_http_suite(void)
     tcase_add_test(tc, sigterm_lets_a_computation_finish);
     tcase_add_test(tc, sigterm_when_idle_exits_at_once);
     tcase_add_test(tc, raises_the_descriptor_limit);
+    tcase_add_test(tc, count_threads_follow_the_cpus);
     tcase_add_loop_test(tc, command_line, 0, (int)(sizeof cli_rows / sizeof cli_rows[0]));
     tcase_add_test(tc, probe_command);
     tcase_set_timeout(tc, 60);

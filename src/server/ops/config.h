@@ -44,7 +44,8 @@ typedef struct nq_config {
     uint16_t port;                         /* TCP port; 0 = let the kernel pick one */
     unsigned http_threads;                 /* libmicrohttpd worker threads (network I/O only) */
     unsigned solver_workers;               /* computations that run at once */
-    unsigned count_threads;                /* threads one /count computation uses; 0 = one per CPU */
+    unsigned count_threads;                /* threads one /count computation uses; 0 = one per CPU
+                                              (main resolves it with nq_cpus_available) */
     size_t cache_bytes;                    /* response cache capacity in bytes; 0 disables it */
     int max_n_solve;                       /* largest n /solve accepts (422 beyond) */
     int max_n_count;                       /* largest n /count accepts (422 beyond) */
