@@ -5,23 +5,25 @@
  * go on being served. libmicrohttpd's way to do that, MHD_quiesce_daemon, races its own worker
  * threads when they wait with epoll (0.9.75, Debian 12): both the caller and a busy worker take the
  * listening socket out of the worker's epoll set, and the one that comes second gets ENOENT, which
- * libmicrohttpd answers with MHD_PANIC - abort(), on SIGTERM, with requests in flight. So the daemon
- * runs without a listening socket (MHD_USE_NO_LISTEN_SOCKET); one thread here waits for connections
- * (poll), accepts them and passes each on with MHD_add_connection, which picks a worker and applies
+ * libmicrohttpd answers with MHD_PANIC - abort(), on SIGTERM, with requests in flight. (Its poll mode
+ * quiesces safely but costs every request a pass over every open connection: 35k instead of 100k
+ * requests/s with 3000 idle connections.) So the daemon runs without a listening socket
+ * (MHD_USE_NO_LISTEN_SOCKET); one thread here waits for connections (poll), accepts them and passes
+ * each on with MHD_add_connection, which queues it for a worker (chosen by socket number) and applies
  * the per-address limit and the connection callbacks (the guard's) as for its own accepts.
  *
- * The connection limit is kept here, over all workers: at the limit the loop does not accept (it
- * looks again every few milliseconds), so new connections wait in the kernel's backlog until one
- * closes - as they did when libmicrohttpd accepted - instead of being accepted and closed. The count
- * is libmicrohttpd's own (MHD_DAEMON_INFO_CURRENT_CONNECTIONS): it drops when a closed connection is
- * cleaned up, when libmicrohttpd really has room again (the guard's count drops earlier). It lags
- * behind the connections just handed over, until their workers take them up, so a burst arriving at
- * the limit may pass it by a few. libmicrohttpd's own limit must therefore not bind first: its split
- * per worker would close connections below the total (the server gives each worker the whole limit).
+ * The connection limit is kept here, exactly, over all workers: at the limit the loop does not
+ * accept (it looks again every few milliseconds), so new connections wait in the kernel's backlog
+ * until one closes - as they did when libmicrohttpd accepted - instead of being accepted and closed.
+ * The count is the guard's (connections its workers have taken up and not closed) plus those handed
+ * over and still queued (listener.c). libmicrohttpd's own limit must never be reached: a worker that
+ * finds itself at it when taking up a queued connection leaves a mutex locked (0.9.75) and the
+ * server hangs. The server therefore gives libmicrohttpd a limit no process can reach.
  *
- * Stopping is shutdown(2) on the listening socket: the kernel refuses new connections from then on
- * and the loop's poll wakes (POLLHUP); the thread is joined, then the socket closed. A connection
- * accepted just before is still handed over and served.
+ * Stopping is shutdown(2) on the listening socket: the kernel refuses new connections from then on,
+ * resets those still waiting in the backlog (at the limit, say), and the loop's poll wakes
+ * (POLLHUP); the thread is joined, then the socket closed. A connection accepted just before is still
+ * handed over and served.
  *
  * Thread-safety: start, stop and destroy from one thread (or serialised by the caller); the loop
  * itself runs on the listener's own thread.
@@ -31,21 +33,23 @@
 
 #include <microhttpd.h>
 
+#include "guard.h"
 #include "nqueens/error.h"
 
 typedef struct nq_listener nq_listener; /* opaque */
 
 /* Start accepting on fd (a non-blocking, listening TCP socket) into mhd (started with an internal
- * polling thread and MHD_USE_NO_LISTEN_SOCKET; borrowed, must outlive the listener), while fewer
- * than conn_limit connections are open. The listener must be the only caller of MHD_get_daemon_info with
- * MHD_DAEMON_INFO_CURRENT_CONNECTIONS on mhd (libmicrohttpd sums its workers' counts into one field).
+ * polling thread, MHD_USE_NO_LISTEN_SOCKET and an unreachable connection limit; borrowed, must
+ * outlive the listener), while fewer than conn_limit connections are open. g is the guard whose
+ * callbacks mhd runs (borrowed, must outlive the listener): its counts are the open connections.
  * On success *out owns the listener and the listener owns fd (nq_listener_stop closes it).
  * Errors: NQ_E_ARG (a NULL argument, a negative fd or a zero conn_limit), NQ_E_NOMEM, NQ_E_THREAD; on
  * error fd is left open and still the caller's. */
-nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, unsigned conn_limit, nq_listener **out);
+nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, nq_guard *g, unsigned conn_limit, nq_listener **out);
 
 /* Stop taking connections: shut the socket down (new connections are refused), join the thread,
- * close the socket. Returns within a few milliseconds. Idempotent; NULL is accepted and ignored. */
+ * close the socket. Returns within about 20 ms (the loop's longest pause). Idempotent; NULL is
+ * accepted and ignored. */
 void nq_listener_stop(nq_listener *l);
 
 /* Stop (if not yet stopped) and free. NULL is accepted and ignored. */

@@ -17,6 +17,7 @@
 #include "server.h"
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -444,20 +445,19 @@ static nq_err start_daemon(nq_server *s) {
     const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                            MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
     const unsigned threads = s->cfg->http_threads > 0 ? s->cfg->http_threads : 1;
-    /* The listener holds the total to conn_limit. libmicrohttpd splits its own limit evenly among its
-     * threads and, given a connection, picks a thread by a count that lags behind the connections
-     * just handed to it, so an even split would close connections below the total: each thread may
-     * hold them all (config.c bounds the product: 10^6 connections x 256 threads fits). */
-    const unsigned mhd_limit = s->cfg->conn_limit * threads;
+    /* The listener holds the total to conn_limit. libmicrohttpd's own limit must never bind (at it,
+     * 0.9.75 leaves a mutex locked: listener.h): UINT_MAX, split among at most 256 threads, is over
+     * 16 million connections per thread, beyond any descriptor limit. */
     s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
-                              MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+                              MHD_OPTION_CONNECTION_LIMIT, UINT_MAX,
                               MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
                               MHD_OPTION_NOTIFY_COMPLETED, completed, s,
                               MHD_OPTION_THREAD_POOL_SIZE, threads,
                               MHD_OPTION_ARRAY, opts,
                               MHD_OPTION_END);
-    s->port = bound_port(listen_fd);
-    rc = s->mhd ? nq_listener_start(listen_fd, s->mhd, s->cfg->conn_limit, &s->listener) : NQ_E_THREAD;
+    const uint16_t port = bound_port(listen_fd);
+    s->port = port != 0 ? port : s->cfg->port;
+    rc = s->mhd ? nq_listener_start(listen_fd, s->mhd, s->guard, s->cfg->conn_limit, &s->listener) : NQ_E_THREAD;
     if (rc != NQ_OK) (void)close(listen_fd);
     return rc;
 }
@@ -509,9 +509,9 @@ bool nq_server_idle(const nq_server *s) { return atomic_load(&s->in_flight) == 0
 
 void nq_server_destroy(nq_server *s) {
     if (!s) return;
+    nq_listener_destroy(s->listener); /* no connection arrives after this */
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
-    nq_listener_destroy(s->listener); /* before the daemon it hands connections to stops */
     if (s->mhd) MHD_stop_daemon(s->mhd);
     nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
     nq_guard_destroy(s->guard);
