@@ -105,36 +105,37 @@ static int connection_fd(struct MHD_Connection *c)
     return info != NULL ? info->connect_fd : -1;
 }
 
+/* Every started connection is counted, with a slot or without: the listener's count of open
+ * connections relies on each STARTED being matched by exactly one CLOSED here. */
 static void on_started(nq_guard *g, struct MHD_Connection *c, void **socket_context)
 {
     const int fd = connection_fd(c);
     slot *const s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        /* No memory to watch it: refuse the connection the same safe way the sweeper closes one. */
-        if (fd >= 0) {
-            shutdown(fd, SHUT_RDWR);
-        }
-        *socket_context = NULL;
-        return;
-    }
-    s->guard = g;
-    s->fd = fd;
     *socket_context = s;
+    if (s != NULL) {
+        s->guard = g;
+        s->fd = fd;
+    }
     pthread_mutex_lock(&g->lock);
     g->stats.open++;
     g->stats.accepted++;
-    wait_begin(g, &g->fresh, s);
+    if (s != NULL) {
+        wait_begin(g, &g->fresh, s);
+    }
     pthread_mutex_unlock(&g->lock);
+    if (s == NULL && fd >= 0) {
+        /* No memory to watch it: refuse the connection the same safe way the sweeper closes one. */
+        shutdown(fd, SHUT_RDWR);
+    }
 }
 
 static void on_closed(nq_guard *g, void **socket_context)
 {
     slot *const s = *socket_context;
-    if (s == NULL) {
-        return;
-    }
     pthread_mutex_lock(&g->lock);
-    wait_end(s);
+    if (s != NULL) {
+        wait_end(s);
+    }
     g->stats.open--;
     pthread_mutex_unlock(&g->lock);
     *socket_context = NULL;

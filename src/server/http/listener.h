@@ -16,7 +16,9 @@
  * accept (it looks again every few milliseconds), so new connections wait in the kernel's backlog
  * until one closes - as they did when libmicrohttpd accepted - instead of being accepted and closed.
  * The count is the guard's (connections its workers have taken up and not closed) plus those handed
- * over and still queued (listener.c). libmicrohttpd's own limit must never be reached: a worker that
+ * over and still queued (listener.c). One that a worker drops without a word (no memory for its pool)
+ * stays counted until 2 s pass in which no worker takes anything up: under memory exhaustion the
+ * limit shrinks by one per such drop until traffic pauses, the safe direction. libmicrohttpd's own limit must never be reached: a worker that
  * finds itself at it when taking up a queued connection leaves a mutex locked (0.9.75) and the
  * server hangs. The server therefore gives libmicrohttpd a limit no process can reach.
  *
