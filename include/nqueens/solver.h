@@ -99,7 +99,8 @@ void nq_count_cancel(nq_count_ctl *ctl);
 double nq_count_progress(const nq_count_ctl *ctl);
 
 /* Count all solutions and symmetry classes of an n x n board, on `threads` worker threads
- * (0: one per online CPU; more than can help are clamped).
+ * (0: one per CPU in the process's affinity mask, as taskset or a cpuset sets it; a cgroup CPU quota
+ * is not consulted; more than can help are clamped).
  * ctl may be NULL (no cancel, no progress). Blocks until done.
  * The fastest method for n is chosen internally. Its working memory is allocated inside the call
  * and freed before it returns: almost none below n = 13; from there tables shared by the threads

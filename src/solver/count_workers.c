@@ -1,7 +1,21 @@
 /* count_workers.c - worker threads and Burnside's lemma for the table counters (count_workers.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "count_workers.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+long nq_count_cpus(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
+}
 
 
 void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads)

@@ -15,17 +15,20 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <unistd.h>
 
 #include "nqueens/solver.h"
 
 #define NQ_COUNT_WORKERS_MAX 64 /* hard cap on the workers of one count */
 
-/* Threads for a request of `threads` (0: one per online CPU), clamped to 1..max (max >= 1). Inline,
+/* CPUs this process may run on: its affinity mask (taskset, cpusets), else the online CPUs. A
+ * cgroup CPU quota is not looked at: the server does that (src/server/ops/cpus.h). */
+long nq_count_cpus(void);
+
+/* Threads for a request of `threads` (0: nq_count_cpus()), clamped to 1..max (max >= 1). Inline,
  * so that callers (and the static analyzer) see it is never below 1. */
 static inline int nq_count_workers(int threads, int max)
 {
-    const long want = threads != 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+    const long want = threads != 0 ? threads : nq_count_cpus();
     if (want < 1)
         return 1;
     return want < max ? (int)want : max;

@@ -4,9 +4,13 @@
  * public dispatcher and through the backtracking counter directly, so each method is covered whatever
  * the dispatcher picks. Cancellation is checked against the 100 ms bound the issue sets.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#endif
 #include "nqueens/solver.h"
 
 #include <check.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -16,6 +20,7 @@
 #include "check_run.h"
 #include "count_bt.h"
 #include "count_cases.h"
+#include "count_workers.h"
 
 typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 
@@ -173,6 +178,26 @@ START_TEST(bad_arguments) {
 }
 END_TEST
 
+/* threads = 0 means the CPUs of the affinity mask: pinned to one CPU (this test's own process: Check
+ * forks), the process counts on one, and still right (n = 14: the half-board counter). */
+START_TEST(threads_zero_follows_the_affinity_mask) {
+    cpu_set_t mask;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof mask, &mask), 0);
+    ck_assert_int_eq(nq_count_cpus(), CPU_COUNT(&mask));
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    const int cpu = sched_getcpu();
+    CPU_SET(cpu >= 0 ? (size_t)cpu : 0u, &one);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    ck_assert_int_eq(nq_count_cpus(), 1);
+    ck_assert_int_eq(nq_count_workers(0, NQ_COUNT_WORKERS_MAX), 1);
+    nq_counts got;
+    ck_assert_int_eq(nq_count(14, 0, NULL, &got), NQ_OK);
+    ck_assert_uint_eq(got.total, 365596u);
+    ck_assert_uint_eq(got.unique, 45752u);
+}
+END_TEST
+
 static Suite *count_suite(void) {
     Suite *s = suite_create("count");
     TCase *tc = tcase_create("oeis");
@@ -188,6 +213,7 @@ static Suite *count_suite(void) {
     tcase_add_loop_test(tc, cancel_before_start, 0, 2);
     tcase_add_test(tc, progress_zero_to_one);
     tcase_add_loop_test(tc, bad_arguments, 0, 2);
+    tcase_add_test(tc, threads_zero_follows_the_affinity_mask);
     suite_add_tcase(s, tc);
     return s;
 }
