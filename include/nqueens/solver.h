@@ -98,6 +98,11 @@ void nq_count_cancel(nq_count_ctl *ctl);
 /* Fraction of the count done, 0.0 .. 1.0 (1.0 once finished). Thread-safe; NULL gives 0. */
 double nq_count_progress(const nq_count_ctl *ctl);
 
+/* CPUs this process may run on: the CPUs of its affinity mask (taskset, a cpuset), or the online
+ * CPUs when the mask cannot be read; at least 1. What nq_count's `threads` = 0 means. A cgroup CPU
+ * quota is not consulted (nqueensd caps this by it: src/server/ops/cpus.h). Thread-safe. */
+int nq_count_cpus(void);
+
 /* Count all solutions and symmetry classes of an n x n board, on `threads` worker threads
  * (0: one per CPU in the process's affinity mask, as taskset or a cpuset sets it; a cgroup CPU quota
  * is not consulted; more than can help are clamped).

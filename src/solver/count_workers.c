@@ -4,17 +4,19 @@
 #endif
 #include "count_workers.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
-long nq_count_cpus(void)
+int nq_count_cpus(void)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         return CPU_COUNT(&set);
-    return sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
+    return online < 1 ? 1 : online > INT_MAX ? INT_MAX : (int)online;
 }
 
 

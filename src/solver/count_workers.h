@@ -20,10 +20,6 @@
 
 #define NQ_COUNT_WORKERS_MAX 64 /* hard cap on the workers of one count */
 
-/* CPUs this process may run on: its affinity mask (taskset, cpusets), else the online CPUs. A
- * cgroup CPU quota is not looked at: the server does that (src/server/ops/cpus.h). */
-long nq_count_cpus(void);
-
 /* Threads for a request of `threads` (0: nq_count_cpus()), clamped to 1..max (max >= 1). Inline,
  * so that callers (and the static analyzer) see it is never below 1. */
 static inline int nq_count_workers(int threads, int max)

@@ -7,20 +7,21 @@
  * namespace sees its host-side PATH while its mount shows only its own group: the deeper levels are
  * then missing and skipped, and the mount's top is the container's group.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* access */
 #endif
 #include "cpus.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "nqueens/solver.h"
 
 #define PATH_CAP 4096 /* a cgroup file's path */
 #define TEXT_CAP 4096 /* /proc/self/cgroup: one short line per hierarchy */
@@ -211,18 +212,7 @@ unsigned nq_cpus_quota(const char *proc_self_cgroup, const char *cgroup_root)
     return best;
 }
 
-static unsigned affinity_cpus(void)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
-        return (unsigned)CPU_COUNT(&set);
-    }
-    const long online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
-    return online > 0 ? (unsigned)online : 1u;
-}
-
 unsigned nq_cpus_available(void)
 {
-    return tighter(affinity_cpus(), nq_cpus_quota("/proc/self/cgroup", "/sys/fs/cgroup"));
+    return tighter((unsigned)nq_count_cpus(), nq_cpus_quota("/proc/self/cgroup", "/sys/fs/cgroup"));
 }

@@ -5,7 +5,7 @@
  * worth of each period: no faster than 2 threads, with 62 more stacks and tables' worth of threads
  * contending, and every other request on the pod throttled with them.
  *
- * The answer is the CPUs in the process's affinity mask (taskset, cpusets: docker --cpuset-cpus,
+ * The answer is the CPUs in the process's affinity mask (nq_count_cpus: taskset, docker --cpuset-cpus,
  * Kubernetes' static CPU manager), capped by the tightest CPU quota on the process's cgroup and its
  * ancestors (cgroup v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us: Kubernetes CPU limits,
  * docker --cpus), rounded up, and at least 1. It is read once, at start-up: a quota changed later
