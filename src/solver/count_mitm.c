@@ -329,10 +329,8 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
         return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX)
         return NQ_E_RANGE;
-    if (n <= 3) { /* too small to cut: 1 board (all 8 symmetries fix it), or none */
-        out->total = out->unique = n == 1 ? 1u : 0u;
+    if (nq_count_too_small(n, out))
         return NQ_OK;
-    }
     threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
     nq_mitm_table *table = NULL;
     nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);

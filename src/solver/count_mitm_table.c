@@ -92,23 +92,13 @@ nq_mitm_join_fn nq_mitm_join_pick(void)
 
 /* ---- column-set ranks -------------------------------------------------------------------------- */
 
-static uint64_t binomial(int a, int b)
-{
-    if (b < 0 || a < b)
-        return 0;
-    uint64_t r = 1;
-    for (int i = 1; i <= b; i++)
-        r = r * (uint64_t)(a - b + i) / (uint64_t)i; /* exact: r is C(a-b+i-1, i-1) before the step */
-    return r;
-}
-
 /* Colex rank share of the set bits of `bits`, positions offset by `base`, the lowest having index
  * `first` among all columns of the set: the sum of C(position, index + 1). */
 static uint32_t colex_part(uint32_t bits, int base, int first)
 {
     uint64_t r = 0;
     for (int idx = first; bits != 0; idx++) {
-        r += binomial(__builtin_ctz(bits) + base, idx + 1);
+        r += nq_binomial(__builtin_ctz(bits) + base, idx + 1);
         bits &= bits - 1u;
     }
     return (uint32_t)r;
@@ -293,7 +283,7 @@ nq_err nq_mitm_table_create(int n, int k, int threads, const nq_count_ctl *ctl,
         return NQ_E_NOMEM;
     t->n = n;
     t->k = k;
-    t->nsets = (uint32_t)binomial(n, k);
+    t->nsets = (uint32_t)nq_binomial(n, k);
     nq_err err = NQ_E_NOMEM;
     t->start = calloc((size_t)t->nsets * (size_t)n + 1u, sizeof *t->start);
     if (t->start == NULL || !rank_tables_build(t))

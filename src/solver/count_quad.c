@@ -389,9 +389,7 @@ static uint32_t orbit_weight(uint32_t cols, int n)
 /* All orbit representatives among the a-column sets of n columns. *out is the caller's to free. */
 static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
 {
-    size_t cap = 1;
-    for (int i = 0; i < a; i++)
-        cap = cap * (size_t)(n - i) / (size_t)(i + 1); /* C(n, a), exact at every step */
+    const size_t cap = (size_t)nq_binomial(n, a);
     colset *sets = malloc(cap * sizeof *sets);
     if (sets == NULL)
         return NQ_E_NOMEM;
@@ -495,10 +493,8 @@ nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_c
         return NQ_E_RANGE;
     if (ctl != NULL && atomic_load(&ctl->cancel))
         return NQ_E_CANCELED;
-    if (n <= 3) { /* too small to cut: 1 board (all 8 symmetries fix it), or none */
-        out->total = out->unique = n == 1 ? 1u : 0u;
+    if (nq_count_too_small(n, out))
         return NQ_OK;
-    }
     threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
     job *j = job_create(n, layout, ctl);
     if (j == NULL)

@@ -30,6 +30,28 @@ static inline int nq_count_workers(int threads, int max)
     return want < max ? (int)want : max;
 }
 
+/* Boards too small for a table counter to cut (n <= 3): answers *out (1 board for n = 1, which all
+ * 8 symmetries fix; none for 2 and 3) and returns true; false for every larger n. */
+static inline bool nq_count_too_small(int n, nq_counts *out)
+{
+    if (n > 3)
+        return false;
+    out->total = out->unique = n == 1 ? 1u : 0u;
+    return true;
+}
+
+/* C(a, b), exact for a <= 32 (column sets of a board; a product never passes 2^40); 0 when
+ * b < 0 or b > a. */
+static inline uint64_t nq_binomial(int a, int b)
+{
+    if (b < 0 || a < b)
+        return 0;
+    uint64_t r = 1;
+    for (int i = 1; i <= b; i++)
+        r = r * (uint64_t)(a - b + i) / (uint64_t)i; /* exact: r is C(a-b+i-1, i-1) before the step */
+    return r;
+}
+
 /* Run fn(arg) on up to `threads` threads (at most NQ_COUNT_WORKERS_MAX), the calling one included,
  * and join them all. A helper that cannot start is no error: fn must take its work from a shared
  * counter, so that the threads that did start take that helper's share. */
