@@ -386,9 +386,12 @@ static uint32_t orbit_weight(uint32_t cols, int n)
     return weight;
 }
 
-/* All orbit representatives among the a-column sets of n columns. *out is the caller's to free. */
+/* All orbit representatives among the a-column sets of n columns (1 <= a < n). *out is the caller's
+ * to free. */
 static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
 {
+    if (a < 1 || a >= n)
+        return NQ_E_ARG; /* no set to build a half on (and Gosper's step needs a set bit) */
     const size_t cap = (size_t)nq_binomial(n, a);
     colset *sets = malloc(cap * sizeof *sets);
     if (sets == NULL)
