@@ -399,9 +399,8 @@ static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool
 /* Bind and listen ourselves rather than let libmicrohttpd do it: its start-up failure says nothing
  * about why, and a port in use or an address this host lacks must be told apart from a thread that
  * would not start. SO_REUSEADDR only (restart through TIME_WAIT); never SO_REUSEPORT, which would let
- * a second nqueensd share the port silently. Non-blocking: the listener
- * waits in poll and must not block in accept when a waiting connection went away. On success *fd is
- * the caller's. */
+ * a second nqueensd share the port silently. Non-blocking: the listener waits in poll and must not
+ * block in accept when a waiting connection went away meanwhile. On success *fd is the caller's. */
 static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd) {
     const int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0) return NQ_E_LISTEN;

@@ -1,7 +1,7 @@
 /* server.h - nqueensd's HTTP server: libmicrohttpd glue around the application (app.h).
  *
- * The server owns the libmicrohttpd daemon, the response cache, the application and the connection
- * guard. Per request it takes the raw request target from MHD_OPTION_URI_LOG_CALLBACK (libmicrohttpd's
+ * The server owns the libmicrohttpd daemon, the response cache, the application, the connection
+ * guard and the listener that accepts connections for the daemon (listener.h). Per request it takes the raw request target from MHD_OPTION_URI_LOG_CALLBACK (libmicrohttpd's
  * own argument parsing is not strict enough: see query.h), queues the response on the handler's
  * second call (queuing on the first forces Connection: close), and ends every request in exactly one
  * place, the MHD_OPTION_NOTIFY_COMPLETED callback, which fills an nq_request_record for the access
