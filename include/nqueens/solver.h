@@ -100,7 +100,8 @@ double nq_count_progress(const nq_count_ctl *ctl);
 
 /* CPUs this process may run on: the CPUs of its affinity mask (taskset, a cpuset), or the online
  * CPUs when the mask cannot be read; at least 1. What nq_count's `threads` = 0 means. A cgroup CPU
- * quota is not consulted (nqueensd caps this by it: src/server/ops/cpus.h). Thread-safe. */
+ * quota is not consulted (a service that runs under one, like nqueensd, caps this by it and passes
+ * the result). Thread-safe. */
 int nq_count_cpus(void);
 
 /* Count all solutions and symmetry classes of an n x n board, on `threads` worker threads

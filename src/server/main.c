@@ -247,7 +247,9 @@ int main(int argc, char **argv)
     }
     if (cfg.action != NQ_ACTION_SERVE)
         return run_command(&cfg, argc > 0 ? argv[0] : "nqueensd");
-    if (cfg.count_threads == 0)
-        cfg.count_threads = nq_cpus_available(); /* the container's CPUs, not the host's: cpus.h */
+    if (cfg.count_threads == 0) { /* the container's CPUs, not the host's: cpus.h */
+        const unsigned cpus = nq_cpus_available();
+        cfg.count_threads = cpus < NQ_COUNT_THREADS_MAX ? cpus : NQ_COUNT_THREADS_MAX;
+    }
     return serve(&cfg);
 }

@@ -1,5 +1,6 @@
 /* count_workers.h - internal: what the two table counters (count_quad.c, count_mitm.c) share: their
- * worker threads, the stop test, and Burnside's lemma for the unique count.
+ * worker threads, the stop test, Burnside's lemma for the unique count, the boards too small to cut
+ * and the binomial that sizes their column sets.
  *
  * Both counters find every solution (not one per symmetry class), so the number of classes comes from
  * how many boards each symmetry fixes: only rotations can, for n > 1 no board is its own mirror image

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,6 +101,7 @@ static void exec_server(int fd, const char *const *args, const char *const *env)
     dup2(fd, STDOUT_FILENO);
     dup2(fd, STDERR_FILENO);
     close(fd);
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* a test that fails or times out leaves no server behind */
     execve(NQ_TEST_NQUEENSD, argv, envp);
     _exit(127);
 }

@@ -2,7 +2,9 @@
  * gzip, promtool), access and life-cycle log lines, graceful shutdown, and the command line (--help,
  * --version, bad values, --probe, a port in use).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET; includes POSIX 2008 */
+#endif
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -90,8 +92,6 @@ END_TEST
 
 /* ---- metrics ------------------------------------------------------------------------------------ */
 
-/* GET /metrics until it contains line (a request is counted when it completes, which may be just
- * after its client got the response), for at most 2 s. Returns the last body (malloc'd). */
 /* The first of lines[0..n) that body lacks as a whole line, or NULL if it has them all. */
 static const char *missing_line(const char *body, const char *const *lines, size_t n)
 {
@@ -615,11 +615,13 @@ END_TEST
  * use (pinned to one CPU here: the child inherits the mask), an explicit --count-threads wins. */
 START_TEST(count_threads_follow_the_cpus)
 {
+    cpu_set_t mask;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof mask, &mask), 0);
     cpu_set_t one;
     CPU_ZERO(&one);
     const int cpu = sched_getcpu();
     CPU_SET(cpu >= 0 ? (size_t)cpu : 0u, &one);
-    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0); /* this test's own process (Check forks) */
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0); /* restored below */
     static const char *const rows[][3] = {{NULL}, {"--count-threads", "3", NULL}};
     static const double want[] = {1, 3};
     for (size_t i = 0; i < 2; i++) {
@@ -641,6 +643,7 @@ START_TEST(count_threads_follow_the_cpus)
         nq_http_response_free(&r);
         ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 10), 0);
     }
+    ck_assert_int_eq(sched_setaffinity(0, sizeof mask, &mask), 0);
 }
 END_TEST
 

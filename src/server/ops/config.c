@@ -58,7 +58,7 @@ static const opt_row opts[] = {
      "network threads (they never compute, so a few suffice)"},
     {"solver-workers", "NQUEENSD_SOLVER_WORKERS", T_UINT, FIELD(solver_workers), "2", 1, 256, "N",
      "computations that run at the same time"},
-    {"count-threads", "NQUEENSD_COUNT_THREADS", T_UINT, FIELD(count_threads), "0", 0, 256, "N",
+    {"count-threads", "NQUEENSD_COUNT_THREADS", T_UINT, FIELD(count_threads), "0", 0, NQ_COUNT_THREADS_MAX, "N",
      "threads one /count computation uses; 0 = one per CPU this process may use (affinity mask, cgroup CPU quota)"},
     {"cache-bytes", "NQUEENSD_CACHE_BYTES", T_SIZE, FIELD(cache_bytes), "64M", 0, (uint64_t)1 << 40,
      "BYTES", "response cache capacity; 0 disables the cache"},

@@ -23,6 +23,7 @@
 #define NQ_CONFIG_ADDR_MAX 64   /* bind_addr capacity, NUL included (an IPv6 literal needs 46) */
 #define NQ_CONFIG_ORIGIN_MAX 256 /* cors_origin capacity, NUL included */
 #define NQ_CONFIG_URL_MAX 512    /* probe_url capacity, NUL included */
+#define NQ_COUNT_THREADS_MAX 256 /* --count-threads at most */
 
 /* What the process was asked to do; everything but NQ_ACTION_SERVE is a one-shot command. */
 typedef enum nq_config_action {

@@ -1,14 +1,16 @@
 /* cpus.c - the CPUs this process may use: affinity mask capped by the cgroup CPU quota (see cpus.h).
  *
- * Layout of what is read: /proc/self/cgroup has one line per hierarchy, "ID:CONTROLLERS:PATH"; the v2
- * hierarchy is "0::PATH", a v1 one lists its controllers ("4:cpu,cpuacct:PATH"). PATH is relative to
- * the hierarchy's mount. A limit on any ancestor applies too, so the walk reads every level from the
- * process's own group up to the mount and keeps the tightest. A container without its own cgroup
- * namespace sees its host-side PATH while its mount shows only its own group: the deeper levels are
- * then missing and skipped, and the mount's top is the container's group.
+ * What is read: /proc/self/cgroup has one line per hierarchy, "ID:CONTROLLERS:PATH"; the v2 hierarchy
+ * is "0::PATH", a v1 one lists its controllers ("4:cpu,cpuacct:PATH"). PATH is the process's group
+ * within the hierarchy. Where that group's files are is told by /proc/self/mountinfo: the mount of
+ * the hierarchy (fstype cgroup2, or cgroup with "cpu" among its super options) gives its mount point
+ * and the group it shows there (its root: "/" on a host, the container's own group for a container
+ * without a cgroup namespace). The group's directory is the mount point plus PATH below that root.
+ * A limit on any ancestor applies too, so the walk reads every level from the group up to the mount
+ * point - no further: what lies above is not this process's to read, or not an ancestor at all.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* access */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getline */
 #endif
 #include "cpus.h"
 
@@ -19,24 +21,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "nqueens/solver.h"
 
-#define PATH_CAP 4096 /* a cgroup file's path */
-#define TEXT_CAP 4096 /* /proc/self/cgroup: one short line per hierarchy */
+#define PATH_CAP 4096 /* a cgroup directory or file path */
 
-/* Read a small text file whole into buf, NUL-terminated. False if it cannot be read or does not fit. */
-static bool read_text(const char *path, char *buf, size_t cap)
+/* CPUs a quota of `quota` microseconds per `period` allows, rounded up; 0 for no (valid) quota. A
+ * quota of 1.5 CPUs lets two threads run for 1.5 CPUs' worth of each period: two threads. */
+static unsigned cpus_of(uint64_t quota, uint64_t period)
+{
+    if (quota == 0 || period == 0) {
+        return 0;
+    }
+    const uint64_t cpus = quota / period + (quota % period != 0);
+    return cpus > UINT_MAX ? UINT_MAX : (unsigned)cpus;
+}
+
+/* The smaller of two CPU counts where 0 means no limit. */
+static unsigned tighter(unsigned a, unsigned b)
+{
+    if (a == 0) {
+        return b;
+    }
+    return b != 0 && b < a ? b : a;
+}
+
+/* ---- the quota files ---------------------------------------------------------------------------- */
+
+/* Read a small file whole into buf (size bytes), NUL-terminated. False if it cannot be read or does
+ * not fit. */
+static bool read_text(const char *path, char *buf, size_t size)
 {
     FILE *const f = fopen(path, "re");
     if (f == NULL) {
         return false;
     }
-    const size_t n = fread(buf, 1, cap - 1u, f);
-    const bool whole = n < cap - 1u && !ferror(f);
+    const size_t n = fread(buf, 1, size - 1u, f);
+    const bool whole = !ferror(f) && fgetc(f) == EOF && !ferror(f);
     fclose(f);
-    buf[n] = '\0';
+    buf[whole ? n : 0] = '\0';
     return whole;
 }
 
@@ -60,30 +83,13 @@ static bool at_line_end(const char *s)
     return *s == '\0' || (*s == '\n' && s[1] == '\0');
 }
 
-/* CPUs a quota of `quota` microseconds per `period` allows, rounded up; 0 for no (valid) quota. */
-static unsigned cpus_of(uint64_t quota, uint64_t period)
-{
-    if (quota == 0 || period == 0) {
-        return 0;
-    }
-    const uint64_t cpus = quota / period + (quota % period != 0);
-    return cpus > UINT_MAX ? UINT_MAX : (unsigned)cpus;
-}
-
-static unsigned tighter(unsigned a, unsigned b)
-{
-    if (a == 0) {
-        return b;
-    }
-    return b != 0 && b < a ? b : a;
-}
-
-/* cgroup v2: cpu.max holds "max PERIOD" (no quota) or "QUOTA PERIOD". */
+/* cgroup v2: dir/cpu.max holds "max PERIOD" (no quota) or "QUOTA PERIOD". */
 static unsigned v2_quota(const char *dir)
 {
     char path[PATH_CAP];
     char text[64];
-    if (snprintf(path, sizeof path, "%s/cpu.max", dir) >= (int)sizeof path || !read_text(path, text, sizeof text)) {
+    if (snprintf(path, sizeof path, "%s/cpu.max", dir) >= (int)sizeof path ||
+        !read_text(path, text, sizeof text)) {
         return 0;
     }
     char *end = NULL;
@@ -101,11 +107,11 @@ static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
     char path[PATH_CAP];
     char text[32];
     char *end = NULL;
-    return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path && read_text(path, text, sizeof text) &&
-           parse_u64(text, &end, out) && at_line_end(end);
+    return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path &&
+           read_text(path, text, sizeof text) && parse_u64(text, &end, out) && at_line_end(end);
 }
 
-/* cgroup v1: cpu.cfs_quota_us holds -1 (no quota) or QUOTA, cpu.cfs_period_us PERIOD. */
+/* cgroup v1: dir/cpu.cfs_quota_us holds -1 (no quota) or QUOTA, dir/cpu.cfs_period_us PERIOD. */
 static unsigned v1_quota(const char *dir)
 {
     uint64_t quota = 0;
@@ -116,29 +122,25 @@ static unsigned v1_quota(const char *dir)
     return cpus_of(quota, period);
 }
 
-/* The tightest quota on root + cg_path and each of its ancestors up to root itself; levels whose
- * files are missing count as no quota. cg_path starts with '/'. */
-static unsigned walk_up(const char *root, const char *cg_path, unsigned (*quota_at)(const char *dir))
+/* The tightest quota in dir and each of its parents down to its first top_len bytes (the mount
+ * point), that one included; levels whose files are missing count as no quota. dir is cut up. */
+static unsigned walk_up(char *dir, size_t top_len, unsigned (*quota_at)(const char *dir))
 {
-    char dir[PATH_CAP];
-    const int len = snprintf(dir, sizeof dir, "%s%s", root, strcmp(cg_path, "/") == 0 ? "" : cg_path);
-    if (len < 0 || len >= (int)sizeof dir) {
-        return 0;
-    }
-    const size_t root_len = strlen(root);
     unsigned best = 0;
     for (;;) {
         best = tighter(best, quota_at(dir));
-        char *const slash = strrchr(dir + root_len, '/');
+        char *const slash = strrchr(dir + top_len, '/');
         if (slash == NULL) {
             return best;
         }
-        *slash = '\0'; /* the parent; root itself once the last component is cut */
+        *slash = '\0';
     }
 }
 
-/* Is name one of the comma-separated controllers in [list, end)? */
-static bool has_controller(const char *list, const char *end, const char *name)
+/* ---- /proc/self/cgroup and /proc/self/mountinfo ------------------------------------------------- */
+
+/* Is name one of the comma-separated items in [list, end)? */
+static bool has_item(const char *list, const char *end, const char *name)
 {
     const size_t want = strlen(name);
     while (list < end) {
@@ -152,67 +154,170 @@ static bool has_controller(const char *list, const char *end, const char *name)
     return false;
 }
 
-/* Copy into out the PATH of the v2 line ("0::PATH") or, with v2 false, of the v1 line whose
- * controllers include "cpu". False when there is none, or it does not fit or start with '/'. */
-static bool cgroup_path(const char *text, bool v2, char *out, size_t cap)
+/* Copy s into out (cap bytes); false, with out cut short, if it does not fit. */
+static bool copy_str(char *out, size_t cap, const char *s)
 {
-    for (const char *line = text; *line != '\0';) {
-        const char *const nl = strchr(line, '\n');
-        const size_t len = nl != NULL ? (size_t)(nl - line) : strlen(line);
-        const char *const c1 = memchr(line, ':', len);
-        const char *const c2 = c1 != NULL ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
-        if (c2 != NULL) {
-            const bool is_v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1;
-            if (v2 ? is_v2 : (!is_v2 && has_controller(c1 + 1, c2, "cpu"))) {
-                const size_t plen = len - (size_t)(c2 + 1 - line);
-                if (plen == 0 || plen >= cap || c2[1] != '/') {
-                    return false;
-                }
-                memcpy(out, c2 + 1, plen);
-                out[plen] = '\0';
-                return true;
-            }
+    const int n = snprintf(out, cap, "%s", s);
+    return n >= 0 && (size_t)n < cap;
+}
+
+/* Cut a line's trailing newline. */
+static void chomp(char *line, ssize_t *len)
+{
+    if (*len > 0 && line[*len - 1] == '\n') {
+        line[--*len] = '\0';
+    }
+}
+
+/* Copy into out the PATH of /proc/self/cgroup's v2 line ("0::PATH") or, with v2 false, of the v1
+ * line whose controllers include "cpu". False when there is none or it does not fit. */
+static bool cgroup_path(FILE *f, bool v2, char *out, size_t cap)
+{
+    char *line = NULL;
+    size_t line_cap = 0;
+    ssize_t len;
+    bool found = false;
+    while (!found && (len = getline(&line, &line_cap, f)) > 0) {
+        chomp(line, &len);
+        char *const c1 = strchr(line, ':');
+        char *const c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
+        if (c2 == NULL) {
+            continue;
         }
-        line += len + (nl != NULL);
+        const bool is_v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1;
+        if (v2 ? is_v2 : (!is_v2 && has_item(c1 + 1, c2, "cpu"))) {
+            found = copy_str(out, cap, c2 + 1);
+            break;
+        }
+    }
+    free(line);
+    return found;
+}
+
+/* Undo mountinfo's octal escapes (a space is "\040") in place. */
+static void unescape(char *s)
+{
+    char *w = s;
+    for (const char *r = s; *r != '\0'; r++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
+            r[3] <= '7') {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+/* Is the mountinfo line (fields split at spaces into f[0..n)) the mount of the wanted hierarchy?
+ * Fields: ID PARENT DEV ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS. */
+static bool wanted_mount(char *const *f, size_t n, bool v2)
+{
+    size_t dash = 6;
+    while (dash < n && strcmp(f[dash], "-") != 0) {
+        dash++;
+    }
+    if (dash + 3 >= n) {
+        return false; /* no separator, or fewer than three fields after it */
+    }
+    const char *const fstype = f[dash + 1];
+    const char *const super = f[dash + 3];
+    return v2 ? strcmp(fstype, "cgroup2") == 0
+              : strcmp(fstype, "cgroup") == 0 && has_item(super, super + strlen(super), "cpu");
+}
+
+/* Find in mountinfo the mount of the v2 hierarchy or, with v2 false, of the v1 hierarchy with the
+ * cpu controller; copy its root (the group it shows) and its mount point, unescaped. */
+static bool cgroup_mount(FILE *f, bool v2, char *root, char *point, size_t cap)
+{
+    char *line = NULL;
+    size_t line_cap = 0;
+    ssize_t len;
+    bool found = false;
+    while (!found && (len = getline(&line, &line_cap, f)) > 0) {
+        chomp(line, &len);
+        char *fields[32];
+        size_t n = 0;
+        for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL && n < 32; t = strtok_r(NULL, " ", &save)) {
+            fields[n++] = t;
+        }
+        if (n < 10 || !wanted_mount(fields, n, v2)) {
+            continue;
+        }
+        unescape(fields[3]);
+        unescape(fields[4]);
+        found = copy_str(root, cap, fields[3]) && copy_str(point, cap, fields[4]);
+    }
+    free(line);
+    return found;
+}
+
+/* A ".." component would lead the walk out of the hierarchy. */
+static bool has_dot_dot(const char *path)
+{
+    for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2) {
+        if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) {
+            return true;
+        }
     }
     return false;
 }
 
-/* dir/a if it exists, else dir/b, into out. False if neither fits. */
-static bool pick_mount(const char *root, const char *a, const char *b, char *out, size_t cap)
+/* The directory of group `path` under a mount of its hierarchy showing group `root` at `point`:
+ * point plus the part of path below root, or point itself when path is not below root (the process
+ * sits outside what is mounted). False if it does not fit or path is not a plain absolute path. */
+static bool group_dir(const char *point, const char *root, const char *path, char *out, size_t cap)
 {
-    char probe[PATH_CAP];
-    const bool has_a = snprintf(probe, sizeof probe, "%s/%s", root, a) < (int)sizeof probe && access(probe, F_OK) == 0;
-    return snprintf(out, cap, "%s/%s", root, has_a ? a : b) < (int)cap;
+    if (path[0] != '/' || has_dot_dot(path)) {
+        return false;
+    }
+    const size_t root_len = strcmp(root, "/") == 0 ? 0 : strlen(root);
+    const char *rest = "";
+    if (strncmp(path, root, root_len) == 0 && (path[root_len] == '/' || path[root_len] == '\0')) {
+        rest = path + root_len;
+    }
+    if (strcmp(rest, "/") == 0) {
+        rest = "";
+    }
+    return snprintf(out, cap, "%s%s", point, rest) < (int)cap;
 }
 
-unsigned nq_cpus_quota(const char *proc_self_cgroup, const char *cgroup_root)
+/* The tightest quota of one hierarchy (v2, or v1's cpu controller), 0 if none or nothing readable. */
+static unsigned hierarchy_quota(const char *proc_self_cgroup, const char *proc_self_mountinfo, bool v2)
 {
-    char text[TEXT_CAP];
     char path[PATH_CAP];
-    char mount[PATH_CAP];
-    if (proc_self_cgroup == NULL || cgroup_root == NULL || !read_text(proc_self_cgroup, text, sizeof text)) {
+    char root[PATH_CAP];
+    char point[PATH_CAP];
+    char dir[PATH_CAP];
+    FILE *const groups = fopen(proc_self_cgroup, "re");
+    if (groups == NULL) {
         return 0;
     }
-    unsigned best = 0;
-    /* v2 is mounted at the root (cgroup.controllers there), or at "unified" on a hybrid system. */
-    if (cgroup_path(text, true, path, sizeof path)) {
-        char probe[PATH_CAP];
-        const bool at_root = snprintf(probe, sizeof probe, "%s/cgroup.controllers", cgroup_root) < (int)sizeof probe &&
-                             access(probe, F_OK) == 0;
-        if (at_root) {
-            best = tighter(best, walk_up(cgroup_root, path, v2_quota));
-        } else if (snprintf(mount, sizeof mount, "%s/unified", cgroup_root) < (int)sizeof mount) {
-            best = tighter(best, walk_up(mount, path, v2_quota));
-        }
+    const bool in_group = cgroup_path(groups, v2, path, sizeof path);
+    fclose(groups);
+    FILE *const mounts = in_group ? fopen(proc_self_mountinfo, "re") : NULL;
+    if (mounts == NULL) {
+        return 0;
     }
-    if (cgroup_path(text, false, path, sizeof path) && pick_mount(cgroup_root, "cpu", "cpu,cpuacct", mount, sizeof mount)) {
-        best = tighter(best, walk_up(mount, path, v1_quota));
+    const bool mounted = cgroup_mount(mounts, v2, root, point, sizeof root);
+    fclose(mounts);
+    if (!mounted || !group_dir(point, root, path, dir, sizeof dir)) {
+        return 0;
     }
-    return best;
+    return walk_up(dir, strlen(point), v2 ? v2_quota : v1_quota);
+}
+
+unsigned nq_cpus_quota(const char *proc_self_cgroup, const char *proc_self_mountinfo)
+{
+    if (proc_self_cgroup == NULL || proc_self_mountinfo == NULL) {
+        return 0;
+    }
+    return tighter(hierarchy_quota(proc_self_cgroup, proc_self_mountinfo, true),
+                   hierarchy_quota(proc_self_cgroup, proc_self_mountinfo, false));
 }
 
 unsigned nq_cpus_available(void)
 {
-    return tighter((unsigned)nq_count_cpus(), nq_cpus_quota("/proc/self/cgroup", "/sys/fs/cgroup"));
+    return tighter((unsigned)nq_count_cpus(), nq_cpus_quota("/proc/self/cgroup", "/proc/self/mountinfo"));
 }
