@@ -36,8 +36,8 @@
  * retrying at once would spin while nothing has changed. */
 #define BACKOFF_MS 20u
 /* Connections handed over but not reported for this long were dropped by their worker. Workers take
- * up their queue within milliseconds; a stalled process only makes the count err on the high side
- * for this long. */
+ * up their queue within milliseconds; one stalled longer than this (a stopped process, a machine
+ * swapping) makes the count err low until it catches up: a few connections too many, never a hang. */
 #define STALE_MS 2000u
 
 struct nq_listener {
