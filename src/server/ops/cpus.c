@@ -161,37 +161,52 @@ static bool copy_str(char *out, size_t cap, const char *s)
     return n >= 0 && (size_t)n < cap;
 }
 
-/* Cut a line's trailing newline. */
-static void chomp(char *line, ssize_t *len)
+/* Call match(line, ctx) on each line of the file at path, its newline cut, until one returns true.
+ * True if one did; false if none did or the file cannot be read. Lines of any length. */
+static bool scan_lines(const char *path, bool (*match)(char *line, void *ctx), void *ctx)
 {
-    if (*len > 0 && line[*len - 1] == '\n') {
-        line[--*len] = '\0';
+    FILE *const f = fopen(path, "re");
+    if (f == NULL) {
+        return false;
     }
-}
-
-/* Copy into out the PATH of /proc/self/cgroup's v2 line ("0::PATH") or, with v2 false, of the v1
- * line whose controllers include "cpu". False when there is none or it does not fit. */
-static bool cgroup_path(FILE *f, bool v2, char *out, size_t cap)
-{
     char *line = NULL;
     size_t line_cap = 0;
     ssize_t len;
     bool found = false;
     while (!found && (len = getline(&line, &line_cap, f)) > 0) {
-        chomp(line, &len);
-        char *const c1 = strchr(line, ':');
-        char *const c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
-        if (c2 == NULL) {
-            continue;
+        if (line[len - 1] == '\n') {
+            line[len - 1] = '\0';
         }
-        const bool is_v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1;
-        if (v2 ? is_v2 : (!is_v2 && has_item(c1 + 1, c2, "cpu"))) {
-            found = copy_str(out, cap, c2 + 1);
-            break;
-        }
+        found = match(line, ctx);
     }
     free(line);
+    fclose(f);
     return found;
+}
+
+/* What group_line looks for in /proc/self/cgroup, and what it found. */
+typedef struct group_query {
+    bool v2;    /* the v2 line ("0::PATH"), else the v1 line whose controllers include "cpu" */
+    char *path; /* receives PATH */
+    size_t cap; /* its size */
+    bool fits;  /* PATH fitted */
+} group_query;
+
+/* Is line the wanted one of /proc/self/cgroup? Then copy its PATH (the scan stops there). */
+static bool group_line(char *line, void *ctx)
+{
+    group_query *const q = ctx;
+    const char *const c1 = strchr(line, ':');
+    const char *const c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
+    if (c2 == NULL) {
+        return false;
+    }
+    const bool is_v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1;
+    if (q->v2 ? !is_v2 : (is_v2 || !has_item(c1 + 1, c2, "cpu"))) {
+        return false;
+    }
+    q->fits = copy_str(q->path, q->cap, c2 + 1);
+    return true;
 }
 
 /* Undo mountinfo's octal escapes (a space is "\040") in place. */
@@ -227,30 +242,30 @@ static bool wanted_mount(char *const *f, size_t n, bool v2)
               : strcmp(fstype, "cgroup") == 0 && has_item(super, super + strlen(super), "cpu");
 }
 
-/* Find in mountinfo the mount of the v2 hierarchy or, with v2 false, of the v1 hierarchy with the
- * cpu controller; copy its root (the group it shows) and its mount point, unescaped. */
-static bool cgroup_mount(FILE *f, bool v2, char *root, char *point, size_t cap)
+/* What mount_line looks for in /proc/self/mountinfo, and what it found. */
+typedef struct mount_query {
+    bool v2;     /* the cgroup2 mount, else the v1 cgroup mount with the cpu controller */
+    char *root;  /* receives the group the mount shows */
+    char *point; /* receives the mount point */
+    size_t cap;  /* the size of each */
+} mount_query;
+
+/* Is line the mount of the wanted hierarchy? Then copy its root and mount point, unescaped (a line
+ * whose fields do not fit is passed over). */
+static bool mount_line(char *line, void *ctx)
 {
-    char *line = NULL;
-    size_t line_cap = 0;
-    ssize_t len;
-    bool found = false;
-    while (!found && (len = getline(&line, &line_cap, f)) > 0) {
-        chomp(line, &len);
-        char *fields[32];
-        size_t n = 0;
-        for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL && n < 32; t = strtok_r(NULL, " ", &save)) {
-            fields[n++] = t;
-        }
-        if (n < 10 || !wanted_mount(fields, n, v2)) {
-            continue;
-        }
-        unescape(fields[3]);
-        unescape(fields[4]);
-        found = copy_str(root, cap, fields[3]) && copy_str(point, cap, fields[4]);
+    mount_query *const q = ctx;
+    char *fields[32];
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL && n < 32; t = strtok_r(NULL, " ", &save)) {
+        fields[n++] = t;
     }
-    free(line);
-    return found;
+    if (n < 10 || !wanted_mount(fields, n, q->v2)) {
+        return false;
+    }
+    unescape(fields[3]);
+    unescape(fields[4]);
+    return copy_str(q->root, q->cap, fields[3]) && copy_str(q->point, q->cap, fields[4]);
 }
 
 /* A ".." component would lead the walk out of the hierarchy. */
@@ -290,19 +305,10 @@ static unsigned hierarchy_quota(const char *proc_self_cgroup, const char *proc_s
     char root[PATH_CAP];
     char point[PATH_CAP];
     char dir[PATH_CAP];
-    FILE *const groups = fopen(proc_self_cgroup, "re");
-    if (groups == NULL) {
-        return 0;
-    }
-    const bool in_group = cgroup_path(groups, v2, path, sizeof path);
-    fclose(groups);
-    FILE *const mounts = in_group ? fopen(proc_self_mountinfo, "re") : NULL;
-    if (mounts == NULL) {
-        return 0;
-    }
-    const bool mounted = cgroup_mount(mounts, v2, root, point, sizeof root);
-    fclose(mounts);
-    if (!mounted || !group_dir(point, root, path, dir, sizeof dir)) {
+    group_query group = {v2, path, sizeof path, false};
+    mount_query mount = {v2, root, point, sizeof root};
+    if (!scan_lines(proc_self_cgroup, group_line, &group) || !group.fits ||
+        !scan_lines(proc_self_mountinfo, mount_line, &mount) || !group_dir(point, root, path, dir, sizeof dir)) {
         return 0;
     }
     return walk_up(dir, strlen(point), v2 ? v2_quota : v1_quota);
