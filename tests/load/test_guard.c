@@ -10,7 +10,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #endif
-#include "guard.h"
+#include "http/guard.h"
 
 #include <arpa/inet.h>
 #include <check.h>

@@ -3,7 +3,7 @@
  * Tuned for tiny inputs (a handful of short pairs): one pass, every pair decoded into small stack
  * buffers with hard caps, so hostile input costs O(len) time and no heap at all.
  */
-#include "query.h"
+#include "app/query.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strcasecmp */
 #endif
-#include "app.h"
+#include "app/app.h"
 
 #include <stdlib.h>
 #include <string.h>

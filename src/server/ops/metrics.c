@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "metrics.h"
+#include "ops/metrics.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -161,6 +161,17 @@ void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r)
     inc(&s->buckets[bucket_of(r->duration_s)], 1);
     inc(&s->duration_us, to_us(r->duration_s));
     inc(&s->bytes, r->bytes);
+}
+
+bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out)
+{
+    for (unsigned k = 0; name != NULL && k < NKINDS; k++) {
+        if (strcmp(kind_names[k], name) == 0) {
+            *out = (nq_metrics_kind)k;
+            return true;
+        }
+    }
+    return false;
 }
 
 void nq_metrics_observe_solver(nq_metrics *m, nq_metrics_kind kind, double seconds)

@@ -5,7 +5,7 @@
  * Numbers are plain ASCII decimal digits, as in the HTTP API: no sign, no spaces, no 0x, no overflow.
  * Byte sizes also take one binary suffix (K, M, G: 1024, 1024^2, 1024^3).
  */
-#include "config.h"
+#include "base/config.h"
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "nqueens/solver.h"
-#include "probe.h"
+#include "base/probe.h"
 
 typedef enum opt_type {
     T_PORT,    /* uint16_t */
