@@ -41,7 +41,10 @@
     X(E_DRAINING, 33, 503, "shutting-down", "Service shutting down")                             \
     X(E_INTERNAL, 34, 500, "internal-error", "Internal error")                                   \
     X(E_BAD_REQUEST, 35, 400, "bad-request", "Bad request")                                      \
-    X(E_LISTEN, 36, 500, "internal-error", "Cannot listen on the address (in use, or not this host's)")
+    X(E_LISTEN, 36, 500, "internal-error", "Cannot listen on the address (in use, or not this host's)") \
+    /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */          \
+    X(NO_SOLUTION, 37, 200, "no-solution", "No solution exists for this board size")             \
+    X(E_PLACEMENT, 38, 400, "invalid-placement", "Invalid placement")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */

@@ -59,6 +59,12 @@ static const doc_row docs[] = {
     {"out-of-memory", 503, "Out of memory", "The server could not allocate memory for this request. Retry later."},
     {"thread-failure", 503, "Could not start a thread", "The server could not start a worker. Retry later."},
     {"not-a-solution", 422, "Not a solution", "The board given is not a solution of the N-Queens problem."},
+    {"invalid-placement", 400, "Invalid placement",
+     "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "
+     "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns)."},
+    {"no-solution", 200, "No solution exists for this board size",
+     "Not an error: boards of size 2 and 3 have no solution, so /solution answers 200 with a null "
+     "'solution'. Every other size has one."},
     {"internal-error", 500, "Internal error",
      "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "
      "identifies the request in the server's logs."},
