@@ -66,6 +66,9 @@
       "The server could not start a worker. Retry later.")                                                     \
     P(NOT_A_SOLUTION, "not-a-solution", 422, "Not a solution",                                                 \
       "The board given is not a solution of the N-Queens problem.")                                            \
+    P(INVALID_PLACEMENT, "invalid-placement", 400, "Invalid placement",                                        \
+      "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "     \
+      "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")          \
     P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                 \
       "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "              \
       "identifies the request in the server's logs.")
@@ -103,7 +106,10 @@
     X(E_DRAINING, 33, SHUTTING_DOWN, "Service shutting down")                                                  \
     X(E_INTERNAL, 34, INTERNAL_ERROR, "Internal error")                                                        \
     X(E_BAD_REQUEST, 35, BAD_REQUEST, "Bad request")                                                           \
-    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")
+    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")             \
+    /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */                     \
+    X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                                           \
+    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */
