@@ -104,7 +104,7 @@ static const nq_err table[] = {
 START_TEST(test_every_type_documented) {
     const err_case row = {table[_i], nq_err_http_status(table[_i]), nq_err_problem_slug(table[_i])};
     const err_case *c = &row;
-    if (c->err == NQ_OK) return;
+    if (c->status < 400) return; /* NQ_OK and the other answers that are no problem (NQ_NO_SOLUTION) */
     char *body = NULL;
     size_t len = 0;
     ck_assert_msg(nq_problem_doc(c->slug, strlen(c->slug), &body, &len) == NQ_OK, "slug %s", c->slug);

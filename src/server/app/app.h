@@ -180,6 +180,10 @@ void nq_response_clear(nq_response *resp);
  * table or the arena is full. */
 bool nq_response_add_header(nq_response *resp, const char *name, const char *value);
 
+/* Replace the value of the first header called name (case-insensitive), or add it when absent.
+ * Returns false (and changes nothing) when the arena or the table is full. */
+bool nq_response_set_header(nq_response *resp, const char *name, const char *value);
+
 /* The value of the first header called name (case-insensitive), or NULL. */
 const char *nq_response_header(const nq_response *resp, const char *name);
 

@@ -25,6 +25,8 @@ typedef struct key_row {
 static const key_row keys[] = {
     {NQ_QK_N, "n"},         {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
     {NQ_QK_LIMIT, "limit"}, {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
+    {NQ_QK_METHOD, "method"}, {NQ_QK_SEED, "seed"}, {NQ_QK_COLUMNS, "columns"},
+    {NQ_QK_QUEENS, "queens"},
 };
 
 const char *nq_query_key_name(nq_query_key key) {
@@ -131,6 +133,21 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         memcpy(q->after, v, len + 1);
         q->after_len = len;
         return NQ_OK;
+    case NQ_QK_METHOD:
+        if (strcmp(v, "construct") == 0) q->method = NQ_METHOD_CONSTRUCT;
+        else if (strcmp(v, "random") == 0) q->method = NQ_METHOD_RANDOM;
+        else {
+            fail(err, NQ_E_PARAM_INVALID, "method");
+            DETAIL(err, "Parameter 'method' must be 'construct' or 'random'.");
+            return err->err;
+        }
+        return NQ_OK;
+    case NQ_QK_SEED:
+        if (!parse_u64(v, len, &q->seed)) return bad_int(err, "seed", "from 0 to 18446744073709551615");
+        return NQ_OK;
+    case NQ_QK_COLUMNS:
+    case NQ_QK_QUEENS:
+        return NQ_E_INTERNAL; /* kept raw by parse_pair */
     }
     return NQ_E_INTERNAL;
 }
@@ -200,6 +217,11 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
         DETAIL(err, "Parameter '%s' needs a value ('%s=...').", row->name, row->name);
         return err->err;
     }
+    if (row->key == NQ_QK_COLUMNS || row->key == NQ_QK_QUEENS) { /* any length: decoded by the route */
+        q->placement = eq + 1;
+        q->placement_len = len - klen - 1;
+        return NQ_OK;
+    }
     char value[VALUE_CAP + 1];
     size_t vlen = 0;
     const decode_rc vrc = decode(eq + 1, len - klen - 1, value, VALUE_CAP, &vlen);
@@ -226,6 +248,25 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
         DETAIL(err, "Parameters 'after' and 'offset' exclude each other: page with 'after' alone.");
         return err->err;
     }
+    if ((q->present & NQ_QK_COLUMNS) && (q->present & NQ_QK_QUEENS)) {
+        fail(err, NQ_E_PARAM_CONFLICT, "queens");
+        DETAIL(err, "Parameters 'columns' and 'queens' exclude each other: give the placement once.");
+        return err->err;
+    }
+    return NQ_OK;
+}
+
+nq_err nq_query_decode(const char *raw, size_t len, const char *param, char **out, size_t *out_len,
+                       nq_query_error *err) {
+    memset(err, 0, sizeof *err);
+    char *buf = malloc(len + 1);
+    if (!buf) return NQ_E_NOMEM;
+    const decode_rc rc = decode(raw, len, buf, len, out_len);
+    if (rc != DECODE_OK) {
+        free(buf);
+        return decode_error(err, rc, param, false);
+    }
+    *out = buf;
     return NQ_OK;
 }
 

@@ -44,6 +44,20 @@ bool nq_response_add_header(nq_response *resp, const char *name, const char *val
     return true;
 }
 
+bool nq_response_set_header(nq_response *resp, const char *name, const char *value) {
+    for (size_t i = 0; i < resp->nheaders; i++) {
+        if (strcasecmp(resp->headers[i].name, name) != 0) continue;
+        const size_t len = strlen(value) + 1;
+        if (len > NQ_RESPONSE_ARENA - resp->arena_used) return false;
+        char *copy = resp->arena + resp->arena_used; /* the old value's bytes stay: the arena only grows */
+        memcpy(copy, value, len);
+        resp->arena_used += len;
+        resp->headers[i].value = copy;
+        return true;
+    }
+    return nq_response_add_header(resp, name, value);
+}
+
 const char *nq_response_header(const nq_response *resp, const char *name) {
     for (size_t i = 0; i < resp->nheaders; i++)
         if (strcasecmp(resp->headers[i].name, name) == 0) return resp->headers[i].value;
