@@ -48,23 +48,31 @@ typedef struct nq_placement nq_placement; /* opaque: n, a capacity and the queen
 /* Why an entry was rejected. The values are stable (they may be logged). */
 typedef enum nq_placement_reason {
     NQ_PLACEMENT_OK = 0,           /* no error */
-    NQ_PLACEMENT_EMPTY = 1,        /* the entry is empty ("1,,2", a trailing comma, "3:") */
-    NQ_PLACEMENT_MALFORMED = 2,    /* not a number ("-" in columns), not "r:c" in queens */
+    NQ_PLACEMENT_EMPTY = 1,        /* the entry is empty ("1,,2", a trailing comma, "" for columns) */
+    NQ_PLACEMENT_MALFORMED = 2,    /* not a number or "-" (columns), not "row:column" (queens) */
     NQ_PLACEMENT_LEADING_ZERO = 3, /* a number with a leading zero ("07") */
     NQ_PLACEMENT_ROW_RANGE = 4,    /* row >= n (value holds it, or UINT64_MAX when it overflowed) */
     NQ_PLACEMENT_COL_RANGE = 5,    /* column >= n (as for rows) */
-    NQ_PLACEMENT_DUPLICATE = 6,    /* the square of entry was given before, by entry `other` */
+    NQ_PLACEMENT_DUPLICATE = 6,    /* entry gives `square` again, which entry `other` gave first */
     NQ_PLACEMENT_TOO_FEW = 7,      /* columns: fewer than n entries (entry = how many there were) */
-    NQ_PLACEMENT_TOO_MANY = 8,     /* columns: more than n entries (entry = n); builder: over capacity */
-    NQ_PLACEMENT_BOARD = 9         /* n itself is outside 1..NQ_PLACEMENT_N_MAX (value holds it) */
+    NQ_PLACEMENT_TOO_MANY = 8      /* columns: more than n entries (entry = n); builder: over capacity */
 } nq_placement_reason;
+
+/* Which way the placement came: it changes what "malformed" means in a description. */
+typedef enum nq_placement_form {
+    NQ_PLACEMENT_FORM_COLUMNS, /* nq_placement_parse_columns */
+    NQ_PLACEMENT_FORM_QUEENS,  /* nq_placement_parse_queens */
+    NQ_PLACEMENT_FORM_BUILT    /* nq_placement_add / nq_placement_finish */
+} nq_placement_form;
 
 typedef struct nq_placement_error {
     nq_placement_reason reason; /* NQ_PLACEMENT_OK when there is no error */
+    nq_placement_form form;     /* how the placement was given */
     uint64_t entry;             /* 0-based index of the entry at fault, in the order given */
     uint64_t other;             /* DUPLICATE: the earlier entry with the same square */
-    uint64_t value;             /* ROW_RANGE, COL_RANGE, BOARD: the value (UINT64_MAX: overflowed) */
-    uint32_t n;                 /* the board size the entry was checked against */
+    uint64_t value;             /* ROW_RANGE, COL_RANGE: the value (UINT64_MAX: overflowed) */
+    nq_square square;           /* DUPLICATE: the square given twice */
+    uint32_t n;                 /* the board size */
     size_t offset;              /* string parsers: byte offset where the entry starts */
 } nq_placement_error;
 
@@ -77,7 +85,8 @@ size_t nq_placement_error_describe(const nq_placement_error *e, char *buf, size_
 /* Create an empty placement on an n x n board with room for `capacity` queens (allocated at once,
  * 8 bytes each; a parser sizes it from its input, a JSON layer from its array length). The placement
  * is open: add queens, then nq_placement_finish. On success *out owns it (nq_placement_destroy).
- * Errors: NQ_E_ARG (out NULL), NQ_E_RANGE (n outside 1..NQ_PLACEMENT_N_MAX), NQ_E_NOMEM. */
+ * Errors: NQ_E_ARG (out NULL, capacity >= 2^32 - 1), NQ_E_RANGE (n outside 1..NQ_PLACEMENT_N_MAX),
+ * NQ_E_NOMEM. */
 nq_err nq_placement_create(uint32_t n, size_t capacity, nq_placement **out);
 
 /* Free a placement. NULL is accepted and ignored. */
