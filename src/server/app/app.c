@@ -295,8 +295,17 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
     nq_app_work_destroy(work);
 }
 
-void *nq_app_plan_new(nq_app_work *w, size_t size) {
+static void plan_free(nq_app_work *w) {
+    if (w->plan && w->plan_cleanup) w->plan_cleanup(w->plan);
     free(w->plan);
+    w->plan = NULL;
+    w->plan_cleanup = NULL;
+}
+
+void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan)) { w->plan_cleanup = cleanup; }
+
+void *nq_app_plan_new(nq_app_work *w, size_t size) {
+    plan_free(w);
     w->plan = calloc(1, size);
     w->plan_size = w->plan ? size : 0;
     return w->plan;
@@ -309,6 +318,7 @@ void *nq_app_result_data_new(nq_app_result *r, size_t size) {
 }
 
 nq_app_work *nq_app_work_copy(const nq_app_work *work) {
+    if (work->plan_cleanup) return NULL; /* a plan that owns memory cannot be byte-copied */
     nq_app_work *w = malloc(sizeof *w);
     if (!w) return NULL;
     *w = *work;
@@ -323,7 +333,7 @@ nq_app_work *nq_app_work_copy(const nq_app_work *work) {
 
 void nq_app_work_destroy(nq_app_work *work) {
     if (!work) return;
-    free(work->plan);
+    plan_free(work);
     free(work);
 }
 

@@ -57,6 +57,7 @@ struct nq_app_work {
     char instance[NQ_PROBLEM_INSTANCE_MAX + 1]; /* request path, for problem bodies */
     void *plan;                                 /* the route's plan (its own struct), or NULL */
     size_t plan_size;                           /* its size in bytes */
+    void (*plan_cleanup)(void *plan);           /* frees what the plan owns, or NULL (plain data) */
 };
 
 struct nq_app_result {
@@ -67,6 +68,10 @@ struct nq_app_result {
 
 /* Give w a zeroed plan of size bytes (owned by w, copied and freed with it); NULL without memory. */
 void *nq_app_plan_new(nq_app_work *w, size_t size);
+
+/* Let w's plan own memory: cleanup(plan) runs before the plan is freed. A plan that owns memory is
+ * no longer plain data, so its route must not compute (nq_app_work_copy refuses such a work). */
+void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan));
 
 /* Give r zeroed data of size bytes (owned by r, freed with it); NULL without memory. */
 void *nq_app_result_data_new(nq_app_result *r, size_t size);

@@ -72,6 +72,10 @@ nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_respons
 nq_err nq_solution_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
 void nq_solution_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
 
+/* /check (route_check.c) */
+bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+
 /* /openapi.yaml, /problems/{slug} and the 404 fallback (route_docs.c) */
 bool nq_docs_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
