@@ -74,11 +74,13 @@ static int get_placement(const nq_cli_opts *o, FILE *in, FILE *err, nq_placement
     return NQ_CLI_EXIT_USAGE;
 }
 
-static void write_report(FILE *out, const nq_placement *p, const nq_check_report *r, const nq_pair *pairs) {
+/* The report with the first `listed` pairs of pairs (NULL when listed is 0). */
+static void write_report(FILE *out, const nq_placement *p, const nq_check_report *r, const nq_pair *pairs,
+                         size_t listed) {
     fprintf(out, "{\"n\":%" PRIu32 ",\"queens\":%" PRIu64 ",\"valid\":%s,\"complete\":%s,\"conflict_count\":%" PRIu64
                  ",\"conflicts\":[",
             nq_placement_n(p), r->queens, r->valid ? "true" : "false", r->complete ? "true" : "false", r->conflicts);
-    for (size_t i = 0; i < r->listed; i++)
+    for (size_t i = 0; i < listed && pairs != NULL; i++)
         fprintf(out, "%s[[%" PRIu32 ",%" PRIu32 "],[%" PRIu32 ",%" PRIu32 "]]", i > 0 ? "," : "", pairs[i].first.row,
                 pairs[i].first.col, pairs[i].second.row, pairs[i].second.col);
     fputs("]}\n", out);
@@ -99,7 +101,7 @@ static int check_and_write(const nq_cli_opts *o, const nq_placement *p, FILE *ou
         free(pairs);
         return NQ_CLI_EXIT_FAILURE;
     }
-    write_report(out, p, &r, pairs);
+    write_report(out, p, &r, pairs, pairs != NULL ? r.listed : 0);
     free(pairs);
     return r.complete ? NQ_CLI_EXIT_OK : NQ_CLI_EXIT_FAILURE;
 }

@@ -25,7 +25,7 @@ __attribute__((format(printf, 3, 4))) static bool fail(char *why, size_t cap, co
 
 /* A JSON integer >= 0 (no fraction), as uint64_t; values past 2^53 saturate (out of every range). */
 static bool whole(const cJSON *item, uint64_t *out) {
-    if (!cJSON_IsNumber(item)) return false;
+    if (item == NULL || !cJSON_IsNumber(item)) return false;
     const double v = item->valuedouble;
     if (!(v >= 0.0) || floor(v) != v) return false; /* also NaN */
     *out = v >= EXACT_MAX ? UINT64_MAX : (uint64_t)v;
@@ -41,7 +41,7 @@ static bool placement_fail(const nq_placement_error *e, char *why, size_t cap) {
 
 static bool read_columns(const cJSON *arr, nq_placement *p, char *why, size_t cap) {
     const uint32_t n = nq_placement_n(p);
-    if (!cJSON_IsArray(arr)) return fail(why, cap, "\"columns\" must be an array");
+    if (arr == NULL || !cJSON_IsArray(arr)) return fail(why, cap, "\"columns\" must be an array");
     if ((uint64_t)cJSON_GetArraySize(arr) != n)
         return fail(why, cap, "\"columns\" has %d entries, not n = %u (one per row)", cJSON_GetArraySize(arr), n);
     uint64_t row = 0;
@@ -56,7 +56,7 @@ static bool read_columns(const cJSON *arr, nq_placement *p, char *why, size_t ca
 }
 
 static bool read_queens(const cJSON *arr, nq_placement *p, char *why, size_t cap) {
-    if (!cJSON_IsArray(arr)) return fail(why, cap, "\"queens\" must be an array");
+    if (arr == NULL || !cJSON_IsArray(arr)) return fail(why, cap, "\"queens\" must be an array");
     uint64_t entry = 0;
     for (const cJSON *item = arr->child; item != NULL; item = item->next, entry++) {
         uint64_t row = 0, col = 0;
