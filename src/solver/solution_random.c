@@ -136,15 +136,17 @@ static uint32_t greedy_start(search *s, uint32_t rest_max) {
     return row;
 }
 
-/* Shuffles rows first..n-1 and places them; puts each on the work list. false: a count would reach
- * 255 (restart). */
-static bool place_rest(search *s, uint32_t first) {
+/* Shuffles rows first..n-1 and places them; puts each on the work list and adds the attacks each
+ * one makes (one per diagonal it joins that already holds a queen) to *attacks. false: a count would
+ * reach 255 (restart). */
+static bool place_rest(search *s, uint32_t first, uint64_t *attacks) {
     const uint32_t n = s->n;
     for (uint32_t row = first; row < n; row++) {
         swap_cols(s->cols, row, row + nq_prng_below(&s->rng, n - row));
         const uint32_t col = s->cols[row];
         uint8_t *d = &s->down[down_of(s, row, col)], *u = &s->up[row + col];
         if (*d == UINT8_MAX || *u == UINT8_MAX) return false;
+        *attacks += (uint64_t)(*d > 0) + (uint64_t)(*u > 0);
         (*d)++;
         (*u)++;
         s->work[row - first] = row;
@@ -199,19 +201,11 @@ static bool try_swap(search *s, uint32_t a, uint32_t b, uint64_t *attacks) {
     return false;
 }
 
-/* Sum over diagonals of max(0, count - 1): zero exactly for a solution. */
-static uint64_t count_attacks(const search *s) {
-    uint64_t total = 0;
-    const size_t ndiag = 2 * (size_t)s->n - 1;
-    for (size_t i = 0; i < ndiag; i++) total += (s->down[i] > 1 ? s->down[i] - 1u : 0u) + (s->up[i] > 1 ? s->up[i] - 1u : 0u);
-    return total;
-}
-
-/* Runs the work list dry; top is its length. NQ_OK (solved), NQ_E_CANCELED, or NQ_E_BUFSIZE for a
- * stall (the caller restarts). */
-static nq_err repair(search *s, size_t top) {
+/* Runs the work list dry; top is its length, attacks the sum over diagonals of max(0, count - 1)
+ * (zero exactly for a solution). NQ_OK (solved), NQ_E_CANCELED, or NQ_E_BUFSIZE for a stall (the
+ * caller restarts). */
+static nq_err repair(search *s, size_t top, uint64_t attacks) {
     const uint32_t n = s->n;
-    uint64_t attacks = count_attacks(s);
     const uint64_t initial = attacks > 0 ? attacks : 1;
     uint64_t steps = 0;
     while (top > 0) {
@@ -246,8 +240,9 @@ static nq_err attempt(search *s) {
     const uint32_t placed = greedy_start(s, s->rest_max);
     if (placed == UINT32_MAX) return NQ_E_CANCELED;
     if (n - placed > s->rest_max) return NQ_E_BUFSIZE; /* the greedy start got stuck */
-    if (!place_rest(s, placed)) return NQ_E_BUFSIZE;
-    return repair(s, n - placed);
+    uint64_t attacks = 0;
+    if (!place_rest(s, placed, &attacks)) return NQ_E_BUFSIZE;
+    return repair(s, n - placed, attacks);
 }
 
 /* Work list capacity for `rest` rows left to step 2: rest entries, plus two per swap, of which there

@@ -3,14 +3,15 @@
  * Every board is checked by board_oracle.h, the tests' own checker, never by the library. Fixed
  * vectors pin the construction's boards, the generator's published outputs and a few seeded boards,
  * so a change of algorithm or generator shows up as a failing row, not as a silently different board.
- * `slow` (a separate selection, label slow): the construction sampled up to 10^8, and larger random
- * boards.
+ * Three selections: fast (the default), threads (cancellation and progress from another thread, for
+ * TSan) and slow (the construction sampled up to 10^8, larger random boards).
  */
 #include "nqueens/solution.h"
 
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,6 +365,15 @@ static Suite *fast_suite(void) {
     tcase_add_loop_test(tc, random_fixed_vectors, 0, (int)(sizeof random_rows / sizeof random_rows[0]));
     tcase_add_loop_test(tc, random_fixed_hashes, 0, (int)(sizeof random_hashes / sizeof random_hashes[0]));
     tcase_add_test(tc, random_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* The control block shared with other threads: small enough for TSan (label concurrency). */
+static Suite *threads_suite(void) {
+    Suite *s = suite_create("solution_threads");
+    TCase *tc = tcase_create("control");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, random_progress_reaches_one);
     tcase_add_test(tc, random_cancel_before);
     tcase_add_test(tc, random_cancel_midway);
@@ -381,8 +391,17 @@ static Suite *slow_suite(void) {
     return s;
 }
 
+/* test_solution [fast|threads|slow]: the selection to run (default fast). */
 int main(int argc, char **argv) {
-    const bool slow = argc > 1 && strcmp(argv[1], "slow") == 0;
-    const int failed = nq_check_run(slow ? slow_suite() : fast_suite());
+    const char *which = argc > 1 ? argv[1] : "fast";
+    Suite *s = NULL;
+    if (strcmp(which, "fast") == 0) s = fast_suite();
+    else if (strcmp(which, "threads") == 0) s = threads_suite();
+    else if (strcmp(which, "slow") == 0) s = slow_suite();
+    if (s == NULL) {
+        fprintf(stderr, "usage: test_solution [fast|threads|slow]\n");
+        return EXIT_FAILURE;
+    }
+    const int failed = nq_check_run(s);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
