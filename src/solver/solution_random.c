@@ -157,8 +157,9 @@ static bool place_rest(search *s, uint32_t first, uint64_t *attacks) {
 /* ---- step 3: repair --------------------------------------------------------------------------- */
 
 /* Moves the queens of rows a and b off (sign -1) or onto (+1) their diagonals; returns the change in
- * the number of attacking pairs along diagonals (a queen joining k others adds k... counted here as
- * the sum of max(0, count - 1), which falls exactly when attacks are removed). */
+ * the attack measure, the sum over diagonals of max(0, count - 1): cheaper to keep than the number
+ * of attacking pairs (a queen joining a diagonal changes it by 0 or 1) and, like it, zero exactly for
+ * a solution. */
 static int shift(search *s, uint32_t a, uint32_t b, int sign) {
     const uint32_t rows[2] = {a, b};
     int delta = 0;
@@ -222,7 +223,7 @@ static nq_err repair(search *s, size_t top, uint64_t attacks) {
                 continue;
             }
             fails = 0;
-            /* each swap lowers attacks, so at most 2 * initial pushes: work_cap allows for it */
+            /* one push per swap, and each swap lowers the measure: work_capacity allows for it */
             if (attacked(s, other)) s->work[top++] = other;
         }
     }
