@@ -76,7 +76,7 @@ static bool bench_random(uint32_t n, int reps, uint32_t *cols) {
 
 /* Times nq_placement_check on p; want_conflicts is the count it must report. */
 static bool bench_check(const char *what, const nq_placement *p, uint64_t want_conflicts, int reps) {
-    static nq_pair pairs[1000];
+    nq_pair pairs[1000];
     double best = 1e9;
     for (int i = 0; i < reps; i++) {
         nq_check_report r;
