@@ -4,6 +4,9 @@
  * queen in row r. Solutions are ordered lexicographically by that vector, which is the order a textbook
  * backtracking search (row 0's column ascending, then row 1's, ...) finds them.
  *
+ * Boards beyond n = 32 have their own headers: solution.h (one solution of any size, constructed or
+ * random from a seed) and placement.h (parse and check any placement in O(n + queens)).
+ *
  * Thread-safety: every function is reentrant. An nq_iter belongs to one thread at a time; distinct
  * iterators are independent. nq_count may be called from many threads at once; its control block is
  * meant to be shared (cancel from one thread, read progress from another).
