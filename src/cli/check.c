@@ -7,6 +7,8 @@
  */
 #include "cli.h"
 
+#include "nqueens/placement_json.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +68,12 @@ static int get_placement(const nq_cli_opts *o, FILE *in, FILE *err, nq_placement
         fprintf(err, "nqueens: %s\n", why);
         return NQ_CLI_EXIT_FAILURE;
     }
-    char reason[256];
-    const bool ok = nq_cli_placement_json(text, len, p, reason, sizeof reason);
+    nq_placement_json_error e;
+    const nq_err rc = nq_placement_parse_json(text, len, NQ_PLACEMENT_N_MAX, p, &e);
     free(text);
-    if (ok) return 0;
-    fprintf(err, "nqueens: stdin: %s\n", reason);
-    return NQ_CLI_EXIT_USAGE;
+    if (rc == NQ_OK) return 0;
+    fprintf(err, "nqueens: stdin: %s\n", e.detail);
+    return rc == NQ_E_NOMEM ? NQ_CLI_EXIT_FAILURE : NQ_CLI_EXIT_USAGE;
 }
 
 /* The report with the first `listed` pairs of pairs (NULL when listed is 0). */

@@ -92,11 +92,5 @@ int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatil
  * Returns 0 for a solution, 1 otherwise (or on failure), 2 for a malformed placement (reported). */
 int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
 
-/* Read a JSON placement ({"n":N,"columns":[c|null,...]} or {"n":N,"queens":[[r,c],...]}, nothing
- * else) from the len bytes at text into a new finished placement *out. Strict: an object with "n"
- * and exactly one of the two, no other or repeated member, integers only, n within
- * 1..NQ_PLACEMENT_N_MAX, exactly n columns. On failure returns false with a one-line reason in
- * why[0..cap). The caller frees *out with nq_placement_destroy. */
-bool nq_cli_placement_json(const char *text, size_t len, nq_placement **out, char *why, size_t cap);
 
 #endif /* NQ_CLI_H */

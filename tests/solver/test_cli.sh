@@ -105,20 +105,20 @@ expect_err 2 "check N needs the placement" check 4
 expect_err 2 "check N needs the placement" check 4 1,3,0,2 --queens 0:0
 expect_err 2 "check - reads the placement from stdin only" check - 1,3,0,2
 expect_err 2 "N must be a whole number from 1 to 1000000000, not '1000000001'" check 1000000001 0
-expect_err 2 "stdin: unknown member \"x\"" check - <<<'{"n":4,"queens":[],"x":1}'
-expect_err 2 "stdin: \"n\" given twice" check - <<<'{"n":4,"n":4,"queens":[]}'
-expect_err 2 "stdin: give one of \"columns\" and \"queens\", once" check - <<<'{"n":4,"queens":[],"columns":[]}'
-expect_err 2 "stdin: missing member \"n\"" check - <<<'{"queens":[]}'
-expect_err 2 "stdin: \"n\" must be a whole number from 1 to 1000000000" check - <<<'{"n":4.5,"queens":[]}'
-expect_err 2 "stdin: \"columns\" has 3 entries, not n = 4" check - <<<'{"n":4,"columns":[1,3,0]}'
-expect_err 2 "stdin: columns[1] must be a column number or null" check - <<<'{"n":4,"columns":[1,"3",0,2]}'
-expect_err 2 "stdin: entry 3: column 4 is outside 0..3" check - <<<'{"n":4,"columns":[1,3,0,4]}'
-expect_err 2 "stdin: queens[0] must be [row, column]" check - <<<'{"n":4,"queens":[[0,1,2]]}'
-expect_err 2 "stdin: queens[1] must be [row, column]" check - <<<'{"n":4,"queens":[[0,1],[-1,0]]}'
-expect_err 2 "stdin: entry 1 gives square 0:1 again" check - <<<'{"n":4,"queens":[[0,1],[0,1]]}'
-expect_err 2 "stdin: malformed JSON" check - <<<'{"n":4,"queens":[[0,1]'
-expect_err 2 "stdin: unexpected text after the JSON value" check - <<<'{"n":4,"queens":[]} x'
-expect_err 2 "stdin: the placement must be a JSON object" check - <<<'[1,2]'
+expect_err 2 "stdin: Unknown member 'x'" check - <<<'{"n":4,"queens":[],"x":1}'
+expect_err 2 "stdin: Member 'n' is given twice" check - <<<'{"n":4,"n":4,"queens":[]}'
+expect_err 2 "stdin: Give one of 'columns' and 'queens', not both" check - <<<'{"n":4,"queens":[],"columns":[]}'
+expect_err 2 "stdin: Member 'n' is required" check - <<<'{"queens":[]}'
+expect_err 2 "stdin: Member 'n' must be an integer, at least 1" check - <<<'{"n":4.5,"queens":[]}'
+expect_err 2 "stdin: Member 'columns' must have exactly 4 entries, not 3" check - <<<'{"n":4,"columns":[1,3,0]}'
+expect_err 2 "stdin: Member 'columns': entry 1 must be a column number or null" check - <<<'{"n":4,"columns":[1,"3",0,2]}'
+expect_err 2 "stdin: Member 'columns': entry 3: column 4 is outside 0..3" check - <<<'{"n":4,"columns":[1,3,0,4]}'
+expect_err 2 "stdin: Member 'queens': entry 0 must be a pair of integers [row, column]" check - <<<'{"n":4,"queens":[[0,1,2]]}'
+expect_err 2 "stdin: Member 'queens': entry 1 must be a pair of integers [row, column]" check - <<<'{"n":4,"queens":[[0,1],[-1,0]]}'
+expect_err 2 "stdin: Member 'queens': entry 1 gives square 0:1 again" check - <<<'{"n":4,"queens":[[0,1],[0,1]]}'
+expect_err 2 "stdin: Not valid JSON" check - <<<'{"n":4,"queens":[[0,1]'
+expect_err 2 "stdin: More than one JSON value" check - <<<'{"n":4,"queens":[]} x'
+expect_err 2 "stdin: A placement is a JSON object" check - <<<'[1,2]'
 
 # --- solution and check: usage errors
 expect_err 2 "--seed needs --random" solution 8 --seed 1
