@@ -1,8 +1,9 @@
 /* test_hostile.c - the real nqueensd against clients that hold connections without sending a request:
  * 2000 idle connections and 300 that send one byte a second (slowloris), from 127.0.0.2 and up, so a
  * per-IP limit cannot be what saves the server. They fill its connection limit exactly; a probe from
- * 127.0.0.1 must then be answered within a second of the head deadline passing, and the server's
- * resident memory must stay bounded throughout.
+ * 127.0.0.1 must then be answered soon after the head deadline passes (within PROBE_LATE_S: far less
+ * than the idle timeout, so only the head deadline can have let it in; a loaded machine may accept
+ * and cut the attackers a little late), and the server's resident memory must stay bounded throughout.
  *
  * The server runs with --conn-limit 2300 (the attack's size: the probe cannot get in until the guard
  * frees slots), --head-timeout-s 2 and --idle-timeout-s 120 (so the idle timeout cannot be what
@@ -37,6 +38,7 @@ enum {
     SOURCES = 200,       /* attack source addresses: 127.0.0.2 .. 127.0.0.201 */
     PER_IP = 16,         /* the server's per-IP limit: above ATTACK / SOURCES, so all get in */
     HEAD_TIMEOUT_S = 2,
+    PROBE_LATE_S = 5,    /* the probe is answered at most this long after the head deadline */
     FDS_NEEDED = ATTACK + 256
 };
 
@@ -165,7 +167,7 @@ START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
     probe_send(&p, s.port);
     long rss_peak = rss_kb(s.pid);
     size_t ticks = 1;
-    while (!probe_poll(&p, 100) && now_s() < deadline + 6.0) {
+    while (!probe_poll(&p, 100) && now_s() < deadline + PROBE_LATE_S + 5.0) {
         if (now_s() >= opened + (double)ticks) {
             slowloris_tick(slow, SLOW, ticks++);
             const long rss = rss_kb(s.pid);
@@ -179,7 +181,7 @@ START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
             p.sent - opened, p.answered - deadline, rss_before, rss_peak);
     /* The premise: the attack had filled the server, so the probe waited for the guard. */
     ck_assert_double_ge(p.answered - p.sent, 0.5);
-    ck_assert_double_le(p.answered - deadline, 1.0);
+    ck_assert_double_le(p.answered - deadline, (double)PROBE_LATE_S);
     close(p.fd);
 
     /* Every attacker is cut by the head deadline (the idle timeout is 120 s); the last ones within

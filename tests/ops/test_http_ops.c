@@ -109,7 +109,8 @@ static const char *missing_line(const char *body, const char *const *lines, size
  * network thread than the one serving the scrape: so poll, for up to 2 s. */
 static char *metrics_with(const nq_test_server *s, const char *const *lines, size_t n)
 {
-    for (int attempt = 0; attempt < 40; attempt++) {
+    enum { ATTEMPTS = 600 }; /* 30 s: requests are counted on completion, which a loaded machine delays */
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         nq_http_response r;
         get_ok(s, "/metrics", NULL, &r);
         ck_assert_int_eq(r.status, 200);
@@ -119,7 +120,7 @@ static char *metrics_with(const nq_test_server *s, const char *const *lines, siz
         const char *const missing = missing_line(body, lines, n);
         if (missing == NULL)
             return body;
-        if (attempt == 39) {
+        if (attempt == ATTEMPTS - 1) {
             fprintf(stderr, "/metrics:\n%s\n", body); /* too long for a Check message */
             ck_abort_msg("/metrics never showed \"%s\"", missing);
         }
@@ -270,7 +271,7 @@ static cJSON *find_line(const char *log, const char *msg, const char *needle)
 /* Poll the server's output until it contains needle (requests are logged on completion). */
 static char *log_with(const nq_test_server *s, const char *needle)
 {
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 1500; i++) { /* up to 30 s: a loaded machine may log late, never early */
         char *log = nq_harness_log(s);
         if (log != NULL && strstr(log, needle) != NULL)
             return log;
@@ -497,7 +498,19 @@ START_TEST(sigterm_lets_the_request_in_flight_finish)
     stopper st = {.s = &s, .sig = _i == 0 ? SIGTERM : SIGINT};
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, stop_server, &st), 0);
-    sleep_ms(300); /* the signal is in, the server is draining, the response is still going */
+    /* Wait until the signal is in and the server drains (it refuses new connections from then on);
+     * the response is still going, held by the client's tiny window. */
+    bool refused = false;
+    for (int i = 0; i < 3000 && !refused; i++) { /* up to 60 s */
+        const int knock = socket(AF_INET, SOCK_STREAM, 0);
+        const struct sockaddr_in ka = loopback(s.port);
+        ck_assert_int_ge(knock, 0);
+        refused = connect(knock, (const struct sockaddr *)&ka, sizeof ka) != 0;
+        close(knock);
+        if (!refused)
+            sleep_ms(20);
+    }
+    ck_assert_msg(refused, "the server never started draining");
 
     /* Connections already open are still served: readiness says 503, liveness still 200. */
     char *ready = last_request(warm1, "/readyz");
