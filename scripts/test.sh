@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite, exactly as CI runs it (.ci/run calls this).
-#   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, TSan on the
-#                             concurrency tests, static analysis, fuzzing, contract tests, container smoke
+#   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, then the
+#                             stages in scripts/test.d/ in order (quick start from a fresh clone, TSan on
+#                             the concurrency tests, the build matrix, static analysis, fuzzing, contract
+#                             tests, container smoke, format); docs/testing.md describes each
 #   scripts/test.sh --fast    only the release build and its fast tests (a developer's quick loop)
 # Installs what it needs first (scripts/deps.sh --test). Exits non-zero on the first failure.
 set -euo pipefail
