@@ -114,7 +114,7 @@ int nq_count_cpus(void);
  * The fastest method for n is chosen internally. Its working memory is allocated inside the call
  * and freed before it returns: almost none below n = 13; from there tables shared by the threads
  * (9 MB at n = 16, 63 MB at 18, 500 MB at 20) plus a few MB per thread (up to about 10 at n = 20;
- * README "Performance"); NQ_E_NOMEM if it cannot be had.
+ * docs/performance.md); NQ_E_NOMEM if it cannot be had.
  * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX),
  * NQ_E_CANCELED (ctl was cancelled; *out is then unspecified), NQ_E_NOMEM, NQ_E_THREAD. */
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
