@@ -34,6 +34,7 @@
 #include "base/clock.h"
 #include "http/guard.h"
 #include "http/listener.h"
+#include "http/watch.h"
 #include "ops/ops.h"
 #include "compute/pool.h"
 
@@ -46,6 +47,7 @@ struct nq_server {
     nq_app *app;                                 /* request -> response */
     nq_guard *guard;                             /* connection hardening */
     nq_pool *pool;                               /* solver workers: computations run there */
+    nq_watch *watch;                             /* notices clients leaving suspended connections */
     uint16_t port;                               /* bound port */
     atomic_size_t in_flight;                     /* requests between uri_log and completion */
     atomic_bool draining;                        /* nq_server_drain called */
@@ -68,6 +70,9 @@ typedef struct request_ctx {
     nq_app_work *work;    /* the pending computation's request, until nq_app_finish consumes it */
     nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
     bool offloaded;       /* the connection was suspended for a computation */
+    nq_watch_id watch_id; /* its socket's hang-up watch while suspended, 0 when none */
+    atomic_bool resumed;  /* the suspension was ended (by the pool's notify or a hang-up) */
+    bool hung_up;         /* the client left while suspended: the ticket was withdrawn */
     nq_err offload_err;   /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
     bool answered;        /* a response was handed to MHD_queue_response */
     char method[16];      /* request method, cut */
@@ -157,6 +162,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
         .completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK,
     };
     nq_ops_request_done(s->ops, &rec);
+    (void)nq_watch_remove(s->watch, ctx->watch_id); /* closed after the resume, before the handler ran */
     nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
@@ -288,10 +294,34 @@ static void free_work(void *work) { nq_app_work_destroy(work); }
 
 static void free_result(void *result) { nq_app_result_destroy(result); }
 
+/* End the suspension, once: the pool's notify and a hang-up may both try, and a second
+ * MHD_resume_connection would cancel the connection's next suspension (libmicrohttpd takes a resume
+ * of a connection that is not suspended as one that is still on its way). */
+static void resume_once(request_ctx *ctx) {
+    if (!atomic_exchange(&ctx->resumed, true)) MHD_resume_connection(ctx->conn);
+}
+
 /* The pool's notification, on a pool thread: the outcome is in, let libmicrohttpd call us again. */
-static void resume_request(void *arg) {
-    const request_ctx *ctx = arg;
-    MHD_resume_connection(ctx->conn);
+static void resume_request(void *arg) { resume_once(arg); }
+
+/* The watch's callback, on its thread: the client of a suspended connection left. Withdraw the
+ * waiter first (so the computation's budget applies at once; release waits out a notify in
+ * progress, after which none comes), then resume, so that libmicrohttpd sees the close and ends
+ * the request. The network thread reads ticket and hung_up only after nq_watch_remove, which
+ * waits for this to return. */
+static void client_left(void *arg) {
+    request_ctx *ctx = arg;
+    nq_pool_ticket_release(ctx->ticket);
+    ctx->ticket = NULL;
+    ctx->hung_up = true;
+    resume_once(ctx);
+}
+
+/* Watch the suspended connection's socket for its client leaving. Without a watch (no descriptor,
+ * no memory) the request still ends when its computation does. */
+static void watch_client(request_ctx *ctx, struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci) (void)nq_watch_add(ctx->s->watch, ci->connect_fd, client_left, ctx, &ctx->watch_id);
 }
 
 /* Hand ctx->work's computation to the pool and suspend the connection until it is done. The
@@ -306,17 +336,25 @@ static void offload(request_ctx *ctx, struct MHD_Connection *c) {
     ctx->offload_err = copy ? nq_pool_submit(ctx->s->pool, nq_app_work_key(ctx->work), &task, resume_request, ctx,
                                              &ctx->ticket)
                             : NQ_E_NOMEM;
-    if (ctx->offload_err != NQ_OK) MHD_resume_connection(c);
+    if (ctx->offload_err != NQ_OK) resume_once(ctx);
+    /* After the submit: the ticket is set for client_left. This thread serves the connection, so it
+     * is not called again before offload returns, even if the pool resumes it meanwhile. */
+    else watch_client(ctx, c);
 }
 
-/* Back from the pool: turn its outcome into the response. */
-static void finish_offloaded(request_ctx *ctx) {
+/* Back from the pool: turn its outcome into the response. false when the client left meanwhile
+ * (nothing to answer: the connection is closed). */
+static bool finish_offloaded(request_ctx *ctx) {
+    (void)nq_watch_remove(ctx->s->watch, ctx->watch_id); /* after it, client_left has run or never will */
+    ctx->watch_id = 0;
+    if (ctx->hung_up) return false;
     const void *result = NULL;
     const nq_err rc = ctx->ticket ? nq_pool_ticket_result(ctx->ticket, &result) : ctx->offload_err;
     nq_app_finish(ctx->s->app, ctx->work, rc, result, &ctx->resp); /* retains what it keeps of result */
     ctx->work = NULL;
     nq_pool_ticket_release(ctx->ticket);
     ctx->ticket = NULL;
+    return true;
 }
 
 static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method) {
@@ -325,7 +363,7 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     if (ctx->answered) return MHD_NO;
     const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, c};
     if (ctx->offloaded) {
-        finish_offloaded(ctx);
+        if (!finish_offloaded(ctx)) return MHD_NO;
     } else if (ctx->head_error != NQ_OK) {
         /* Over the guard's caps (414/431): a problem, without routing a target that may be huge. */
         nq_app_reject(ctx->s->app, &req, ctx->head_error, &ctx->resp);
@@ -499,6 +537,7 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out
         const nq_pool_config pc = {cfg->solver_workers, cfg->queue_len, cfg->deadline_ms, cfg->budget_ms};
         rc = nq_pool_create(&pc, &s->pool);
     }
+    if (rc == NQ_OK) rc = nq_watch_create(&s->watch);
     if (rc == NQ_OK) rc = start_daemon(s);
     if (rc != NQ_OK) {
         nq_server_destroy(s);
@@ -524,8 +563,10 @@ void nq_server_destroy(nq_server *s) {
     nq_listener_destroy(s->listener); /* no connection arrives after this */
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
+    nq_watch_stop(s->watch); /* a hang-up being handled resumes its connection before this returns */
     if (s->mhd) MHD_stop_daemon(s->mhd);
     nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
+    nq_watch_destroy(s->watch); /* after the daemon: its completions remove their registrations */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);
     nq_cache_destroy(s->cache);
