@@ -17,6 +17,7 @@
 #include "http/server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -232,6 +233,28 @@ static struct MHD_Response *empty_response(unsigned status) {
     return m;
 }
 
+/* A cached body. A large one the entry keeps in its memory file goes out by sendfile from a dup of
+ * that file (libmicrohttpd closes the descriptor it is given; the sealed file keeps the bytes, so the
+ * entry's reference is given back at once); anything else, and a HEAD or 304 (no body is sent, the
+ * length is all that counts), goes from the entry's bytes, which the response then holds. */
+static struct MHD_Response *cached_response(nq_response *r) {
+    int fd = -1;
+    uint64_t off = 0;
+    if (r->body_len >= NQ_CACHE_FILE_MIN && nq_response_sends_body(r) &&
+        nq_cache_entry_file(r->entry, r->body, &fd, &off)) {
+        const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        struct MHD_Response *m = own >= 0 ? MHD_create_response_from_fd_at_offset64(r->body_len, own, off) : NULL;
+        if (m) {
+            nq_cache_entry_release(r->entry);
+            r->entry = NULL;
+            return m;
+        }
+        if (own >= 0) (void)close(own); /* no descriptor or no memory: the buffer way may still work */
+    }
+    return MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,
+                                                                  r->entry);
+}
+
 /* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure; the
  * body is freed either way (by resp if no response could be made, else with the response). */
 static struct MHD_Response *to_mhd(request_ctx *ctx) {
@@ -248,8 +271,7 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
         m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free);
         break;
     case NQ_BODY_CACHED:
-        m = MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,
-                                                                   r->entry);
+        m = cached_response(r);
         break;
     case NQ_BODY_STREAM: {
         stream_src *src = calloc(1, sizeof *src);
