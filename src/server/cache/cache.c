@@ -138,7 +138,7 @@ static void seed_init(uint64_t seed[2], const void *salt) {
 
 /* Whether an entry of these sizes keeps its bytes in a memory file (when one can be had). */
 static bool file_sized(size_t body_len, size_t gzip_len) {
-    return body_len >= NQ_CACHE_FILE_MIN || gzip_len >= NQ_CACHE_FILE_MIN - body_len; /* no overflow */
+    return body_len >= NQ_CACHE_FILE_MIN || gzip_len >= NQ_CACHE_FILE_MIN;
 }
 
 /* Bytes of a memory file holding len bytes: whole pages. SIZE_MAX on overflow. */
