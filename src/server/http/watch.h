@@ -10,7 +10,8 @@
  * What counts as leaving: EPOLLRDHUP (the peer shut its sending side or closed), EPOLLHUP and EPOLLERR.
  * Bytes that arrive (a pipelined next request) do not: the watch never asks for EPOLLIN, so a live
  * client that pipelines is left alone. A client that shuts down only its sending side while still
- * waiting for the answer is taken as gone; HTTP clients do not do that.
+ * waiting for the answer is taken as gone, as libmicrohttpd itself takes it: it closes such a
+ * connection, unanswered, as soon as it reads the end of the stream.
  *
  * Life of a registration: nq_watch_add returns an id; the callback runs at most once, on the watch's
  * thread, if the peer goes away; nq_watch_remove(id) ends the registration and reports whether the
