@@ -2,7 +2,8 @@
  * notices it although libmicrohttpd does not watch the suspended connection, withdraws the waiter (so
  * the computation's budget cancels the count at once, with no deadline set), ends the request as
  * incomplete, and drains at once on SIGTERM. A live client that sends more bytes meanwhile (a
- * pipelined request) is not taken as leaving.
+ * pipelined request) is not taken as leaving; clients leaving at every moment of short computations
+ * leave nothing behind.
  *
  * The count asked for is n=27, which no machine finishes within the test, and the budget is 1 ms:
  * nothing depends on the machine's speed. Waits are polls with a generous hang guard (WAIT_S); the
@@ -152,6 +153,45 @@ START_TEST(pipelined_bytes_are_not_leaving)
 }
 END_TEST
 
+/* Poll until metric name is 0; true if it was within WAIT_S. */
+static bool metric_drops_to_zero(const nq_test_server *s, const char *name)
+{
+    for (const double t0 = now_s(); now_s() - t0 < WAIT_S; sleep_ms(20)) {
+        if (nq_harness_metric(s, name) == 0.0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+START_TEST(clients_leaving_at_any_moment)
+{
+    /* Short computations, each a different answer, with clients that leave before, while or after
+     * it completes: hang-up, the pool's notify and completion race every way they can (TSan runs
+     * this). The server must keep serving and end with nothing in flight. */
+    static const char *const race_args[] = {"--solver-workers", "2", "--deadline-ms", "0", "--budget-ms", "1",
+                                            "--grace-s", "3600", NULL};
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, race_args, NULL));
+    for (int i = 0; i < 300; i++) {
+        char req[96];
+        snprintf(req, sizeof req, "GET /solve?n=10&limit=%d HTTP/1.1\r\nHost: test\r\n\r\n", i + 1);
+        const int fd = send_request(&s, req);
+        ck_assert_int_ge(fd, 0);
+        const struct timespec pause = {0, (i % 8) * 250000L}; /* 0 to 1.75 ms */
+        nanosleep(&pause, NULL);
+        close(fd);
+    }
+    ck_assert(metric_drops_to_zero(&s, "nqueensd_computation_waiters"));
+    ck_assert(metric_drops_to_zero(&s, "nqueensd_computations_running"));
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    ck_assert_str_eq(r.body, "{\"n\":8,\"total\":92,\"unique\":12}");
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, STOP_S), 0);
+}
+END_TEST
+
 static Suite *hangup_suite(void)
 {
     Suite *const s = suite_create("hangup");
@@ -159,6 +199,7 @@ static Suite *hangup_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, client_leaving_cancels_its_computation);
     tcase_add_test(tc, pipelined_bytes_are_not_leaving);
+    tcase_add_test(tc, clients_leaving_at_any_moment);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,7 +6,8 @@
  *                                     announces a body is answered now, unread, and closed)
  *   handler, second call           -> nq_app_handle; an answer is converted and queued, while a
  *                                     computation goes to the worker pool (pool.h) with the
- *                                     connection suspended
+ *                                     connection suspended and its socket watched for the client
+ *                                     leaving (watch.h: the waiter is then withdrawn)
  *   handler, after resume          -> nq_app_finish with the pool's outcome, converted and queued
  *   body reader calls              -> a streamed /solve renders batch by batch
  *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
