@@ -109,7 +109,9 @@
     X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")             \
     /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */                     \
     X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                                           \
-    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")
+    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                                 \
+    /* a well-formed number above what its caller accepts (nqueens/parse.h) */                                 \
+    X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */

@@ -6,11 +6,10 @@
  */
 #include "cli.h"
 
+#include "nqueens/parse.h"
 #include "nqueens/solution.h"
 
-#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef enum opt_id {
@@ -69,15 +68,9 @@ __attribute__((format(printf, 3, 4))) static bool fail(char *why, size_t cap, co
     return false;
 }
 
-/* A whole decimal number in 0..max: digits only (strtoull alone would take a sign or spaces). */
+/* A whole decimal number in 0..max, as nqueens/parse.h reads one (digits only, no sign or spaces). */
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
-    if (s[0] < '0' || s[0] > '9') return false;
-    char *end = NULL;
-    errno = 0;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v > max) return false;
-    *out = (uint64_t)v;
-    return true;
+    return nq_parse_u64(s, strlen(s), max, out) == NQ_OK;
 }
 
 static const struct opt_spec *find_opt(const char *name, size_t len) {

@@ -5,10 +5,11 @@
  */
 #include "app/query.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "nqueens/parse.h"
 
 /* Longest decoded key compared against the known ones; longer keys are unknown by definition. */
 #define KEY_CAP 64
@@ -79,18 +80,10 @@ static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size
     return DECODE_OK;
 }
 
-/* Plain ASCII decimal digits, nothing else, no overflow. strtoull alone would accept spaces, signs
- * and (with base 0) "0x"; checking the characters first leaves it only the overflow to report. */
+/* Plain ASCII decimal digits, nothing else, no overflow (too large and malformed read the same
+ * here: both get bad_int's detail). */
 static bool parse_u64(const char *s, size_t len, uint64_t *out) {
-    if (len == 0 || len > 20) return false;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    errno = 0;
-    char *end = NULL;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end != s + len) return false;
-    *out = (uint64_t)v;
-    return true;
+    return nq_parse_u64(s, len, UINT64_MAX, out) == NQ_OK;
 }
 
 static nq_err bad_int(nq_query_error *err, const char *name, const char *range) {

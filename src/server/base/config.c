@@ -10,13 +10,13 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <assert.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nqueens/parse.h"
 #include "nqueens/solver.h"
 #include "base/probe.h"
 
@@ -123,19 +123,13 @@ const char *nq_config_log_format_name(nq_log_format f)
 
 /* ---- value parsers: each returns true and stores the value, or false and leaves the field ------ */
 
-/* Whole-string plain decimal: at least one digit, nothing else, no overflow. *end gets the first
- * non-digit so callers can accept a suffix. */
+/* Plain decimal digits (nqueens/parse.h), then possibly a suffix: *end gets the first non-digit. */
 static bool parse_digits(const char *s, uint64_t *out, const char **end)
 {
-    if (*s < '0' || *s > '9')
-        return false; /* strtoull would accept spaces, '+' and '-' here */
-    errno = 0;
-    char *e = NULL;
-    const unsigned long long v = strtoull(s, &e, 10);
-    if (errno == ERANGE)
+    const size_t len = nq_parse_digits_len(s, strlen(s));
+    if (nq_parse_u64(s, len, UINT64_MAX, out) != NQ_OK)
         return false;
-    *out = (uint64_t)v;
-    *end = e;
+    *end = s + len;
     return true;
 }
 
