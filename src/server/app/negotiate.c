@@ -13,9 +13,13 @@
 #include <string.h>
 #include <strings.h>
 
-/* Version of the bodies' shape: part of every ETag, so a release that renders differently never
- * matches an ETag handed out by an older one. */
-#define BODY_VERSION "1"
+#include "base/hash.h"
+
+/* The ETag key: SipHash-2-4 (base/hash.h) under these 16 fixed ASCII bytes, so every replica and
+ * every restart tags a response alike. Its last character is the version of the bodies' shape: a
+ * release that renders differently bumps it, so it never matches an ETag handed out by an older one. */
+#define ETAG_KEY "nqueensd-etag-v1"
+_Static_assert(sizeof ETAG_KEY == 16 + 1, "a SipHash key is 16 bytes");
 
 static const char *header(const nq_request *req, const char *name) {
     return req->header ? req->header(req->header_ctx, name) : NULL;
@@ -81,14 +85,9 @@ void nq_app_negotiate(const nq_request *req, nq_variant *v) {
     v->ndjson = nd > 0 && nd >= accept_weight(accept, NQ_MEDIA_JSON, true);
 }
 
-/* FNV-1a, 64 bits: ETags need stability and spread, not secrecy. */
-static uint64_t fnv1a(const char *s, uint64_t h) {
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
 void nq_app_etag(const char *key, bool gzip, char *out, size_t cap) {
-    const uint64_t h = fnv1a(key, fnv1a(BODY_VERSION "|", 0xcbf29ce484222325ULL));
+    const nq_hash_key k = nq_hash_key_from_bytes((const unsigned char *)ETAG_KEY);
+    const uint64_t h = nq_hash_bytes(&k, key, strlen(key));
     (void)snprintf(out, cap, "\"%016llx%s\"", (unsigned long long)h, gzip ? "-gzip" : "");
 }
 

@@ -24,9 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "base/hash.h"
 
 #define TABLE_MIN_SLOTS 16u /* first table size; a power of two */
 #define REHASH_STEPS 2u     /* old buckets moved per operation while growing */
@@ -60,7 +61,7 @@ struct nq_cache {
     size_t rehash_next;     /* next bucket of t[0] to move while rehashing */
     nq_cache_entry *newest; /* LRU head */
     nq_cache_entry *oldest; /* LRU tail: the next victim */
-    uint64_t seed[2];       /* SipHash key, random per cache; read-only after create */
+    nq_hash_key seed;       /* SipHash key, random per cache; read-only after create */
     size_t max_bytes;       /* configured bound; read-only after create */
     size_t bytes;           /* sum of linked entries' charges */
     size_t files;           /* linked entries kept in a memory file */
@@ -71,69 +72,11 @@ struct nq_cache {
     uint64_t refused;
 };
 
-/* SipHash-2-4 (Aumasson and Bernstein) of key under a random per-cache seed. Keys embed client
- * input (cursors, offsets), so an unkeyed hash would let a client pick keys that share one bucket and
- * turn every lookup under the lock into a scan; a keyed PRF makes bucket placement unpredictable. */
-static uint64_t rotl(uint64_t x, unsigned b) {
-    return (x << b) | (x >> (64u - b));
-}
-
-/* One SipRound over the state v[0..3]. */
-static void sip_round(uint64_t v[4]) {
-    v[0] += v[1];
-    v[1] = rotl(v[1], 13) ^ v[0];
-    v[0] = rotl(v[0], 32);
-    v[2] += v[3];
-    v[3] = rotl(v[3], 16) ^ v[2];
-    v[0] += v[3];
-    v[3] = rotl(v[3], 21) ^ v[0];
-    v[2] += v[1];
-    v[1] = rotl(v[1], 17) ^ v[2];
-    v[2] = rotl(v[2], 32);
-}
-
-/* Mix one message word m into v with two SipRounds (the "2" of SipHash-2-4). */
-static void sip_compress(uint64_t v[4], uint64_t m) {
-    v[3] ^= m;
-    sip_round(v);
-    sip_round(v);
-    v[0] ^= m;
-}
-
-/* The 8 bytes at p as a little-endian word (SipHash is defined on little-endian words). */
-static uint64_t load_le64(const unsigned char *p, size_t len) {
-    uint64_t w = 0;
-    for (size_t i = len; i-- > 0;) {
-        w = (w << 8) | p[i];
-    }
-    return w;
-}
-
-static uint64_t hash_key(const uint64_t seed[2], const char *key, size_t len) {
-    uint64_t v[4] = {seed[0] ^ 0x736f6d6570736575u, seed[1] ^ 0x646f72616e646f6du,
-                     seed[0] ^ 0x6c7967656e657261u, seed[1] ^ 0x7465646279746573u};
-    const unsigned char *const p = (const unsigned char *)key;
-    const size_t whole = len & ~(size_t)7;
-    for (size_t i = 0; i < whole; i += 8) {
-        sip_compress(v, load_le64(p + i, 8));
-    }
-    /* The last word holds the remaining bytes and the length's low byte in its top byte. */
-    sip_compress(v, ((uint64_t)len << 56) | load_le64(p + whole, len - whole));
-    v[2] ^= 0xff;
-    for (int i = 0; i < 4; i++) { /* the "4" of SipHash-2-4 */
-        sip_round(v);
-    }
-    return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
-/* A random seed; if the kernel cannot provide one (it always can once booted), a mix of the time
- * and an address (randomised by ASLR) is still far better than a constant. */
-static void seed_init(uint64_t seed[2], const void *salt) {
-    if (getrandom(seed, 2 * sizeof seed[0], GRND_NONBLOCK) == (ssize_t)(2 * sizeof seed[0])) {
-        return;
-    }
-    seed[0] = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15u;
-    seed[1] = (uint64_t)(uintptr_t)salt * 0xbf58476d1ce4e5b9u;
+/* Keys embed client input (cursors, offsets), so an unkeyed hash would let a client pick keys that
+ * share one bucket and turn every lookup under the lock into a scan; SipHash under a random
+ * per-cache key (base/hash.h) makes bucket placement unpredictable. */
+static uint64_t hash_key(const nq_hash_key *seed, const char *key, size_t len) {
+    return nq_hash_bytes(seed, key, len);
 }
 
 /* Whether an entry of these sizes keeps its bytes in a memory file (when one can be had). */
@@ -189,7 +132,7 @@ nq_err nq_cache_create(size_t max_bytes, nq_cache **out) {
     }
     c->t[0].mask = TABLE_MIN_SLOTS - 1u;
     c->max_bytes = max_bytes;
-    seed_init(c->seed, c);
+    nq_hash_key_random(&c->seed);
     *out = c;
     return NQ_OK;
 }
@@ -343,7 +286,7 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key) {
     if (len > NQ_CACHE_KEY_MAX) {
         return NULL;
     }
-    const uint64_t h = hash_key(c->seed, key, len);
+    const uint64_t h = hash_key(&c->seed, key, len);
     nq_cache_entry *hit = NULL;
     pthread_mutex_lock(&c->lock);
     rehash_step(c);
@@ -428,7 +371,7 @@ static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t ke
     }
     atomic_init(&e->refs, refs);
     e->chain = e->newer = e->older = NULL;
-    e->hash = hash_key(c->seed, key, key_len);
+    e->hash = hash_key(&c->seed, key, key_len);
     e->charge = charge;
     e->key_len = key_len;
     e->value = *v;

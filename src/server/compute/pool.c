@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "base/hash.h"
 
 typedef struct job job;
 
@@ -79,6 +80,7 @@ struct nq_pool {
     nq_pool_config cfg;          /* immutable after create */
     job **buckets;               /* single-flight table, nbuckets chains */
     size_t nbuckets;             /* a power of two */
+    nq_hash_key hash_key;        /* SipHash key of the table, random per pool; immutable */
     job *qhead;                  /* FIFO of QUEUED jobs */
     job *qtail;
     job *running;                /* RUNNING jobs, doubly linked */
@@ -98,14 +100,11 @@ struct nq_pool {
 
 /* ---- small helpers ------------------------------------------------------------------------------ */
 
-/* FNV-1a: keys are short and few; this only spreads them over a handful of buckets. */
-static size_t key_hash(const char *key)
+/* Keys embed client input (cursors), so they are hashed under the pool's random key: a client
+ * cannot choose keys that share one chain. */
+static size_t key_hash(const nq_pool *p, const char *key)
 {
-    uint64_t h = 1469598103934665603u;
-    for (const unsigned char *s = (const unsigned char *)key; *s != '\0'; s++) {
-        h = (h ^ *s) * 1099511628211u;
-    }
-    return (size_t)h;
+    return (size_t)nq_hash_bytes(&p->hash_key, key, strlen(key));
 }
 
 static job **bucket_of(nq_pool *p, size_t hash)
@@ -565,6 +564,7 @@ nq_err nq_pool_create(const nq_pool_config *cfg, nq_pool **out)
     p->stats.workers = cfg->workers;
     p->stats.queue_len = cfg->queue_len;
     p->nbuckets = table_size(cfg);
+    nq_hash_key_random(&p->hash_key);
     p->buckets = calloc(p->nbuckets, sizeof *p->buckets);
     p->threads = calloc(cfg->workers, sizeof *p->threads);
     if (p->buckets == NULL || p->threads == NULL) {
@@ -622,7 +622,7 @@ static job *job_new(nq_pool *p, const char *key, size_t keylen, const nq_pool_ta
     j->refs = 1; /* the pool's, until the computation is over */
     nq_count_ctl_init(&j->ctl);
     memcpy(j->key, key, keylen + 1u);
-    j->hash = key_hash(key);
+    j->hash = key_hash(p, key);
     return j;
 }
 
