@@ -6,12 +6,11 @@
  */
 #include "cli.h"
 
-#include <cjson/cJSON.h>
-#include <inttypes.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "nqueens/json.h"
 
 #define TICK_NS 50000000L   /* 50 ms between looks at the stop flag and the bar */
 #define BAR_AFTER_S 1.0     /* counts shorter than this never show a bar */
@@ -79,32 +78,22 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
     if (shown >= 0) fputs("\r\033[K", err); /* erase the bar's line */
 }
 
-/* {"n":..,"total":..,"unique":..}. The counts go in as raw decimal text: cJSON numbers are doubles,
- * which stop being exact above 2^53, and A000170(27) is about 2^58. */
+/* {"n":..,"total":..,"unique":..}, the library's counts object (nqueens/json.h): exact integers, the
+ * same bytes nqueensd serves, then a newline. */
 static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
-    char total[24], unique[24];
-    snprintf(total, sizeof total, "%" PRIu64, bg->counts.total);
-    snprintf(unique, sizeof unique, "%" PRIu64, bg->counts.unique);
-    cJSON *doc = cJSON_CreateObject();
-    char *text = NULL;
-    int status = NQ_CLI_EXIT_FAILURE;
-    if (doc != NULL && cJSON_AddNumberToObject(doc, "n", bg->opts->n) != NULL &&
-        cJSON_AddRawToObject(doc, "total", total) != NULL && cJSON_AddRawToObject(doc, "unique", unique) != NULL)
-        text = cJSON_PrintUnformatted(doc);
-    if (text == NULL) {
-        fputs("nqueens: out of memory\n", err);
-        goto end;
+    char text[NQ_JSON_COUNTS_MAX];
+    size_t len = 0;
+    if (nq_json_counts(bg->opts->n, &bg->counts, text, sizeof text, &len) != NQ_OK) {
+        fputs("nqueens: cannot render the counts\n", err);
+        return NQ_CLI_EXIT_FAILURE;
     }
-    fprintf(out, "%s\n", text);
-    status = NQ_CLI_EXIT_OK;
+    fwrite(text, 1, len, out);
+    fputc('\n', out);
     if (fflush(out) != 0 || ferror(out)) {
         fputs("nqueens: write error on standard output\n", err);
-        status = NQ_CLI_EXIT_FAILURE;
+        return NQ_CLI_EXIT_FAILURE;
     }
-end:
-    cJSON_free(text);
-    cJSON_Delete(doc);
-    return status;
+    return NQ_CLI_EXIT_OK;
 }
 
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop) {

@@ -1,8 +1,9 @@
 /* body_solve.c - the /solve body as a pull stream, rendered in batches (see body_solve.h).
  *
- * Boards are '.', 'Q', digits and commas only, so nothing ever needs JSON escaping: solutions are
- * written with memset/memcpy straight into a batch buffer, which is the whole cost of a cached
- * miss on big n. The batch buffer is sized once at creation; the stream never reallocates.
+ * The JSON itself is the solver library's (nqueens/json.h), the same bytes the CLI prints: this
+ * file only pulls solutions from the iterator and lays the pieces into a batch buffer, which is
+ * sized once at creation; the stream never reallocates. Rendering solutions is the whole cost of a
+ * cached miss on big n, and the renderer writes them with memset/memcpy.
  */
 #include "app/body_solve.h"
 
@@ -11,9 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nqueens/json.h"
+
 #define BATCH 64       /* solutions rendered per refill: amortises the iterator call, bounds memory */
-#define HEAD_MAX 96    /* longest envelope head: {"n":..,"total":<20 digits>,"solutions":[ */
-#define TAIL_MAX 256   /* longest tail: ],"next":"/solve?...&after=<32 columns>"} */
+#define HEAD_MAX 96    /* room for the envelope head: {"n":..,"total":<20 digits>,"solutions":[ */
+#define TAIL_MAX 256   /* room for the tail: ],"next":"/solve?...&after=<32 columns>"} */
+#define PREFIX_MAX 80  /* the next link up to its cursor: /solve?n=..&format=..&unique=..&limit=..&after= */
+
+_Static_assert(NQ_JSON_HEAD_MAX <= HEAD_MAX, "the longest head fits");
+_Static_assert(NQ_JSON_TAIL_MAX(NQ_N_MAX, PREFIX_MAX) <= TAIL_MAX, "the longest tail fits");
 
 typedef enum stage { ST_HEAD, ST_SOLUTIONS, ST_TAIL, ST_DONE } stage;
 
@@ -30,12 +37,12 @@ struct nq_body_solve {
     size_t chunk_pos;        /* bytes of it already handed out */
 };
 
+static nq_json_shape shape_of(nq_format format) {
+    return format == NQ_FORMAT_COLUMNS ? NQ_JSON_COLUMNS : NQ_JSON_BOARD;
+}
+
 size_t nq_body_solve_solution_size(int n, nq_format format) {
-    const size_t un = (size_t)n;
-    if (format == NQ_FORMAT_BOARD) return 2 + un * (un + 2) + (un - 1); /* [ "row", ... ] */
-    size_t digits = 0;                                                /* a permutation of 0..n-1 */
-    for (int c = 0; c < n; c++) digits += c < 10 ? 1 : 2;
-    return 2 + digits + (un - 1);
+    return nq_json_solution_size(n, shape_of(format));
 }
 
 static size_t sat_mul(size_t a, uint64_t b) {
@@ -54,52 +61,18 @@ size_t nq_body_solve_size_max(const nq_solve_spec *spec) {
     return body > SIZE_MAX - HEAD_MAX - TAIL_MAX ? SIZE_MAX : body + HEAD_MAX + TAIL_MAX;
 }
 
-/* Render one solution at p (which has room); returns the bytes written. */
-static size_t render_solution(const nq_solve_spec *spec, const uint8_t *cols, char *p) {
-    const int n = spec->n;
-    char *const start = p;
-    *p++ = '[';
-    for (int r = 0; r < n; r++) {
-        if (r) *p++ = ',';
-        if (spec->format == NQ_FORMAT_BOARD) {
-            *p++ = '"';
-            memset(p, '.', (size_t)n);
-            p[cols[r]] = 'Q';
-            p += n;
-            *p++ = '"';
-        } else if (cols[r] >= 10) {
-            *p++ = (char)('0' + cols[r] / 10);
-            *p++ = (char)('0' + cols[r] % 10);
-        } else {
-            *p++ = (char)('0' + cols[r]);
-        }
-    }
-    *p++ = ']';
-    return (size_t)(p - start);
+static nq_err put_head(nq_body_solve *b) {
+    if (b->spec.ndjson) return NQ_OK;
+    const nq_json_total mode = b->spec.has_total ? NQ_JSON_TOTAL_VALUE : NQ_JSON_TOTAL_NULL;
+    return nq_json_list_head(b->spec.n, mode, b->spec.total, b->chunk, b->chunk_cap, &b->chunk_len);
 }
 
-static void put_head(nq_body_solve *b) {
-    if (b->spec.ndjson) return;
-    char total[24] = "null";
-    if (b->spec.has_total) (void)snprintf(total, sizeof total, "%" PRIu64, b->spec.total);
-    const int w = snprintf(b->chunk, b->chunk_cap, "{\"n\":%d,\"total\":%s,\"solutions\":[", b->spec.n, total);
-    b->chunk_len = w > 0 ? (size_t)w : 0;
-}
-
-/* The next page's URL: same query, cursor = the last solution sent. Every character is URL- and
- * JSON-safe (commas are allowed in a query), so it is written as is. */
-static size_t put_next(const nq_body_solve *b, char *p, size_t cap) {
-    const nq_solve_spec *s = &b->spec;
-    int w = snprintf(p, cap, "\"/solve?n=%d%s%s&limit=%" PRIu64 "&after=", s->n,
-                     s->format == NQ_FORMAT_COLUMNS ? "&format=columns" : "",
-                     s->unique ? "&unique=true" : "", s->limit);
-    size_t o = w > 0 ? (size_t)w : 0;
-    for (int c = 0; c < s->n && o + 4 < cap; c++) {
-        w = snprintf(p + o, cap - o, c ? ",%u" : "%u", (unsigned)b->last[c]);
-        o += w > 0 ? (size_t)w : 0;
-    }
-    if (o + 1 < cap) p[o++] = '"';
-    return o;
+/* The next page's URL up to its cursor: the same query, then after=. Every character is URL- and
+ * JSON-safe (commas are allowed in a query), so the renderer copies it as is. */
+static void next_prefix(const nq_solve_spec *s, char *p, size_t cap) {
+    (void)snprintf(p, cap, "/solve?n=%d%s%s&limit=%" PRIu64 "&after=", s->n,
+                   s->format == NQ_FORMAT_COLUMNS ? "&format=columns" : "", s->unique ? "&unique=true" : "",
+                   s->limit);
 }
 
 static nq_err put_tail(nq_body_solve *b) {
@@ -111,18 +84,9 @@ static nq_err put_tail(nq_body_solve *b) {
         if (rc != NQ_OK) return rc;
         more = got > 0;
     }
-    char *p = b->chunk;
-    memcpy(p, "],\"next\":", 9);
-    size_t o = 9;
-    if (more) {
-        o += put_next(b, p + o, b->chunk_cap - o - 2);
-    } else {
-        memcpy(p + o, "null", 4);
-        o += 4;
-    }
-    p[o++] = '}';
-    b->chunk_len = o;
-    return NQ_OK;
+    char prefix[PREFIX_MAX + 1];
+    next_prefix(&b->spec, prefix, sizeof prefix);
+    return nq_json_list_tail(b->spec.n, more ? b->last : NULL, prefix, b->chunk, b->chunk_cap, &b->chunk_len);
 }
 
 static nq_err put_batch(nq_body_solve *b) {
@@ -138,15 +102,18 @@ static nq_err put_batch(nq_body_solve *b) {
         return NQ_OK;
     }
     const size_t n = (size_t)b->spec.n;
-    char *p = b->chunk;
+    const nq_json_shape shape = shape_of(b->spec.format);
+    size_t o = 0, w = 0;
     for (size_t i = 0; i < got; i++) {
-        if (!b->spec.ndjson && b->emitted + i > 0) *p++ = ',';
-        p += render_solution(&b->spec, b->cols + i * n, p);
-        if (b->spec.ndjson) *p++ = '\n';
+        if (!b->spec.ndjson && b->emitted + i > 0) b->chunk[o++] = ',';
+        const nq_err rc = nq_json_solution(b->spec.n, b->cols + i * n, shape, b->chunk + o, b->chunk_cap - o, &w);
+        if (rc != NQ_OK) return rc; /* the chunk is sized for a full batch: not reached */
+        o += w;
+        if (b->spec.ndjson) b->chunk[o++] = '\n';
     }
     memcpy(b->last, b->cols + (got - 1) * n, n);
     b->emitted += got;
-    b->chunk_len = (size_t)(p - b->chunk);
+    b->chunk_len = o;
     return NQ_OK;
 }
 
@@ -155,9 +122,8 @@ static nq_err refill(nq_body_solve *b) {
     b->chunk_len = b->chunk_pos = 0;
     switch (b->stage) {
     case ST_HEAD:
-        put_head(b);
         b->stage = ST_SOLUTIONS;
-        return NQ_OK;
+        return put_head(b);
     case ST_SOLUTIONS:
         return put_batch(b);
     case ST_TAIL:

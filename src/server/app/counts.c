@@ -4,17 +4,18 @@
 #endif
 #include "app/counts.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 
 #include "base/clock.h"
+#include "nqueens/json.h"
 
 void nq_counts_key(int n, char *out, size_t cap) { (void)snprintf(out, cap, "count?n=%d", n); }
 
 size_t nq_counts_render(int n, const nq_counts *c, char *out, size_t cap) {
-    const int w = snprintf(out, cap, "{\"n\":%d,\"total\":%" PRIu64 ",\"unique\":%" PRIu64 "}", n, c->total,
-                           c->unique);
-    return w > 0 && (size_t)w < cap ? (size_t)w : 0;
+    size_t len = 0;
+    if (cap == 0 || nq_json_counts(n, c, out, cap - 1, &len) != NQ_OK) return 0;
+    out[len] = '\0';
+    return len;
 }
 
 bool nq_counts_cached(nq_app *app, int n, nq_counts *out) {

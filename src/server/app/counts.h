@@ -22,8 +22,8 @@
 void nq_counts_key(int n, char *out, size_t cap);
 
 /* The /count body of n and c into out (cap bytes, NUL-terminated); its length, 0 if it does not fit.
- * Written with snprintf, not cJSON: counts reach 2.3e17 at n = 27, beyond the 2^53 a cJSON number
- * (a double) holds exactly. */
+ * The library's counts object (nqueens/json.h), the bytes the CLI prints; not cJSON: counts reach
+ * 2.3e17 at n = 27, beyond the 2^53 a cJSON number (a double) holds exactly. */
 size_t nq_counts_render(int n, const nq_counts *c, char *out, size_t cap);
 
 /* The counts of n from the cache: true on a hit. */

@@ -1,0 +1,89 @@
+/* json.h - the JSON text of solutions and counts: the one renderer the CLI and the server share.
+ *
+ * Everything is compact JSON (no whitespace), byte for byte what `nqueens` prints and what nqueensd
+ * serves:
+ *   a solution, board shape:   [".Q..","...Q","Q...","..Q."]    (row r has its queen at cols[r])
+ *   a solution, columns shape: [1,3,0,2]
+ *   counts:                    {"n":8,"total":92,"unique":12}
+ *   a list of solutions:       head, then solutions separated by ",", then tail:
+ *                              {"n":4,"total":2,"solutions":[ ... ],"next":"<prefix>1,3,0,2"}
+ *                              ("total" may be absent or null; "next" is null after the last page)
+ *   NDJSON:                    each solution followed by "\n", no head or tail.
+ * Boards hold only '.', 'Q', digits and commas, so nothing ever needs escaping; numbers are written
+ * as exact decimal integers, never through a double (A000170(27) is about 2^58, beyond the 2^53 a
+ * double holds exactly).
+ *
+ * Output is a piece of a stream: each function writes its bytes to out[0..cap), NOT NUL-terminated,
+ * and their count to *len. Every piece has a size known in advance (the *_SIZE / *_MAX below), so a
+ * caller can size a buffer once and never grow it.
+ * Failure: arguments are checked first; on error nothing is written to out and *len is unchanged.
+ * Thread-safety: pure functions of their arguments: reentrant, no allocation, no global state.
+ */
+#ifndef NQ_JSON_H
+#define NQ_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nqueens/error.h"
+#include "nqueens/solver.h"
+
+/* How one solution is written. */
+typedef enum nq_json_shape {
+    NQ_JSON_BOARD,  /* an array of n strings of n characters, '.' with one 'Q' */
+    NQ_JSON_COLUMNS /* an array of n integers, the queen's column in each row */
+} nq_json_shape;
+
+/* Bytes of any solution of board size n in either shape: the board shape's n * (n + 3) + 1, which
+ * is at least the columns shape's. */
+#define NQ_JSON_SOLUTION_MAX(n) ((size_t)(n) * ((size_t)(n) + 3u) + 1u)
+
+/* Exact bytes of a solution of board size n in shape (a solution is a permutation of 0..n-1, so
+ * all solutions of one n and shape have the same size). 0 when n is outside NQ_N_MIN..NQ_N_MAX or
+ * shape is unknown. */
+size_t nq_json_solution_size(int n, nq_json_shape shape);
+
+/* Write the n columns at cols as one solution in shape. cols need not be a solution, only n
+ * columns each below n (in the columns shape a vector that is not a permutation may then be
+ * shorter or longer than nq_json_solution_size; NQ_JSON_SOLUTION_MAX(n) always suffices).
+ * Errors: NQ_E_ARG (NULL, unknown shape), NQ_E_RANGE (n), NQ_E_CURSOR (a column >= n),
+ * NQ_E_BUFSIZE (cap too small). */
+nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len);
+
+/* Most bytes of a counts object: {"n":NN,"total":<20 digits>,"unique":<20 digits>}. */
+#define NQ_JSON_COUNTS_MAX 67u
+
+/* Write {"n":n,"total":counts->total,"unique":counts->unique}.
+ * Errors: NQ_E_ARG (NULL), NQ_E_RANGE (n outside NQ_N_MIN..NQ_N_MAX), NQ_E_BUFSIZE (cap too small;
+ * NQ_JSON_COUNTS_MAX always suffices). */
+nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, size_t *len);
+
+/* What a list's head says about the size of the whole list. */
+typedef enum nq_json_total {
+    NQ_JSON_TOTAL_OMIT,  /* no "total" member */
+    NQ_JSON_TOTAL_NULL,  /* "total":null (not known) */
+    NQ_JSON_TOTAL_VALUE  /* "total":<the value given> */
+} nq_json_total;
+
+/* Most bytes of a list's head: {"n":NN,"total":<20 digits>,"solutions":[ */
+#define NQ_JSON_HEAD_MAX 50u
+
+/* Write a list's head, {"n":n,["total":...,]"solutions":[ with total written as mode says (value is
+ * read only for NQ_JSON_TOTAL_VALUE).
+ * Errors: NQ_E_ARG (NULL, unknown mode), NQ_E_RANGE (n), NQ_E_BUFSIZE (NQ_JSON_HEAD_MAX suffices). */
+nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, size_t cap, size_t *len);
+
+/* Most bytes of a list's tail for board size n and a prefix of prefix_len bytes:
+ * ],"next":"<prefix><up to 2 digits and a comma per column>"} */
+#define NQ_JSON_TAIL_MAX(n, prefix_len) ((size_t)(prefix_len) + 3u * (size_t)(n) + 11u)
+
+/* Write a list's tail: ],"next":null} when next is NULL (the list is complete), else
+ * ],"next":"<prefix>c0,c1,...,c(n-1)"} with the n columns at next as the cursor that resumes the
+ * list after them. prefix (NULL for none) is copied as is, so it must need no escaping: printable
+ * ASCII other than '"' and '\\'. The CLI passes none (next is the bare cursor), the server the
+ * URL of the next page up to its cursor.
+ * Errors: NQ_E_ARG (out or len NULL, a prefix byte that would need escaping), NQ_E_RANGE (n),
+ * NQ_E_CURSOR (a column >= n), NQ_E_BUFSIZE (NQ_JSON_TAIL_MAX(n, strlen(prefix)) suffices). */
+nq_err nq_json_list_tail(int n, const uint8_t *next, const char *prefix, char *out, size_t cap, size_t *len);
+
+#endif /* NQ_JSON_H */

@@ -1,0 +1,162 @@
+/* json.c - JSON text of solutions, counts and solution lists (see include/nqueens/json.h).
+ *
+ * The server renders every solution of a /solve body through nq_json_solution, so that is the hot
+ * path: the size is known before a byte is written (one check against cap), rows are a memset and
+ * one 'Q', and nothing is formatted through printf. Counts and list frames are written once per
+ * document; they are built in a small local buffer first, so a failed call writes nothing.
+ */
+#include "nqueens/json.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#define U64_DIGITS_MAX 20 /* UINT64_MAX = 18446744073709551615 */
+
+static bool n_ok(int n) {
+    return n >= NQ_N_MIN && n <= NQ_N_MAX;
+}
+
+/* Copy len bytes of s to p; returns the position after them. */
+static char *put(char *p, const char *s, size_t len) {
+    memcpy(p, s, len);
+    return p + len;
+}
+
+/* v in decimal at p; returns the position after it. */
+static char *put_u64(char *p, uint64_t v) {
+    char digits[U64_DIGITS_MAX];
+    size_t k = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    while (k > 0) *p++ = digits[--k];
+    return p;
+}
+
+/* A column (< NQ_N_MAX, so at most 2 digits) in decimal at p. */
+static char *put_col(char *p, unsigned c) {
+    if (c >= 10) *p++ = (char)('0' + c / 10);
+    *p++ = (char)('0' + c % 10);
+    return p;
+}
+
+static bool cols_ok(int n, const uint8_t *cols) {
+    for (int r = 0; r < n; r++)
+        if (cols[r] >= n) return false;
+    return true;
+}
+
+/* "c0,c1,...": digits plus n - 1 commas. */
+static size_t cursor_size(int n, const uint8_t *cols) {
+    size_t s = (size_t)n - 1u;
+    for (int r = 0; r < n; r++) s += cols[r] >= 10 ? 2u : 1u;
+    return s;
+}
+
+static char *put_cursor(char *p, int n, const uint8_t *cols) {
+    for (int r = 0; r < n; r++) {
+        if (r > 0) *p++ = ',';
+        p = put_col(p, cols[r]);
+    }
+    return p;
+}
+
+size_t nq_json_solution_size(int n, nq_json_shape shape) {
+    if (!n_ok(n)) return 0;
+    if (shape == NQ_JSON_BOARD) return NQ_JSON_SOLUTION_MAX(n);
+    if (shape != NQ_JSON_COLUMNS) return 0;
+    const size_t digits = n <= 10 ? (size_t)n : 10u + 2u * (size_t)(n - 10); /* 0..9, then 10..n-1 */
+    return 2u + digits + (size_t)n - 1u;
+}
+
+/* [".Q..",...]: row r is n '.' with a 'Q' at cols[r]. */
+static void put_board(char *p, int n, const uint8_t *cols) {
+    const size_t un = (size_t)n;
+    *p++ = '[';
+    for (size_t r = 0; r < un; r++) {
+        if (r > 0) *p++ = ',';
+        *p++ = '"';
+        memset(p, '.', un);
+        p[cols[r]] = 'Q';
+        p += un;
+        *p++ = '"';
+    }
+    *p = ']';
+}
+
+nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len) {
+    if (!cols || !out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
+    if (!n_ok(n)) return NQ_E_RANGE;
+    if (!cols_ok(n, cols)) return NQ_E_CURSOR;
+    const size_t need = shape == NQ_JSON_BOARD ? NQ_JSON_SOLUTION_MAX(n) : cursor_size(n, cols) + 2u;
+    if (need > cap) return NQ_E_BUFSIZE;
+    if (shape == NQ_JSON_BOARD) {
+        put_board(out, n, cols);
+    } else {
+        out[0] = '[';
+        *put_cursor(out + 1, n, cols) = ']';
+    }
+    *len = need;
+    return NQ_OK;
+}
+
+/* Hand the size bytes built at buf to out[0..cap), or fail without writing. */
+static nq_err deliver(const char *buf, size_t size, char *out, size_t cap, size_t *len) {
+    if (size > cap) return NQ_E_BUFSIZE;
+    memcpy(out, buf, size);
+    *len = size;
+    return NQ_OK;
+}
+
+nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, size_t *len) {
+    if (!counts || !out || !len) return NQ_E_ARG;
+    if (!n_ok(n)) return NQ_E_RANGE;
+    char buf[NQ_JSON_COUNTS_MAX];
+    char *p = put(buf, "{\"n\":", 5);
+    p = put_u64(p, (uint64_t)n);
+    p = put(p, ",\"total\":", 9);
+    p = put_u64(p, counts->total);
+    p = put(p, ",\"unique\":", 10);
+    p = put_u64(p, counts->unique);
+    *p++ = '}';
+    return deliver(buf, (size_t)(p - buf), out, cap, len);
+}
+
+nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, size_t cap, size_t *len) {
+    if (!out || !len || (mode != NQ_JSON_TOTAL_OMIT && mode != NQ_JSON_TOTAL_NULL && mode != NQ_JSON_TOTAL_VALUE))
+        return NQ_E_ARG;
+    if (!n_ok(n)) return NQ_E_RANGE;
+    char buf[NQ_JSON_HEAD_MAX];
+    char *p = put(buf, "{\"n\":", 5);
+    p = put_u64(p, (uint64_t)n);
+    if (mode != NQ_JSON_TOTAL_OMIT) {
+        p = put(p, ",\"total\":", 9);
+        p = mode == NQ_JSON_TOTAL_VALUE ? put_u64(p, value) : put(p, "null", 4);
+    }
+    p = put(p, ",\"solutions\":[", 14);
+    return deliver(buf, (size_t)(p - buf), out, cap, len);
+}
+
+/* Printable ASCII that a JSON string holds as is. */
+static bool json_safe(const char *s, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\') return false;
+    return true;
+}
+
+nq_err nq_json_list_tail(int n, const uint8_t *next, const char *prefix, char *out, size_t cap, size_t *len) {
+    const size_t plen = prefix ? strlen(prefix) : 0;
+    if (!out || !len || !json_safe(prefix, plen)) return NQ_E_ARG;
+    if (!n_ok(n)) return NQ_E_RANGE;
+    if (!next) return deliver("],\"next\":null}", 14, out, cap, len);
+    if (!cols_ok(n, next)) return NQ_E_CURSOR;
+    const size_t need = 10u + plen + cursor_size(n, next) + 2u;
+    if (need > cap) return NQ_E_BUFSIZE;
+    char *p = put(out, "],\"next\":\"", 10);
+    p = put(p, prefix ? prefix : "", plen);
+    p = put_cursor(p, n, next);
+    put(p, "\"}", 2);
+    *len = need;
+    return NQ_OK;
+}

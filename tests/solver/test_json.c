@@ -1,0 +1,246 @@
+/* test_json.c - table-driven Check tests of the JSON renderer (include/nqueens/json.h): exact bytes
+ * of solutions, counts and list frames, exact sizes, and that a failed call writes nothing. */
+#include "nqueens/json.h"
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+
+#define BUF 4096
+#define FILL 'Z' /* what an untouched buffer holds */
+
+/* Compare a call's result and out[0..len) with want (call first: len is read after it). */
+static void expect_text(nq_err rc, const char *out, size_t len, const char *want) {
+    ck_assert_int_eq(rc, NQ_OK);
+    ck_assert_uint_eq(len, strlen(want));
+    ck_assert_msg(memcmp(out, want, len) == 0, "got %.*s, want %s", (int)len, out, want);
+    ck_assert_int_eq(out[len], FILL); /* no NUL, nothing past the piece */
+}
+
+/* ---- solutions ---------------------------------------------------------------------------------- */
+
+typedef struct solution_row {
+    int n;
+    uint8_t cols[NQ_N_MAX];
+    nq_json_shape shape;
+    const char *want;
+} solution_row;
+
+static const solution_row solutions[] = {
+    {1, {0}, NQ_JSON_BOARD, "[\"Q\"]"},
+    {1, {0}, NQ_JSON_COLUMNS, "[0]"},
+    {4, {1, 3, 0, 2}, NQ_JSON_BOARD, "[\".Q..\",\"...Q\",\"Q...\",\"..Q.\"]"},
+    {4, {1, 3, 0, 2}, NQ_JSON_COLUMNS, "[1,3,0,2]"},
+    {11, {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9}, NQ_JSON_COLUMNS, "[0,2,4,6,8,10,1,3,5,7,9]"},
+    {4, {0, 0, 0, 0}, NQ_JSON_COLUMNS, "[0,0,0,0]"}, /* not a solution: still rendered */
+    {12, {11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11}, NQ_JSON_COLUMNS,
+     "[11,11,11,11,11,11,11,11,11,11,11,11]"},
+};
+
+START_TEST(test_solution_bytes) {
+    const solution_row *r = &solutions[_i];
+    char out[BUF];
+    size_t len = 0;
+    memset(out, FILL, sizeof out);
+    const nq_err rc = nq_json_solution(r->n, r->cols, r->shape, out, sizeof out, &len);
+    expect_text(rc, out, len, r->want);
+}
+END_TEST
+
+/* Every n, both shapes: a permutation renders to exactly nq_json_solution_size bytes, within
+ * NQ_JSON_SOLUTION_MAX, and one byte less of room is refused without a write. */
+START_TEST(test_solution_sizes) {
+    const int n = _i;
+    uint8_t cols[NQ_N_MAX];
+    for (int r = 0; r < n; r++) cols[r] = (uint8_t)(n - 1 - r);
+    for (int shape = NQ_JSON_BOARD; shape <= NQ_JSON_COLUMNS; shape++) {
+        char out[BUF];
+        size_t len = 0;
+        const size_t size = nq_json_solution_size(n, (nq_json_shape)shape);
+        ck_assert_uint_le(size, NQ_JSON_SOLUTION_MAX(n));
+        ck_assert_int_eq(nq_json_solution(n, cols, (nq_json_shape)shape, out, size, &len), NQ_OK);
+        ck_assert_uint_eq(len, size);
+        memset(out, FILL, sizeof out);
+        len = 7;
+        ck_assert_int_eq(nq_json_solution(n, cols, (nq_json_shape)shape, out, size - 1, &len), NQ_E_BUFSIZE);
+        ck_assert_uint_eq(len, 7);
+        ck_assert_int_eq(out[0], FILL);
+    }
+}
+END_TEST
+
+START_TEST(test_solution_errors) {
+    const uint8_t cols[NQ_N_MAX + 1] = {1, 3, 0, 2};
+    char out[BUF];
+    size_t len = 0;
+    ck_assert_int_eq(nq_json_solution(4, NULL, NQ_JSON_BOARD, out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_solution(4, cols, NQ_JSON_BOARD, NULL, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_solution(4, cols, NQ_JSON_BOARD, out, sizeof out, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_solution(4, cols, (nq_json_shape)7, out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_solution(0, cols, NQ_JSON_BOARD, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_solution(NQ_N_MAX + 1, cols, NQ_JSON_BOARD, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_solution(3, cols, NQ_JSON_COLUMNS, out, sizeof out, &len), NQ_E_CURSOR);
+    ck_assert_uint_eq(nq_json_solution_size(0, NQ_JSON_BOARD), 0);
+    ck_assert_uint_eq(nq_json_solution_size(4, (nq_json_shape)7), 0);
+    ck_assert_uint_eq(nq_json_solution_size(NQ_N_MAX, NQ_JSON_BOARD), NQ_JSON_SOLUTION_MAX(NQ_N_MAX));
+}
+END_TEST
+
+/* ---- counts ------------------------------------------------------------------------------------- */
+
+typedef struct counts_row {
+    int n;
+    nq_counts counts;
+    const char *want;
+} counts_row;
+
+static const counts_row counts[] = {
+    {1, {1, 1}, "{\"n\":1,\"total\":1,\"unique\":1}"},
+    {2, {0, 0}, "{\"n\":2,\"total\":0,\"unique\":0}"},
+    {8, {92, 12}, "{\"n\":8,\"total\":92,\"unique\":12}"},
+    /* A000170(27) and A002562(27): far beyond 2^53, exact */
+    {27, {234907967154122528u, 29363495934315694u},
+     "{\"n\":27,\"total\":234907967154122528,\"unique\":29363495934315694}"},
+    {32, {UINT64_MAX, UINT64_MAX}, "{\"n\":32,\"total\":18446744073709551615,\"unique\":18446744073709551615}"},
+    {9, {(1ull << 53) + 1u, 0}, "{\"n\":9,\"total\":9007199254740993,\"unique\":0}"},
+};
+
+START_TEST(test_counts_bytes) {
+    const counts_row *r = &counts[_i];
+    char out[BUF];
+    size_t len = 0;
+    memset(out, FILL, sizeof out);
+    const nq_err rc = nq_json_counts(r->n, &r->counts, out, sizeof out, &len);
+    expect_text(rc, out, len, r->want);
+    ck_assert_uint_le(len, NQ_JSON_COUNTS_MAX);
+}
+END_TEST
+
+START_TEST(test_counts_limits) {
+    const nq_counts most = {UINT64_MAX, UINT64_MAX};
+    char out[BUF];
+    size_t len = 0;
+    ck_assert_int_eq(nq_json_counts(32, &most, out, NQ_JSON_COUNTS_MAX, &len), NQ_OK);
+    ck_assert_uint_eq(len, NQ_JSON_COUNTS_MAX); /* the bound is tight */
+    memset(out, FILL, sizeof out);
+    ck_assert_int_eq(nq_json_counts(32, &most, out, NQ_JSON_COUNTS_MAX - 1, &len), NQ_E_BUFSIZE);
+    ck_assert_int_eq(out[0], FILL);
+    ck_assert_int_eq(nq_json_counts(8, NULL, out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_counts(0, &most, out, sizeof out, &len), NQ_E_RANGE);
+}
+END_TEST
+
+/* ---- list frames -------------------------------------------------------------------------------- */
+
+typedef struct head_row {
+    int n;
+    nq_json_total mode;
+    uint64_t value;
+    const char *want;
+} head_row;
+
+static const head_row heads[] = {
+    {4, NQ_JSON_TOTAL_OMIT, 99, "{\"n\":4,\"solutions\":["},
+    {4, NQ_JSON_TOTAL_NULL, 99, "{\"n\":4,\"total\":null,\"solutions\":["},
+    {4, NQ_JSON_TOTAL_VALUE, 2, "{\"n\":4,\"total\":2,\"solutions\":["},
+    {3, NQ_JSON_TOTAL_VALUE, 0, "{\"n\":3,\"total\":0,\"solutions\":["},
+    {32, NQ_JSON_TOTAL_VALUE, UINT64_MAX, "{\"n\":32,\"total\":18446744073709551615,\"solutions\":["},
+};
+
+START_TEST(test_head_bytes) {
+    const head_row *r = &heads[_i];
+    char out[BUF];
+    size_t len = 0;
+    memset(out, FILL, sizeof out);
+    const nq_err rc = nq_json_list_head(r->n, r->mode, r->value, out, sizeof out, &len);
+    expect_text(rc, out, len, r->want);
+    ck_assert_uint_le(len, NQ_JSON_HEAD_MAX);
+}
+END_TEST
+
+typedef struct tail_row {
+    int n;
+    bool more;
+    uint8_t next[NQ_N_MAX];
+    const char *prefix;
+    const char *want;
+} tail_row;
+
+static const tail_row tails[] = {
+    {4, false, {0}, NULL, "],\"next\":null}"},
+    {4, false, {0}, "/solve?n=4&after=", "],\"next\":null}"},
+    {4, true, {1, 3, 0, 2}, NULL, "],\"next\":\"1,3,0,2\"}"},
+    {4, true, {1, 3, 0, 2}, "", "],\"next\":\"1,3,0,2\"}"},
+    {4, true, {1, 3, 0, 2}, "/solve?n=4&format=columns&limit=1&after=",
+     "],\"next\":\"/solve?n=4&format=columns&limit=1&after=1,3,0,2\"}"},
+    {11, true, {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9}, NULL, "],\"next\":\"0,2,4,6,8,10,1,3,5,7,9\"}"},
+};
+
+START_TEST(test_tail_bytes) {
+    const tail_row *r = &tails[_i];
+    char out[BUF];
+    size_t len = 0;
+    memset(out, FILL, sizeof out);
+    const nq_err rc = nq_json_list_tail(r->n, r->more ? r->next : NULL, r->prefix, out, sizeof out, &len);
+    expect_text(rc, out, len, r->want);
+    ck_assert_uint_le(len, NQ_JSON_TAIL_MAX(r->n, r->prefix ? strlen(r->prefix) : 0));
+}
+END_TEST
+
+START_TEST(test_frame_limits) {
+    char out[BUF];
+    size_t len = 0;
+    ck_assert_int_eq(nq_json_list_head(32, NQ_JSON_TOTAL_VALUE, UINT64_MAX, out, NQ_JSON_HEAD_MAX, &len), NQ_OK);
+    ck_assert_uint_eq(len, NQ_JSON_HEAD_MAX); /* tight */
+    ck_assert_int_eq(nq_json_list_head(32, NQ_JSON_TOTAL_VALUE, UINT64_MAX, out, NQ_JSON_HEAD_MAX - 1, &len),
+                     NQ_E_BUFSIZE);
+    /* the longest cursor: every column two digits */
+    uint8_t far[NQ_N_MAX];
+    memset(far, NQ_N_MAX - 1, sizeof far);
+    const char *const prefix = "/p?after=";
+    const size_t most = NQ_JSON_TAIL_MAX(NQ_N_MAX, strlen(prefix));
+    ck_assert_int_eq(nq_json_list_tail(NQ_N_MAX, far, prefix, out, most, &len), NQ_OK);
+    ck_assert_uint_eq(len, most); /* tight */
+    memset(out, FILL, sizeof out);
+    ck_assert_int_eq(nq_json_list_tail(NQ_N_MAX, far, prefix, out, most - 1, &len), NQ_E_BUFSIZE);
+    ck_assert_int_eq(out[0], FILL);
+    ck_assert_int_eq(nq_json_list_tail(4, NULL, NULL, out, 13, &len), NQ_E_BUFSIZE);
+}
+END_TEST
+
+START_TEST(test_frame_errors) {
+    const uint8_t cols[4] = {1, 3, 0, 4};
+    char out[BUF];
+    size_t len = 0;
+    ck_assert_int_eq(nq_json_list_head(4, (nq_json_total)9, 0, out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_list_head(4, NQ_JSON_TOTAL_NULL, 0, NULL, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_list_head(33, NQ_JSON_TOTAL_NULL, 0, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_list_tail(4, cols, NULL, out, sizeof out, &len), NQ_E_CURSOR);
+    ck_assert_int_eq(nq_json_list_tail(0, NULL, NULL, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_list_tail(4, NULL, "a\"b", out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_list_tail(4, NULL, "a\\b", out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_list_tail(4, NULL, "a\nb", out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_list_tail(4, NULL, "\xc3\xa9", out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_list_tail(4, NULL, NULL, out, sizeof out, NULL), NQ_E_ARG);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("json");
+    TCase *tc = tcase_create("render");
+    tcase_add_loop_test(tc, test_solution_bytes, 0, (int)(sizeof solutions / sizeof solutions[0]));
+    tcase_add_loop_test(tc, test_solution_sizes, NQ_N_MIN, NQ_N_MAX + 1);
+    tcase_add_test(tc, test_solution_errors);
+    tcase_add_loop_test(tc, test_counts_bytes, 0, (int)(sizeof counts / sizeof counts[0]));
+    tcase_add_test(tc, test_counts_limits);
+    tcase_add_loop_test(tc, test_head_bytes, 0, (int)(sizeof heads / sizeof heads[0]));
+    tcase_add_loop_test(tc, test_tail_bytes, 0, (int)(sizeof tails / sizeof tails[0]));
+    tcase_add_test(tc, test_frame_limits);
+    tcase_add_test(tc, test_frame_errors);
+    suite_add_tcase(s, tc);
+    const int failed = nq_check_run(s);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
