@@ -4,6 +4,7 @@
  * serves:
  *   a solution, board shape:   [".Q..","...Q","Q...","..Q."]    (row r has its queen at cols[r])
  *   a solution, columns shape: [1,3,0,2]
+ *   one row of a solution:     ",\"..Q.\"" or ",2"             (for boards too large to hold at once)
  *   counts:                    {"n":8,"total":92,"unique":12}
  *   a list of solutions:       head, then solutions separated by ",", then tail:
  *                              {"n":4,"total":2,"solutions":[ ... ],"next":"<prefix>1,3,0,2"}
@@ -49,6 +50,15 @@ size_t nq_json_solution_size(int n, nq_json_shape shape);
  * Errors: NQ_E_ARG (NULL, unknown shape), NQ_E_RANGE (n), NQ_E_CURSOR (a column >= n),
  * NQ_E_BUFSIZE (cap too small). */
 nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len);
+
+/* Write row r of a solution of any board size n (the library's any-n solutions, nqueens/solution.h,
+ * go far beyond NQ_N_MAX and are streamed a row at a time): the element nq_json_solution writes for
+ * that row, a string of n characters with 'Q' at col in the board shape or the integer col in the
+ * columns shape, preceded by ',' when r > 0. A solution is '[', rows 0..n-1, ']'. It takes
+ * n + 2 bytes (+1 for the comma) in the board shape, the digits of col (+1) in the columns shape.
+ * Errors: NQ_E_ARG (out or len NULL, unknown shape), NQ_E_RANGE (n == 0, r >= n or col >= n),
+ * NQ_E_BUFSIZE (cap too small). */
+nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, char *out, size_t cap, size_t *len);
 
 /* Most bytes of a counts object: {"n":NN,"total":<20 digits>,"unique":<20 digits>}. */
 #define NQ_JSON_COUNTS_MAX 67u

@@ -69,7 +69,7 @@ static int stream(writer *w, nq_iter *it) {
         const size_t want = left < BATCH ? (size_t)left : BATCH;
         if (nq_iter_next(it, batch, want, &got) != NQ_OK || got == 0) break;
         for (size_t i = 0; i < got; i++)
-            if (!write_solution(w, batch + i * (size_t)o->n)) return NQ_CLI_EXIT_FAILURE; /* not reached: the iterator yields valid columns */
+            if (!write_solution(w, batch + i * (size_t)o->n)) return NQ_CLI_EXIT_FAILURE; /* not reached */
         memcpy(last, batch + (got - 1) * (size_t)o->n, (size_t)o->n);
         left -= got;
     }

@@ -70,19 +70,43 @@ size_t nq_json_solution_size(int n, nq_json_shape shape) {
     return 2u + digits + (size_t)n - 1u;
 }
 
-/* [".Q..",...]: row r is n '.' with a 'Q' at cols[r]. */
+/* One board row at p: n '.' with a 'Q' at col, quoted; returns the position after it. */
+static char *put_board_row(char *p, size_t n, size_t col) {
+    *p++ = '"';
+    memset(p, '.', n);
+    p[col] = 'Q';
+    p += n;
+    *p++ = '"';
+    return p;
+}
+
+/* [".Q..",...]: row r has its 'Q' at cols[r]. */
 static void put_board(char *p, int n, const uint8_t *cols) {
-    const size_t un = (size_t)n;
     *p++ = '[';
-    for (size_t r = 0; r < un; r++) {
+    for (int r = 0; r < n; r++) {
         if (r > 0) *p++ = ',';
-        *p++ = '"';
-        memset(p, '.', un);
-        p[cols[r]] = 'Q';
-        p += un;
-        *p++ = '"';
+        p = put_board_row(p, (size_t)n, cols[r]);
     }
     *p = ']';
+}
+
+static size_t u64_digits(uint64_t v) {
+    size_t d = 1;
+    for (; v >= 10u; v /= 10u) d++;
+    return d;
+}
+
+nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, char *out, size_t cap, size_t *len) {
+    if (!out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
+    if (n == 0 || r >= n || col >= n) return NQ_E_RANGE;
+    const size_t need = (r > 0 ? 1u : 0u) + (shape == NQ_JSON_BOARD ? (size_t)n + 2u : u64_digits(col));
+    if (need > cap) return NQ_E_BUFSIZE;
+    char *p = out;
+    if (r > 0) *p++ = ',';
+    if (shape == NQ_JSON_BOARD) put_board_row(p, n, col);
+    else put_u64(p, col);
+    *len = need;
+    return NQ_OK;
 }
 
 nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len) {

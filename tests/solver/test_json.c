@@ -89,6 +89,66 @@ START_TEST(test_solution_errors) {
 }
 END_TEST
 
+/* Rows of solutions of any size, streamed one at a time. */
+typedef struct row_row {
+    uint32_t n, r, col;
+    nq_json_shape shape;
+    const char *want;
+} row_row;
+
+static const row_row rows[] = {
+    {4, 0, 1, NQ_JSON_BOARD, "\".Q..\""},
+    {4, 3, 2, NQ_JSON_BOARD, ",\"..Q.\""},
+    {4, 0, 1, NQ_JSON_COLUMNS, "1"},
+    {4, 1, 3, NQ_JSON_COLUMNS, ",3"},
+    {1000000, 999999, 999999, NQ_JSON_COLUMNS, ",999999"},
+    {4000000000u, 5, 3999999999u, NQ_JSON_COLUMNS, ",3999999999"},
+};
+
+START_TEST(test_row_bytes) {
+    const row_row *r = &rows[_i];
+    char out[BUF];
+    size_t len = 0;
+    memset(out, FILL, sizeof out);
+    const nq_err rc = nq_json_row(r->n, r->r, r->col, r->shape, out, sizeof out, &len);
+    expect_text(rc, out, len, r->want);
+}
+END_TEST
+
+/* A solution row by row is the same bytes as the solution at once. */
+START_TEST(test_rows_make_the_solution) {
+    const uint8_t cols[11] = {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9};
+    for (int shape = NQ_JSON_BOARD; shape <= NQ_JSON_COLUMNS; shape++) {
+        char whole[BUF], rows_text[BUF];
+        size_t len = 0, o = 0, w = 0;
+        ck_assert_int_eq(nq_json_solution(11, cols, (nq_json_shape)shape, whole, sizeof whole, &len), NQ_OK);
+        rows_text[o++] = '[';
+        for (uint32_t r = 0; r < 11; r++) {
+            ck_assert_int_eq(nq_json_row(11, r, cols[r], (nq_json_shape)shape, rows_text + o, sizeof rows_text - o, &w),
+                             NQ_OK);
+            o += w;
+        }
+        rows_text[o++] = ']';
+        ck_assert_uint_eq(o, len);
+        ck_assert(memcmp(whole, rows_text, len) == 0);
+    }
+}
+END_TEST
+
+START_TEST(test_row_errors) {
+    char out[BUF];
+    size_t len = 9;
+    ck_assert_int_eq(nq_json_row(4, 0, 1, NQ_JSON_BOARD, out, 6, &len), NQ_OK);
+    ck_assert_int_eq(nq_json_row(4, 1, 1, NQ_JSON_BOARD, out, 6, &len), NQ_E_BUFSIZE); /* the comma too */
+    ck_assert_int_eq(nq_json_row(0, 0, 0, NQ_JSON_BOARD, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_row(4, 4, 0, NQ_JSON_BOARD, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_row(4, 0, 4, NQ_JSON_COLUMNS, out, sizeof out, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_row(4, 0, 0, (nq_json_shape)5, out, sizeof out, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_row(4, 0, 0, NQ_JSON_BOARD, NULL, sizeof out, &len), NQ_E_ARG);
+    ck_assert_uint_eq(len, 6);
+}
+END_TEST
+
 /* ---- counts ------------------------------------------------------------------------------------- */
 
 typedef struct counts_row {
@@ -234,6 +294,9 @@ int main(void) {
     tcase_add_loop_test(tc, test_solution_bytes, 0, (int)(sizeof solutions / sizeof solutions[0]));
     tcase_add_loop_test(tc, test_solution_sizes, NQ_N_MIN, NQ_N_MAX + 1);
     tcase_add_test(tc, test_solution_errors);
+    tcase_add_loop_test(tc, test_row_bytes, 0, (int)(sizeof rows / sizeof rows[0]));
+    tcase_add_test(tc, test_rows_make_the_solution);
+    tcase_add_test(tc, test_row_errors);
     tcase_add_loop_test(tc, test_counts_bytes, 0, (int)(sizeof counts / sizeof counts[0]));
     tcase_add_test(tc, test_counts_limits);
     tcase_add_loop_test(tc, test_head_bytes, 0, (int)(sizeof heads / sizeof heads[0]));

@@ -6,11 +6,13 @@
  */
 #include "app/body_solution.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nqueens/json.h"
 #include "nqueens/solution.h"
 
 #define BLOCK_ROWS 1024u                /* columns fetched from the construction at a time */
@@ -32,15 +34,6 @@ struct nq_body_solution {
     size_t stage_len;          /* bytes in stage */
     size_t stage_pos;          /* bytes of stage handed out */
 };
-
-static size_t digits(uint64_t v) {
-    size_t d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
 
 /* Decimal digits of every number 0..n-1: sum over each power of ten band. */
 static size_t digits_below(uint64_t n) {
@@ -109,31 +102,16 @@ static uint32_t column(nq_body_solution *b, uint32_t r) {
     return b->block[r - b->block_first];
 }
 
-/* Append row r (with its separator) to the stage; false when it does not fit. */
+/* Append row r (with its separator) to the stage, as the library renders it (nqueens/json.h);
+ * false when it does not fit. */
 static bool stage_row(nq_body_solution *b, uint32_t r) {
-    const uint32_t n = b->spec.n, c = column(b, r);
-    char *p = b->stage + b->stage_len;
-    const size_t room = STAGE_CAP - b->stage_len;
-    const size_t need = (b->spec.format == NQ_FORMAT_BOARD ? (size_t)n + 2 : digits(c)) + 1;
-    if (need > room) return false;
-    if (r > 0) *p++ = ',';
-    if (b->spec.format == NQ_FORMAT_BOARD) {
-        *p++ = '"';
-        memset(p, '.', n);
-        p[c] = 'Q';
-        p += n;
-        *p++ = '"';
-    } else {
-        char tmp[12];
-        size_t d = 0;
-        uint32_t v = c;
-        do {
-            tmp[d++] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
-        while (d) *p++ = tmp[--d];
-    }
-    b->stage_len = (size_t)(p - b->stage);
+    const nq_json_shape shape = b->spec.format == NQ_FORMAT_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
+    size_t w = 0;
+    char *const at = b->stage + b->stage_len;
+    const nq_err rc = nq_json_row(b->spec.n, r, column(b, r), shape, at, STAGE_CAP - b->stage_len, &w);
+    assert(rc == NQ_OK || rc == NQ_E_BUFSIZE); /* the rows of a solution are in range */
+    if (rc != NQ_OK) return false;
+    b->stage_len += w;
     return true;
 }
 
