@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nqueens/parse.h"
 #include "placement_impl.h"
 #include "radix.h"
 
@@ -181,18 +182,15 @@ nq_err nq_placement_finish(nq_placement *p, nq_placement_error *perr) {
 
 /* ---- parsing ---------------------------------------------------------------------------------- */
 
-/* A number in s[from..to): plain digits, no leading zero beyond "0". On success *value holds it,
- * saturated at UINT64_MAX (which is out of every range). Returns the reason it is not one. */
+/* A number in s[from..to): plain digits (nqueens/parse.h), no leading zero beyond "0". On success
+ * *value holds it, saturated at UINT64_MAX (which is out of every range). Returns the reason it is
+ * not one. */
 static nq_placement_reason number(const char *s, size_t from, size_t to, uint64_t *value) {
-    if (from == to) return NQ_PLACEMENT_MALFORMED;
     uint64_t v = 0;
-    for (size_t i = from; i < to; i++) {
-        if (s[i] < '0' || s[i] > '9') return NQ_PLACEMENT_MALFORMED;
-        const unsigned d = (unsigned)(s[i] - '0');
-        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
-    }
+    const nq_err rc = nq_parse_u64(s + from, to - from, UINT64_MAX, &v);
+    if (rc != NQ_OK && rc != NQ_E_OVERFLOW) return NQ_PLACEMENT_MALFORMED;
     if (to - from > 1 && s[from] == '0') return NQ_PLACEMENT_LEADING_ZERO;
-    *value = v;
+    *value = rc == NQ_OK ? v : UINT64_MAX;
     return NQ_PLACEMENT_OK;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "nqueens/parse.h"
 
 typedef struct url_parts {
     char host[256]; /* without brackets */
@@ -52,20 +53,13 @@ static bool visible_ascii(const char *s)
     return true;
 }
 
-/* Port text: 1..5 digits, 1..65535. */
+/* Port text: 1..5 digits (nqueens/parse.h), 1..65535. */
 static bool parse_port(const char *s, size_t len, char out[6])
 {
-    if (len == 0 || len > 5)
+    uint64_t v = 0;
+    if (len > 5 || nq_parse_u64(s, len, 65535, &v) != NQ_OK || v == 0)
         return false;
-    unsigned v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    if (v == 0 || v > 65535)
-        return false;
-    snprintf(out, 6, "%u", v);
+    snprintf(out, 6, "%u", (unsigned)v);
     return true;
 }
 

@@ -14,7 +14,6 @@
 #endif
 #include "ops/cpus.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nqueens/parse.h"
 #include "nqueens/solver.h"
 
 #define PATH_CAP 4096 /* a cgroup directory or file path */
@@ -64,17 +64,13 @@ static bool read_text(const char *path, char *buf, size_t size)
 }
 
 /* A decimal number starting at s (digits only: no sign, no space); *end after it. */
-static bool parse_u64(const char *s, char **end, uint64_t *out)
+static bool parse_u64(char *s, char **end, uint64_t *out)
 {
-    if (*s < '0' || *s > '9') {
+    const size_t len = nq_parse_digits_len(s, strlen(s));
+    if (nq_parse_u64(s, len, UINT64_MAX, out) != NQ_OK) {
         return false;
     }
-    errno = 0;
-    const unsigned long long v = strtoull(s, end, 10);
-    if (errno != 0) {
-        return false;
-    }
-    *out = (uint64_t)v;
+    *end = s + len;
     return true;
 }
 
