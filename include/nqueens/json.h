@@ -70,9 +70,9 @@ nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, siz
 
 /* What a list's head says about the size of the whole list. */
 typedef enum nq_json_total {
-    NQ_JSON_TOTAL_OMIT,  /* no "total" member */
-    NQ_JSON_TOTAL_NULL,  /* "total":null (not known) */
-    NQ_JSON_TOTAL_VALUE  /* "total":<the value given> */
+    NQ_JSON_TOTAL_OMIT, /* no "total" member */
+    NQ_JSON_TOTAL_NULL, /* "total":null (not known) */
+    NQ_JSON_TOTAL_VALUE /* "total":<the value given> */
 } nq_json_total;
 
 /* Most bytes of a list's head: {"n":NN,"total":<20 digits>,"solutions":[ */

@@ -12,18 +12,21 @@
 
 #define U64_DIGITS_MAX 20 /* UINT64_MAX = 18446744073709551615 */
 
-static bool n_ok(int n) {
+static bool n_ok(int n)
+{
     return n >= NQ_N_MIN && n <= NQ_N_MAX;
 }
 
 /* Copy len bytes of s to p; returns the position after them. */
-static char *put(char *p, const char *s, size_t len) {
+static char *put(char *p, const char *s, size_t len)
+{
     memcpy(p, s, len);
     return p + len;
 }
 
 /* v in decimal at p; returns the position after it. */
-static char *put_u64(char *p, uint64_t v) {
+static char *put_u64(char *p, uint64_t v)
+{
     char digits[U64_DIGITS_MAX];
     size_t k = 0;
     do {
@@ -35,26 +38,30 @@ static char *put_u64(char *p, uint64_t v) {
 }
 
 /* A column (< NQ_N_MAX, so at most 2 digits) in decimal at p. */
-static char *put_col(char *p, unsigned c) {
+static char *put_col(char *p, unsigned c)
+{
     if (c >= 10) *p++ = (char)('0' + c / 10);
     *p++ = (char)('0' + c % 10);
     return p;
 }
 
-static bool cols_ok(int n, const uint8_t *cols) {
+static bool cols_ok(int n, const uint8_t *cols)
+{
     for (int r = 0; r < n; r++)
         if (cols[r] >= n) return false;
     return true;
 }
 
 /* "c0,c1,...": digits plus n - 1 commas. */
-static size_t cursor_size(int n, const uint8_t *cols) {
+static size_t cursor_size(int n, const uint8_t *cols)
+{
     size_t s = (size_t)n - 1u;
     for (int r = 0; r < n; r++) s += cols[r] >= 10 ? 2u : 1u;
     return s;
 }
 
-static char *put_cursor(char *p, int n, const uint8_t *cols) {
+static char *put_cursor(char *p, int n, const uint8_t *cols)
+{
     for (int r = 0; r < n; r++) {
         if (r > 0) *p++ = ',';
         p = put_col(p, cols[r]);
@@ -62,7 +69,8 @@ static char *put_cursor(char *p, int n, const uint8_t *cols) {
     return p;
 }
 
-size_t nq_json_solution_size(int n, nq_json_shape shape) {
+size_t nq_json_solution_size(int n, nq_json_shape shape)
+{
     if (!n_ok(n)) return 0;
     if (shape == NQ_JSON_BOARD) return NQ_JSON_SOLUTION_MAX(n);
     if (shape != NQ_JSON_COLUMNS) return 0;
@@ -71,7 +79,8 @@ size_t nq_json_solution_size(int n, nq_json_shape shape) {
 }
 
 /* One board row at p: n '.' with a 'Q' at col, quoted; returns the position after it. */
-static char *put_board_row(char *p, size_t n, size_t col) {
+static char *put_board_row(char *p, size_t n, size_t col)
+{
     *p++ = '"';
     memset(p, '.', n);
     p[col] = 'Q';
@@ -81,7 +90,8 @@ static char *put_board_row(char *p, size_t n, size_t col) {
 }
 
 /* [".Q..",...]: row r has its 'Q' at cols[r]. */
-static void put_board(char *p, int n, const uint8_t *cols) {
+static void put_board(char *p, int n, const uint8_t *cols)
+{
     *p++ = '[';
     for (int r = 0; r < n; r++) {
         if (r > 0) *p++ = ',';
@@ -90,26 +100,31 @@ static void put_board(char *p, int n, const uint8_t *cols) {
     *p = ']';
 }
 
-static size_t u64_digits(uint64_t v) {
+static size_t u64_digits(uint64_t v)
+{
     size_t d = 1;
     for (; v >= 10u; v /= 10u) d++;
     return d;
 }
 
-nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, char *out, size_t cap, size_t *len) {
+nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, char *out, size_t cap, size_t *len)
+{
     if (!out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
     if (n == 0 || r >= n || col >= n) return NQ_E_RANGE;
     const size_t need = (r > 0 ? 1u : 0u) + (shape == NQ_JSON_BOARD ? (size_t)n + 2u : u64_digits(col));
     if (need > cap) return NQ_E_BUFSIZE;
     char *p = out;
     if (r > 0) *p++ = ',';
-    if (shape == NQ_JSON_BOARD) put_board_row(p, n, col);
-    else put_u64(p, col);
+    if (shape == NQ_JSON_BOARD)
+        put_board_row(p, n, col);
+    else
+        put_u64(p, col);
     *len = need;
     return NQ_OK;
 }
 
-nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len) {
+nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len)
+{
     if (!cols || !out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
     if (!n_ok(n)) return NQ_E_RANGE;
     if (!cols_ok(n, cols)) return NQ_E_CURSOR;
@@ -126,14 +141,16 @@ nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *o
 }
 
 /* Hand the size bytes built at buf to out[0..cap), or fail without writing. */
-static nq_err deliver(const char *buf, size_t size, char *out, size_t cap, size_t *len) {
+static nq_err deliver(const char *buf, size_t size, char *out, size_t cap, size_t *len)
+{
     if (size > cap) return NQ_E_BUFSIZE;
     memcpy(out, buf, size);
     *len = size;
     return NQ_OK;
 }
 
-nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, size_t *len) {
+nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, size_t *len)
+{
     if (!counts || !out || !len) return NQ_E_ARG;
     if (!n_ok(n)) return NQ_E_RANGE;
     char buf[NQ_JSON_COUNTS_MAX];
@@ -147,7 +164,8 @@ nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, siz
     return deliver(buf, (size_t)(p - buf), out, cap, len);
 }
 
-nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, size_t cap, size_t *len) {
+nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, size_t cap, size_t *len)
+{
     if (!out || !len || (mode != NQ_JSON_TOTAL_OMIT && mode != NQ_JSON_TOTAL_NULL && mode != NQ_JSON_TOTAL_VALUE))
         return NQ_E_ARG;
     if (!n_ok(n)) return NQ_E_RANGE;
@@ -163,13 +181,15 @@ nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, s
 }
 
 /* Printable ASCII that a JSON string holds as is. */
-static bool json_safe(const char *s, size_t len) {
+static bool json_safe(const char *s, size_t len)
+{
     for (size_t i = 0; i < len; i++)
         if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\') return false;
     return true;
 }
 
-nq_err nq_json_list_tail(int n, const uint8_t *next, const char *prefix, char *out, size_t cap, size_t *len) {
+nq_err nq_json_list_tail(int n, const uint8_t *next, const char *prefix, char *out, size_t cap, size_t *len)
+{
     const size_t plen = prefix ? strlen(prefix) : 0;
     if (!out || !len || !json_safe(prefix, plen)) return NQ_E_ARG;
     if (!n_ok(n)) return NQ_E_RANGE;

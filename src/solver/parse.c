@@ -9,17 +9,20 @@
 
 #include <stdbool.h>
 
-static bool is_digit(char c) {
+static bool is_digit(char c)
+{
     return c >= '0' && c <= '9';
 }
 
-size_t nq_parse_digits_len(const char *s, size_t len) {
+size_t nq_parse_digits_len(const char *s, size_t len)
+{
     size_t i = 0;
     while (s != NULL && i < len && is_digit(s[i])) i++;
     return i;
 }
 
-nq_err nq_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out) {
+nq_err nq_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
     if (s == NULL || out == NULL) return NQ_E_ARG;
     if (len == 0 || nq_parse_digits_len(s, len) != len) return NQ_E_PARAM_INVALID;
     if (len > NQ_PARSE_DIGITS_MAX) return NQ_E_OVERFLOW;

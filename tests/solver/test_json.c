@@ -13,7 +13,8 @@
 #define FILL 'Z' /* what an untouched buffer holds */
 
 /* Compare a call's result and out[0..len) with want (call first: len is read after it). */
-static void expect_text(nq_err rc, const char *out, size_t len, const char *want) {
+static void expect_text(nq_err rc, const char *out, size_t len, const char *want)
+{
     ck_assert_int_eq(rc, NQ_OK);
     ck_assert_uint_eq(len, strlen(want));
     ck_assert_msg(memcmp(out, want, len) == 0, "got %.*s, want %s", (int)len, out, want);
@@ -36,11 +37,11 @@ static const solution_row solutions[] = {
     {4, {1, 3, 0, 2}, NQ_JSON_COLUMNS, "[1,3,0,2]"},
     {11, {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9}, NQ_JSON_COLUMNS, "[0,2,4,6,8,10,1,3,5,7,9]"},
     {4, {0, 0, 0, 0}, NQ_JSON_COLUMNS, "[0,0,0,0]"}, /* not a solution: still rendered */
-    {12, {11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11}, NQ_JSON_COLUMNS,
-     "[11,11,11,11,11,11,11,11,11,11,11,11]"},
+    {12, {11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11}, NQ_JSON_COLUMNS, "[11,11,11,11,11,11,11,11,11,11,11,11]"},
 };
 
-START_TEST(test_solution_bytes) {
+START_TEST(test_solution_bytes)
+{
     const solution_row *r = &solutions[_i];
     char out[BUF];
     size_t len = 0;
@@ -52,7 +53,8 @@ END_TEST
 
 /* Every n, both shapes: a permutation renders to exactly nq_json_solution_size bytes, within
  * NQ_JSON_SOLUTION_MAX, and one byte less of room is refused without a write. */
-START_TEST(test_solution_sizes) {
+START_TEST(test_solution_sizes)
+{
     const int n = _i;
     uint8_t cols[NQ_N_MAX];
     for (int r = 0; r < n; r++) cols[r] = (uint8_t)(n - 1 - r);
@@ -72,7 +74,8 @@ START_TEST(test_solution_sizes) {
 }
 END_TEST
 
-START_TEST(test_solution_errors) {
+START_TEST(test_solution_errors)
+{
     const uint8_t cols[NQ_N_MAX + 1] = {1, 3, 0, 2};
     char out[BUF];
     size_t len = 0;
@@ -105,7 +108,8 @@ static const row_row rows[] = {
     {4000000000u, 5, 3999999999u, NQ_JSON_COLUMNS, ",3999999999"},
 };
 
-START_TEST(test_row_bytes) {
+START_TEST(test_row_bytes)
+{
     const row_row *r = &rows[_i];
     char out[BUF];
     size_t len = 0;
@@ -116,7 +120,8 @@ START_TEST(test_row_bytes) {
 END_TEST
 
 /* A solution row by row is the same bytes as the solution at once. */
-START_TEST(test_rows_make_the_solution) {
+START_TEST(test_rows_make_the_solution)
+{
     const uint8_t cols[11] = {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9};
     for (int shape = NQ_JSON_BOARD; shape <= NQ_JSON_COLUMNS; shape++) {
         char whole[BUF], rows_text[BUF];
@@ -135,7 +140,8 @@ START_TEST(test_rows_make_the_solution) {
 }
 END_TEST
 
-START_TEST(test_row_errors) {
+START_TEST(test_row_errors)
+{
     char out[BUF];
     size_t len = 9;
     ck_assert_int_eq(nq_json_row(4, 0, 1, NQ_JSON_BOARD, out, 6, &len), NQ_OK);
@@ -162,13 +168,15 @@ static const counts_row counts[] = {
     {2, {0, 0}, "{\"n\":2,\"total\":0,\"unique\":0}"},
     {8, {92, 12}, "{\"n\":8,\"total\":92,\"unique\":12}"},
     /* A000170(27) and A002562(27): far beyond 2^53, exact */
-    {27, {234907967154122528u, 29363495934315694u},
+    {27,
+     {234907967154122528u, 29363495934315694u},
      "{\"n\":27,\"total\":234907967154122528,\"unique\":29363495934315694}"},
     {32, {UINT64_MAX, UINT64_MAX}, "{\"n\":32,\"total\":18446744073709551615,\"unique\":18446744073709551615}"},
     {9, {(1ull << 53) + 1u, 0}, "{\"n\":9,\"total\":9007199254740993,\"unique\":0}"},
 };
 
-START_TEST(test_counts_bytes) {
+START_TEST(test_counts_bytes)
+{
     const counts_row *r = &counts[_i];
     char out[BUF];
     size_t len = 0;
@@ -179,7 +187,8 @@ START_TEST(test_counts_bytes) {
 }
 END_TEST
 
-START_TEST(test_counts_limits) {
+START_TEST(test_counts_limits)
+{
     const nq_counts most = {UINT64_MAX, UINT64_MAX};
     char out[BUF];
     size_t len = 0;
@@ -210,7 +219,8 @@ static const head_row heads[] = {
     {32, NQ_JSON_TOTAL_VALUE, UINT64_MAX, "{\"n\":32,\"total\":18446744073709551615,\"solutions\":["},
 };
 
-START_TEST(test_head_bytes) {
+START_TEST(test_head_bytes)
+{
     const head_row *r = &heads[_i];
     char out[BUF];
     size_t len = 0;
@@ -234,12 +244,16 @@ static const tail_row tails[] = {
     {4, false, {0}, "/solve?n=4&after=", "],\"next\":null}"},
     {4, true, {1, 3, 0, 2}, NULL, "],\"next\":\"1,3,0,2\"}"},
     {4, true, {1, 3, 0, 2}, "", "],\"next\":\"1,3,0,2\"}"},
-    {4, true, {1, 3, 0, 2}, "/solve?n=4&format=columns&limit=1&after=",
+    {4,
+     true,
+     {1, 3, 0, 2},
+     "/solve?n=4&format=columns&limit=1&after=",
      "],\"next\":\"/solve?n=4&format=columns&limit=1&after=1,3,0,2\"}"},
     {11, true, {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9}, NULL, "],\"next\":\"0,2,4,6,8,10,1,3,5,7,9\"}"},
 };
 
-START_TEST(test_tail_bytes) {
+START_TEST(test_tail_bytes)
+{
     const tail_row *r = &tails[_i];
     char out[BUF];
     size_t len = 0;
@@ -250,7 +264,8 @@ START_TEST(test_tail_bytes) {
 }
 END_TEST
 
-START_TEST(test_frame_limits) {
+START_TEST(test_frame_limits)
+{
     char out[BUF];
     size_t len = 0;
     ck_assert_int_eq(nq_json_list_head(32, NQ_JSON_TOTAL_VALUE, UINT64_MAX, out, NQ_JSON_HEAD_MAX, &len), NQ_OK);
@@ -271,7 +286,8 @@ START_TEST(test_frame_limits) {
 }
 END_TEST
 
-START_TEST(test_frame_errors) {
+START_TEST(test_frame_errors)
+{
     const uint8_t cols[4] = {1, 3, 0, 4};
     char out[BUF];
     size_t len = 0;
@@ -288,7 +304,8 @@ START_TEST(test_frame_errors) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("render");
     tcase_add_loop_test(tc, test_solution_bytes, 0, (int)(sizeof solutions / sizeof solutions[0]));

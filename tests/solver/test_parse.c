@@ -21,7 +21,7 @@ static const parse_row rows[] = {
     {"7", UINT64_MAX, NQ_OK, 7},
     {"42", UINT64_MAX, NQ_OK, 42},
     {"007", UINT64_MAX, NQ_OK, 7},
-    {"00000000000000000000", UINT64_MAX, NQ_OK, 0},                /* 20 digits: still a number */
+    {"00000000000000000000", UINT64_MAX, NQ_OK, 0}, /* 20 digits: still a number */
     {"18446744073709551615", UINT64_MAX, NQ_OK, UINT64_MAX},
     {"65535", 65535, NQ_OK, 65535},
     {"5", 5, NQ_OK, 5},
@@ -30,9 +30,9 @@ static const parse_row rows[] = {
     {"18446744073709551616", UINT64_MAX, NQ_E_OVERFLOW, 0},
     {"99999999999999999999", UINT64_MAX, NQ_E_OVERFLOW, 0},
     {"99999999999999999999999", UINT64_MAX, NQ_E_OVERFLOW, 0},
-    {"000000000000000000001", UINT64_MAX, NQ_E_OVERFLOW, 0},       /* 21 digits */
+    {"000000000000000000001", UINT64_MAX, NQ_E_OVERFLOW, 0}, /* 21 digits */
     {"65536", 65535, NQ_E_OVERFLOW, 0},
-    {"7", 5, NQ_E_OVERFLOW, 0},                                     /* one digit above max */
+    {"7", 5, NQ_E_OVERFLOW, 0}, /* one digit above max */
     {"1", 0, NQ_E_OVERFLOW, 0},
     {"33", 32, NQ_E_OVERFLOW, 0},
     /* malformed */
@@ -49,24 +49,26 @@ static const parse_row rows[] = {
     {"4x", UINT64_MAX, NQ_E_PARAM_INVALID, 0},
     {"64K", UINT64_MAX, NQ_E_PARAM_INVALID, 0},
     {"x", UINT64_MAX, NQ_E_PARAM_INVALID, 0},
-    {"\xd9\xa3", UINT64_MAX, NQ_E_PARAM_INVALID, 0},                /* ARABIC-INDIC DIGIT THREE */
-    {"\xef\xbc\x93", UINT64_MAX, NQ_E_PARAM_INVALID, 0},            /* FULLWIDTH DIGIT THREE */
+    {"\xd9\xa3", UINT64_MAX, NQ_E_PARAM_INVALID, 0},                 /* ARABIC-INDIC DIGIT THREE */
+    {"\xef\xbc\x93", UINT64_MAX, NQ_E_PARAM_INVALID, 0},             /* FULLWIDTH DIGIT THREE */
     {"99999999999999999999999x", UINT64_MAX, NQ_E_PARAM_INVALID, 0}, /* malformed beats long */
     {"-99999999999999999999999", 5, NQ_E_PARAM_INVALID, 0},
 };
 
-START_TEST(test_table) {
+START_TEST(test_table)
+{
     const parse_row *r = &rows[_i];
     uint64_t v = 12345;
     const nq_err rc = nq_parse_u64(r->s, strlen(r->s), r->max, &v);
-    ck_assert_msg(rc == r->rc, "'%s' (max %llu): got %s, want %s", r->s, (unsigned long long)r->max,
-                  nq_err_name(rc), nq_err_name(r->rc));
+    ck_assert_msg(rc == r->rc, "'%s' (max %llu): got %s, want %s", r->s, (unsigned long long)r->max, nq_err_name(rc),
+                  nq_err_name(r->rc));
     ck_assert_uint_eq(v, rc == NQ_OK ? r->value : 12345); /* untouched on error */
 }
 END_TEST
 
 /* Length-delimited: the bytes after len are never read, so a query value needs no NUL. */
-START_TEST(test_length_delimited) {
+START_TEST(test_length_delimited)
+{
     uint64_t v = 0;
     ck_assert_int_eq(nq_parse_u64("123&n=4", 3, UINT64_MAX, &v), NQ_OK);
     ck_assert_uint_eq(v, 123);
@@ -79,7 +81,8 @@ START_TEST(test_length_delimited) {
 }
 END_TEST
 
-START_TEST(test_arguments) {
+START_TEST(test_arguments)
+{
     uint64_t v = 0;
     ck_assert_int_eq(nq_parse_u64(NULL, 0, UINT64_MAX, &v), NQ_E_ARG);
     ck_assert_int_eq(nq_parse_u64("1", 1, UINT64_MAX, NULL), NQ_E_ARG);
@@ -98,7 +101,8 @@ static const digits_row digit_rows[] = {
     {"", 0}, {"K", 0}, {"64K", 2}, {"8", 1}, {"0x1", 1}, {"123456", 6}, {" 1", 0}, {"-1", 0},
 };
 
-START_TEST(test_digits_len) {
+START_TEST(test_digits_len)
+{
     const digits_row *r = &digit_rows[_i];
     ck_assert_uint_eq(nq_parse_digits_len(r->s, strlen(r->s)), r->len);
     ck_assert_uint_eq(nq_parse_digits_len("123", 2), 2);
@@ -106,7 +110,8 @@ START_TEST(test_digits_len) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("parse");
     TCase *tc = tcase_create("u64");
     tcase_add_loop_test(tc, test_table, 0, (int)(sizeof rows / sizeof rows[0]));
