@@ -18,42 +18,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nqueens/json.h"
 #include "nqueens/solution.h"
 
 #define BLOCK_ROWS 4096 /* rows formatted per write */
 #define TEXT_CAP (BLOCK_ROWS * 11 + 64) /* a column is at most 10 digits, plus its comma */
+_Static_assert(TEXT_CAP >= NQ_CLI_BOARD_N_MAX + 3, "a board row, its quotes and its comma fit");
 #define POLL_NS 10000000L /* 10 ms between looks at the stop flag during a search */
 
-/* Writes v in decimal at out; returns the bytes written. */
-static size_t put_u32(char *out, uint32_t v) {
-    char tmp[10];
-    size_t k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (size_t i = 0; i < k; i++) out[i] = tmp[k - 1 - i];
-    return k;
-}
-
-/* Writes rows [first, first + count) whose columns are cols, as numbers or board strings. */
+/* Writes rows [first, first + count) whose columns are cols, as numbers or board strings: the
+ * library's rows (nqueens/json.h), the same bytes as nqueensd's /solution. text holds TEXT_CAP
+ * bytes, which is flushed whenever the longest row might not fit. */
 static void write_rows(FILE *out, const nq_cli_opts *o, uint32_t first, const uint32_t *cols, uint32_t count,
                        char *text) {
-    if (o->format == NQ_CLI_BOARD) { /* n <= NQ_CLI_BOARD_N_MAX: one row per write is fine */
-        for (uint32_t i = 0; i < count; i++) {
-            if (first + i > 0) fputc(',', out);
-            memset(text, '.', (size_t)o->n);
-            text[cols[i]] = 'Q';
-            fputc('"', out);
-            fwrite(text, 1, (size_t)o->n, out);
-            fputc('"', out);
-        }
-        return;
-    }
+    const nq_json_shape shape = o->format == NQ_CLI_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
+    const size_t row_max = shape == NQ_JSON_BOARD ? (size_t)o->n + 3u : 11u; /* comma, quotes or digits */
     size_t len = 0;
     for (uint32_t i = 0; i < count; i++) {
-        if (first + i > 0) text[len++] = ',';
-        len += put_u32(text + len, cols[i]);
+        if (TEXT_CAP - len < row_max) {
+            fwrite(text, 1, len, out);
+            len = 0;
+        }
+        size_t w = 0;
+        (void)nq_json_row((uint32_t)o->n, first + i, cols[i], shape, text + len, TEXT_CAP - len, &w); /* fits */
+        len += w;
     }
     fwrite(text, 1, len, out);
 }
@@ -160,7 +148,7 @@ static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const vol
 
 int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop) {
     uint32_t *block = malloc(BLOCK_ROWS * sizeof *block);
-    char *text = malloc(TEXT_CAP > NQ_CLI_BOARD_N_MAX ? TEXT_CAP : NQ_CLI_BOARD_N_MAX);
+    char *text = malloc(TEXT_CAP);
     int status = NQ_CLI_EXIT_FAILURE;
     if (block == NULL || text == NULL) {
         fputs("nqueens: out of memory\n", err);
