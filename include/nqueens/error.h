@@ -103,7 +103,14 @@
     X(E_DRAINING, 33, SHUTTING_DOWN, "Service shutting down")                                                  \
     X(E_INTERNAL, 34, INTERNAL_ERROR, "Internal error")                                                        \
     X(E_BAD_REQUEST, 35, BAD_REQUEST, "Bad request")                                                           \
-    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")
+    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")         \
+    /* store errors: the server's SQLite file (start-up refusals and failed writes) */                      \
+    X(E_STORE_CORRUPT, 60, INTERNAL_ERROR, "Store file is not a readable nqueens database")                \
+    X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")                        \
+    X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                               \
+    X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                                   \
+    /* long counts */                                                                                       \
+    X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */

@@ -54,7 +54,7 @@ START_TEST(defaults_are_documented_values)
     ck_assert_uint_eq(c.count_threads, 0);
     ck_assert_uint_eq(c.cache_bytes, (size_t)64 << 20);
     ck_assert_int_eq(c.max_n_solve, 20);
-    ck_assert_int_eq(c.max_n_count, 18);
+    ck_assert_int_eq(c.max_n_count, 19);
     ck_assert_uint_eq(c.max_solutions, 100000);
     ck_assert_uint_eq(c.queue_len, 64);
     ck_assert_uint_eq(c.deadline_ms, 10000);
@@ -286,7 +286,8 @@ START_TEST(help_lists_every_option)
     static const char *const flags[] = {"bind", "port", "http-threads", "solver-workers", "count-threads",
         "cache-bytes", "max-n-solve", "max-n-count", "max-solutions", "queue-len", "deadline-ms", "budget-ms",
         "cors-origin", "log-format", "conn-limit", "per-ip-limit", "idle-timeout-s", "head-timeout-s",
-        "max-uri-bytes", "max-header-bytes", "grace-s"};
+        "max-uri-bytes", "max-header-bytes", "grace-s", "long-count-n", "long-counts", "long-count-queue",
+        "store", "checkpoint-ms", "count-task-delay-ms"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "--%s ", flags[i]);
