@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # serve.sh - install what is needed, build nqueensd in release mode and run it in the foreground.
 #   scripts/serve.sh [nqueensd options...]      e.g. scripts/serve.sh --port 8080
+# The store (finished counts, checkpoints of long ones) is nqueens.db in the directory serve.sh is
+# run from, unless --store (or NQUEENSD_STORE) says otherwise; --store none keeps nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
