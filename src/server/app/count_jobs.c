@@ -11,7 +11,6 @@
 #endif
 #include "app/count_jobs.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,7 +470,7 @@ nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomi
         const double left = until - nq_clock_s();
         if ((wait_ms != UINT32_MAX && left <= 0) || (cancel && atomic_load(cancel))) break;
         const double slice = wait_ms == UINT32_MAX || left * 1000.0 > WAIT_SLICE_MS ? WAIT_SLICE_MS : left * 1000.0;
-        const struct timespec t = after_ms((uint32_t)ceil(slice));
+        const struct timespec t = after_ms((uint32_t)slice + 1u); /* rounded up: never a busy loop */
         (void)pthread_cond_timedwait(&j->changed, &j->lock, &t);
     }
     view_of(s, n, view);
@@ -541,6 +540,7 @@ unsigned nq_count_jobs_retry_after(const nq_job_view *view) {
     /* Ask again when it should be done, but at least every minute (the estimate may be wrong), and
      * not more than once a second. Without an estimate: soon, while one forms. */
     if (view->eta_s < 0) return 2;
-    const double s = ceil(view->eta_s);
-    return s < 1 ? 1u : s > 60 ? 60u : (unsigned)s;
+    if (view->eta_s >= 60) return 60;
+    const unsigned s = (unsigned)view->eta_s + 1u; /* rounded up */
+    return s < 1 ? 1u : s;
 }
