@@ -4,7 +4,9 @@
  * solver's workers report each finished task (on_task), which marks it in the slot's bitmap; one
  * ticker writes the bitmaps that changed every --checkpoint-ms and retries finished counts the
  * store refused. One mutex, `lock`, guards every slot; `changed` is broadcast on every state change
- * (runners wait on it for work, requests for their count to finish).
+ * (runners wait on it for work, requests for their count to finish). A second, `store_lock`, is held
+ * around a count's store writes (never with `lock` held when taken), so a checkpoint written late
+ * cannot resurrect a count the store already has as finished.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
@@ -49,6 +51,7 @@ struct nq_count_jobs {
     nq_app *app;                          /* borrowed: configuration, cache, event hook */
     nq_store *store;                      /* borrowed, may be NULL */
     const nq_config *cfg;                 /* borrowed */
+    pthread_mutex_t store_lock;           /* orders a count's store writes (taken before lock) */
     pthread_mutex_t lock;                 /* guards everything below but the threads */
     pthread_cond_t changed;               /* a slot changed state, or stopping */
     slot slots[NQ_COUNT_N_MAX + 1];       /* by n */
@@ -135,17 +138,22 @@ static void slot_forget_plan(slot *s) {
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-/* Write s's checkpoint from a copy taken under the lock; the write itself runs without it. */
+/* Write s's checkpoint from a copy taken under the lock; the write itself runs without it, but
+ * under store_lock, so that it cannot land after the finished count's write (which drops it). */
 static void checkpoint(nq_count_jobs *j, int n) {
+    pthread_mutex_lock(&j->store_lock);
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
-    if (!s->dirty || !s->tasks || s->state == NQ_JOB_DONE) {
+    /* A count with every task done is written as finished, not checkpointed. */
+    if (!s->dirty || !s->tasks || s->state == NQ_JOB_DONE || s->ndone == s->tasks) {
         pthread_mutex_unlock(&j->lock);
+        pthread_mutex_unlock(&j->store_lock);
         return;
     }
     uint8_t *copy = malloc(s->tasks);
     if (!copy) {
         pthread_mutex_unlock(&j->lock);
+        pthread_mutex_unlock(&j->store_lock);
         return; /* the next tick tries again */
     }
     memcpy(copy, s->done, s->tasks);
@@ -155,6 +163,7 @@ static void checkpoint(nq_count_jobs *j, int n) {
     s->dirty = false;
     pthread_mutex_unlock(&j->lock);
     const nq_err rc = nq_store_put_checkpoint(j->store, &cp);
+    pthread_mutex_unlock(&j->store_lock);
     free(copy);
     pthread_mutex_lock(&j->lock);
     if (rc == NQ_OK) {
@@ -254,8 +263,11 @@ static void run_ended(nq_count_jobs *j, int n, nq_err rc) {
         const nq_counts c = nq_count_sums_counts(&s->sums);
         const double secs = s->elapsed_before + run;
         const int64_t at = wall_s();
+        s->dirty = false;
         pthread_mutex_unlock(&j->lock);
+        pthread_mutex_lock(&j->store_lock); /* after any checkpoint of n in flight */
         const bool saved = save_count(j, n, &c, secs, at); /* on disk before anyone hears of it */
+        pthread_mutex_unlock(&j->store_lock);
         nq_counts_publish(j->app, n, &c, secs, NULL);
         event(j, NQ_APP_EVENT_INFO, "count finished", n, 1.0, secs, NQ_OK);
         pthread_mutex_lock(&j->lock);
@@ -380,6 +392,7 @@ nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out) {
     j->app = app;
     j->store = store;
     j->cfg = nq_app_config(app);
+    pthread_mutex_init(&j->store_lock, NULL);
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->changed, NULL);
     nq_err rc = load_store(j);
@@ -413,6 +426,7 @@ void nq_count_jobs_destroy(nq_count_jobs *j) {
     for (int n = 1; n <= NQ_COUNT_N_MAX; n++) free(j->slots[n].done);
     pthread_cond_destroy(&j->changed);
     pthread_mutex_destroy(&j->lock);
+    pthread_mutex_destroy(&j->store_lock);
     free(j);
 }
 
