@@ -85,10 +85,12 @@ static const opt_row opts[] = {
     {"queue-len", "NQUEENSD_QUEUE_LEN", T_UINT, FIELD(queue_len), "64", 0, 65536, "N",
      "computations that may wait for a worker; beyond it 503 + Retry-After"},
     {"deadline-ms", "NQUEENSD_DEADLINE_MS", T_UINT, FIELD(deadline_ms), "10000", 0, 3600000, "MS",
-     "a request waits this long for its computation, then gets 503 (the result still gets cached); "
-     "0 = wait as long as it takes"},
+     "a request waits this long for its computation, then gets 503 (the result still gets cached; a "
+     "long count answers 202 with its progress); also the most a Prefer: wait=S may ask; 0 = wait as "
+     "long as it takes"},
     {"budget-ms", "NQUEENSD_BUDGET_MS", T_UINT, FIELD(budget_ms), "60000", 0, 86400000, "MS",
-     "a computation nobody waits for any more is cancelled once it has run this long; 0 = never"},
+     "a computation nobody waits for any more is cancelled once it has run this long (never a long "
+     "count); 0 = never"},
     {"cors-origin", "NQUEENSD_CORS_ORIGIN", T_ORIGIN, FIELD(cors_origin), "*", 0, 0, "ORIGIN",
      "Access-Control-Allow-Origin value: * or one origin such as https://example.com"},
     {"log-format", "NQUEENSD_LOG_FORMAT", T_LOGFMT, FIELD(log_format), "json", 0, 0, "FORMAT",
