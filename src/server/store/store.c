@@ -11,7 +11,6 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -58,13 +57,11 @@ struct nq_store {
     int lock_fd;                 /* holds flock(LOCK_EX) on the file: one nqueensd per store */
 };
 
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+/* The one-line message of a refusal, into the caller's err buffer when there is one. */
+#define say(err, errlen, ...)                                                                                \
+    do {                                                                                                     \
+        if ((err) && (errlen)) (void)snprintf((err), (errlen), __VA_ARGS__);                                 \
+    } while (0)
 
 /* ---- phase 1: what is this file? --------------------------------------------------------------- */
 
@@ -171,11 +168,11 @@ static bool migrate(sqlite3 *db, int64_t from) {
     bool ok = from > 0 || (exec_ok(db, app_id) &&
                            exec_ok(db, "CREATE TABLE nq_schema(version INTEGER PRIMARY KEY, applied_at INTEGER "
                                        "NOT NULL)"));
-    for (int64_t v = from + 1; ok && v <= NQ_STORE_SCHEMA_VERSION; v++) {
+    for (int64_t i = from; ok && i < NQ_STORE_SCHEMA_VERSION; i++) { /* migration[i]: to version i + 1 */
         char sql[128];
-        (void)snprintf(sql, sizeof sql, "INSERT INTO nq_schema VALUES (%lld, %lld)", (long long)v,
+        (void)snprintf(sql, sizeof sql, "INSERT INTO nq_schema VALUES (%lld, %lld)", (long long)(i + 1),
                        (long long)time(NULL));
-        ok = exec_ok(db, migration[v - 1]) && exec_ok(db, sql);
+        ok = exec_ok(db, migration[i]) && exec_ok(db, sql);
     }
     if (ok && exec_ok(db, "COMMIT")) return true;
     (void)exec_ok(db, "ROLLBACK");
