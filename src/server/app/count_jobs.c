@@ -68,6 +68,16 @@ struct nq_count_jobs {
 
 static int64_t wall_s(void) { return (int64_t)time(NULL); }
 
+/* now + ms as an absolute CLOCK_REALTIME time, for pthread_cond_timedwait. */
+static struct timespec after_ms(uint32_t ms) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    const uint64_t ns = (uint64_t)t.tv_nsec + (uint64_t)ms * 1000000u;
+    t.tv_sec += (time_t)(ns / 1000000000u);
+    t.tv_nsec = (long)(ns % 1000000000u);
+    return t;
+}
+
 static void event(const nq_count_jobs *j, nq_app_event_level level, const char *msg, int n, double progress,
                   double seconds, nq_err err) {
     const nq_app_hooks *h = nq_app_hooks_of(j->app);
@@ -211,11 +221,7 @@ static void *ticker_main(void *arg) {
     nq_count_jobs *j = arg;
     pthread_mutex_lock(&j->lock);
     while (!j->stopping) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        const uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)j->cfg->checkpoint_ms * 1000000u;
-        until.tv_sec += (time_t)(ns / 1000000000u);
-        until.tv_nsec = (long)(ns % 1000000000u);
+        const struct timespec until = after_ms(j->cfg->checkpoint_ms);
         (void)pthread_cond_timedwait(&j->changed, &j->lock, &until);
         if (j->stopping) break;
         pthread_mutex_unlock(&j->lock);
@@ -280,11 +286,12 @@ static void run_ended(nq_count_jobs *j, int n, nq_err rc) {
         s->state = NQ_JOB_QUEUED;
         s->dirty = true;
     } else {
-        s->state = NQ_JOB_NONE;
-        s->err = rc == NQ_OK ? NQ_E_INTERNAL : rc;
+        const nq_err err = rc == NQ_OK ? NQ_E_INTERNAL : rc;
+        s->state = NQ_JOB_NONE; /* the next request starts it again, from the tasks it did finish */
+        s->err = err;
         s->elapsed_before += run;
         pthread_mutex_unlock(&j->lock);
-        event(j, NQ_APP_EVENT_ERROR, "count failed", n, -1, run, s->err);
+        event(j, NQ_APP_EVENT_ERROR, "count failed", n, -1, run, err);
         pthread_mutex_lock(&j->lock);
     }
     pthread_cond_broadcast(&j->changed);
@@ -397,8 +404,10 @@ nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out) {
     pthread_cond_init(&j->changed, NULL);
     nq_err rc = load_store(j);
     const unsigned want = j->cfg->long_counts < RUNNERS_MAX ? j->cfg->long_counts : RUNNERS_MAX;
-    for (; rc == NQ_OK && j->nrunners < (want ? want : 1); j->nrunners++)
+    while (rc == NQ_OK && j->nrunners < (want ? want : 1)) {
         if (pthread_create(&j->runners[j->nrunners], NULL, runner_main, j) != 0) rc = NQ_E_THREAD;
+        else j->nrunners++; /* only started threads are joined */
+    }
     if (rc == NQ_OK && store) {
         j->ticker_started = pthread_create(&j->ticker, NULL, ticker_main, j) == 0;
         if (!j->ticker_started) rc = NQ_E_THREAD;
@@ -452,16 +461,6 @@ nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view) {
     if (view) view_of(s, n, view);
     pthread_mutex_unlock(&j->lock);
     return rc;
-}
-
-/* now + ms as an absolute CLOCK_REALTIME time, for pthread_cond_timedwait. */
-static struct timespec after_ms(uint32_t ms) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    const uint64_t ns = (uint64_t)t.tv_nsec + (uint64_t)ms * 1000000u;
-    t.tv_sec += (time_t)(ns / 1000000000u);
-    t.tv_nsec = (long)(ns % 1000000000u);
-    return t;
 }
 
 nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomic_bool *cancel,
