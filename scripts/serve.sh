@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # serve.sh - install what is needed, build nqueensd in release mode and run it in the foreground.
 #   scripts/serve.sh [nqueensd options...]      e.g. scripts/serve.sh --port 8080
-# The store (finished counts, checkpoints of long ones) is nqueens.db in the directory serve.sh is
-# run from, unless --store (or NQUEENSD_STORE) says otherwise; --store none keeps nothing.
+# The store (finished counts, checkpoints of long ones) is nqueens.db at the project's root (the
+# working directory below; ignored by git), unless --store (or NQUEENSD_STORE) says otherwise;
+# --store none keeps nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
