@@ -4,8 +4,9 @@
 #   docker run --rm -p 8080:8080 nqueens
 #
 # Two stages: the first installs the toolchain and -dev packages and builds only the nqueensd target;
-# the second is a plain bookworm-slim with the three runtime libraries nqueensd links and the
-# stripped binary. Configure the container with NQUEENSD_* environment variables rather than flags,
+# the second is a plain bookworm-slim with the four runtime libraries nqueensd links and the
+# stripped binary. The store (finished counts and checkpoints of long ones) lives on the volume
+# /var/lib/nqueens, so it outlives the container: docker run -v nqueens-data:/var/lib/nqueens ... Configure the container with NQUEENSD_* environment variables rather than flags,
 # so that the HEALTHCHECK's `nqueensd --probe` (a separate process) sees the same port.
 
 ARG DEBIAN_IMAGE=debian:bookworm-slim
@@ -13,7 +14,7 @@ ARG DEBIAN_IMAGE=debian:bookworm-slim
 FROM ${DEBIAN_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev \
+      build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # .dockerignore keeps build folders, .git and node_modules out of the context.
@@ -26,18 +27,22 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DNQ_BEN
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libcjson1 zlib1g \
+      libmicrohttpd12 libcjson1 zlib1g libsqlite3-0 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
-      --shell /usr/sbin/nologin nqueens
+      --shell /usr/sbin/nologin nqueens \
+ && install -d -o 10001 -g 10001 -m 0750 /var/lib/nqueens
 COPY --from=build /build/src/server/nqueensd /usr/local/bin/nqueensd
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 10001:10001
 ENV NQUEENSD_BIND=0.0.0.0 \
-    NQUEENSD_PORT=8080
+    NQUEENSD_PORT=8080 \
+    NQUEENSD_STORE=/var/lib/nqueens/nqueens.db
+VOLUME /var/lib/nqueens
 EXPOSE 8080
 # nqueensd drains on SIGTERM: readiness 503, no new connections, in-flight requests get
-# NQUEENSD_GRACE_S (default 8 s, below docker stop's 10 s) to finish, then exit 0.
+# NQUEENSD_GRACE_S (default 8 s, below docker stop's 10 s) to finish, long counts write their last
+# checkpoint, then exit 0.
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["nqueensd", "--probe"]
 ENTRYPOINT ["nqueensd"]

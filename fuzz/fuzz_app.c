@@ -99,7 +99,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     NQ_FUZZ_CHECK(nq_cache_create(g.cfg.cache_bytes, &g.cache) == NQ_OK);
     NQ_FUZZ_CHECK(nq_ops_create(&g.cfg, &g.ops) == NQ_OK);
     /* No pool and no connections in-process: /metrics renders the ops bundle's own figures. */
-    const nq_app_hooks hooks = {g.ops, render_metrics, solver_done};
+    const nq_app_hooks hooks = {g.ops, render_metrics, solver_done, NULL, NULL};
     NQ_FUZZ_CHECK(nq_app_create(&g.cfg, g.cache, &hooks, &g.app) == NQ_OK);
     /* The access log writes one line per request to fd 1: keep it off the fuzzer's console. */
     const int devnull = open("/dev/null", O_WRONLY);

@@ -2,17 +2,19 @@
 # check_layers.sh - the server's layers stay layers.
 #   scripts/check_layers.sh       exit 0 when every include in src/server/<layer>/ goes to the same
 #                                 layer or one it may use, there is no include cycle between
-#                                 folders, and <microhttpd.h> appears only under http/; else list
+#                                 folders, <microhttpd.h> appears only under http/ and <sqlite3.h>
+#                                 only under store/; else list
 #                                 every offending line and exit 1.
 # The allowed uses mirror the DEPS of each layer in src/server/CMakeLists.txt (outermost first).
 set -euo pipefail
 cd "$(dirname "$0")/../src/server"
 
 declare -A uses=(
-  [http]="app ops compute cache base"
-  [app]="cache base"
+  [http]="app ops compute store cache base"
+  [app]="store cache base"
   [ops]="cache base"
   [compute]="base"
+  [store]="base"
   [cache]="base"
   [base]=""
 )
@@ -35,6 +37,10 @@ for layer in "${!uses[@]}"; do
     done < <(grep -n '^#include "' "$f" | sed -E 's/^([0-9]+):#include "([^"]+)".*/\1:\2/')
     if [[ $layer != http ]] && grep -n '^#include <microhttpd.h>' "$f" >/dev/null; then
       echo "src/server/$f: <microhttpd.h> outside http/"
+      bad=1
+    fi
+    if [[ $layer != store ]] && grep -n '^#include <sqlite3.h>' "$f" >/dev/null; then
+      echo "src/server/$f: <sqlite3.h> outside store/"
       bad=1
     fi
   done

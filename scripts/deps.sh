@@ -5,7 +5,8 @@
 #   scripts/deps.sh --bench  also the HTTP benchmark's tools (bench/http/run.sh)
 set -euo pipefail
 
-build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libcurl4-openssl-dev)
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev
+            libcurl4-openssl-dev)
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck
            prometheus nodejs curl)
 bench_pkgs=(wrk nginx curl)

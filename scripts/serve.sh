@@ -5,6 +5,9 @@
 # It builds in build/serve, a folder of its own (no tests, no benchmarks), so that scripts/test.sh,
 # which builds in build/release with every test, never reuses this configuration. The script ends by
 # exec'ing nqueensd: its exit status and its signals (SIGTERM drains it) are the server's.
+# The store (finished counts, checkpoints of long ones) is nqueens.db at the project's root (the
+# working directory below; ignored by git), unless --store (or NQUEENSD_STORE) says otherwise;
+# --store none keeps nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh

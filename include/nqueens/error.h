@@ -111,7 +111,14 @@
     X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                                           \
     X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                                 \
     /* a well-formed number above what its caller accepts (nqueens/parse.h) */                                 \
-    X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")
+    X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")                                                     \
+    /* store errors: the server's SQLite file (start-up refusals and failed writes) */                      \
+    X(E_STORE_CORRUPT, 60, INTERNAL_ERROR, "Store file is not a readable nqueens database")                \
+    X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")                        \
+    X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                               \
+    X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                                   \
+    /* long counts */                                                                                       \
+    X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */

@@ -119,6 +119,49 @@ int nq_count_cpus(void);
  * NQ_E_CANCELED (ctl was cancelled; *out is then unspecified), NQ_E_NOMEM, NQ_E_THREAD. */
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 
+/* ---- counting in tasks: the unit of checkpoints and of distributed counts ----------------------- */
+
+/* A count of n is split into tasks by a plan that depends only on n and NQ_COUNT_PLAN_VERSION: task i
+ * of n is the same piece of work in every process and on every machine running the same plan version,
+ * so a caller may count some tasks now, the rest later or elsewhere, and add up the sums. A plan
+ * version change means old task results must not be mixed with new ones (a store keeps the version
+ * beside its checkpoints and starts over on a mismatch).
+ * The half-board counter's n (13..20) splits into one task per column-set orbit plus one task for the
+ * boards a symmetry fixes (about C(n, n/2)/2 for odd n, /4 for even n: 869 at n = 13, 12 191 at
+ * n = 17, 46 253 at n = 19);
+ * every other n is one task (the whole count), which a resumed count therefore redoes. */
+#define NQ_COUNT_PLAN_VERSION 1
+
+/* What one task contributes. Sums of tasks add component-wise (nq_count_sums_add); the counts of n
+ * are nq_count_sums_counts of the sum over every task of its plan. */
+typedef struct nq_count_sums {
+    uint64_t total;    /* solutions this task found, symmetry weights applied */
+    uint64_t burnside; /* its share of 8 x the symmetry classes (Burnside's lemma numerator) */
+} nq_count_sums;
+
+/* Called once per finished task, from the worker thread that finished it (several at once: the
+ * callee synchronises), with the task's index and sums. A task that was cancelled is not reported. */
+typedef void (*nq_count_task_fn)(void *arg, uint32_t task, const nq_count_sums *sums);
+
+/* How many tasks the plan of n has (>= 1). Pure, thread-safe.
+ * Errors: NQ_E_ARG (tasks NULL), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX). */
+nq_err nq_count_plan(int n, uint32_t *tasks);
+
+/* Count the tasks of n's plan whose todo[i] is non-zero (todo holds nq_count_plan's number of bytes;
+ * NULL: every task), on `threads` threads as for nq_count, reporting each finished task through
+ * done(arg, i, sums) (done may be NULL). ctl as for nq_count: cancel stops it within about 50 ms;
+ * progress counts the tasks not in todo as already done. Blocks until every task in todo is reported
+ * or the count stops. Memory as nq_count. The tasks reported before an error stay valid.
+ * Errors: NQ_E_ARG (threads < 0), NQ_E_RANGE, NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD. */
+nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done,
+                      void *arg);
+
+/* acc += s, component-wise. */
+void nq_count_sums_add(nq_count_sums *acc, const nq_count_sums *s);
+
+/* The counts the sums of every task of a plan make: total, and burnside / 8 classes. */
+nq_counts nq_count_sums_counts(const nq_count_sums *all);
+
 /* ---- rendering, parsing and checking ---------------------------------------------------------- */
 
 /* Size of the buffer nq_render_board needs: n rows of n characters, each row NUL-terminated. */

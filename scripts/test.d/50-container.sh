@@ -8,6 +8,8 @@
 # podman on machines without a Docker engine and without a registry), from NQ_PODMAN_SANDBOX or PATH;
 # with neither, the stage is skipped with a message (a user with only the project and no container
 # engine can still run the rest of the suite).
+# Last, the container is started again on its volume (/var/lib/nqueens): the count made before must be
+# known at once, with the same ETag.
 # Env: NQ_CONTAINER_IMAGE (tag to build, default nqueens:smoke), NQ_PODMAN_SANDBOX (path of the tool).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -75,6 +77,8 @@ body=$(curl -fsS "$base/count?n=8")
 [[ $body == '{"n":8,"total":92,"unique":12}' ]] || fail "/count?n=8 gave $body"
 ready=$(curl -s -o /dev/null -w '%{http_code}' "$base/readyz")
 [[ $ready == 200 ]] || fail "/readyz gave $ready"
+etag_of() { curl -fsS -D - -o /dev/null "$1" | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }'; }
+etag=$(etag_of "$base/count?n=8")
 say "/count?n=8 ok, /readyz 200, probe ok, uid $uid"
 
 # SIGTERM while a response is in flight: every n=13 board (about 15 MB, streamed) read at 5 MB/s, so
@@ -93,6 +97,21 @@ say "exit code $code after ${elapsed_ms} ms (grace ${grace_s} s); in-flight requ
 [[ $(cat "$work/code") == 200 ]] || fail "the request in flight got $(cat "$work/code")"
 [[ $(tail -c 12 "$work/body") == '"next":null}' ]] || fail "the response in flight was cut short"
 say "the response in flight arrived whole ($(stat -c %s "$work/body") bytes)"
+
+# The store is on the image's volume: the same container started again knows the count.
+ctr start "$name" >/dev/null || fail "cannot start the container again"
+port=$(ctr port "$name" 8080/tcp | head -1 | sed 's/.*://')
+base=http://127.0.0.1:$port
+for _ in $(seq 100); do
+  curl -fsS -o /dev/null "$base/healthz" 2>/dev/null && break
+  sleep 0.2
+done
+counts=$(curl -fsS "$base/counts") || fail "/counts not answering after the restart"
+grep -q '"n":8,"status":"done","total":92,"unique":12' <<<"$counts" || fail "count lost in the restart: $counts"
+[[ $(etag_of "$base/count?n=8") == "$etag" ]] || fail "the ETag of /count?n=8 changed across the restart"
+ctr kill --signal TERM "$name" >/dev/null
+timeout $((grace_s + 10)) "${engine[@]}" wait "$name" >/dev/null || fail "container still running after SIGTERM"
+say "the count survived a container restart (store on the volume), same ETag"
 
 logs=$(ctr logs "$name" 2>&1)
 grep -q '"msg":"listening"' <<<"$logs" || fail "no start-up line in the logs"

@@ -6,7 +6,11 @@
  * sigwait. A first signal drains: readiness 503, the listening socket closes, requests in flight get
  * grace_s to finish and their bytes to reach the clients (flush.h). A second one stops waiting.
  * Exit status: 0 after a drain (also when the grace period ran out: the stop was asked for), 1 when
- * the server cannot start, 2 for a bad configuration (nothing started), probe: 0 on 200, else 1.
+ * the server cannot start, 2 for a bad configuration or a store file it must not use (corrupt,
+ * another program's, written by a newer release: nothing started, the file untouched), probe: 0 on
+ * 200, else 1.
+ * The store is opened before anything else starts and closed after the server is gone, whose last
+ * act is to write the checkpoints of the counts still running.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* sigwait, sigtimedwait, getrlimit */
@@ -29,6 +33,7 @@
 #include "ops/ops.h"
 #include "base/probe.h"
 #include "http/server.h"
+#include "store/store.h"
 
 extern char **environ;
 
@@ -127,8 +132,10 @@ static void block_stop_signals(sigset_t *set)
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     pthread_sigmask(SIG_BLOCK, set, NULL);
-    /* A client or log reader that goes away must not kill the process. */
+    /* A client or log reader that goes away must not kill the process; nor may a file-size limit
+     * reached by the store (the write fails instead, and the store says so). */
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static void log_listening(const nq_config *cfg, const nq_server *s, const nq_accesslog *log)
@@ -138,7 +145,7 @@ static void log_listening(const nq_config *cfg, const nq_server *s, const nq_acc
         NQ_LOG_STR("version", nq_config_version()), NQ_LOG_INT("pid", getpid()),
         NQ_LOG_INT("http_threads", cfg->http_threads), NQ_LOG_INT("solver_workers", cfg->solver_workers),
         NQ_LOG_INT("count_threads", cfg->count_threads), NQ_LOG_INT("conn_limit", cfg->conn_limit),
-        NQ_LOG_INT("cache_bytes", cfg->cache_bytes),
+        NQ_LOG_INT("cache_bytes", cfg->cache_bytes), NQ_LOG_STR("store", cfg->store),
     };
     nq_accesslog_event(log, NQ_LOG_INFO, "listening", f, sizeof f / sizeof f[0]);
 }
@@ -195,27 +202,46 @@ static void drain_and_stop(nq_server *s, const nq_config *cfg, const nq_accesslo
     nq_accesslog_event(log, NQ_LOG_INFO, "stopped", g, 1);
 }
 
+/* Open the configured store ("none": none). False, with the reason on stderr, when the file must
+ * not be used; *store stays NULL for "none". */
+static bool open_store(const nq_config *cfg, nq_store **store)
+{
+    *store = NULL;
+    if (strcmp(cfg->store, "none") == 0)
+        return true;
+    char err[512];
+    if (nq_store_open(cfg->store, store, err, sizeof err) == NQ_OK)
+        return true;
+    fprintf(stderr, "nqueensd: %s\n", err);
+    return false;
+}
+
 static int serve(const nq_config *cfg)
 {
     sigset_t stop;
     block_stop_signals(&stop); /* before nq_server_create starts any thread */
     nq_ops *ops = NULL;
     nq_server *s = NULL;
+    nq_store *store = NULL;
+    if (!open_store(cfg, &store))
+        return 2;
     nq_err rc = nq_ops_create(cfg, &ops);
     if (rc != NQ_OK) {
         fprintf(stderr, "nqueensd: cannot start: %s\n", nq_err_message(rc));
+        nq_store_close(store);
         return 1;
     }
     const nq_accesslog *log = nq_ops_log(ops);
     raise_fd_limit(cfg, log);
     warn_unknown_env(log);
-    rc = nq_server_create(cfg, ops, &s);
+    rc = nq_server_create(cfg, ops, store, &s);
     if (rc != NQ_OK) {
         const nq_log_field f[] = {NQ_LOG_STR("error", nq_err_name(rc)),
                                   NQ_LOG_STR("detail", nq_err_message(rc)), NQ_LOG_STR("bind", cfg->bind_addr),
                                   NQ_LOG_INT("port", cfg->port)};
         nq_accesslog_event(log, NQ_LOG_ERROR, "cannot start", f, 4);
         nq_ops_destroy(ops);
+        nq_store_close(store);
         return 1;
     }
     log_listening(cfg, s, log);
@@ -225,6 +251,7 @@ static int serve(const nq_config *cfg)
         ;
     drain_and_stop(s, cfg, log, &stop, sig);
     nq_ops_destroy(ops);
+    nq_store_close(store);
     return 0;
 }
 

@@ -4,8 +4,14 @@
  * half-board counter (count_quad.c) and the meet-in-the-middle counter (count_mitm.c). Which one is
  * fastest depends on n; count_quad.h and count_mitm.h say where each wins (measured,
  * docs/performance.md), and everything else goes to backtracking.
+ *
+ * nq_count is nq_count_tasks over every task of n's plan (solver.h): the half-board counter's column
+ * sets are the tasks, so a count that is checkpointed, resumed or spread over machines runs exactly
+ * the code an ordinary count runs. The other methods are one task each.
  */
 #include "nqueens/solver.h"
+
+#include <stdatomic.h>
 
 #include "count_bt.h"
 #include "count_mitm.h"
@@ -31,11 +37,76 @@ double nq_count_progress(const nq_count_ctl *ctl) {
     return (double)done / (double)total;
 }
 
-nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out) {
-    if (out == NULL || threads < 0) return NQ_E_ARG;
-    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
-    /* In order of speed where each applies: half-board (13..20), meet-in-the-middle, backtracking. */
-    if (nq_count_quad_preferred(n)) return nq_count_quad(n, threads, ctl, out);
+/* The whole count of n by the method nq_count picks below the half-board range: one task. */
+static nq_err count_whole(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
     if (nq_count_mitm_preferred(n)) return nq_count_mitm(n, threads, ctl, out);
     return nq_count_backtrack(n, threads, ctl, out);
+}
+
+nq_err nq_count_plan(int n, uint32_t *tasks)
+{
+    if (tasks == NULL) return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    const uint32_t len = nq_count_quad_preferred(n) ? nq_count_quad_plan(n) : 1u;
+    if (len == 0) return NQ_E_NOMEM;
+    *tasks = len;
+    return NQ_OK;
+}
+
+nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done,
+                      void *arg)
+{
+    if (threads < 0) return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    if (nq_count_quad_preferred(n)) return nq_count_quad_tasks(n, threads, todo, ctl, done, arg);
+    if (todo != NULL && todo[0] == 0) return NQ_OK; /* the one task is done already */
+    nq_counts c;
+    const nq_err err = count_whole(n, threads, ctl, &c);
+    if (err != NQ_OK) return err;
+    const nq_count_sums sums = {c.total, 8u * c.unique};
+    if (done != NULL) done(arg, 0, &sums);
+    return NQ_OK;
+}
+
+void nq_count_sums_add(nq_count_sums *acc, const nq_count_sums *s)
+{
+    acc->total += s->total;
+    acc->burnside += s->burnside;
+}
+
+nq_counts nq_count_sums_counts(const nq_count_sums *all)
+{
+    const nq_counts c = {all->total, all->burnside / 8u};
+    return c;
+}
+
+/* nq_count's sink for nq_count_tasks: tasks finish on several threads at once. */
+typedef struct task_sum {
+    atomic_uint_fast64_t total;    /* sum of the tasks' totals */
+    atomic_uint_fast64_t burnside; /* and of their Burnside numerators */
+} task_sum;
+
+static void add_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
+    (void)task;
+    task_sum *sum = arg;
+    atomic_fetch_add_explicit(&sum->total, sums->total, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sum->burnside, sums->burnside, memory_order_relaxed);
+}
+
+nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
+    if (out == NULL || threads < 0) return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    /* Below the half-board range one task is the whole count: no need to split what is not split. */
+    if (!nq_count_quad_preferred(n)) return count_whole(n, threads, ctl, out);
+    task_sum sum;
+    atomic_init(&sum.total, 0);
+    atomic_init(&sum.burnside, 0);
+    const nq_err err = nq_count_tasks(n, threads, NULL, ctl, add_task, &sum);
+    if (err != NQ_OK) return err;
+    const nq_count_sums all = {atomic_load(&sum.total), atomic_load(&sum.burnside)};
+    *out = nq_count_sums_counts(&all);
+    return NQ_OK;
 }

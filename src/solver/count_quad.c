@@ -67,6 +67,9 @@ typedef struct job {
     atomic_bool stop;               /* cancel or failure: every worker leaves */
     atomic_bool nomem;              /* a worker could not get its scratch memory */
     nq_count_ctl *ctl;              /* caller's control block, may be NULL */
+    const uint8_t *todo;            /* the tasks to count (task i is column set i), NULL: all */
+    nq_count_task_fn done;          /* told each finished task, may be NULL */
+    void *done_arg;                 /* its argument */
 } job;
 
 /* The halves of one side for one column set: built unsorted, then sorted by edge column. */
@@ -345,10 +348,16 @@ static void *worker(void *arg)
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->nsets)
             break;
+        if (j->todo != NULL && j->todo[i] == 0)
+            continue; /* counted before (resume) or elsewhere */
         uint64_t pairs = 0;
         if (!count_set(j, &s, j->sets[i].cols, &pairs))
             break;
         found += pairs * j->sets[i].weight;
+        if (j->done != NULL) {
+            const nq_count_sums sums = {pairs * j->sets[i].weight, pairs * j->sets[i].weight};
+            j->done(j->done_arg, i, &sums);
+        }
         if (j->ctl != NULL)
             atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
     }
@@ -487,6 +496,55 @@ static void job_destroy(job *j)
     free(j);
 }
 
+/* Count the column sets (and, when wanted, the symmetric boards: task nsets) that todo names on a
+ * job made for n, reporting each through j->done; *sums receives what the counted tasks add up to. */
+static nq_err job_run(job *j, int threads, nq_count_sums *sums)
+{
+    const bool symmetric = j->todo == NULL || j->todo[j->nsets] != 0;
+    nq_err err = quads_make(j, threads);
+    if (err != NQ_OK)
+        return err;
+    nq_count_ctl *ctl = j->ctl;
+    if (ctl != NULL) {
+        uint32_t skipped = 0;
+        for (uint32_t i = 0; j->todo != NULL && i <= j->nsets; i++)
+            skipped += j->todo[i] == 0;
+        atomic_store(&ctl->done, skipped);
+        atomic_store(&ctl->total, j->nsets + 1u);
+    }
+    uint64_t quarter = 0, half_turn = 0;
+    err = nq_count_workers_run(j->n, threads, worker, j, &j->stop, &j->nomem, ctl,
+                               symmetric ? &quarter : NULL, symmetric ? &half_turn : NULL);
+    if (err != NQ_OK)
+        return err;
+    const uint64_t found = atomic_load(&j->found);
+    *sums = (nq_count_sums){found, found + 2u * quarter + half_turn};
+    if (symmetric) {
+        const nq_count_sums sym = {0, 2u * quarter + half_turn};
+        if (j->done != NULL)
+            j->done(j->done_arg, j->nsets, &sym);
+        if (ctl != NULL)
+            atomic_fetch_add(&ctl->done, 1);
+    }
+    return NQ_OK;
+}
+
+/* The tasked count behind both entry points: n checked, layout given. */
+static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const uint8_t *todo,
+                         nq_count_ctl *ctl, nq_count_task_fn done, void *arg, nq_count_sums *sums)
+{
+    threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
+    job *j = job_create(n, layout, ctl);
+    if (j == NULL)
+        return NQ_E_NOMEM;
+    j->todo = todo;
+    j->done = done;
+    j->done_arg = arg;
+    const nq_err err = job_run(j, threads, sums);
+    job_destroy(j);
+    return err;
+}
+
 nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl,
                           nq_counts *out)
 {
@@ -498,29 +556,48 @@ nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_c
         return NQ_E_CANCELED;
     if (nq_count_too_small(n, out))
         return NQ_OK;
-    threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
-    job *j = job_create(n, layout, ctl);
-    if (j == NULL)
-        return NQ_E_NOMEM;
-    nq_err err = quads_make(j, threads);
-    if (err == NQ_OK) {
-        if (ctl != NULL)
-            atomic_store(&ctl->total, j->nsets);
-        uint64_t quarter = 0, half_turn = 0;
-        err = nq_count_workers_run(n, threads, worker, j, &j->stop, &j->nomem, ctl, &quarter,
-                                   &half_turn);
-        if (err == NQ_OK)
-            *out = nq_count_burnside(atomic_load(&j->found), quarter, half_turn);
-    }
-    job_destroy(j);
+    nq_count_sums sums = {0, 0};
+    const nq_err err = quad_tasks(n, threads, layout, NULL, ctl, NULL, NULL, &sums);
+    if (err == NQ_OK)
+        *out = nq_count_sums_counts(&sums);
     return err;
+}
+
+static nq_quad_layout default_layout(int n)
+{
+    /* Boards outside 4..NQ_QUAD_N_MAX are not cut: their layout only carries n to the checks. */
+    return n >= 4 && n <= NQ_QUAD_N_MAX ? nq_quad_layout_for(n) : (nq_quad_layout){.n = n};
+}
+
+uint32_t nq_count_quad_plan(int n)
+{
+    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX)
+        return 1;
+    colset *sets = NULL;
+    uint32_t len = 0;
+    if (colsets_make(n, n / 2, &sets, &len) != NQ_OK)
+        return 0;
+    free(sets);
+    return len + 1u;
+}
+
+nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl,
+                           nq_count_task_fn done, void *arg)
+{
+    if (threads < 0)
+        return NQ_E_ARG;
+    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX)
+        return NQ_E_RANGE;
+    if (ctl != NULL && atomic_load(&ctl->cancel))
+        return NQ_E_CANCELED;
+    const nq_quad_layout layout = default_layout(n);
+    nq_count_sums sums = {0, 0};
+    return quad_tasks(n, threads, &layout, todo, ctl, done, arg, &sums);
 }
 
 nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 {
-    /* Boards outside 4..NQ_QUAD_N_MAX are not cut: their layout only carries n to the checks. */
-    const nq_quad_layout layout =
-        n >= 4 && n <= NQ_QUAD_N_MAX ? nq_quad_layout_for(n) : (nq_quad_layout){.n = n};
+    const nq_quad_layout layout = default_layout(n);
     return nq_count_quad_with(n, threads, &layout, ctl, out);
 }
 

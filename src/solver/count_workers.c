@@ -45,7 +45,7 @@ nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, 
             break;
         }
     }
-    if (err == NQ_OK)
+    if (err == NQ_OK && quarter != NULL && half != NULL)
         err = nq_count_symmetric(n, ctl, quarter, half);
     if (err != NQ_OK)
         atomic_store(stop, true);

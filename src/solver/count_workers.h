@@ -76,7 +76,8 @@ static inline bool nq_count_stopping(atomic_bool *stop, nq_count_ctl *ctl)
  * after *stop is set (nq_count_stopping), and set *nomem and *stop when it runs out of memory. When a
  * thread cannot be started or the symmetric count is cancelled, *stop is set so the running workers
  * leave. Returns NQ_E_THREAD, NQ_E_NOMEM (*nomem set), NQ_E_CANCELED (cancelled, or *stop set for
- * any other reason), else NQ_OK: every worker finished its share. */
+ * any other reason), else NQ_OK: every worker finished its share. quarter and half NULL: the
+ * symmetric boards are not counted (a tasked count that did them before). */
 nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,
                             atomic_bool *nomem, nq_count_ctl *ctl, uint64_t *quarter,
                             uint64_t *half);

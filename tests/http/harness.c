@@ -85,7 +85,8 @@ static uint16_t listening_port(const nq_test_server *s) {
 /* In the child: execve wants mutable strings, so the arguments are copied (the process image is
  * replaced right after, so nothing is freed). */
 static void exec_server(int fd, const char *const *args, const char *const *env) {
-    static const char *const fixed[] = {NQ_TEST_NQUEENSD, "--port", "0", "--bind", "127.0.0.1"};
+    /* No store unless the test names one: tests must not share a file in the working directory. */
+    static const char *const fixed[] = {NQ_TEST_NQUEENSD, "--port", "0", "--bind", "127.0.0.1", "--store", "none"};
     char *argv[ARGS_MAX];
     size_t a = 0;
     for (; a < sizeof fixed / sizeof fixed[0]; a++) argv[a] = strdup(fixed[a]);

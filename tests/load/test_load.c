@@ -166,7 +166,7 @@ START_TEST(probes_and_cached_answers_fast_while_counting)
 {
     enum { PROBES = 7 };
     static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "600000", "--grace-s", "0",
-                                       LONG_COUNT_MAX_N, NULL};
+                                       LONG_COUNT_MAX_N, "--long-count-n", "28", NULL}; /* every count on the pool */
     static const char count_8[] = "{\"n\":8,\"total\":92,\"unique\":12}";
     nq_test_server s;
     start_server(&s, args);
@@ -200,8 +200,10 @@ END_TEST
 START_TEST(identical_requests_share_one_computation)
 {
     enum { CLIENTS = 20 };
-    /* No deadline: however long count(17) takes on this machine and build, all 20 wait for it. */
-    static const char *const args[] = {"--solver-workers", "2", "--http-threads", "4", "--deadline-ms", "0", NULL};
+    /* Every count on the pool; no deadline: however long count(17) takes on this machine and build,
+     * all 20 wait for it. */
+    static const char *const args[] = {"--solver-workers", "2", "--http-threads", "4", "--long-count-n", "28",
+                                       "--deadline-ms", "0", NULL};
     nq_test_server s;
     start_server(&s, args);
     pthread_barrier_t start;
@@ -231,7 +233,7 @@ END_TEST
 START_TEST(queue_full_gives_503)
 {
     static const char *const args[] = {"--solver-workers", "1", "--queue-len", "1", "--deadline-ms", "600000",
-                                       "--grace-s", "0", LONG_COUNT_MAX_N, NULL};
+                                       "--grace-s", "0", LONG_COUNT_MAX_N, "--long-count-n", "28", NULL}; /* every count on the pool */
     nq_test_server s;
     start_server(&s, args);
     bg_request running;
@@ -287,7 +289,7 @@ START_TEST(budget_cancels_unwatched_computation)
 {
     /* The caller leaves after 100 ms; 300 ms into the count (of minutes) nobody waits for it any more. */
     static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "100", "--budget-ms", "300",
-                                       LONG_COUNT_MAX_N, NULL};
+                                       LONG_COUNT_MAX_N, "--long-count-n", "28", NULL}; /* every count on the pool */
     nq_test_server s;
     start_server(&s, args);
     nq_http_response r;

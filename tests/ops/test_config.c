@@ -54,10 +54,16 @@ START_TEST(defaults_are_documented_values)
     ck_assert_uint_eq(c.count_threads, 0);
     ck_assert_uint_eq(c.cache_bytes, (size_t)64 << 20);
     ck_assert_int_eq(c.max_n_solve, 20);
-    ck_assert_int_eq(c.max_n_count, 18);
+    ck_assert_int_eq(c.max_n_count, 19);
     ck_assert_uint_eq(c.max_solutions, 100000);
     ck_assert_uint_eq(c.queue_len, 64);
     ck_assert_uint_eq(c.deadline_ms, 10000);
+    ck_assert_str_eq(c.store, "nqueens.db");
+    ck_assert_int_eq(c.long_count_n, 17);
+    ck_assert_uint_eq(c.long_counts, 1);
+    ck_assert_uint_eq(c.long_count_queue, 8);
+    ck_assert_uint_eq(c.checkpoint_ms, 5000);
+    ck_assert_uint_eq(c.count_task_delay_ms, 0);
     ck_assert_uint_eq(c.budget_ms, 60000);
     ck_assert_str_eq(c.cors_origin, "*");
     ck_assert_int_eq(c.log_format, NQ_LOG_JSON);
@@ -75,7 +81,7 @@ END_TEST
 /* ---- accepted values: each row sets one option and checks the field --------------------------- */
 
 typedef enum field { F_PORT, F_BIND, F_CACHE, F_MAXN_SOLVE, F_MAXN_COUNT, F_MAXSOL, F_DEADLINE, F_ORIGIN,
-                     F_LOGFMT, F_CONN, F_URI, F_GRACE, F_THREADS } field;
+                     F_LOGFMT, F_CONN, F_URI, F_GRACE, F_THREADS, F_STORE, F_LONG_N, F_CHECKPOINT } field;
 
 static const struct ok_row {
     const char *args[4];
@@ -112,6 +118,11 @@ static const struct ok_row {
     {{"--max-uri-bytes", "64K"}, {NULL}, F_URI, 65536, NULL},
     {{"--grace-s", "0"}, {NULL}, F_GRACE, 0, NULL},
     {{"--http-threads", "007"}, {NULL}, F_THREADS, 7, NULL}, /* leading zeros are still decimal */
+    {{"--store", "none"}, {NULL}, F_STORE, 0, "none"},
+    {{"--store", "/var/lib/nq ueens/ü.db"}, {NULL}, F_STORE, 0, "/var/lib/nq ueens/ü.db"}, /* any bytes but controls */
+    {{NULL}, {"NQUEENSD_STORE=data.db"}, F_STORE, 0, "data.db"},
+    {{"--long-count-n", "28"}, {NULL}, F_LONG_N, 28, NULL}, /* 28: no count is long */
+    {{"--checkpoint-ms", "50"}, {NULL}, F_CHECKPOINT, 50, NULL},
 };
 
 static uint64_t numeric(const nq_config *c, field f)
@@ -128,6 +139,8 @@ static uint64_t numeric(const nq_config *c, field f)
     case F_URI: return c->max_uri_bytes;
     case F_GRACE: return c->grace_s;
     case F_THREADS: return c->http_threads;
+    case F_LONG_N: return (uint64_t)c->long_count_n;
+    case F_CHECKPOINT: return c->checkpoint_ms;
     default: return UINT64_MAX;
     }
 }
@@ -143,6 +156,8 @@ START_TEST(accepts_valid_values)
         ck_assert_str_eq(c.bind_addr, row->str);
     else if (row->f == F_ORIGIN)
         ck_assert_str_eq(c.cors_origin, row->str);
+    else if (row->f == F_STORE)
+        ck_assert_str_eq(c.store, row->str);
     else
         ck_assert_msg(numeric(&c, row->f) == row->num, "row %d: got %llu", _i,
                       (unsigned long long)numeric(&c, row->f));
@@ -189,6 +204,11 @@ static const struct bad_row {
     {{"--cors-origin", "x\r\nSet-Cookie: a=b"}, {NULL}, NQ_E_PARAM_INVALID, "\"x??Set-Cookie: a=b\""},
     {{"--cors-origin", ""}, {NULL}, NQ_E_PARAM_INVALID, "--cors-origin"},
     {{"--log-format", "JSON"}, {NULL}, NQ_E_PARAM_INVALID, "expected json or text"},
+    {{"--store", ""}, {NULL}, NQ_E_PARAM_INVALID, "expected a file path"},
+    {{"--store", "a\nb"}, {NULL}, NQ_E_PARAM_INVALID, "--store"},
+    {{"--long-count-n", "29"}, {NULL}, NQ_E_PARAM_INVALID, "1..28"},
+    {{"--long-counts", "0"}, {NULL}, NQ_E_PARAM_INVALID, "1..64"},
+    {{"--checkpoint-ms", "49"}, {NULL}, NQ_E_PARAM_INVALID, "50..3600000"},
     {{"--bogus"}, {NULL}, NQ_E_PARAM_UNKNOWN, "unknown option \"--bogus\""},
     {{"--port8080"}, {NULL}, NQ_E_PARAM_UNKNOWN, "unknown option"},
     {{"8080"}, {NULL}, NQ_E_PARAM_UNKNOWN, "unexpected argument \"8080\""},
@@ -286,7 +306,8 @@ START_TEST(help_lists_every_option)
     static const char *const flags[] = {"bind", "port", "http-threads", "solver-workers", "count-threads",
         "cache-bytes", "max-n-solve", "max-n-count", "max-solutions", "queue-len", "deadline-ms", "budget-ms",
         "cors-origin", "log-format", "conn-limit", "per-ip-limit", "idle-timeout-s", "head-timeout-s",
-        "max-uri-bytes", "max-header-bytes", "grace-s"};
+        "max-uri-bytes", "max-header-bytes", "grace-s", "long-count-n", "long-counts", "long-count-queue",
+        "store", "checkpoint-ms", "count-task-delay-ms"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "--%s ", flags[i]);

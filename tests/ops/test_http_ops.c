@@ -345,7 +345,7 @@ START_TEST(text_log_format)
         dup2(out[1], 1);
         close(out[0]);
         execl(NQ_TEST_NQUEENSD, "nqueensd", "--log-format", "text", "--port", "0", "--bind", "127.0.0.1",
-              (char *)NULL);
+              "--store", "none", (char *)NULL);
         _exit(127);
     }
     close(out[1]);
@@ -697,6 +697,7 @@ static void run(const char *const *args, const char *const *env, run_result *res
         char *argv[16] = {strdup(NQ_TEST_NQUEENSD)};
         for (int i = 0; i < 14 && args[i] != NULL; i++)
             argv[i + 1] = strdup(args[i]);
+        setenv("NQUEENSD_STORE", "none", 0); /* no file in the working directory; a test's own wins */
         for (int i = 0; env != NULL && env[i] != NULL; i++) {
             const char *eq = strchr(env[i], '=');
             char name[64];
@@ -729,7 +730,7 @@ static const struct cli_row {
     const char *out; /* must appear on stdout (NULL: stdout empty) */
     const char *err; /* must appear on stderr (NULL: stderr empty) */
 } cli_rows[] = {
-    {{"--help"}, {NULL}, 0, "--max-n-count N  (NQUEENSD_MAX_N_COUNT, default 18)", NULL},
+    {{"--help"}, {NULL}, 0, "--max-n-count N  (NQUEENSD_MAX_N_COUNT, default 19)", NULL},
     {{"-h"}, {NULL}, 0, "Usage: ", NULL},
     {{"--version"}, {NULL}, 0, "nqueensd " NQ_TEST_VERSION "\n", NULL},
     {{"--help-markdown"}, {NULL}, 0, "| `--grace-s` | `NQUEENSD_GRACE_S` | `8` |", NULL},

@@ -216,6 +216,69 @@ START_TEST(threads_zero_follows_the_affinity_mask) {
 }
 END_TEST
 
+/* ---- counting in tasks ---------------------------------------------------------------------- */
+
+/* Sink of nq_count_tasks: each task once, sums added (tasks finish on several threads). */
+typedef struct task_log {
+    pthread_mutex_t lock;
+    nq_count_sums sum;  /* of the tasks seen */
+    uint8_t seen[1u << 17]; /* times each task was reported */
+} task_log;
+
+static void log_task(void *arg, uint32_t task, const nq_count_sums *sums) {
+    task_log *log = arg;
+    pthread_mutex_lock(&log->lock);
+    ck_assert_uint_lt(task, sizeof log->seen);
+    log->seen[task]++;
+    nq_count_sums_add(&log->sum, sums);
+    pthread_mutex_unlock(&log->lock);
+}
+
+/* Rows: n, threads. The even tasks now, the odd ones in a second call: the sums of both make the
+ * known counts, every task is reported exactly once, and the plan is the same every time. */
+static const struct {
+    int n, threads;
+    uint32_t tasks; /* the plan's size (fixed by NQ_COUNT_PLAN_VERSION) */
+} task_cases[] = {{8, 1, 1}, {12, 2, 1}, {13, 1, 869}, {14, 2, 891}, {15, 2, 3236}, {16, 2, 3300}};
+
+START_TEST(tasks_in_two_parts) {
+    const int n = task_cases[_i].n;
+    uint32_t tasks = 0;
+    ck_assert_int_eq(nq_count_plan(n, &tasks), NQ_OK);
+    ck_assert_uint_eq(tasks, task_cases[_i].tasks);
+    uint8_t *todo = calloc(tasks, 1);
+    task_log *log = calloc(1, sizeof *log);
+    ck_assert(todo && log);
+    pthread_mutex_init(&log->lock, NULL);
+    for (int part = 0; part < 2; part++) {
+        for (uint32_t i = 0; i < tasks; i++) todo[i] = (uint8_t)(i % 2 == (uint32_t)part);
+        nq_count_ctl ctl;
+        nq_count_ctl_init(&ctl);
+        ck_assert_int_eq(nq_count_tasks(n, task_cases[_i].threads, todo, &ctl, log_task, log), NQ_OK);
+        ck_assert(nq_count_progress(&ctl) == 1.0 || tasks == 1);
+    }
+    for (uint32_t i = 0; i < tasks; i++) ck_assert_msg(log->seen[i] == 1, "n=%d task %u seen %u", n, i, log->seen[i]);
+    const nq_counts c = nq_count_sums_counts(&log->sum);
+    ck_assert_uint_eq(c.total, known_counts[n].total);
+    ck_assert_uint_eq(c.unique, known_counts[n].unique);
+    pthread_mutex_destroy(&log->lock);
+    free(log);
+    free(todo);
+}
+END_TEST
+
+START_TEST(tasks_bad_arguments) {
+    uint32_t tasks = 0;
+    ck_assert_int_eq(nq_count_plan(0, &tasks), NQ_E_RANGE);
+    ck_assert_int_eq(nq_count_plan(NQ_COUNT_N_MAX + 1, &tasks), NQ_E_RANGE);
+    ck_assert_int_eq(nq_count_plan(8, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_tasks(8, -1, NULL, NULL, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_tasks(0, 1, NULL, NULL, NULL, NULL), NQ_E_RANGE);
+    const uint8_t none = 0;
+    ck_assert_int_eq(nq_count_tasks(8, 1, &none, NULL, NULL, NULL), NQ_OK); /* nothing to do */
+}
+END_TEST
+
 static Suite *count_suite(void) {
     Suite *s = suite_create("count");
     TCase *tc = tcase_create("oeis");
@@ -232,6 +295,12 @@ static Suite *count_suite(void) {
     tcase_add_test(tc, progress_zero_to_one);
     tcase_add_loop_test(tc, bad_arguments, 0, 2);
     tcase_add_test(tc, threads_zero_follows_the_affinity_mask);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tasks");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, tasks_in_two_parts, 0, (int)(sizeof task_cases / sizeof task_cases[0]));
+    tcase_add_test(tc, tasks_bad_arguments);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -17,6 +17,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "app/count_jobs.h"
 #include "app/openapi_data.h"
 #include "app/pipeline.h"
 #include "app/router.h"
@@ -37,6 +38,7 @@ struct nq_app {
     char openapi_etag[24];        /* strong ETag of the document */
     char openapi_etag_gz[32];     /* and of its gzip form */
     nq_app_document openapi;      /* the document, as route_docs.c serves it */
+    nq_count_jobs *jobs;          /* the long counts (count_jobs.h) */
 };
 
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out) {
@@ -63,12 +65,18 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
     nq_app_etag(nq_openapi_yaml, true, app->openapi_etag_gz, sizeof app->openapi_etag_gz);
     app->openapi = (nq_app_document){nq_openapi_yaml, nq_openapi_yaml_len, app->openapi_gzip, gzip_len,
                                      app->openapi_etag, app->openapi_etag_gz};
+    const nq_err jrc = nq_count_jobs_create(app, app->hooks.store, &app->jobs);
+    if (jrc != NQ_OK) {
+        nq_app_destroy(app);
+        return jrc;
+    }
     *out = app;
     return NQ_OK;
 }
 
 void nq_app_destroy(nq_app *app) {
     if (!app) return;
+    nq_count_jobs_destroy(app->jobs); /* its last checkpoints go to the store */
     free(app->openapi_gzip);
     free(app);
 }
@@ -79,6 +87,7 @@ const nq_config *nq_app_config(const nq_app *app) { return app->cfg; }
 nq_cache *nq_app_cache(const nq_app *app) { return app->cache; }
 const nq_app_hooks *nq_app_hooks_of(const nq_app *app) { return &app->hooks; }
 const nq_app_document *nq_app_openapi(const nq_app *app) { return &app->openapi; }
+nq_count_jobs *nq_app_jobs(const nq_app *app) { return app->jobs; }
 
 /* ---- headers every response carries ---------------------------------------------------------- */
 
@@ -267,7 +276,7 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
     return run_route(app, route, req, resp, work);
 }
 
-const char *nq_app_work_key(const nq_app_work *work) { return work->key; }
+const char *nq_app_work_key(const nq_app_work *work) { return work->flight[0] ? work->flight : work->key; }
 
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out) {
     if (!work || !out || !work->route->compute) return NQ_E_ARG;
@@ -288,7 +297,9 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
 
 void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp) {
     (void)app;
-    if (rc != NQ_OK || !result)
+    if (rc == NQ_E_DEADLINE && work->route->late)
+        work->route->late(work, resp);
+    else if (rc != NQ_OK || !result)
         nq_app_problem(resp, work->instance, rc == NQ_OK ? NQ_E_INTERNAL : rc, NULL, NULL, false, 0);
     else
         work->route->finish(work, result, resp);

@@ -104,6 +104,19 @@ typedef enum nq_app_step {
     NQ_APP_COMPUTE   /* run the work's computation, then nq_app_finish */
 } nq_app_step;
 
+typedef enum nq_app_event_level { NQ_APP_EVENT_INFO = 0, NQ_APP_EVENT_WARN, NQ_APP_EVENT_ERROR } nq_app_event_level;
+
+/* Something the app reports for the log (a long count starting, resuming, finishing; a store write
+ * failing). Fields that do not apply are 0 / NULL. */
+typedef struct nq_app_event {
+    nq_app_event_level level; /* severity */
+    const char *msg;          /* what happened, a constant phrase */
+    int n;                    /* board size, 0 when none */
+    double progress;          /* 0..1, or < 0 when none */
+    double seconds;           /* a duration, or < 0 when none */
+    const char *error;        /* an error's name (nq_err_name), or NULL */
+} nq_app_event;
+
 /* What the app reads of the server around it, given at creation. Every field may be NULL. */
 typedef struct nq_app_hooks {
     void *ctx; /* passed to each hook; must outlive the app */
@@ -113,11 +126,18 @@ typedef struct nq_app_hooks {
     /* A computation of the route named `route` ended after `seconds` in the solver (any outcome),
      * once however many requests shared it. Called from a solver worker. */
     void (*solver_done)(void *ctx, const char *route, double seconds);
+    /* Log an event. Called from any thread, never with a lock of the app held. */
+    void (*event)(void *ctx, const nq_app_event *e);
+    /* The store of finished counts and checkpoints (store.h), or NULL for none. Borrowed: it must
+     * outlive the app. */
+    struct nq_store *store;
 } nq_app_hooks;
 
 /* Create the application over a configuration (borrowed: must outlive the app), a cache (borrowed;
  * NULL: nothing is cached) and hooks (copied; NULL: none, /metrics then answers 500).
- * On success *out owns it (nq_app_destroy). Errors: NQ_E_ARG (cfg or out NULL), NQ_E_NOMEM. */
+ * The app also starts the long-count registry (count_jobs.h) over hooks->store, loading what it
+ * holds. On success *out owns it (nq_app_destroy). Errors: NQ_E_ARG (cfg or out NULL), NQ_E_NOMEM,
+ * NQ_E_THREAD, NQ_E_STORE_IO. */
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out);
 
 /* Free app. NULL is accepted. No request may be in progress. */

@@ -42,15 +42,21 @@ nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, n
     const double t0 = nq_clock_s();
     const nq_err rc = nq_count(n, (int)nq_app_config(app)->count_threads, ctl, counts);
     if (rc != NQ_OK) return rc;
-    char body[NQ_COUNTS_BODY_MAX], etag[32];
+    nq_counts_publish(app, n, counts, nq_clock_s() - t0, entry);
+    return NQ_OK;
+}
+
+void nq_counts_publish(nq_app *app, int n, const nq_counts *counts, double seconds, nq_cache_entry **entry) {
+    char key[32], body[NQ_COUNTS_BODY_MAX], etag[32];
+    nq_counts_key(n, key, sizeof key);
     nq_app_etag(key, false, etag, sizeof etag);
     const nq_cache_value v = {.content_type = NQ_MEDIA_JSON,
                               .etag = etag,
                               .body = body,
                               .body_len = nq_counts_render(n, counts, body, sizeof body),
-                              .solver_seconds = nq_clock_s() - t0,
+                              .solver_seconds = seconds,
                               .counts = *counts};
+    if (entry) *entry = NULL;
     /* A refusal (disabled cache) is no error: the caller renders from the counts. */
     (void)nq_cache_put(nq_app_cache(app), key, &v, entry);
-    return NQ_OK;
 }

@@ -34,4 +34,10 @@ bool nq_counts_cached(nq_app *app, int n, nq_counts *out);
  * when the cache refused it (or there is no cache). Errors: those of nq_count. */
 nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry);
 
+/* Publish the counts of n to the cache as the /count body, which is a pure function of n and c
+ * (the same bytes and ETag in every process: a count loaded from the store answers exactly as the
+ * one that was computed). *entry (may be NULL) receives a reference to the entry, NULL when the
+ * cache refused it. */
+void nq_counts_publish(nq_app *app, int n, const nq_counts *c, double seconds, nq_cache_entry **entry);
+
 #endif /* NQ_COUNTS_H */

@@ -11,6 +11,8 @@
  *   compute  on a solver worker, any thread: the computation, shared by every identical request
  *            in flight; it fills an nq_app_result (and usually publishes to the cache).
  *   finish   the result -> the response, on the request's own thread. Never computes.
+ *   late     (optional) the request's deadline passed while the computation goes on: the response
+ *            that says so (/count: 202 with progress). Without it, the deadline's 503 problem.
  *
  * The core does what every route shares, once, before parse: path normalisation, routing, the method
  * rules (405, OPTIONS preflight, HEAD), request ids, CORS, content and coding negotiation. So a
@@ -54,6 +56,9 @@ struct nq_app_work {
     const nq_route *route;                      /* whose steps run it */
     nq_variant variant;                         /* negotiated by the core */
     char key[NQ_APP_KEY_MAX];                   /* canonical key, set by parse ("" until then) */
+    char flight[NQ_APP_KEY_MAX];                /* single-flight key when it differs from key (""):
+                                                   requests that share a cached answer but not a
+                                                   computation, such as waits of other lengths */
     char instance[NQ_PROBLEM_INSTANCE_MAX + 1]; /* request path, for problem bodies */
     void *plan;                                 /* the route's plan (its own struct), or NULL */
     size_t plan_size;                           /* its size in bytes */
@@ -81,6 +86,9 @@ void *nq_app_result_data_new(nq_app_result *r, size_t size);
 /* The configuration and cache the app was created with (the cache may be NULL). */
 const nq_config *nq_app_config(const nq_app *app);
 nq_cache *nq_app_cache(const nq_app *app);
+
+/* The long-count registry (count_jobs.h). */
+struct nq_count_jobs *nq_app_jobs(const nq_app *app);
 
 /* The hooks given at creation (fields may be NULL). */
 const nq_app_hooks *nq_app_hooks_of(const nq_app *app);

@@ -7,9 +7,15 @@
  * scraped every few seconds, not per request. All three are Cache-Control: no-store (they describe
  * the moment).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "app/count_jobs.h"
 #include "app/router.h"
+
+#define JOBS_METRICS_MAX 2048 /* the long-count lines below, at most */
 
 /* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
 #define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -48,13 +54,48 @@ static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok
     resp->body_len = len;
 }
 
+/* The app's own figures, the long counts and the store, appended to the server's text. */
+static nq_err append_jobs(nq_app *app, char **text, size_t *len) {
+    nq_count_jobs_stats st;
+    nq_count_jobs_stats_get(nq_app_jobs(app), &st);
+    char *grown = realloc(*text, *len + JOBS_METRICS_MAX);
+    if (!grown) return NQ_E_NOMEM;
+    const int w = snprintf(
+        grown + *len, JOBS_METRICS_MAX,
+        "# HELP nqueensd_counts_queued Long counts waiting for a runner.\n# TYPE nqueensd_counts_queued gauge\n"
+        "nqueensd_counts_queued %zu\n"
+        "# HELP nqueensd_counts_running Long counts running.\n# TYPE nqueensd_counts_running gauge\n"
+        "nqueensd_counts_running %zu\n"
+        "# HELP nqueensd_counts_finished Counts known finished (this process or the store).\n"
+        "# TYPE nqueensd_counts_finished gauge\nnqueensd_counts_finished %zu\n"
+        "# HELP nqueensd_counts_completed_total Long counts this process finished.\n"
+        "# TYPE nqueensd_counts_completed_total counter\nnqueensd_counts_completed_total %" PRIu64 "\n"
+        "# HELP nqueensd_counts_resumed_total Counts resumed from a checkpoint at start-up.\n"
+        "# TYPE nqueensd_counts_resumed_total counter\nnqueensd_counts_resumed_total %" PRIu64 "\n"
+        "# HELP nqueensd_checkpoints_total Checkpoint transactions written to the store.\n"
+        "# TYPE nqueensd_checkpoints_total counter\nnqueensd_checkpoints_total %" PRIu64 "\n"
+        "# HELP nqueensd_checkpoint_failures_total Checkpoint transactions the store refused.\n"
+        "# TYPE nqueensd_checkpoint_failures_total counter\nnqueensd_checkpoint_failures_total %" PRIu64 "\n"
+        "# HELP nqueensd_store_write_failures_total Finished counts the store refused (retried).\n"
+        "# TYPE nqueensd_store_write_failures_total counter\nnqueensd_store_write_failures_total %" PRIu64 "\n"
+        "# HELP nqueensd_store_bytes Size of the store on disk (file and write-ahead log).\n"
+        "# TYPE nqueensd_store_bytes gauge\nnqueensd_store_bytes %" PRIu64 "\n",
+        st.queued, st.running, st.finished, st.completed, st.resumed, st.checkpoints, st.checkpoint_failures,
+        st.store_failures, st.store_bytes);
+    *text = grown;
+    if (w > 0 && w < JOBS_METRICS_MAX) *len += (size_t)w;
+    return NQ_OK;
+}
+
 nq_app_step nq_metrics_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
     const nq_app_hooks *h = nq_app_hooks_of(w->app);
     char *text = NULL;
     size_t len = 0;
     /* No hook is a server built without metrics: a wiring bug, not the client's. */
-    const nq_err rc = h->metrics ? h->metrics(h->ctx, !nq_app_draining(w->app), &text, &len) : NQ_E_INTERNAL;
+    nq_err rc = h->metrics ? h->metrics(h->ctx, !nq_app_draining(w->app), &text, &len) : NQ_E_INTERNAL;
+    if (rc == NQ_OK) rc = append_jobs(w->app, &text, &len);
     if (rc != NQ_OK) {
+        free(text);
         nq_app_problem(resp, req->path, rc == NQ_E_NOMEM ? NQ_E_NOMEM : NQ_E_INTERNAL, NULL,
                        "The metrics could not be rendered.", false, 0);
         return NQ_APP_DONE;

@@ -8,19 +8,20 @@
 #define ALLOW_READ "GET, HEAD, OPTIONS"
 
 /* Most specific first; the last row is the fallback. A handful of rows: a linear scan is fastest.
- *  path                 prefix  name           allow       parse           answer                 compute            finish */
+ *  path                 prefix  name           allow       parse           answer                 compute            finish           late */
 /* clang-format off */
 static const nq_route routes[] = {
-    {"/solve",             false, "solve",       ALLOW_READ, nq_solve_parse, nq_solve_answer,       nq_solve_compute,  nq_solve_finish},
-    {"/count",             false, "count",       ALLOW_READ, nq_count_parse, nq_count_answer,       nq_count_compute,  nq_count_finish},
-    {"/solution",          false, "solution",    ALLOW_READ, nq_solution_parse, nq_solution_answer, nq_solution_compute, nq_solution_finish},
-    {"/check",             false, "check",       ALLOW_READ, nq_check_parse, nq_check_answer,       NULL,              NULL},
-    {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_docs_parse,  nq_openapi_answer,     NULL,              NULL},
-    {"/healthz",           false, "healthz",     ALLOW_READ, NULL,           nq_healthz_answer,     NULL,              NULL},
-    {"/readyz",            false, "readyz",      ALLOW_READ, NULL,           nq_readyz_answer,      NULL,              NULL},
-    {"/metrics",           false, "metrics",     ALLOW_READ, NULL,           nq_metrics_answer,     NULL,              NULL},
-    {NQ_PROBLEM_TYPE_BASE, true,  "problem_doc", ALLOW_READ, NULL,           nq_problem_doc_answer, NULL,              NULL},
-    {NULL,                 false, "not_found",   NULL,       NULL,           nq_not_found_answer,   NULL,              NULL},
+    {"/solve",             false, "solve",       ALLOW_READ, nq_solve_parse, nq_solve_answer,       nq_solve_compute,  nq_solve_finish, NULL},
+    {"/count",             false, "count",       ALLOW_READ, nq_count_parse, nq_count_answer,       nq_count_compute,  nq_count_finish, nq_count_late},
+    {"/counts",            false, "counts",      ALLOW_READ, NULL,           nq_counts_answer,      NULL,              NULL, NULL},
+    {"/solution",          false, "solution",    ALLOW_READ, nq_solution_parse, nq_solution_answer, nq_solution_compute, nq_solution_finish, NULL},
+    {"/check",             false, "check",       ALLOW_READ, nq_check_parse, nq_check_answer,       NULL,              NULL, NULL},
+    {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_docs_parse,  nq_openapi_answer,     NULL,              NULL, NULL},
+    {"/healthz",           false, "healthz",     ALLOW_READ, NULL,           nq_healthz_answer,     NULL,              NULL, NULL},
+    {"/readyz",            false, "readyz",      ALLOW_READ, NULL,           nq_readyz_answer,      NULL,              NULL, NULL},
+    {"/metrics",           false, "metrics",     ALLOW_READ, NULL,           nq_metrics_answer,     NULL,              NULL, NULL},
+    {NQ_PROBLEM_TYPE_BASE, true,  "problem_doc", ALLOW_READ, NULL,           nq_problem_doc_answer, NULL,              NULL, NULL},
+    {NULL,                 false, "not_found",   NULL,       NULL,           nq_not_found_answer,   NULL,              NULL, NULL},
 };
 /* clang-format on */
 

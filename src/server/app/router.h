@@ -30,6 +30,9 @@ typedef nq_err (*nq_route_compute_fn)(const nq_app_work *w, nq_count_ctl *ctl, n
 /* finish: complete resp from a computation's result (borrowed, shared by every identical request). */
 typedef void (*nq_route_finish_fn)(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
 
+/* late: complete resp for a request whose wait ended before its computation did. */
+typedef void (*nq_route_late_fn)(const nq_app_work *w, nq_response *resp);
+
 struct nq_route {
     const char *path;            /* exact path, or prefix when `prefix`; NULL in the fallback row */
     bool prefix;                 /* match any path starting with `path` */
@@ -39,6 +42,7 @@ struct nq_route {
     nq_route_answer_fn answer;   /* step 2 (never NULL) */
     nq_route_compute_fn compute; /* step 3 */
     nq_route_finish_fn finish;   /* step 4 (set when compute is) */
+    nq_route_late_fn late;       /* instead of step 4 when the wait ran out; NULL: a 503 */
 };
 
 /* The route for path (NUL-terminated): the first row that matches; the 404 fallback row when none
@@ -65,6 +69,10 @@ bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
 void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
+void nq_count_late(const nq_app_work *w, nq_response *resp);
+
+/* /counts (route_counts.c) */
+nq_app_step nq_counts_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 
 /* /solution (route_solution.c) */
 bool nq_solution_parse(nq_app_work *w, const nq_request *req, nq_response *resp);

@@ -28,7 +28,8 @@ typedef enum opt_type {
     T_SIZE,    /* size_t, with an optional K/M/G suffix */
     T_ADDR,    /* char[], a numeric IPv4 or IPv6 address */
     T_ORIGIN,  /* char[], visible ASCII only (it becomes a header value) */
-    T_LOGFMT   /* nq_log_format */
+    T_LOGFMT,  /* nq_log_format */
+    T_PATH     /* char[], a file path: no control characters */
 } opt_type;
 
 typedef struct opt_row {
@@ -64,8 +65,21 @@ static const opt_row opts[] = {
      "BYTES", "response cache capacity; 0 disables the cache"},
     {"max-n-solve", "NQUEENSD_MAX_N_SOLVE", T_INT, FIELD(max_n_solve), "20", NQ_N_MIN, NQ_N_MAX, "N",
      "largest board /solve accepts; larger gets 422"},
-    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "18", NQ_N_MIN, NQ_COUNT_N_MAX,
-     "N", "largest board /count accepts; larger gets 422"},
+    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "19", NQ_N_MIN, NQ_COUNT_N_MAX,
+     "N", "largest board /count accepts (and so the largest count the server ever starts); larger gets 422"},
+    {"long-count-n", "NQUEENSD_LONG_COUNT_N", T_INT, FIELD(long_count_n), "17", NQ_N_MIN, NQ_COUNT_N_MAX + 1,
+     "N", "counts of this n and larger run in the background (202 + progress until done, checkpointed, "
+     "resumed after a restart); smaller ones are answered within the request"},
+    {"long-counts", "NQUEENSD_LONG_COUNTS", T_UINT, FIELD(long_counts), "1", 1, 64, "N",
+     "long counts that run at the same time (each takes the memory of its n)"},
+    {"long-count-queue", "NQUEENSD_LONG_COUNT_QUEUE", T_UINT, FIELD(long_count_queue), "8", 0, 1024, "N",
+     "long counts that may wait for one of --long-counts; beyond it 503 + Retry-After"},
+    {"store", "NQUEENSD_STORE", T_PATH, FIELD(store), "nqueens.db", 0, 0, "PATH",
+     "SQLite file of finished counts and checkpoints (created if missing); none = keep nothing"},
+    {"checkpoint-ms", "NQUEENSD_CHECKPOINT_MS", T_UINT, FIELD(checkpoint_ms), "5000", 50, 3600000, "MS",
+     "a running long count records its finished tasks in the store this often"},
+    {"count-task-delay-ms", "NQUEENSD_COUNT_TASK_DELAY_MS", T_UINT, FIELD(count_task_delay_ms), "0", 0, 60000,
+     "MS", "for tests only: a long count's worker waits this long after each task (makes a cheap n slow)"},
     {"max-solutions", "NQUEENSD_MAX_SOLUTIONS", T_U64, FIELD(max_solutions), "100000", 1, 100000000,
      "N", "most solutions one /solve response carries; a larger answer needs limit/after"},
     {"max-n-solution", "NQUEENSD_MAX_N_SOLUTION", T_UINT, FIELD(max_n_solution), "1000000", 1, 100000000, "N",
@@ -77,10 +91,12 @@ static const opt_row opts[] = {
     {"queue-len", "NQUEENSD_QUEUE_LEN", T_UINT, FIELD(queue_len), "64", 0, 65536, "N",
      "computations that may wait for a worker; beyond it 503 + Retry-After"},
     {"deadline-ms", "NQUEENSD_DEADLINE_MS", T_UINT, FIELD(deadline_ms), "10000", 0, 3600000, "MS",
-     "a request waits this long for its computation, then gets 503 (the result still gets cached); "
-     "0 = wait as long as it takes"},
+     "a request waits this long for its computation, then gets 503 (the result still gets cached; a "
+     "long count answers 202 with its progress); also the most a Prefer: wait=S may ask; 0 = wait as "
+     "long as it takes"},
     {"budget-ms", "NQUEENSD_BUDGET_MS", T_UINT, FIELD(budget_ms), "60000", 0, 86400000, "MS",
-     "a computation nobody waits for any more is cancelled once it has run this long; 0 = never"},
+     "a computation nobody waits for any more is cancelled once it has run this long (never a long "
+     "count); 0 = never"},
     {"cors-origin", "NQUEENSD_CORS_ORIGIN", T_ORIGIN, FIELD(cors_origin), "*", 0, 0, "ORIGIN",
      "Access-Control-Allow-Origin value: * or one origin such as https://example.com"},
     {"log-format", "NQUEENSD_LOG_FORMAT", T_LOGFMT, FIELD(log_format), "json", 0, 0, "FORMAT",
@@ -193,11 +209,22 @@ static bool is_visible_ascii(const char *s)
     return true;
 }
 
+/* A non-empty path without control characters (it is logged and shown in messages). */
+static bool is_path(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return false;
+    return true;
+}
+
 static bool parse_string(const opt_row *o, nq_config *c, const char *s)
 {
     if (strlen(s) >= o->cap)
         return false;
-    if (o->type == T_ADDR ? !is_ip_literal(s) : !is_visible_ascii(s))
+    if (o->type == T_ADDR ? !is_ip_literal(s) : o->type == T_PATH ? !is_path(s) : !is_visible_ascii(s))
         return false;
     memcpy((char *)c + o->offset, s, strlen(s) + 1);
     return true;
@@ -219,7 +246,8 @@ static bool apply(const opt_row *o, nq_config *c, const char *s)
     uint64_t v = 0;
     switch (o->type) {
     case T_ADDR:
-    case T_ORIGIN: return parse_string(o, c, s);
+    case T_ORIGIN:
+    case T_PATH: return parse_string(o, c, s);
     case T_LOGFMT: return parse_logfmt(c, s);
     default:
         if (!parse_number(o, s, &v))
@@ -254,6 +282,7 @@ static void describe_range(const opt_row *o, char *out, size_t cap)
     case T_ADDR: snprintf(out, cap, "a numeric IPv4 or IPv6 address"); break;
     case T_ORIGIN: snprintf(out, cap, "* or an origin, 1..%zu visible ASCII characters", o->cap - 1); break;
     case T_LOGFMT: snprintf(out, cap, "json or text"); break;
+    case T_PATH: snprintf(out, cap, "a file path (1..%zu bytes) or none", o->cap - 1); break;
     case T_SIZE: {
         char lo[24], hi[24];
         format_size(o->min, lo, sizeof lo);

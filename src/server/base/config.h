@@ -23,6 +23,7 @@
 #define NQ_CONFIG_ADDR_MAX 64   /* bind_addr capacity, NUL included (an IPv6 literal needs 46) */
 #define NQ_CONFIG_ORIGIN_MAX 256 /* cors_origin capacity, NUL included */
 #define NQ_CONFIG_URL_MAX 512    /* probe_url capacity, NUL included */
+#define NQ_CONFIG_PATH_MAX 1024  /* store capacity, NUL included */
 #define NQ_COUNT_THREADS_MAX 256 /* --count-threads at most */
 
 /* What the process was asked to do; everything but NQ_ACTION_SERVE is a one-shot command. */
@@ -50,6 +51,12 @@ typedef struct nq_config {
     size_t cache_bytes;                    /* response cache capacity in bytes; 0 disables it */
     int max_n_solve;                       /* largest n /solve accepts (422 beyond) */
     int max_n_count;                       /* largest n /count accepts (422 beyond) */
+    int long_count_n;                      /* counts from this n on run in the background (202) */
+    unsigned long_counts;                  /* long counts that run at once */
+    unsigned long_count_queue;             /* long counts that may wait for a runner; excess gets 503 */
+    char store[NQ_CONFIG_PATH_MAX];        /* SQLite store path; "none" = no store */
+    unsigned checkpoint_ms;                /* a long count's checkpoint interval */
+    unsigned count_task_delay_ms;          /* tests only: sleep after each task of a long count */
     uint64_t max_solutions;                /* most solutions one /solve response may carry */
     unsigned max_n_solution;               /* largest n /solution and /check accept (422 beyond) */
     unsigned max_n_board;                  /* largest n /solution renders with format=board */

@@ -37,8 +37,10 @@
 #include "http/guard.h"
 #include "http/listener.h"
 #include "http/watch.h"
+#include "ops/accesslog.h"
 #include "ops/ops.h"
 #include "compute/pool.h"
+#include "store/store.h"
 
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
@@ -545,7 +547,23 @@ static void solver_done(void *ctx, const char *route, double seconds) {
     nq_ops_solver_done(s->ops, route, seconds);
 }
 
-nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out) {
+/* The app's events (long counts, the store) as log lines, with the fields that apply. */
+static void app_event(void *ctx, const nq_app_event *e) {
+    const nq_server *s = ctx;
+    if (!s->ops) return;
+    nq_log_field f[4];
+    size_t k = 0;
+    if (e->n > 0) f[k++] = NQ_LOG_INT("n", e->n);
+    if (e->progress >= 0) f[k++] = NQ_LOG_REAL("progress", e->progress);
+    if (e->seconds >= 0) f[k++] = NQ_LOG_REAL("seconds", e->seconds);
+    if (e->error) f[k++] = NQ_LOG_STR("error", e->error);
+    const nq_log_level level = e->level == NQ_APP_EVENT_ERROR ? NQ_LOG_ERROR
+                               : e->level == NQ_APP_EVENT_WARN ? NQ_LOG_WARN
+                                                               : NQ_LOG_INFO;
+    nq_accesslog_event(nq_ops_log(s->ops), level, e->msg, f, k);
+}
+
+nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store, nq_server **out) {
     if (!cfg || !out) return NQ_E_ARG;
     nq_server *s = calloc(1, sizeof *s);
     if (!s) return NQ_E_NOMEM;
@@ -553,7 +571,7 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out
     s->ops = ops;
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, false);
-    const nq_app_hooks hooks = {s, render_metrics, solver_done};
+    const nq_app_hooks hooks = {s, render_metrics, solver_done, app_event, store};
     nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
     if (rc == NQ_OK) rc = nq_app_create(cfg, s->cache, &hooks, &s->app);
     if (rc == NQ_OK) {

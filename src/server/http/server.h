@@ -19,18 +19,21 @@
 #include "base/config.h"
 #include "nqueens/error.h"
 #include "ops/ops.h"
+#include "store/store.h"
 
 typedef struct nq_server nq_server; /* opaque */
 
 /* Create the server over cfg (borrowed: must outlive the server) and the operations bundle ops
  * (borrowed, may be NULL: no access log, no metrics; else every finished request is reported to it,
- * once, and /metrics renders from it), bind cfg->bind_addr:cfg->port (port 0: the kernel picks one,
+ * once, and /metrics renders from it) and the store (borrowed, may be NULL: nothing persists; it
+ * must outlive the server, whose destruction writes the last checkpoints), bind cfg->bind_addr:cfg->port (port 0: the kernel picks one,
  * see nq_server_port) and start serving on cfg->http_threads threads.
  * On success *out owns the server (nq_server_destroy).
  * Errors: NQ_E_ARG (NULL, or a bind address that is not a numeric IPv4/IPv6 address), NQ_E_NOMEM,
- * NQ_E_THREAD (libmicrohttpd could not start: port in use, no permission, ...). Nothing is left
+ * NQ_E_THREAD (libmicrohttpd could not start: port in use, no permission, ...), NQ_E_STORE_IO (the
+ * store could not be read). Nothing is left
  * running on error. */
-nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out);
+nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store, nq_server **out);
 
 /* The bound TCP port (the real one when cfg->port was 0). */
 uint16_t nq_server_port(const nq_server *s);

@@ -1,0 +1,576 @@
+/* test_store.c - long counts end to end: 202 and progress, Prefer, /counts, the store across
+ * restarts, kill -9 and SIGTERM, refused store files, a full disk, the limits.
+ *
+ * Slowness is made, not hoped for: --long-count-n 13 turns a cheap n into a long count, and
+ * --count-task-delay-ms with --count-threads 1 makes its worker wait after each of its tasks (869 at
+ * n = 13, 891 at n = 14), so a count takes at least tasks x delay whatever the machine. No assertion
+ * bounds a duration from above.
+ */
+#define _GNU_SOURCE /* unshare, mkdtemp */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check_json.h"
+#include "check_run.h"
+#include "harness.h"
+
+#ifndef NQ_TEST_NQUEENSD
+#error "NQ_TEST_NQUEENSD must name the nqueensd binary (set by CMake)"
+#endif
+
+/* OEIS A000170 / A002562, as /count renders them. */
+#define COUNT_8 "{\"n\":8,\"total\":92,\"unique\":12}"
+#define COUNT_13 "{\"n\":13,\"total\":73712,\"unique\":9233}"
+#define COUNT_14 "{\"n\":14,\"total\":365596,\"unique\":45752}"
+
+/* ---- helpers -------------------------------------------------------------------------------------- */
+
+static void sleep_ms(long ms) {
+    const struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A fresh temporary directory and the store path in it. */
+static void temp_store(char *dir, size_t dcap, char *path, size_t pcap) {
+    snprintf(dir, dcap, "/tmp/nq-store-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, pcap, "%s/nqueens.db", dir);
+}
+
+/* Remove dir and the files in it (the store, its -wal and -shm, a filler). */
+static void rm_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char path[600]; /* dir (64) + a name (256) */
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    closedir(d);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+
+/* Start a server with a long-count set-up (n >= 13 long, slowed by delay_ms per task) on store. */
+static void start_long(nq_test_server *s, const char *store, const char *delay_ms, const char *const *extra) {
+    const char *args[32] = {"--long-count-n", "13", "--count-threads", "1", "--count-task-delay-ms", delay_ms,
+                            "--checkpoint-ms", "100", "--store", store, "--grace-s", "5"};
+    size_t a = 12;
+    for (size_t i = 0; extra && extra[i] && a < 31; i++) args[a++] = extra[i];
+    args[a] = NULL;
+    ck_assert_msg(nq_harness_start(s, args, NULL), "nqueensd did not start");
+}
+
+static bool get_with(const nq_test_server *s, const char *target, const char *prefer, nq_http_response *r) {
+    char h[64];
+    snprintf(h, sizeof h, "Prefer: %s", prefer);
+    const char *const headers[] = {h, NULL};
+    return nq_http_request(s, "GET", target, prefer ? headers : NULL, r);
+}
+
+/* A 202 for n: the contract's headers and body; returns its progress. */
+static double check_202(const nq_http_response *r, int n) {
+    ck_assert_int_eq(r->status, 202);
+    ck_assert_str_eq(nq_http_header_get(r, "Cache-Control"), "no-store");
+    char loc[32];
+    snprintf(loc, sizeof loc, "/count?n=%d", n);
+    ck_assert_str_eq(nq_http_header_get(r, "Location"), loc);
+    const char *retry = nq_http_header_get(r, "Retry-After");
+    ck_assert_ptr_nonnull(retry);
+    const long secs = strtol(retry, NULL, 10);
+    ck_assert(secs >= 1 && secs <= 60);
+    ck_assert_ptr_null(nq_http_header_get(r, "ETag"));
+    cJSON *j = cJSON_Parse(r->body);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq((int)nq_check_json_num(j, "n"), n);
+    const char *st = nq_check_json_str(j, "status");
+    ck_assert(strcmp(st, "queued") == 0 || strcmp(st, "running") == 0);
+    const double p = nq_check_json_num(j, "progress");
+    ck_assert(p >= 0.0 && p <= 1.0);
+    ck_assert(nq_check_json_num(j, "elapsed_s") >= 0.0);
+    const cJSON *eta = cJSON_GetObjectItemCaseSensitive(j, "eta_s");
+    ck_assert(eta && (cJSON_IsNull(eta) || (cJSON_IsNumber(eta) && eta->valuedouble >= 0)));
+    cJSON_Delete(j);
+    return p;
+}
+
+/* Start n with respond-async; its progress. */
+static double start_async(const nq_test_server *s, int n) {
+    char target[32];
+    snprintf(target, sizeof target, "/count?n=%d", n);
+    nq_http_response r;
+    ck_assert(get_with(s, target, "respond-async", &r));
+    const double p = check_202(&r, n);
+    ck_assert_str_eq(nq_http_header_get(&r, "Preference-Applied"), "respond-async");
+    nq_http_response_free(&r);
+    return p;
+}
+
+/* Poll n (Prefer: wait=1) until its 200; progress must never fall. Returns the 200 in *out. */
+static void poll_to_200(const nq_test_server *s, int n, double floor, nq_http_response *out) {
+    char target[32];
+    snprintf(target, sizeof target, "/count?n=%d", n);
+    for (int i = 0; i < 600; i++) {
+        ck_assert(get_with(s, target, "wait=1", out));
+        if (out->status == 200) return;
+        const double p = check_202(out, n);
+        ck_assert_msg(p >= floor, "progress fell from %f to %f", floor, p);
+        floor = p;
+        nq_http_response_free(out);
+    }
+    ck_abort_msg("count of %d never finished", n);
+}
+
+/* Wait until the metric reaches at least v (or give up after a minute). */
+static bool metric_at_least(const nq_test_server *s, const char *name, double v) {
+    for (int i = 0; i < 1200; i++) {
+        if (nq_harness_metric(s, name) >= v) return true;
+        sleep_ms(50);
+    }
+    return false;
+}
+
+/* ---- the 202 sequence, Prefer, /counts ------------------------------------------------------------ */
+
+START_TEST(accepted_then_progress_then_200) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "4", NULL);
+    const double p0 = start_async(&s, 13);
+    nq_http_response r;
+    poll_to_200(&s, 13, p0, &r);
+    ck_assert_str_eq(r.body, COUNT_13);
+    ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "public, max-age=31536000, immutable");
+    char etag[64];
+    snprintf(etag, sizeof etag, "%s", nq_http_header_get(&r, "ETag"));
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+
+    /* The same bytes and ETag as a count answered within its request. */
+    static const char *const quick[] = {"--long-count-n", "28", NULL};
+    ck_assert(nq_harness_start(&s, quick, NULL));
+    ck_assert(nq_http_get(&s, "/count?n=13", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, COUNT_13);
+    ck_assert_str_eq(nq_http_header_get(&r, "ETag"), etag);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+START_TEST(prefer_wait_long_enough_gives_200) {
+    nq_test_server s;
+    static const char *const extra[] = {"--deadline-ms", "600000", NULL};
+    start_long(&s, "none", "2", extra);
+    nq_http_response r;
+    ck_assert(get_with(&s, "/count?n=13", "wait=600", &r)); /* at least 1.7 s of delays: still one request */
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, COUNT_13);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
+START_TEST(prefer_wait_is_capped_by_the_deadline) {
+    nq_test_server s;
+    static const char *const extra[] = {"--deadline-ms", "1000", NULL};
+    start_long(&s, "none", "20", extra); /* 869 tasks x 20 ms: over 17 s */
+    nq_http_response r;
+    ck_assert(get_with(&s, "/count?n=13", "wait=3600", &r));
+    check_202(&r, 13);
+    ck_assert_str_eq(nq_http_header_get(&r, "Preference-Applied"), "wait=1");
+    nq_http_response_free(&r);
+    /* Without Prefer the wait is the deadline too: a 202, and no Preference-Applied. */
+    ck_assert(nq_http_get(&s, "/count?n=13", &r));
+    check_202(&r, 13);
+    ck_assert_ptr_null(nq_http_header_get(&r, "Preference-Applied"));
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
+START_TEST(counts_lists_finished_and_running_newest_first) {
+    nq_test_server s;
+    start_long(&s, "none", "20", NULL);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r)); /* short: answered at once */
+    ck_assert_str_eq(r.body, COUNT_8);
+    nq_http_response_free(&r);
+    sleep_ms(1100); /* the list is ordered by the second things happened in */
+    (void)start_async(&s, 13);
+    ck_assert(nq_http_get(&s, "/counts", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "no-store");
+    cJSON *j = cJSON_Parse(r.body);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "counts");
+    ck_assert_int_eq(cJSON_GetArraySize(list), 2);
+    const cJSON *first = cJSON_GetArrayItem(list, 0), *second = cJSON_GetArrayItem(list, 1);
+    ck_assert_int_eq((int)nq_check_json_num(first, "n"), 13);
+    ck_assert(strcmp(nq_check_json_str(first, "status"), "queued") == 0 ||
+              strcmp(nq_check_json_str(first, "status"), "running") == 0);
+    ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(first, "progress"));
+    ck_assert_int_eq((int)nq_check_json_num(second, "n"), 8);
+    ck_assert_str_eq(nq_check_json_str(second, "status"), "done");
+    ck_assert_int_eq((int)nq_check_json_num(second, "total"), 92);
+    ck_assert_int_eq((int)nq_check_json_num(second, "unique"), 12);
+    ck_assert(nq_check_json_num(second, "seconds") >= 0);
+    ck_assert_uint_eq(strlen(nq_check_json_str(second, "finished_at")), 20); /* 2026-12-01T09:30:00Z */
+    cJSON_Delete(j);
+    nq_http_response_free(&r);
+    ck_assert(nq_http_get(&s, "/counts?x=1", &r));
+    ck_assert_int_eq(r.status, 400);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
+START_TEST(limits_give_503) {
+    nq_test_server s;
+    static const char *const extra[] = {"--long-counts", "1", "--long-count-queue", "1", NULL};
+    start_long(&s, "none", "20", extra);
+    (void)start_async(&s, 13); /* runs */
+    (void)start_async(&s, 14); /* waits */
+    nq_http_response r;
+    ck_assert(get_with(&s, "/count?n=15", "respond-async", &r));
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(nq_http_header_get(&r, "Retry-After"));
+    ck_assert_ptr_nonnull(strstr(r.body, "/problems/overloaded"));
+    nq_http_response_free(&r);
+    ck_assert(nq_http_get(&s, "/count?n=15", &r)); /* the same through the worker pool */
+    ck_assert_int_eq(r.status, 503);
+    nq_http_response_free(&r);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_running"), 1.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_queued"), 1.0);
+    /* Above --max-n-count nothing is started: 422, as before. */
+    ck_assert(get_with(&s, "/count?n=20", "respond-async", &r));
+    ck_assert_int_eq(r.status, 422);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
+/* ---- restarts ------------------------------------------------------------------------------------ */
+
+START_TEST(finished_count_survives_restarts) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "1", NULL);
+    (void)start_async(&s, 13);
+    nq_http_response r;
+    poll_to_200(&s, 13, 0.0, &r);
+    char etag[64];
+    snprintf(etag, sizeof etag, "%s", nq_http_header_get(&r, "ETag"));
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL); /* on disk before the 200 */
+    for (int round = 0; round < 2; round++) {
+        start_long(&s, store, "1", NULL);
+        ck_assert(get_with(&s, "/count?n=13", "respond-async", &r)); /* known: a 200, not a 202 */
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_str_eq(r.body, COUNT_13);
+        ck_assert_str_eq(nq_http_header_get(&r, "ETag"), etag);
+        nq_http_response_free(&r);
+        ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_finished"), 1.0);
+        ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    }
+    rm_dir(dir);
+}
+END_TEST
+
+/* Run a count until a checkpoint holds at least some of it; returns the progress seen before the
+ * checkpoints that followed it (so the store holds at least that much). */
+static double run_until_checkpointed(const nq_test_server *s, int n) {
+    (void)start_async(s, n);
+    char target[32];
+    snprintf(target, sizeof target, "/count?n=%d", n);
+    double p = 0;
+    while (p < 0.2) {
+        nq_http_response r;
+        ck_assert(get_with(s, target, "respond-async", &r));
+        p = check_202(&r, n);
+        nq_http_response_free(&r);
+        sleep_ms(50);
+    }
+    const double written = nq_harness_metric(s, "nqueensd_checkpoints_total");
+    ck_assert(metric_at_least(s, "nqueensd_checkpoints_total", written + 2));
+    return p;
+}
+
+START_TEST(kill_9_resumes_from_the_last_checkpoint) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "10", NULL); /* 891 tasks x 10 ms: 9 s at least */
+    const double before = run_until_checkpointed(&s, 14);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
+
+    start_long(&s, store, "5", NULL); /* what is left still takes seconds: the first answer is a 202 */
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 1.0);
+    const double after = start_async(&s, 14);
+    ck_assert_msg(after >= before, "resumed at %f, below the checkpointed %f", after, before);
+    nq_http_response r;
+    poll_to_200(&s, 14, after, &r);
+    ck_assert_str_eq(r.body, COUNT_14);
+    nq_http_response_free(&r);
+    char *log = nq_harness_log(&s);
+    ck_assert_ptr_nonnull(strstr(log, "count resumes from its checkpoint"));
+    free(log);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+START_TEST(sigterm_checkpoints_and_exits_0) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    static const char *const slow_ticks[] = {"--checkpoint-ms", "3600000", NULL}; /* only the last word */
+    start_long(&s, store, "10", slow_ticks);
+    (void)start_async(&s, 14);
+    double p = 0;
+    while (p < 0.1) {
+        nq_http_response r;
+        ck_assert(get_with(&s, "/count?n=14", "respond-async", &r));
+        p = check_202(&r, 14);
+        nq_http_response_free(&r);
+        sleep_ms(50);
+    }
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    start_long(&s, store, "5", NULL); /* what is left still takes seconds: the first answer is a 202 */
+    const double after = start_async(&s, 14);
+    ck_assert_msg(after >= p, "resumed at %f, below the %f seen before SIGTERM", after, p);
+    nq_http_response r;
+    poll_to_200(&s, 14, after, &r);
+    ck_assert_str_eq(r.body, COUNT_14);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+/* ---- files the server must refuse ------------------------------------------------------------------ */
+
+/* Run nqueensd on store until it exits (it must not start); its status, stderr in err. */
+static int run_refused(const char *store, char *err, size_t cap) {
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        execl(NQ_TEST_NQUEENSD, "nqueensd", "--port", "0", "--bind", "127.0.0.1", "--store", store, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(fds[0], err + len, cap - 1 - len)) > 0) len += (size_t)got;
+    err[len] = '\0';
+    close(fds[0]);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    char *buf = malloc(1 << 20);
+    *len = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+static void sql(const char *path, const char *stmt) {
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, stmt, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* A store with a finished count in it, closed cleanly (everything in the main file). */
+static void make_store(const char *path) {
+    nq_test_server s;
+    const char *a[] = {"--store", path, NULL};
+    ck_assert(nq_harness_start(&s, a, NULL));
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+
+enum damage { GARBAGE, TRUNCATED, FOREIGN, NEWER, DAMAGES };
+
+static const struct {
+    const char *name;  /* for messages */
+    const char *says;  /* must appear in the error message */
+} damage_rows[] = {
+    [GARBAGE] = {"garbage", "not an SQLite database"},
+    [TRUNCATED] = {"truncated", "damaged"},
+    [FOREIGN] = {"foreign", "not an nqueens store"},
+    [NEWER] = {"newer", "newer nqueensd"},
+};
+
+static void damage(enum damage d, const char *path) {
+    if (d == GARBAGE) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 0; i < 8192; i++) fputc((i * 7919) & 0xff, f);
+        fclose(f);
+    } else if (d == TRUNCATED) {
+        make_store(path);
+        sql(path, "PRAGMA journal_mode=DELETE; CREATE TABLE pad(x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL "
+                  "SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO pad SELECT randomblob(100) FROM c;");
+        struct stat st;
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
+    } else if (d == FOREIGN) {
+        sql(path, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts VALUES (1, 'x');");
+    } else {
+        make_store(path);
+        sql(path, "INSERT INTO nq_schema VALUES (99, 0)");
+    }
+}
+
+START_TEST(damaged_store_is_refused_and_untouched) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    damage((enum damage)_i, store);
+    size_t len0 = 0, len1 = 0;
+    char *before = slurp(store, &len0);
+    char err[2048];
+    const int status = run_refused(store, err, sizeof err);
+    ck_assert_msg(status == 2, "%s: exit %d, stderr %s", damage_rows[_i].name, status, err);
+    ck_assert_msg(strstr(err, damage_rows[_i].says) != NULL, "%s: stderr %s", damage_rows[_i].name, err);
+    ck_assert_ptr_nonnull(strstr(err, store));
+    char *after = slurp(store, &len1);
+    ck_assert_msg(len0 == len1 && memcmp(before, after, len0) == 0, "%s: the file changed", damage_rows[_i].name);
+    free(before);
+    free(after);
+    rm_dir(dir);
+}
+END_TEST
+
+START_TEST(one_server_per_store) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "0", NULL);
+    char err[2048];
+    ck_assert_int_eq(run_refused(store, err, sizeof err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "in use by another nqueensd"));
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+/* ---- a store that fills up ------------------------------------------------------------------------- */
+
+/* Fill the file system of dir (a small tmpfs) with a filler file; true when it is full. */
+static bool fill(const char *dir) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/filler", dir);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return false;
+    char block[4096] = {0};
+    while (write(fd, block, sizeof block) > 0) {
+    }
+    const bool full = errno == ENOSPC;
+    close(fd);
+    return full;
+}
+
+START_TEST(full_disk_keeps_serving) {
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    /* A private mount namespace and a 256 KB tmpfs: needs root (CI runs as root); skipped without. */
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0) {
+        fprintf(stderr, "full_disk_keeps_serving: skipped (no mount namespace: %s)\n", strerror(errno));
+        rm_dir(dir);
+        return;
+    }
+    nq_test_server s;
+    start_long(&s, store, "0", NULL);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    ck_assert_str_eq(r.body, COUNT_8);
+    nq_http_response_free(&r);
+    ck_assert(fill(dir));
+    /* A short count and a long one: both answered from memory, the failures counted. */
+    ck_assert(nq_http_get(&s, "/count?n=9", &r));
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    ck_assert(get_with(&s, "/count?n=13", "wait=600", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, COUNT_13);
+    nq_http_response_free(&r);
+    ck_assert(nq_harness_metric(&s, "nqueensd_store_write_failures_total") >= 1.0);
+    ck_assert(nq_http_get(&s, "/readyz", &r));
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    /* Room again: the refused writes go through on a later tick. */
+    char filler[128];
+    snprintf(filler, sizeof filler, "%s/filler", dir);
+    ck_assert_int_eq(unlink(filler), 0);
+    bool stored = false;
+    for (int i = 0; i < 400 && !stored; i++) {
+        char *log = nq_harness_log(&s);
+        stored = log && strstr(log, "finished count stored after a failed write") != NULL;
+        free(log);
+        sleep_ms(50);
+    }
+    ck_assert(stored);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_finished"), 3.0); /* 8, 9 and 13 */
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    ck_assert_int_eq(umount(dir), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+static Suite *store_suite(void) {
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("accepted");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, accepted_then_progress_then_200);
+    tcase_add_test(tc, prefer_wait_long_enough_gives_200);
+    tcase_add_test(tc, prefer_wait_is_capped_by_the_deadline);
+    tcase_add_test(tc, counts_lists_finished_and_running_newest_first);
+    tcase_add_test(tc, limits_give_503);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("restarts");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, finished_count_survives_restarts);
+    tcase_add_test(tc, kill_9_resumes_from_the_last_checkpoint);
+    tcase_add_test(tc, sigterm_checkpoints_and_exits_0);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("files");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, damaged_store_is_refused_and_untouched, 0, DAMAGES);
+    tcase_add_test(tc, one_server_per_store);
+    tcase_add_test(tc, full_disk_keeps_serving);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    const int failed = nq_check_run(store_suite());
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
