@@ -123,6 +123,7 @@ START_TEST(test_random_reproducible) {
         cJSON_Delete(j);
     }
     /* the whole 64-bit range is a seed */
+    nq_http_response_free(&c);
     cJSON *top = get_json("/solution?n=50&method=random&seed=18446744073709551615", 200, &c);
     ck_assert_ptr_nonnull(strstr(c.body, "\"seed\":18446744073709551615,"));
     cJSON_Delete(top);
