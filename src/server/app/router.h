@@ -85,6 +85,12 @@ nq_app_step nq_complete_answer(nq_app_work *w, const nq_request *req, nq_respons
 nq_err nq_complete_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
 void nq_complete_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
 
+/* /trace (route_trace.c) */
+bool nq_trace_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_trace_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_err nq_trace_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+void nq_trace_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
+
 /* /openapi.yaml, /problems/{slug} and the 404 fallback (route_docs.c) */
 bool nq_docs_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
