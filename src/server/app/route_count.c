@@ -5,14 +5,17 @@
  *   compute  nq_count, published to the cache (counts.c)
  *   finish   the published entry, or the body rendered from the counts when the cache refused it
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "app/counts.h"
+#include "app/counts_k.h"
 #include "app/router.h"
 
 typedef struct count_plan {
     int n; /* board size, validated */
+    int k; /* queens to place, 0..n (n when k is absent) */
 } count_plan;
 
 typedef struct count_result {
@@ -21,15 +24,34 @@ typedef struct count_result {
 
 static int max_n(const nq_config *cfg) { return cfg->max_n_count < NQ_COUNT_N_MAX ? cfg->max_n_count : NQ_COUNT_N_MAX; }
 
+/* k against n, and n against the k-queens maximum when k < n; false with resp the problem. */
+static bool k_valid(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_response *resp) {
+    char detail[160];
+    if (q->k > q->n) {
+        (void)snprintf(detail, sizeof detail, "Parameter 'k' must be between 0 and n (%" PRIu64 ").", q->n);
+        nq_app_problem(resp, req->path, NQ_E_PARAM_INVALID, "k", detail, false, 0);
+        return false;
+    }
+    if (q->k < q->n && q->n > (uint64_t)cfg->max_n_count_k) {
+        (void)snprintf(detail, sizeof detail, "With k < n, parameter 'n' must be between 1 and %d on this server.",
+                       cfg->max_n_count_k);
+        nq_app_problem(resp, req->path, NQ_E_LIMIT, "n", detail, true, (uint64_t)cfg->max_n_count_k);
+        return false;
+    }
+    return true;
+}
+
 bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
     nq_query q;
     nq_query_error qe;
-    if (nq_query_parse(req->query, req->query_len, NQ_QK_N, &q, &qe) != NQ_OK ||
+    if (nq_query_parse(req->query, req->query_len, NQ_QK_N | NQ_QK_K, &q, &qe) != NQ_OK ||
         nq_query_require(&q, NQ_QK_N, &qe) != NQ_OK) {
         nq_app_query_problem(resp, req->path, &qe);
         return false;
     }
-    const int max = max_n(nq_app_config(w->app));
+    if ((q.present & NQ_QK_K) && !k_valid(nq_app_config(w->app), req, &q, resp)) return false;
+    const bool k_queens = (q.present & NQ_QK_K) && q.k < q.n;
+    const int max = k_queens ? nq_app_config(w->app)->max_n_count_k : max_n(nq_app_config(w->app));
     if (q.n > (uint64_t)max) {
         char detail[160];
         (void)snprintf(detail, sizeof detail, "Parameter 'n' must be between 1 and %d on this server.", max);
@@ -42,7 +64,9 @@ bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
         return false;
     }
     p->n = (int)q.n;
-    nq_counts_key(p->n, w->key, sizeof w->key);
+    p->k = k_queens ? (int)q.k : p->n;
+    if (k_queens) nq_counts_k_key(p->n, p->k, w->key, sizeof w->key);
+    else nq_counts_key(p->n, w->key, sizeof w->key);
     return true;
 }
 
@@ -65,6 +89,7 @@ nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
     const count_plan *p = w->plan;
     count_result *out = nq_app_result_data_new(r, sizeof *out);
     if (!out) return NQ_E_NOMEM;
+    if (p->k < p->n) return nq_counts_k_get(w->app, p->n, p->k, ctl, &out->counts, &r->entry);
     return nq_counts_get(w->app, p->n, ctl, &out->counts, &r->entry);
 }
 
@@ -87,5 +112,6 @@ void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *
     resp->kind = NQ_BODY_OWNED;
     resp->owned = body;
     resp->body = body;
-    resp->body_len = nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX);
+    resp->body_len = p->k < p->n ? nq_counts_k_render(p->n, p->k, &c->counts, body, NQ_COUNTS_BODY_MAX)
+                                 : nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX);
 }
