@@ -11,10 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum opt_id { OPT_THREADS, OPT_FORMAT, OPT_UNIQUE, OPT_LIMIT, OPT_OFFSET, OPT_AFTER, OPT_NDJSON } opt_id;
+typedef enum opt_id {
+    OPT_THREADS, OPT_FORMAT, OPT_UNIQUE, OPT_LIMIT, OPT_OFFSET, OPT_AFTER, OPT_NDJSON, OPT_QUEENS, OPT_COUNT_FLAG, OPT_FROM
+} opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
 #define FOR_SOLVE (1u << NQ_CLI_SOLVE)
+#define FOR_COMPLETE (1u << NQ_CLI_COMPLETE)
+#define FOR_TRACE (1u << NQ_CLI_TRACE)
 #define THREADS_MAX 1024 /* more workers than this is a typo, not a machine */
 
 static const struct opt_spec {
@@ -26,10 +30,13 @@ static const struct opt_spec {
     {"threads", OPT_THREADS, true, FOR_COUNT},
     {"format", OPT_FORMAT, true, FOR_SOLVE},
     {"unique", OPT_UNIQUE, false, FOR_SOLVE},
-    {"limit", OPT_LIMIT, true, FOR_SOLVE},
+    {"limit", OPT_LIMIT, true, FOR_SOLVE | FOR_TRACE},
     {"offset", OPT_OFFSET, true, FOR_SOLVE},
     {"after", OPT_AFTER, true, FOR_SOLVE},
     {"ndjson", OPT_NDJSON, false, FOR_SOLVE},
+    {"queens", OPT_QUEENS, true, FOR_COUNT | FOR_COMPLETE}, /* count: K; complete: R:C,... */
+    {"count", OPT_COUNT_FLAG, false, FOR_COMPLETE},
+    {"from", OPT_FROM, true, FOR_TRACE},
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
@@ -38,6 +45,7 @@ typedef struct parse_state {
     bool help;                    /* -h or --help anywhere */
     const char *command;          /* first positional argument */
     const char *n_text;           /* second positional argument */
+    const char *third;            /* third positional argument (complete: the columns) */
     const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
 } parse_state;
 
@@ -101,6 +109,8 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
             st->command = arg;
         } else if (st->n_text == NULL) {
             st->n_text = arg;
+        } else if (st->third == NULL) {
+            st->third = arg;
         } else {
             return fail(why, cap, "unexpected argument '%s'", arg);
         }
@@ -135,15 +145,56 @@ static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
+static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    uint64_t threads = 0, k = 0;
+    const char *v = st->values[OPT_THREADS], *q = st->values[OPT_QUEENS];
+    if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
+        return fail(why, cap, "--threads must be a whole number from 0 (one per CPU) to %d, not '%s'", THREADS_MAX, v);
+    o->threads = (int)threads;
+    if (q != NULL) {
+        if (!parse_u64(q, (uint64_t)o->n, &k))
+            return fail(why, cap, "--queens must be a whole number from 0 to N (%d), not '%s'", o->n, q);
+        o->has_k = true;
+        o->k = (int)k;
+    }
+    return true;
+}
+
+static bool apply_complete_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *q = st->values[OPT_QUEENS];
+    if ((q == NULL) == (st->third == NULL))
+        return fail(why, cap, "complete needs the board once: COLUMNS (e.g. 0,-,-,-) or --queens R:C,...");
+    o->placement = q != NULL ? q : st->third;
+    o->queens_form = q != NULL;
+    o->count = st->values[OPT_COUNT_FLAG] != NULL;
+    return true;
+}
+
+static bool apply_trace_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *limit = st->values[OPT_LIMIT], *from = st->values[OPT_FROM];
+    if (limit != NULL) {
+        if (!parse_u64(limit, UINT64_MAX, &o->limit) || o->limit == 0)
+            return fail(why, cap, "--limit must be a whole number >= 1, not '%s'", limit);
+        o->has_limit = true;
+    }
+    if (from != NULL && !parse_u64(from, UINT64_MAX, &o->from))
+        return fail(why, cap, "--from must be a whole number >= 0, not '%s'", from);
+    return true;
+}
+
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap) {
     parse_state st = {0};
     *opts = (nq_cli_opts){.command = NQ_CLI_HELP, .format = NQ_CLI_BOARD};
     if (!collect(argc, argv, &st, why, cap)) return false;
     if (st.help) return true;
-    if (st.command == NULL) return fail(why, cap, "missing command: 'count' or 'solve'");
+    if (st.command == NULL) return fail(why, cap, "missing command: 'count', 'solve', 'complete' or 'trace'");
     if (strcmp(st.command, "count") == 0) opts->command = NQ_CLI_COUNT;
     else if (strcmp(st.command, "solve") == 0) opts->command = NQ_CLI_SOLVE;
-    else return fail(why, cap, "unknown command '%s': 'count' or 'solve'", st.command);
+    else if (strcmp(st.command, "complete") == 0) opts->command = NQ_CLI_COMPLETE;
+    else if (strcmp(st.command, "trace") == 0) opts->command = NQ_CLI_TRACE;
+    else return fail(why, cap, "unknown command '%s': 'count', 'solve', 'complete' or 'trace'", st.command);
+    if (st.third != NULL && opts->command != NQ_CLI_COMPLETE)
+        return fail(why, cap, "unexpected argument '%s'", st.third);
 
     const int n_max = opts->command == NQ_CLI_COUNT ? NQ_COUNT_N_MAX : NQ_N_MAX;
     uint64_t n = 0;
@@ -155,20 +206,22 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (st.values[opt_specs[i].id] != NULL && !(opt_specs[i].commands & (1u << opts->command)))
             return fail(why, cap, "--%s does not apply to %s", opt_specs[i].name, st.command);
-    if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
-
-    uint64_t threads = 0;
-    const char *v = st.values[OPT_THREADS];
-    if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
-        return fail(why, cap, "--threads must be a whole number from 0 (one per CPU) to %d, not '%s'", THREADS_MAX, v);
-    opts->threads = (int)threads;
+    switch (opts->command) {
+    case NQ_CLI_SOLVE: return apply_solve_options(&st, opts, why, cap);
+    case NQ_CLI_COMPLETE: return apply_complete_options(&st, opts, why, cap);
+    case NQ_CLI_TRACE: return apply_trace_options(&st, opts, why, cap);
+    case NQ_CLI_COUNT: return apply_count_options(&st, opts, why, cap);
+    case NQ_CLI_HELP: break;
+    }
     return true;
 }
 
 void nq_cli_usage(FILE *out) {
-    fputs("Usage: nqueens count N [--threads T]\n"
+    fputs("Usage: nqueens count N [--threads T] [--queens K]\n"
           "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
           "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
+          "       nqueens complete N COLUMNS|--queens R:C,... [--count]\n"
+          "       nqueens trace N [--limit L] [--from K]\n"
           "       nqueens --help\n"
           "\n"
           "Solves the N-Queens puzzle: place N queens on an N x N board, no two attacking.\n"
@@ -176,6 +229,8 @@ void nq_cli_usage(FILE *out) {
           "count N        count all solutions (OEIS A000170) and symmetry classes (A002562),\n"
           "               N = 1..27; prints {\"n\":N,\"total\":...,\"unique\":...}.\n"
           "  --threads T  worker threads, 0 (the default) for one per CPU.\n"
+          "  --queens K   count the ways to place K < N non-attacking queens instead (one thread);\n"
+          "               prints {\"n\":N,\"k\":K,\"total\":...,\"unique\":...}.\n"
           "solve N        list the solutions, N = 1..32, in lexicographic order of their columns;\n"
           "               prints {\"n\":N,\"solutions\":[...],\"next\":CURSOR|null}, where next, when\n"
           "               --limit cut the list short, is the cursor to pass to --after.\n"
@@ -185,6 +240,13 @@ void nq_cli_usage(FILE *out) {
           "  --offset K   skip the first K solutions.\n"
           "  --after C    start after the cursor C (N columns, e.g. 1,3,0,2), need not be a solution.\n"
           "  --ndjson     one solution per line instead of one JSON document.\n"
+          "complete N B   the first solution (in the order of solve) holding the queens of the\n"
+          "               partial board B, N = 1..32: COLUMNS (one entry per row, a column or '-')\n"
+          "               or --queens R:C,...; prints {\"n\":N,\"solution\":[...]|null,\"hint\":[R,C]|null}.\n"
+          "  --count      also count the completions (N = 1..27).\n"
+          "trace N        the steps of the textbook backtracking search as NDJSON, N = 1..32.\n"
+          "  --limit L    at most L steps.\n"
+          "  --from K     start at step K.\n"
           "\n"
           "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.\n",
           out);

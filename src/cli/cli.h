@@ -1,8 +1,10 @@
 /* cli.h - internal to the nqueens command-line tool: its options and its two commands.
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
- *   nqueens count N [--threads T]
+ *   nqueens count N [--threads T] [--queens K]
  *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
+ *   nqueens complete N COLUMNS|--queens R:C,... [--count]
+ *   nqueens trace N [--limit L] [--from K]
  * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
  * 130 interrupted (SIGINT).
@@ -29,7 +31,9 @@ enum {
 typedef enum nq_cli_command {
     NQ_CLI_HELP,  /* --help: print usage, exit 0 */
     NQ_CLI_COUNT, /* count N */
-    NQ_CLI_SOLVE  /* solve N */
+    NQ_CLI_SOLVE, /* solve N */
+    NQ_CLI_COMPLETE, /* complete N COLUMNS | --queens R:C,... */
+    NQ_CLI_TRACE     /* trace N */
 } nq_cli_command;
 
 typedef enum nq_cli_format {
@@ -49,6 +53,12 @@ typedef struct nq_cli_opts {
     uint64_t offset;          /* solve: skip this many first */
     bool has_after;           /* solve: --after given */
     uint8_t after[NQ_N_MAX];  /* solve: the cursor, n columns */
+    bool has_k;               /* count: --queens K given */
+    int k;                    /* count: queens to place, 0..n */
+    const char *placement;    /* complete: the columns or queens text (points into argv) */
+    bool queens_form;         /* complete: placement is R:C,... (--queens), else columns */
+    bool count;               /* complete: also count the completions */
+    uint64_t from;            /* trace: the first step (has_limit/limit bound the steps) */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -63,6 +73,14 @@ void nq_cli_usage(FILE *out);
  * every 50 ms: once non-zero the count is cancelled and NQ_CLI_EXIT_INTERRUPTED returned.
  * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
+
+/* Run `complete`: prints {"n":..,"solution":[..]|null,"hint":[r,c]|null[,"completions":..]}, as
+ * GET /complete answers. Returns an NQ_CLI_EXIT_* status (2 for a placement that does not parse). */
+int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err);
+
+/* Run `trace`: the search's steps as NDJSON, as GET /trace with Accept: application/x-ndjson
+ * sends them, from step `from`, at most `limit` of them (all when no limit). */
+int nq_cli_trace(const nq_cli_opts *opts, FILE *out, FILE *err);
 
 /* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
  * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */

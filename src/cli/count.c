@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "nqueens/kqueens.h"
+
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -29,7 +31,9 @@ typedef struct bg_count {
 
 static void *run_count(void *arg) {
     bg_count *bg = arg;
-    bg->err = nq_count(bg->opts->n, bg->opts->threads, &bg->ctl, &bg->counts);
+    const nq_cli_opts *o = bg->opts;
+    bg->err = o->has_k ? nq_count_k(o->n, o->k, o->threads, &bg->ctl, &bg->counts)
+                       : nq_count(o->n, o->threads, &bg->ctl, &bg->counts);
     pthread_mutex_lock(&bg->lock);
     bg->finished = true;
     pthread_cond_signal(&bg->done);
@@ -88,7 +92,9 @@ static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
     cJSON *doc = cJSON_CreateObject();
     char *text = NULL;
     int status = NQ_CLI_EXIT_FAILURE;
+    const bool with_k = bg->opts->has_k && bg->opts->k < bg->opts->n; /* k = n is the plain count */
     if (doc != NULL && cJSON_AddNumberToObject(doc, "n", bg->opts->n) != NULL &&
+        (!with_k || cJSON_AddNumberToObject(doc, "k", bg->opts->k) != NULL) &&
         cJSON_AddRawToObject(doc, "total", total) != NULL && cJSON_AddRawToObject(doc, "unique", unique) != NULL)
         text = cJSON_PrintUnformatted(doc);
     if (text == NULL) {

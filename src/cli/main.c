@@ -35,6 +35,10 @@ int main(int argc, char *argv[]) {
         return nq_cli_count(&opts, stdout, stderr, &interrupted);
     case NQ_CLI_SOLVE:
         return nq_cli_solve(&opts, stdout, stderr);
+    case NQ_CLI_COMPLETE:
+        return nq_cli_complete(&opts, stdout, stderr);
+    case NQ_CLI_TRACE:
+        return nq_cli_trace(&opts, stdout, stderr);
     case NQ_CLI_HELP:
         break;
     }
