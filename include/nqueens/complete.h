@@ -14,7 +14,7 @@
  * Completion is NP-complete (Gent, Jefferson and Nightingale, 2017): some partial boards of n = 30
  * take seconds, so both searches take an nq_count_ctl to cancel them and to report progress.
  * Thread-safety: reentrant; ctl may be shared as in nq_count (cancel from one thread, read progress
- * from another). Memory: none allocated (the search keeps O(n) state on the stack).
+ * from another). Memory: the search keeps O(n) state on the stack and allocates nothing.
  * Failure: arguments are checked first; a failed call writes nothing the caller must free.
  */
 #ifndef NQ_COMPLETE_H
@@ -43,8 +43,11 @@ nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_
 
 /* The number of solutions that contain every given queen, into *out (0 when the givens attack each
  * other). With no givens this is nq_count's total, counted by nq_count on `threads` threads
- * (0: one per CPU); otherwise one thread searches (threads is then unused), polling ctl as
- * nq_complete_first does. n is limited to NQ_COUNT_N_MAX, the largest whose count fits 64 bits.
+ * (0: one per CPU, as nq_count_cpus says); otherwise the mask search runs on `threads` threads, which
+ * share out the subtrees below the first two rows without a given queen (one thread when there are
+ * fewer such rows), polling ctl as nq_complete_first does; progress counts those subtrees. A count
+ * on several threads allocates one 12 KB task list before it starts (NQ_E_NOMEM without it).
+ * n is limited to NQ_COUNT_N_MAX, the largest whose count fits 64 bits.
  * Errors: NQ_E_ARG (out NULL, givens NULL with count > 0, threads < 0), NQ_E_RANGE (n outside
  * 1..NQ_COUNT_N_MAX, or a square outside the board), NQ_E_CANCELED, and those of nq_count. */
 nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threads, nq_count_ctl *ctl,

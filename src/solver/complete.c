@@ -3,13 +3,18 @@
  * Tuned for boards up to 32 rows with a handful of givens: the givens are folded once into a mask
  * per row of the squares they attack (blocked[]), so the inner loop is the plain three-mask search
  * with one more OR, and a row holding a given offers only that square. The explicit stack lives in
- * a struct on the caller's stack: nothing is allocated.
+ * a struct on the caller's stack: nothing is allocated in the search. A count on several threads
+ * shares out the subtrees below the first two free rows (at most 32 x 32 of them, listed before any
+ * thread starts), each worker pulling the next one.
  */
 #include "nqueens/complete.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define POLL_MASK ((1u << 14) - 1) /* nodes between looks at ctl->cancel */
+#define WORKERS_MAX 256            /* threads one count starts at most */
 
 /* The givens, folded for the search. */
 typedef struct board {
@@ -95,18 +100,19 @@ static void progress_end(nq_count_ctl *ctl) {
     if (ctl) atomic_store(&ctl->done, atomic_load(&ctl->total));
 }
 
-/* Depth-first over the free rows, lowest column first. With `first`, stop at the first solution (left
- * in s->cols) and return 1; else return the number of solutions (the last row is counted by popcount,
- * not walked). *rc becomes NQ_E_CANCELED when ctl stops it. */
-static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, nq_err *rc) {
+/* Depth-first over rows r0.. below the masks the stack holds at r0, lowest column first. With
+ * `first`, stop at the first solution (left in s->cols) and return 1; else return the number of
+ * solutions (the last row is counted by popcount, not walked). With `progress`, the candidates of the
+ * first free row are the tasks ctl counts. *rc becomes NQ_E_CANCELED when ctl stops it. */
+static uint64_t search_from(const board *b, stack *s, int r0, bool first, bool progress, nq_count_ctl *ctl,
+                            nq_err *rc) {
     const int n = b->n;
     uint64_t found = 0;
     unsigned nodes = 0, taken_first = 0;
-    s->down[0] = s->left[0] = s->right[0] = 0;
-    s->untried[0] = candidates(b, s, 0);
-    progress_start(ctl, b->first_free < n ? s->untried[b->first_free] : 0u);
-    int r = 0;
-    while (r >= 0) {
+    s->untried[r0] = candidates(b, s, r0);
+    if (progress) progress_start(ctl, b->first_free < n ? s->untried[b->first_free] : 0u);
+    int r = r0;
+    while (r >= r0) {
         if (!s->untried[r]) { /* this row is exhausted: back up */
             r--;
             continue;
@@ -115,7 +121,8 @@ static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, 
             *rc = NQ_E_CANCELED;
             return found;
         }
-        if (r == b->first_free && ctl) atomic_store_explicit(&ctl->done, taken_first++, memory_order_relaxed);
+        if (progress && r == b->first_free && ctl)
+            atomic_store_explicit(&ctl->done, taken_first++, memory_order_relaxed);
         if (r == n - 1 && !first) { /* every candidate of the last row is a solution */
             found += (uint64_t)__builtin_popcount(s->untried[r]);
             s->untried[r] = 0;
@@ -125,7 +132,7 @@ static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, 
         s->untried[r] ^= bit;
         s->cols[r] = (uint8_t)lowest_bit(bit);
         if (r == n - 1) {
-            progress_end(ctl);
+            if (progress) progress_end(ctl);
             return 1;
         }
         s->down[r + 1] = s->down[r] | bit;
@@ -134,8 +141,101 @@ static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, 
         r++;
         s->untried[r] = candidates(b, s, r);
     }
-    progress_end(ctl);
+    if (progress) progress_end(ctl);
     return found;
+}
+
+static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, nq_err *rc) {
+    s->down[0] = s->left[0] = s->right[0] = 0;
+    return search_from(b, s, 0, first, true, ctl, rc);
+}
+
+/* ---- the count on several threads: the subtrees below the first two free rows ------------------ */
+
+#define TASKS_MAX (NQ_N_MAX * NQ_N_MAX) /* two free rows' worth of placements */
+
+typedef struct task {
+    uint32_t down, left, right; /* the masks at the split row */
+} task;
+
+typedef struct split {
+    const board *b;          /* the givens */
+    int row;                 /* tasks start here */
+    size_t ntasks;           /* in tasks[] */
+    task tasks[TASKS_MAX];   /* the subtrees */
+    atomic_size_t next;      /* next task to take */
+    atomic_uint_fast64_t total; /* solutions found */
+    atomic_bool failed;      /* a worker was cancelled */
+    nq_count_ctl *ctl;       /* may be NULL */
+} split;
+
+/* Every placement of rows 0..row-1 as a task: the masks it leaves at `row`. */
+static void collect(split *sp, int r, uint32_t down, uint32_t left, uint32_t right) {
+    const board *b = sp->b;
+    if (r == sp->row) {
+        sp->tasks[sp->ntasks++] = (task){down, left, right};
+        return;
+    }
+    uint32_t m = b->full & ~(down | left | right | b->blocked[r]);
+    if (b->given[r] >= 0) m &= 1u << b->given[r];
+    for (; m; m &= m - 1) {
+        const uint32_t bit = m & (~m + 1u);
+        collect(sp, r + 1, down | bit, ((left | bit) << 1) & b->full, (right | bit) >> 1);
+    }
+}
+
+static void *count_worker(void *arg) {
+    split *sp = arg;
+    stack s;
+    for (size_t i; !atomic_load(&sp->failed) && (i = atomic_fetch_add(&sp->next, 1)) < sp->ntasks;) {
+        if (canceled(sp->ctl)) { /* between tasks too: a task may end before its first poll */
+            atomic_store(&sp->failed, true);
+            break;
+        }
+        s.down[sp->row] = sp->tasks[i].down, s.left[sp->row] = sp->tasks[i].left, s.right[sp->row] = sp->tasks[i].right;
+        nq_err rc = NQ_OK;
+        const uint64_t got = search_from(sp->b, &s, sp->row, false, false, sp->ctl, &rc);
+        if (rc != NQ_OK) atomic_store(&sp->failed, true);
+        atomic_fetch_add(&sp->total, got);
+        if (sp->ctl) atomic_fetch_add(&sp->ctl->done, 1);
+    }
+    return NULL;
+}
+
+/* The split row: just below the second free row; 0 when the board has fewer than two free rows
+ * left above its last row (nothing worth sharing out). */
+static int split_row(const board *b) {
+    int seen = 0;
+    for (int r = 0; r < b->n - 1; r++)
+        if (b->given[r] < 0 && ++seen == 2) return r + 1;
+    return 0;
+}
+
+/* Count on `threads` threads (>= 2); falls back on one when a thread cannot start. */
+static nq_err count_parallel(const board *b, int threads, nq_count_ctl *ctl, uint64_t *out) {
+    split *sp = malloc(sizeof *sp); /* before the search, not in it: the task list is 12 KB */
+    if (!sp) return NQ_E_NOMEM;
+    sp->b = b, sp->row = split_row(b), sp->ntasks = 0, sp->ctl = ctl;
+    atomic_init(&sp->next, 0);
+    atomic_init(&sp->total, 0);
+    atomic_init(&sp->failed, false);
+    collect(sp, 0, 0, 0, 0);
+    if (ctl) {
+        atomic_store(&ctl->done, 0);
+        atomic_store(&ctl->total, sp->ntasks ? (uint_fast32_t)sp->ntasks : 1u);
+    }
+    pthread_t th[WORKERS_MAX];
+    int started = 0;
+    for (; started < threads - 1 && started < WORKERS_MAX; started++)
+        if (pthread_create(&th[started], NULL, count_worker, sp) != 0) break;
+    (void)count_worker(sp); /* the calling thread works too */
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    const bool failed = atomic_load(&sp->failed);
+    *out = atomic_load(&sp->total);
+    free(sp);
+    if (failed) return NQ_E_CANCELED;
+    progress_end(ctl);
+    return NQ_OK;
 }
 
 /* The checks both entry points share; *ok says whether the givens can be completed at all. */
@@ -191,8 +291,10 @@ nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threa
         return NQ_OK;
     }
     board b;
-    stack s;
     prepare(n, givens, count, &b);
+    if (threads == 0) threads = nq_count_cpus();
+    if (threads > 1 && split_row(&b) > 0) return count_parallel(&b, threads, ctl, out);
+    stack s;
     nq_err rc = NQ_OK;
     const uint64_t got = search(&b, &s, false, ctl, &rc);
     if (rc == NQ_OK) *out = got;

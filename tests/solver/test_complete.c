@@ -110,6 +110,8 @@ static void compare(int n, const nq_square *g, size_t count, bool with_enumerati
         uint64_t total = 0;
         ck_assert_int_eq(nq_complete_count(n, g, count, 1, NULL, &total), NQ_OK);
         ck_assert_uint_eq(total, want.found);
+        ck_assert_int_eq(nq_complete_count(n, g, count, 3, NULL, &total), NQ_OK); /* shared out */
+        ck_assert_uint_eq(total, want.found);
     }
     if (with_enumeration) {
         uint8_t e[NQ_N_MAX];
@@ -257,6 +259,11 @@ START_TEST(cancel_and_progress) {
     nq_count_ctl_init(&ctl);
     nq_count_cancel(&ctl);
     ck_assert_int_eq(nq_complete_count(16, g, 1, 1, &ctl, &total), NQ_E_CANCELED);
+    ck_assert_int_eq(nq_complete_count(16, g, 1, 2, &ctl, &total), NQ_E_CANCELED);
+    nq_count_ctl_init(&ctl);
+    ck_assert_int_eq(nq_complete_count(12, g, 1, 2, &ctl, &total), NQ_OK);
+    ck_assert(nq_count_progress(&ctl) == 1.0);
+    nq_count_cancel(&ctl);
     uint8_t cols[NQ_N_MAX];
     bool found = true;
     const nq_square hard[2] = {{0, 0}, {1, 2}}; /* n = 20: a long way to the first completion */
