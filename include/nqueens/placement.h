@@ -115,8 +115,8 @@ nq_err nq_placement_finish(nq_placement *p, nq_placement_error *perr);
  * COL_RANGE, TOO_MANY (an entry after the n-th), TOO_FEW. */
 nq_err nq_placement_parse_columns(uint32_t n, const char *s, size_t len, nq_placement **out, nq_placement_error *perr);
 
-/* Parse the queens form. Memory: at most 8 bytes per 4 bytes of input (each entry is at least
- * "r:c,"), plus as much again while nq_placement_finish sorts.
+/* Parse the queens form. Memory: 2 bytes per byte of input (8 bytes per queen, and each entry takes
+ * at least "r:c,"), plus twice that while the queens are sorted.
  * Errors: as nq_placement_parse_columns, with ROW_RANGE and DUPLICATE, without TOO_FEW/TOO_MANY.
  * Syntax and range errors are found first, left to right; DUPLICATE only once everything parsed. */
 nq_err nq_placement_parse_queens(uint32_t n, const char *s, size_t len, nq_placement **out, nq_placement_error *perr);
@@ -169,9 +169,10 @@ typedef struct nq_check_report {
  * with n for a small placement on a huge board. The list comes from each line's queens in row-major
  * order: a queen's later partners are the entries after it on its four lines, four sorted streams
  * merged until cap pairs are out.
- * Cost: O(n + queens) time, O(min(n, queens) + queens) memory for the count (about 2n bytes for a
- * full board); listing, only when there are conflicts and cap > 0, adds O(queens) time and 40 bytes
- * per queen, plus O(cap) to write the pairs. Never O(queens^2).
+ * Cost: O(n + queens) time, never O(queens^2). Memory O(queens), allocated inside the call and freed
+ * before it returns: byte counters (2n bytes, so about 2 bytes per queen of a full board) only while
+ * 2n - 1 <= 8 * queens + 65536, else 16 bytes per queen; listing, only when there are conflicts and
+ * cap > 0, adds O(queens) time and up to 40 bytes per queen, plus O(cap) to write the pairs.
  * Errors: NQ_E_ARG (p or out NULL, p not finished, pairs NULL with cap > 0), NQ_E_NOMEM.
  * Thread-safe for concurrent checks of the same placement. */
 nq_err nq_placement_check(const nq_placement *p, nq_pair *pairs, size_t cap, nq_check_report *out);

@@ -41,7 +41,7 @@ typedef struct nq_construct {
     } seg[5];          /* the rows split into runs of columns in steps of 2, in row order */
 } nq_construct;
 
-/* Prepare the construction for n (solution.c says which; n = 8 gives 1,3,5,7,2,0,6,4).
+/* Prepare the construction for n (solution_construct.c says which; n = 8 gives 1,3,5,7,2,0,6,4).
  * Returns NQ_OK; NQ_NO_SOLUTION for n = 2, 3 (*c is then unusable); NQ_E_ARG (c NULL);
  * NQ_E_RANGE (n = 0 or n > NQ_SOLUTION_N_MAX). */
 nq_err nq_construct_init(nq_construct *c, uint64_t n);
@@ -62,9 +62,9 @@ nq_err nq_construct_rows(const nq_construct *c, uint32_t first, uint32_t count, 
 #define NQ_RANDOM_LOCAL_MIN 32
 
 /* Working memory nq_random_solution allocates for n, in bytes, besides the caller's 4n-byte cols:
- * about 4n (a byte per diagonal of each direction) plus, for the repair phase, a list a few times the
- * number of rows the greedy start left unplaced (a few percent of n). An upper bound, for admission
- * control; 0 for n outside the range. */
+ * about 4n (a byte per diagonal of each direction) plus 0.63n for the repair phase's work
+ * list: 4.6 MB at n = 10^6, 460 MB at 10^8. An upper bound, for admission control; 0 below
+ * NQ_RANDOM_LOCAL_MIN (no heap) and for n outside the range. */
 size_t nq_random_memory(uint64_t n);
 
 /* Write to cols[0..n) a random solution of the n x n board, determined by (n, seed) alone: the same
@@ -72,11 +72,12 @@ size_t nq_random_memory(uint64_t n);
  * generator, seeded by splitmix64). Different seeds give different boards (except where n has few
  * solutions).
  * n >= NQ_RANDOM_LOCAL_MIN: Sosic and Gu's QS4-style local search (a conflict-free greedy start over a
- * random permutation, then swaps that reduce the number of attacks), expected O(n) time; about 0.3 s
- * at n = 10^6 and 5 s at 10^7 on one core (docs/solution.md). Smaller n: randomised backtracking.
+ * random permutation, then swaps that reduce the number of attacks), expected O(n) time; about 0.07 s
+ * at n = 10^6 and 2.5 s at 10^7 on one core (docs/solution.md). Smaller n: randomised backtracking.
  * ctl may be NULL; when given (initialised with nq_count_ctl_init) the search looks at ctl->cancel
- * every few thousand steps and returns NQ_E_CANCELED within about a millisecond, and reports
- * progress through ctl->done / ctl->total (read it with nq_count_progress; 1.0 when done).
+ * every 4096 steps and returns NQ_E_CANCELED within about a millisecond of search (plus, at worst, a
+ * pass over its arrays, about 0.1 s at n = 10^8), and reports progress through ctl->done /
+ * ctl->total (read it with nq_count_progress; 1.0 when done).
  * Memory: nq_random_memory(n), allocated inside and freed before the call returns.
  * Returns NQ_OK; NQ_NO_SOLUTION (n = 2, 3; cols untouched); NQ_E_ARG (cols NULL); NQ_E_RANGE
  * (n = 0 or n > NQ_SOLUTION_N_MAX); NQ_E_NOMEM; NQ_E_CANCELED (cols then holds a permutation that is

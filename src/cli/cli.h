@@ -1,14 +1,17 @@
-/* cli.h - internal to the nqueens command-line tool: its options and its two commands.
+/* cli.h - internal to the nqueens command-line tool: its options and its six commands.
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
  *   nqueens count N [--threads T] [--queens K]
  *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
+ *   nqueens solution N [--random [--seed S]] [--format columns|board]
+ *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
  *   nqueens complete N COLUMNS|--queens R:C,... [--count]
  *   nqueens trace N [--limit L] [--from K]
  * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
- * 130 interrupted (SIGINT).
- * Single-threaded except for the count, which runs on the library's workers.
+ * 130 interrupted (SIGINT). check: 0 when the placement is a solution (valid and complete), 1 when
+ * it is not (its report still printed), 2 for a malformed placement as for any usage error.
+ * Single-threaded except for the count and the random solution, which run on helper threads.
  */
 #ifndef NQ_CLI_H
 #define NQ_CLI_H
@@ -19,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nqueens/placement.h"
 #include "nqueens/solver.h"
 
 enum {
@@ -31,10 +35,15 @@ enum {
 typedef enum nq_cli_command {
     NQ_CLI_HELP,  /* --help: print usage, exit 0 */
     NQ_CLI_COUNT, /* count N */
-    NQ_CLI_SOLVE, /* solve N */
-    NQ_CLI_COMPLETE, /* complete N COLUMNS | --queens R:C,... */
-    NQ_CLI_TRACE     /* trace N */
+    NQ_CLI_SOLVE,    /* solve N */
+    NQ_CLI_SOLUTION, /* solution N: one solution of any size */
+    NQ_CLI_CHECK,    /* check N PLACEMENT: is it a solution, which queens attack */
+    NQ_CLI_COMPLETE, /* complete N PLACEMENT: the first solution holding it, a hint */
+    NQ_CLI_TRACE     /* trace N: the textbook search's steps */
 } nq_cli_command;
+
+#define NQ_CLI_BOARD_N_MAX 1024     /* solution --format board: beyond this the rows are unreadable */
+#define NQ_CLI_CONFLICTS_DEFAULT 1000 /* check: pairs listed without --limit */
 
 typedef enum nq_cli_format {
     NQ_CLI_BOARD,  /* each solution as n strings of '.' and 'Q' */
@@ -53,10 +62,13 @@ typedef struct nq_cli_opts {
     uint64_t offset;          /* solve: skip this many first */
     bool has_after;           /* solve: --after given */
     uint8_t after[NQ_N_MAX];  /* solve: the cursor, n columns */
+    bool random;              /* solution: --random */
+    bool has_seed;            /* solution: --seed given */
+    uint64_t seed;            /* solution: the seed */
+    const char *placement;    /* check, complete: the COLUMNS argument or the --queens value; NULL: stdin */
+    bool queens_form;         /* check, complete: placement is the --queens form */
     bool has_k;               /* count: --queens K given */
     int k;                    /* count: queens to place, 0..n */
-    const char *placement;    /* complete: the columns or queens text (points into argv) */
-    bool queens_form;         /* complete: placement is R:C,... (--queens), else columns */
     bool count;               /* complete: also count the completions */
     uint64_t from;            /* trace: the first step (has_limit/limit bound the steps) */
 } nq_cli_opts;
@@ -74,6 +86,21 @@ void nq_cli_usage(FILE *out);
  * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
 
+/* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
+ * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err);
+
+/* Run `solution`: streams {"n":..,"method":..,"seed":..,"solution":[..]} to out, row by row for the
+ * construction (O(1) memory), after the search for --random (O(n) memory; *stop polled as for count).
+ * n = 2, 3: "solution":null, status 0. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
+
+/* Run `check` on opts->placement, or on a JSON placement read from in when it is NULL: prints
+ * {"n":..,"queens":..,"valid":..,"complete":..,"conflict_count":..,"conflicts":[..]} to out.
+ * Returns 0 for a solution, 1 otherwise (or on failure), 2 for a malformed placement (reported). */
+int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
+
+
 /* Run `complete`: prints {"n":..,"solution":[..]|null,"hint":[r,c]|null[,"completions":..]}, as
  * GET /complete answers. Returns an NQ_CLI_EXIT_* status (2 for a placement that does not parse). */
 int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err);
@@ -81,9 +108,5 @@ int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err);
 /* Run `trace`: the search's steps as NDJSON, as GET /trace with Accept: application/x-ndjson
  * sends them, from step `from`, at most `limit` of them (all when no limit). */
 int nq_cli_trace(const nq_cli_opts *opts, FILE *out, FILE *err);
-
-/* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
- * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
-int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err);
 
 #endif /* NQ_CLI_H */

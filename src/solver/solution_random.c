@@ -5,17 +5,19 @@
  * n-queens problem", IEEE Trans. Knowledge and Data Engineering 6(5):661-668, 1994). The queens are a
  * permutation throughout (one per row and column), so only diagonals can clash:
  *  1. greedy start: row by row, swap in the queen of a random later row until the row's queen attacks
- *     none above it; a budget of tries (GREEDY_TRIES_PER_ROW * n) ends this phase, because the free
- *     squares thin out as rows fill: the last rows would cost (n / rows left)^2 tries each;
- *  2. the rows the budget did not reach are shuffled and placed as they fall, a few percent of n;
+ *     none above it. It ends at a budget of tries (GREEDY_TRIES_PER_ROW * n), or earlier at a dead
+ *     end: the free squares thin out as rows fill, and with a few dozen rows left the queens left
+ *     usually fit none of the free squares of the next row (measured at n = 10^6 and 10^7: 20 to 50
+ *     rows left);
+ *  2. the rows step 1 did not reach are shuffled and placed as they fall;
  *  3. repair: every queen that may be attacked is on a work list; for each one still attacked, swap it
  *     with a random queen when that lowers the number of attacks, and put both back on the list if
  *     still attacked. A list entry whose queen is not attacked is dropped: every diagonal holding two
  *     queens keeps one of them on the list, so an empty list means a solution.
  * Expected work is linear (Sosic and Gu's analysis and measurements; ours are in docs/solution.md).
  * Like any swap descent it can stall in a local minimum (small boards do): a queen that finds no
- * improving swap in STALL_TRIES tries restarts the whole search from step 1 with the generator's next
- * outputs, so the result still depends on the seed alone. Below NQ_RANDOM_LOCAL_MIN, where such
+ * improving swap in STALL_TRIES tries (fewer on small boards) restarts the whole search from step 1
+ * with the generator's next outputs, so the result still depends on the seed alone. Below NQ_RANDOM_LOCAL_MIN, where such
  * stalls are common and n is tiny anyway, a randomised backtracking search (columns tried in a random
  * order in every row, restarted with a doubling node budget so one unlucky order cannot run long)
  * answers instead.
@@ -34,7 +36,7 @@
 
 #include "prng.h"
 
-#define GREEDY_TRIES_PER_ROW 3 /* step 1's budget, in tries per row (QS4 uses 3.08) */
+#define GREEDY_TRIES_PER_ROW 5 /* step 1's budget, in tries per row (QS4 uses 3.08) */
 #define STALL_TRIES 20000u     /* at most this many failed tries in a row before a restart: */
 #define STALL_PER_ROW 8u       /* fewer on small boards, 8 per row, where restarts are cheap */
 #define POLL_MASK 0xfffu       /* look at the cancel flag and publish progress every 4096 steps */
@@ -83,18 +85,43 @@ static void swap_cols(uint32_t *cols, uint32_t a, uint32_t b) {
 
 /* ---- step 1 and 2: the start ------------------------------------------------------------------ */
 
+/* Failed tries in a row after which the greedy start gives up with `left` rows to go: the queens
+ * left fit none of the free squares of this row (a dead end: with a few dozen rows left it happens
+ * on most boards), or so few that the repair is cheaper. */
+static uint64_t dead_end(uint32_t left) {
+    return 8 * (uint64_t)left + 100;
+}
+
+/* A row of the pool [from, n) for a try two steps ahead; n - 1 when that pool is empty. Either way it
+ * lies in the pool the try will have, whatever the two tries before it do (rows only advance). */
+static uint32_t draw_ahead(search *s, uint64_t from) {
+    return from < s->n ? (uint32_t)from + nq_prng_below(&s->rng, s->n - (uint32_t)from) : s->n - 1;
+}
+
 /* Greedy start; returns the first row it did not place, or UINT32_MAX when cancelled. Runs for its
- * budget, then on while more than `rest_max` rows are left, as long as it keeps placing rows. */
+ * budget, then on while more than `rest_max` rows are left, as long as it keeps placing rows.
+ * Each try costs three dependent cache misses at large n (the queen swapped in, then its two
+ * diagonals), so the tries are pipelined: the queen of the try after next is drawn now and its
+ * column fetched, and the next try's diagonals are fetched while this one is tested. A failed try's
+ * queen is thus never drawn again right away, which only skips a useless retry. */
 static uint32_t greedy_start(search *s, uint32_t rest_max) {
     const uint32_t n = s->n;
     const uint64_t budget = (uint64_t)GREEDY_TRIES_PER_ROW * n;
     uint32_t row = 0, fails = 0;
-    for (uint64_t t = 0; row < n && (t < budget || (n - row > rest_max && fails < s->stall)); t++) {
+    uint32_t next = draw_ahead(s, 0), after = draw_ahead(s, 1); /* the queens of tries t, t + 1 */
+    for (uint64_t t = 0; row < n && (t < budget || n - row > rest_max) && fails < dead_end(n - row); t++) {
         if ((t & POLL_MASK) == 0) {
             if (cancelled(s)) return UINT32_MAX;
             publish(s, row);
         }
-        swap_cols(s->cols, row, row + nq_prng_below(&s->rng, n - row));
+        const uint32_t ahead = draw_ahead(s, (uint64_t)row + 2);
+        __builtin_prefetch(&s->cols[ahead]);
+        const uint32_t guess = s->cols[after]; /* try t + 1's queen, most likely on row + 1 */
+        __builtin_prefetch(&s->down[down_of(s, row + 1, guess)]);
+        __builtin_prefetch(&s->up[row + 1 + guess]);
+        swap_cols(s->cols, row, next);
+        next = after;
+        after = ahead;
         const uint32_t col = s->cols[row];
         uint8_t *d = &s->down[down_of(s, row, col)], *u = &s->up[row + col];
         if ((*d | *u) != 0) { /* attacked from above: try another queen in this row */
@@ -109,15 +136,17 @@ static uint32_t greedy_start(search *s, uint32_t rest_max) {
     return row;
 }
 
-/* Shuffles rows first..n-1 and places them; puts each on the work list. false: a count would reach
- * 255 (restart). */
-static bool place_rest(search *s, uint32_t first) {
+/* Shuffles rows first..n-1 and places them; puts each on the work list and adds the attacks each
+ * one makes (one per diagonal it joins that already holds a queen) to *attacks. false: a count would
+ * reach 255 (restart). */
+static bool place_rest(search *s, uint32_t first, uint64_t *attacks) {
     const uint32_t n = s->n;
     for (uint32_t row = first; row < n; row++) {
         swap_cols(s->cols, row, row + nq_prng_below(&s->rng, n - row));
         const uint32_t col = s->cols[row];
         uint8_t *d = &s->down[down_of(s, row, col)], *u = &s->up[row + col];
         if (*d == UINT8_MAX || *u == UINT8_MAX) return false;
+        *attacks += (uint64_t)(*d > 0) + (uint64_t)(*u > 0);
         (*d)++;
         (*u)++;
         s->work[row - first] = row;
@@ -128,8 +157,9 @@ static bool place_rest(search *s, uint32_t first) {
 /* ---- step 3: repair --------------------------------------------------------------------------- */
 
 /* Moves the queens of rows a and b off (sign -1) or onto (+1) their diagonals; returns the change in
- * the number of attacking pairs along diagonals (a queen joining k others adds k... counted here as
- * the sum of max(0, count - 1), which falls exactly when attacks are removed). */
+ * the attack measure, the sum over diagonals of max(0, count - 1): cheaper to keep than the number
+ * of attacking pairs (a queen joining a diagonal changes it by 0 or 1) and, like it, zero exactly for
+ * a solution. */
 static int shift(search *s, uint32_t a, uint32_t b, int sign) {
     const uint32_t rows[2] = {a, b};
     int delta = 0;
@@ -172,19 +202,11 @@ static bool try_swap(search *s, uint32_t a, uint32_t b, uint64_t *attacks) {
     return false;
 }
 
-/* Sum over diagonals of max(0, count - 1): zero exactly for a solution. */
-static uint64_t count_attacks(const search *s) {
-    uint64_t total = 0;
-    const size_t ndiag = 2 * (size_t)s->n - 1;
-    for (size_t i = 0; i < ndiag; i++) total += (s->down[i] > 1 ? s->down[i] - 1u : 0u) + (s->up[i] > 1 ? s->up[i] - 1u : 0u);
-    return total;
-}
-
-/* Runs the work list dry; top is its length. NQ_OK (solved), NQ_E_CANCELED, or NQ_E_BUFSIZE for a
- * stall (the caller restarts). */
-static nq_err repair(search *s, size_t top) {
+/* Runs the work list dry; top is its length, attacks the sum over diagonals of max(0, count - 1)
+ * (zero exactly for a solution). NQ_OK (solved), NQ_E_CANCELED, or NQ_E_BUFSIZE for a stall (the
+ * caller restarts). */
+static nq_err repair(search *s, size_t top, uint64_t attacks) {
     const uint32_t n = s->n;
-    uint64_t attacks = count_attacks(s);
     const uint64_t initial = attacks > 0 ? attacks : 1;
     uint64_t steps = 0;
     while (top > 0) {
@@ -201,7 +223,7 @@ static nq_err repair(search *s, size_t top) {
                 continue;
             }
             fails = 0;
-            /* each swap lowers attacks, so at most 2 * initial pushes: work_cap allows for it */
+            /* one push per swap, and each swap lowers the measure: work_capacity allows for it */
             if (attacked(s, other)) s->work[top++] = other;
         }
     }
@@ -219,8 +241,9 @@ static nq_err attempt(search *s) {
     const uint32_t placed = greedy_start(s, s->rest_max);
     if (placed == UINT32_MAX) return NQ_E_CANCELED;
     if (n - placed > s->rest_max) return NQ_E_BUFSIZE; /* the greedy start got stuck */
-    if (!place_rest(s, placed)) return NQ_E_BUFSIZE;
-    return repair(s, n - placed);
+    uint64_t attacks = 0;
+    if (!place_rest(s, placed, &attacks)) return NQ_E_BUFSIZE;
+    return repair(s, n - placed, attacks);
 }
 
 /* Work list capacity for `rest` rows left to step 2: rest entries, plus two per swap, of which there
@@ -229,10 +252,10 @@ static size_t work_capacity(size_t rest) {
     return 5 * rest + 1;
 }
 
-/* Rows step 1 may leave to step 2 (measured: under 1% of n at the end of the budget, from n = 100 on, see
- * docs/solution.md; step 1 goes on past its budget to get below this). */
+/* Rows step 1 may leave to step 2 (measured: a few dozen; step 1 goes on past its budget to get
+ * below this, and a search that cannot restarts). */
 static uint32_t rest_bound(uint32_t n) {
-    return n / 16 + 64;
+    return n / 32 + 64;
 }
 
 static nq_err local_search(search *s) {

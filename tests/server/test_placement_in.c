@@ -48,7 +48,7 @@ static const bad_row bad[] = {
     {"{\"n\":4,\"columns\":[1,3,0,2]} {}", NQ_E_BAD_REQUEST, NULL},
     {"{\"n\":4,\"columns\":[1,3,0,2],\"x\":1}", NQ_E_BAD_REQUEST, NULL},
     {"{\"n\":4,\"n\":4,\"columns\":[1,3,0,2]}", NQ_E_BAD_REQUEST, "n"},
-    {"{\"n\":4,\"columns\":[1,3,0,2],\"queens\":[]}", NQ_E_BAD_REQUEST, "columns"},
+    {"{\"n\":4,\"columns\":[1,3,0,2],\"queens\":[]}", NQ_E_BAD_REQUEST, "queens"},
     {"{\"columns\":[1,3,0,2]}", NQ_E_PARAM_MISSING, "n"},
     {"{\"n\":4}", NQ_E_PARAM_MISSING, "columns"},
     {"{\"n\":0,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},

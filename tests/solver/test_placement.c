@@ -447,10 +447,10 @@ END_TEST
 START_TEST(check_full_board) {
     const uint32_t n = 40;
     nq_placement *p = NULL;
-    ck_assert_int_eq(nq_placement_create(n, n * n, &p), NQ_OK);
+    ck_assert_int_eq(nq_placement_create(n, (size_t)n * n, &p), NQ_OK);
     uint32_t added = 0;
     for (uint32_t i = 0; i < n * n; i++) added += nq_placement_add(p, i, i / n, i % n, NULL) == NQ_OK;
-    ck_assert_uint_eq(added, n * n);
+    ck_assert_uint_eq(added, (uint64_t)n * n);
     ck_assert_int_eq(nq_placement_finish(p, NULL), NQ_OK);
     uint64_t want = 2 * (uint64_t)n * n * (n - 1) / 2;
     for (uint32_t len = 1; len <= n; len++) want += 2 * (uint64_t)(len < n ? 2 : 1) * len * (len - 1) / 2;
