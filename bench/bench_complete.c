@@ -129,10 +129,10 @@ int main(int argc, char **argv) {
     double cap = 2.0;
     unsigned seed = 20170817u;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = (int)strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--cap") == 0 && i + 1 < argc) cap = strtod(argv[++i], NULL);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (nsizes < SIZES_MAX) sizes[nsizes++] = atoi(argv[i]);
+        else if (nsizes < SIZES_MAX) sizes[nsizes++] = (int)strtol(argv[i], NULL, 10); /* out of range: skipped */
     }
     if (reps < 1 || reps > REPS_MAX) reps = 10;
     if (nsizes == 0) {

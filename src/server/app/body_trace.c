@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ITEM_MAX (NQ_TRACE_STEP_JSON_MAX + 2 * NQ_TRACE_CURSOR_MAX + 64) /* a step, or the tail */
+#define ITEM_MAX ((size_t)400) /* a step, or the tail */
+_Static_assert(400 >= NQ_TRACE_STEP_JSON_MAX + 2 * NQ_TRACE_CURSOR_MAX + 64, "an item holds a step or the tail");
 #define STEP_TEXT_MAX(n) ((size_t)(n) * 3u + 60u)   /* a solution step: 20 digits of step, n columns */
 #define OTHER_TEXT_MAX 90u                           /* the longest other step ("anti-diagonal") */
 
@@ -29,8 +30,8 @@ struct nq_body_trace {
 
 size_t nq_body_trace_size_max(const nq_trace_spec *spec) {
     const size_t step = (STEP_TEXT_MAX(spec->n) > OTHER_TEXT_MAX ? STEP_TEXT_MAX(spec->n) : OTHER_TEXT_MAX) + 1;
-    if (spec->limit > (SIZE_MAX - ITEM_MAX * 2) / step) return SIZE_MAX;
-    return (size_t)spec->limit * step + ITEM_MAX * 2;
+    if (spec->limit > (SIZE_MAX - ITEM_MAX * 2u) / step) return SIZE_MAX;
+    return (size_t)spec->limit * step + ITEM_MAX * 2u;
 }
 
 void nq_body_trace_destroy(nq_body_trace *b) {
