@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check_json.h"
 #include "check_run.h"
@@ -354,6 +355,32 @@ START_TEST(bad_input) {
 }
 END_TEST
 
+/* A search that outlives the request's deadline is a 503 with Retry-After, and goes on into the
+ * cache: the same request then gets the answer. (The first completion of the empty 32 x 32 board takes
+ * about a second, a thousand times the deadline; a slower machine only widens the gap.) */
+START_TEST(complete_deadline_then_cached) {
+    static const char *const args[] = {"--deadline-ms", "1", NULL};
+    nq_test_server slow;
+    ck_assert(nq_harness_start(&slow, args, NULL));
+    nq_http_response r;
+    ck_assert(nq_http_get(&slow, "/complete?n=32&queens=", &r));
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(nq_http_header_get(&r, "Retry-After"));
+    nq_http_response_free(&r);
+    long status = 503;
+    for (int i = 0; i < 600 && status == 503; i++) { /* up to a minute of polling */
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        ck_assert(nq_http_get(&slow, "/complete?n=32&queens=", &r));
+        status = r.status;
+        if (status == 200) ck_assert_ptr_nonnull(strstr(r.body, "\"solution\":[0,2,4,1,3,8,10,12,14,5,17,23,25,29,24,30,27,31,26,28,15,18,9,7,16,11,20,6,13,22,19,21]"));
+        nq_http_response_free(&r);
+    }
+    ck_assert_int_eq(status, 200);
+    ck_assert_int_eq(nq_harness_stop(&slow, SIGTERM, 15), 0);
+}
+END_TEST
+
 int main(void) {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_play");
@@ -368,6 +395,7 @@ int main(void) {
     tcase_add_test(tc, trace_tampered_cursor);
     tcase_add_loop_test(tc, count_k_exact, 0, (int)(sizeof counts_k / sizeof counts_k[0]));
     tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, complete_deadline_then_cached);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 15);
