@@ -92,6 +92,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     g.cfg.max_n_count = MAX_N_COUNT;
     g.cfg.max_solutions = 200; /* /solve?n=9 without limit is then a 422 that suggests paging */
     g.cfg.count_threads = 1;   /* no thread start per input */
+    g.cfg.max_n_complete = 12; /* completion, traces and k queens small enough for milliseconds */
+    g.cfg.max_n_complete_count = 10;
+    g.cfg.max_n_trace = 8;
+    g.cfg.max_trace_limit = 2000;
+    g.cfg.max_n_count_k = 8;
     g.cfg.cache_bytes = CACHE_BYTES;
     g.body = malloc(BODY_CAP);
     g.plain = malloc(BODY_CAP);

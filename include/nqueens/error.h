@@ -33,8 +33,9 @@
       "A parameter's value can never be valid: integers are plain ASCII decimal digits within the "            \
       "range the detail gives, booleans are 'true' or 'false'. 'param' names the parameter.")                  \
     P(INVALID_CURSOR, "invalid-cursor", 400, "Invalid cursor",                                                 \
-      "The 'after' cursor is not n comma-separated column numbers 0..n-1 (as format=columns gives "            \
-      "them). Use the 'next' link of the previous page, or a solution in columns format.")                     \
+      "The cursor does not name a position: on /solve 'after' is not n comma-separated column numbers "        \
+      "0..n-1 (as format=columns gives them); on /trace 'cursor' is not one a 'next' link gave for this n. "   \
+      "Use the 'next' link of the previous page as it was given.")                                             \
     P(CONFLICTING_PARAMETERS, "conflicting-parameters", 400, "Conflicting parameters",                         \
       "Two parameters exclude each other ('after' and 'offset'); 'param' names one. Keep one of them.")        \
     P(LIMIT_EXCEEDED, "limit-exceeded", 422, "Beyond this server's limits",                                    \

@@ -68,6 +68,13 @@ nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, ch
  * NQ_JSON_COUNTS_MAX always suffices). */
 nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, size_t *len);
 
+/* Most bytes of a k-queens counts object: NQ_JSON_COUNTS_MAX plus ,"k":NN. */
+#define NQ_JSON_COUNTS_K_MAX (NQ_JSON_COUNTS_MAX + 8u)
+
+/* Write {"n":n,"k":k,"total":..,"unique":..}: the counts of k non-attacking queens (0 <= k <= n).
+ * Errors: as nq_json_counts, and NQ_E_RANGE for k outside 0..n. */
+nq_err nq_json_counts_k(int n, int k, const nq_counts *counts, char *out, size_t cap, size_t *len);
+
 /* What a list's head says about the size of the whole list. */
 typedef enum nq_json_total {
     NQ_JSON_TOTAL_OMIT, /* no "total" member */

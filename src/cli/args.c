@@ -22,13 +22,17 @@ typedef enum opt_id {
     OPT_NDJSON,
     OPT_RANDOM,
     OPT_SEED,
-    OPT_QUEENS
+    OPT_QUEENS,
+    OPT_COUNT_FLAG,
+    OPT_FROM
 } opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
 #define FOR_SOLVE (1u << NQ_CLI_SOLVE)
 #define FOR_SOLUTION (1u << NQ_CLI_SOLUTION)
 #define FOR_CHECK (1u << NQ_CLI_CHECK)
+#define FOR_COMPLETE (1u << NQ_CLI_COMPLETE)
+#define FOR_TRACE (1u << NQ_CLI_TRACE)
 #define THREADS_MAX 1024 /* more workers than this is a typo, not a machine */
 
 static const struct opt_spec {
@@ -40,13 +44,15 @@ static const struct opt_spec {
     {"threads", OPT_THREADS, true, FOR_COUNT},
     {"format", OPT_FORMAT, true, FOR_SOLVE | FOR_SOLUTION},
     {"unique", OPT_UNIQUE, false, FOR_SOLVE},
-    {"limit", OPT_LIMIT, true, FOR_SOLVE | FOR_CHECK},
+    {"limit", OPT_LIMIT, true, FOR_SOLVE | FOR_CHECK | FOR_TRACE},
     {"offset", OPT_OFFSET, true, FOR_SOLVE},
     {"after", OPT_AFTER, true, FOR_SOLVE},
     {"ndjson", OPT_NDJSON, false, FOR_SOLVE},
     {"random", OPT_RANDOM, false, FOR_SOLUTION},
     {"seed", OPT_SEED, true, FOR_SOLUTION},
-    {"queens", OPT_QUEENS, true, FOR_CHECK},
+    {"queens", OPT_QUEENS, true, FOR_CHECK | FOR_COMPLETE | FOR_COUNT}, /* count: K; else R:C,... */
+    {"count", OPT_COUNT_FLAG, false, FOR_COMPLETE},
+    {"from", OPT_FROM, true, FOR_TRACE},
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
@@ -55,7 +61,7 @@ typedef struct parse_state {
     bool help;                    /* -h or --help anywhere */
     const char *command;          /* first positional argument */
     const char *n_text;           /* second positional argument */
-    const char *extra;            /* third positional argument (check's COLUMNS) */
+    const char *extra;            /* third positional argument (check's and complete's COLUMNS) */
     const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
 } parse_state;
 
@@ -188,6 +194,43 @@ static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
+static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    uint64_t threads = 0, k = 0;
+    const char *v = st->values[OPT_THREADS], *q = st->values[OPT_QUEENS];
+    if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
+        return fail(why, cap, "--threads must be a whole number from 0 (one per CPU) to %d, not '%s'", THREADS_MAX, v);
+    o->threads = (int)threads;
+    if (q != NULL) {
+        if (!parse_u64(q, (uint64_t)o->n, &k))
+            return fail(why, cap, "--queens must be a whole number from 0 to N (%d), not '%s'", o->n, q);
+        o->has_k = true;
+        o->k = (int)k;
+    }
+    return true;
+}
+
+static bool apply_complete_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *q = st->values[OPT_QUEENS];
+    if ((q == NULL) == (st->extra == NULL))
+        return fail(why, cap, "complete needs the board once: COLUMNS (e.g. 0,-,-,-) or --queens R:C,...");
+    o->placement = q != NULL ? q : st->extra;
+    o->queens_form = q != NULL;
+    o->count = st->values[OPT_COUNT_FLAG] != NULL;
+    return true;
+}
+
+static bool apply_trace_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *limit = st->values[OPT_LIMIT], *from = st->values[OPT_FROM];
+    if (limit != NULL) {
+        if (!parse_u64(limit, UINT64_MAX, &o->limit) || o->limit == 0)
+            return fail(why, cap, "--limit must be a whole number >= 1, not '%s'", limit);
+        o->has_limit = true;
+    }
+    if (from != NULL && !parse_u64(from, UINT64_MAX, &o->from))
+        return fail(why, cap, "--from must be a whole number >= 0, not '%s'", from);
+    return true;
+}
+
 /* N for the command: 1..its maximum; check also takes "-" (0: N comes with the JSON on stdin). */
 static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
     uint64_t n_max = NQ_N_MAX, n = 0;
@@ -202,7 +245,8 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
         return fail(why, cap, "N must be a whole number from %d to %llu, not '%s'", NQ_N_MIN, (unsigned long long)n_max,
                     st->n_text);
     o->n = (int)n;
-    if (st->extra != NULL && o->command != NQ_CLI_CHECK) return fail(why, cap, "unexpected argument '%s'", st->extra);
+    if (st->extra != NULL && o->command != NQ_CLI_CHECK && o->command != NQ_CLI_COMPLETE)
+        return fail(why, cap, "unexpected argument '%s'", st->extra);
     return true;
 }
 
@@ -210,18 +254,21 @@ static const struct {
     const char *name;
     nq_cli_command command;
 } commands[] = {
-    {"count", NQ_CLI_COUNT}, {"solve", NQ_CLI_SOLVE}, {"solution", NQ_CLI_SOLUTION}, {"check", NQ_CLI_CHECK}};
+    {"count", NQ_CLI_COUNT}, {"solve", NQ_CLI_SOLVE}, {"solution", NQ_CLI_SOLUTION}, {"check", NQ_CLI_CHECK},
+    {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE}};
 
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap) {
     parse_state st = {0};
     *opts = (nq_cli_opts){.command = NQ_CLI_HELP, .format = NQ_CLI_BOARD};
     if (!collect(argc, argv, &st, why, cap)) return false;
     if (st.help) return true;
-    if (st.command == NULL) return fail(why, cap, "missing command: 'count', 'solve', 'solution' or 'check'");
+    if (st.command == NULL)
+        return fail(why, cap, "missing command: 'count', 'solve', 'solution', 'check', 'complete' or 'trace'");
     size_t c = 0;
     while (c < sizeof commands / sizeof commands[0] && strcmp(st.command, commands[c].name) != 0) c++;
     if (c == sizeof commands / sizeof commands[0])
-        return fail(why, cap, "unknown command '%s': 'count', 'solve', 'solution' or 'check'", st.command);
+        return fail(why, cap, "unknown command '%s': 'count', 'solve', 'solution', 'check', 'complete' or 'trace'",
+                    st.command);
     opts->command = commands[c].command;
     if (!parse_n(&st, opts, why, cap)) return false;
 
@@ -231,21 +278,19 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
     if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
     if (opts->command == NQ_CLI_SOLUTION) return apply_solution_options(&st, opts, why, cap);
     if (opts->command == NQ_CLI_CHECK) return apply_check_options(&st, opts, why, cap);
-
-    uint64_t threads = 0;
-    const char *v = st.values[OPT_THREADS];
-    if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
-        return fail(why, cap, "--threads must be a whole number from 0 (one per CPU) to %d, not '%s'", THREADS_MAX, v);
-    opts->threads = (int)threads;
-    return true;
+    if (opts->command == NQ_CLI_COMPLETE) return apply_complete_options(&st, opts, why, cap);
+    if (opts->command == NQ_CLI_TRACE) return apply_trace_options(&st, opts, why, cap);
+    return apply_count_options(&st, opts, why, cap);
 }
 
 void nq_cli_usage(FILE *out) {
-    fputs("Usage: nqueens count N [--threads T]\n"
+    fputs("Usage: nqueens count N [--threads T] [--queens K]\n"
           "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
           "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
           "       nqueens solution N [--random [--seed S]] [--format columns|board]\n"
           "       nqueens check N COLUMNS | check N --queens R:C,... | check -   [--limit K]\n"
+          "       nqueens complete N COLUMNS|--queens R:C,... [--count]\n"
+          "       nqueens trace N [--limit L] [--from K]\n"
           "       nqueens --help\n"
           "\n"
           "Solves the N-Queens puzzle: place N queens on an N x N board, no two attacking.\n"
@@ -253,6 +298,8 @@ void nq_cli_usage(FILE *out) {
           "count N        count all solutions (OEIS A000170) and symmetry classes (A002562),\n"
           "               N = 1..27; prints {\"n\":N,\"total\":...,\"unique\":...}.\n"
           "  --threads T  worker threads, 0 (the default) for one per CPU.\n"
+          "  --queens K   count the ways to place K < N non-attacking queens instead (one thread);\n"
+          "               prints {\"n\":N,\"k\":K,\"total\":...,\"unique\":...}.\n"
           "solve N        list the solutions, N = 1..32, in lexicographic order of their columns;\n"
           "               prints {\"n\":N,\"solutions\":[...],\"next\":CURSOR|null}, where next, when\n"
           "               --limit cut the list short, is the cursor to pass to --after.\n"
@@ -275,6 +322,13 @@ void nq_cli_usage(FILE *out) {
           "               {\"n\":N,\"queens\":[[r,c],...]} from stdin. Prints {\"n\":N,\"queens\":..,\n"
           "               \"valid\":..,\"complete\":..,\"conflict_count\":..,\"conflicts\":[[[r1,c1],[r2,c2]],...]}.\n"
           "  --limit K    list at most K attacking pairs (default 1000); the count is always exact.\n"
+          "complete N P   the first solution (in the order of solve) holding the queens of the\n"
+          "               partial board P, N = 1..32: COLUMNS or --queens R:C,... as for check;\n"
+          "               prints {\"n\":N,\"solution\":[...]|null,\"hint\":[R,C]|null}.\n"
+          "  --count      also count the completions (N = 1..27).\n"
+          "trace N        the steps of the textbook backtracking search as NDJSON, N = 1..32.\n"
+          "  --limit L    at most L steps.\n"
+          "  --from K     start at step K.\n"
           "\n"
           "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted; check: 0 when P is\n"
           "a solution, 1 when it is not, 2 when it does not parse.\n",

@@ -1,10 +1,12 @@
-/* cli.h - internal to the nqueens command-line tool: its options and its four commands.
+/* cli.h - internal to the nqueens command-line tool: its options and its six commands.
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
- *   nqueens count N [--threads T]
+ *   nqueens count N [--threads T] [--queens K]
  *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
  *   nqueens solution N [--random [--seed S]] [--format columns|board]
  *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
+ *   nqueens complete N COLUMNS|--queens R:C,... [--count]
+ *   nqueens trace N [--limit L] [--from K]
  * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
  * 130 interrupted (SIGINT). check: 0 when the placement is a solution (valid and complete), 1 when
@@ -35,7 +37,9 @@ typedef enum nq_cli_command {
     NQ_CLI_COUNT, /* count N */
     NQ_CLI_SOLVE,    /* solve N */
     NQ_CLI_SOLUTION, /* solution N: one solution of any size */
-    NQ_CLI_CHECK     /* check N PLACEMENT: is it a solution, which queens attack */
+    NQ_CLI_CHECK,    /* check N PLACEMENT: is it a solution, which queens attack */
+    NQ_CLI_COMPLETE, /* complete N PLACEMENT: the first solution holding it, a hint */
+    NQ_CLI_TRACE     /* trace N: the textbook search's steps */
 } nq_cli_command;
 
 #define NQ_CLI_BOARD_N_MAX 1024     /* solution --format board: beyond this the rows are unreadable */
@@ -61,8 +65,12 @@ typedef struct nq_cli_opts {
     bool random;              /* solution: --random */
     bool has_seed;            /* solution: --seed given */
     uint64_t seed;            /* solution: the seed */
-    const char *placement;    /* check: the COLUMNS argument or the --queens value; NULL: stdin */
-    bool queens_form;         /* check: placement is the --queens form */
+    const char *placement;    /* check, complete: the COLUMNS argument or the --queens value; NULL: stdin */
+    bool queens_form;         /* check, complete: placement is the --queens form */
+    bool has_k;               /* count: --queens K given */
+    int k;                    /* count: queens to place, 0..n */
+    bool count;               /* complete: also count the completions */
+    uint64_t from;            /* trace: the first step (has_limit/limit bound the steps) */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -92,5 +100,13 @@ int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatil
  * Returns 0 for a solution, 1 otherwise (or on failure), 2 for a malformed placement (reported). */
 int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
 
+
+/* Run `complete`: prints {"n":..,"solution":[..]|null,"hint":[r,c]|null[,"completions":..]}, as
+ * GET /complete answers. Returns an NQ_CLI_EXIT_* status (2 for a placement that does not parse). */
+int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err);
+
+/* Run `trace`: the search's steps as NDJSON, as GET /trace with Accept: application/x-ndjson
+ * sends them, from step `from`, at most `limit` of them (all when no limit). */
+int nq_cli_trace(const nq_cli_opts *opts, FILE *out, FILE *err);
 
 #endif /* NQ_CLI_H */

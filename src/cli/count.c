@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 
+#include "nqueens/kqueens.h"
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,7 +29,9 @@ typedef struct bg_count {
 
 static void *run_count(void *arg) {
     bg_count *bg = arg;
-    bg->err = nq_count(bg->opts->n, bg->opts->threads, &bg->ctl, &bg->counts);
+    const nq_cli_opts *o = bg->opts;
+    bg->err = o->has_k ? nq_count_k(o->n, o->k, o->threads, &bg->ctl, &bg->counts)
+                       : nq_count(o->n, o->threads, &bg->ctl, &bg->counts);
     pthread_mutex_lock(&bg->lock);
     bg->finished = true;
     pthread_cond_signal(&bg->done);
@@ -81,9 +84,12 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
 /* {"n":..,"total":..,"unique":..}, the library's counts object (nqueens/json.h): exact integers, the
  * same bytes nqueensd serves, then a newline. */
 static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
-    char text[NQ_JSON_COUNTS_MAX];
+    char text[NQ_JSON_COUNTS_K_MAX];
     size_t len = 0;
-    if (nq_json_counts(bg->opts->n, &bg->counts, text, sizeof text, &len) != NQ_OK) {
+    const bool with_k = bg->opts->has_k && bg->opts->k < bg->opts->n; /* k = n is the plain count */
+    const nq_err rc = with_k ? nq_json_counts_k(bg->opts->n, bg->opts->k, &bg->counts, text, sizeof text, &len)
+                             : nq_json_counts(bg->opts->n, &bg->counts, text, sizeof text, &len);
+    if (rc != NQ_OK) {
         fputs("nqueens: cannot render the counts\n", err);
         return NQ_CLI_EXIT_FAILURE;
     }

@@ -41,6 +41,10 @@ int main(int argc, char *argv[]) {
         return nq_cli_solution(&opts, stdout, stderr, &interrupted);
     case NQ_CLI_CHECK:
         return nq_cli_check(&opts, stdin, stdout, stderr);
+    case NQ_CLI_COMPLETE:
+        return nq_cli_complete(&opts, stdout, stderr);
+    case NQ_CLI_TRACE:
+        return nq_cli_trace(&opts, stdout, stderr);
     case NQ_CLI_HELP:
         break;
     }

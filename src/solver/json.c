@@ -164,6 +164,23 @@ nq_err nq_json_counts(int n, const nq_counts *counts, char *out, size_t cap, siz
     return deliver(buf, (size_t)(p - buf), out, cap, len);
 }
 
+nq_err nq_json_counts_k(int n, int k, const nq_counts *counts, char *out, size_t cap, size_t *len)
+{
+    if (!counts || !out || !len) return NQ_E_ARG;
+    if (!n_ok(n) || k < 0 || k > n) return NQ_E_RANGE;
+    char buf[NQ_JSON_COUNTS_K_MAX];
+    char *p = put(buf, "{\"n\":", 5);
+    p = put_u64(p, (uint64_t)n);
+    p = put(p, ",\"k\":", 5);
+    p = put_u64(p, (uint64_t)k);
+    p = put(p, ",\"total\":", 9);
+    p = put_u64(p, counts->total);
+    p = put(p, ",\"unique\":", 10);
+    p = put_u64(p, counts->unique);
+    *p++ = '}';
+    return deliver(buf, (size_t)(p - buf), out, cap, len);
+}
+
 nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, size_t cap, size_t *len)
 {
     if (!out || !len || (mode != NQ_JSON_TOTAL_OMIT && mode != NQ_JSON_TOTAL_NULL && mode != NQ_JSON_TOTAL_VALUE))

@@ -132,6 +132,30 @@ expect_err 2 "--limit must be a whole number >= 0 (conflicts listed), not 'x'" c
 expect_err 2 "N must be a whole number from 1 to 1000000000, not '0'" solution 0
 expect_err 2 "unexpected argument '3'" solution 8 3
 
+# --- complete, trace, k queens
+expect 0 '{"n":8,"solution":[0,4,7,5,2,6,1,3],"hint":[1,4],"completions":4}' complete 8 0,-,-,-,-,-,-,- --count
+expect 0 '{"n":8,"solution":[0,4,7,5,2,6,1,3],"hint":[2,7],"completions":1}' complete 8 --queens 1:4,0:0 --count
+expect 0 '{"n":4,"solution":[1,3,0,2],"hint":[2,0]}' complete 4 --queens=0:1,1:3
+expect 0 '{"n":4,"solution":[1,3,0,2],"hint":[0,1]}' complete 4 -,3,-,-
+expect 0 '{"n":8,"solution":null,"hint":null}' complete 8 --queens 3:0,3:7
+expect 0 '{"n":8,"solution":null,"hint":null,"completions":0}' complete 8 --queens 2:3,5:6 --count
+expect 0 $'{"step":29,"op":"place","row":3,"col":2}\n{"step":30,"op":"solution","columns":[1,3,0,2]}\n{"step":31,"op":"remove","row":3,"col":2}' trace 4 --from 29 --limit 3
+expect 0 '{"step":77,"op":"remove","row":0,"col":3}' trace 4 --from 77
+expect 0 '' trace 4 --from 78
+t8=$("$bin" trace 8 | wc -l)
+[[ $t8 -eq 17868 ]] || { echo "FAIL: trace 8 gave $t8 lines"; failures=$((failures + 1)); }
+expect 0 '{"n":8,"k":4,"total":34568,"unique":4338}' count 8 --queens 4
+expect 0 '{"n":8,"total":92,"unique":12}' count 8 --queens 8
+expect 0 '{"n":5,"k":0,"total":1,"unique":1}' count 5 --queens=0
+expect_err 2 'does not parse' complete 8 0,1
+expect_err 2 'needs the board once' complete 8
+expect_err 2 'needs the board once' complete 8 0,-,-,-,-,-,-,- --queens 0:0
+expect_err 2 '--count counts boards up to' complete 30 --queens 0:0 --count
+expect_err 2 '--queens must be' count 8 --queens 9
+expect_err 2 'unexpected argument' trace 4 0,1
+expect_err 2 '--queens does not apply to solve' solve 4 --queens 2
+expect_err 2 '--from must be' trace 4 --from -1
+
 # --- help
 expect 0 '*' --help
 expect 0 '*' solve 8 -h

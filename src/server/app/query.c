@@ -27,7 +27,8 @@ static const key_row keys[] = {
     {NQ_QK_N, "n"},         {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
     {NQ_QK_LIMIT, "limit"}, {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
     {NQ_QK_METHOD, "method"}, {NQ_QK_SEED, "seed"}, {NQ_QK_COLUMNS, "columns"},
-    {NQ_QK_QUEENS, "queens"},
+    {NQ_QK_QUEENS, "queens"}, {NQ_QK_COUNT, "count"}, {NQ_QK_K, "k"},
+    {NQ_QK_FROM, "from"}, {NQ_QK_CURSOR, "cursor"},
 };
 
 const char *nq_query_key_name(nq_query_key key) {
@@ -138,6 +139,25 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
     case NQ_QK_SEED:
         if (!parse_u64(v, len, &q->seed)) return bad_int(err, "seed", "from 0 to 18446744073709551615");
         return NQ_OK;
+    case NQ_QK_COUNT:
+        if (strcmp(v, "true") == 0) q->count = true;
+        else if (strcmp(v, "false") == 0) q->count = false;
+        else {
+            fail(err, NQ_E_PARAM_INVALID, "count");
+            DETAIL(err, "Parameter 'count' must be 'true' or 'false'.");
+            return err->err;
+        }
+        return NQ_OK;
+    case NQ_QK_K:
+        if (!parse_u64(v, len, &q->k)) return bad_int(err, "k", "from 0 to n");
+        return NQ_OK;
+    case NQ_QK_FROM:
+        if (!parse_u64(v, len, &q->from)) return bad_int(err, "from", "0 or more");
+        return NQ_OK;
+    case NQ_QK_CURSOR:
+        memcpy(q->cursor, v, len + 1);
+        q->cursor_len = len;
+        return NQ_OK;
     case NQ_QK_COLUMNS:
     case NQ_QK_QUEENS:
         return NQ_E_INTERNAL; /* kept raw by parse_pair */
@@ -218,7 +238,8 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     char value[VALUE_CAP + 1];
     size_t vlen = 0;
     const decode_rc vrc = decode(eq + 1, len - klen - 1, value, VALUE_CAP, &vlen);
-    if (vrc != DECODE_OK) return decode_error(err, vrc, row->name, row->key == NQ_QK_AFTER);
+    if (vrc != DECODE_OK)
+        return decode_error(err, vrc, row->name, row->key == NQ_QK_AFTER || row->key == NQ_QK_CURSOR);
     return set_value(q, row->key, value, vlen, err);
 }
 
@@ -239,6 +260,11 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
     if ((q->present & NQ_QK_OFFSET) && (q->present & NQ_QK_AFTER)) {
         fail(err, NQ_E_PARAM_CONFLICT, "after");
         DETAIL(err, "Parameters 'after' and 'offset' exclude each other: page with 'after' alone.");
+        return err->err;
+    }
+    if ((q->present & NQ_QK_FROM) && (q->present & NQ_QK_CURSOR)) {
+        fail(err, NQ_E_PARAM_CONFLICT, "cursor");
+        DETAIL(err, "Parameters 'from' and 'cursor' exclude each other: start at a step or resume at a cursor.");
         return err->err;
     }
     if ((q->present & NQ_QK_COLUMNS) && (q->present & NQ_QK_QUEENS)) {

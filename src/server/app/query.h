@@ -12,7 +12,8 @@
  *   - a value that can never be valid: E_PARAM_INVALID (integers are plain ASCII digits only, no
  *     sign, space, "0x", exponent or overflow; n >= 1, limit >= 1; format is board|columns; unique
  *     is true|false; method is construct|random);
- *   - offset together with after, columns together with queens: E_PARAM_CONFLICT.
+ *   - offset together with after, columns together with queens, from together with cursor:
+ *     E_PARAM_CONFLICT.
  * A missing required key is not checked here (routes differ): see nq_query_require.
  * Values beyond the server's configured limits parse fine here: the caller answers those with 422.
  *
@@ -38,7 +39,11 @@ typedef enum nq_query_key {
     NQ_QK_METHOD = 1u << 6, /* construct | random */
     NQ_QK_SEED = 1u << 7,   /* 0 .. 2^64 - 1 */
     NQ_QK_COLUMNS = 1u << 8, /* a placement, one entry per row (kept raw: see nq_query.placement) */
-    NQ_QK_QUEENS = 1u << 9   /* a placement, row:column entries (kept raw) */
+    NQ_QK_QUEENS = 1u << 9,  /* a placement, row:column entries (kept raw) */
+    NQ_QK_COUNT = 1u << 10,  /* true | false: also count (/complete) */
+    NQ_QK_K = 1u << 11,      /* queens on the board, 0 allowed (/count) */
+    NQ_QK_FROM = 1u << 12,   /* a step number to start at, 0 allowed (/trace) */
+    NQ_QK_CURSOR = 1u << 13  /* an opaque resume point (/trace), checked by the route */
 } nq_query_key;
 
 typedef enum nq_method {
@@ -70,6 +75,11 @@ typedef struct nq_query {
                                             into the query (a board of any size does not fit a fixed
                                             buffer); decode with nq_query_decode */
     size_t placement_len;                /* its length */
+    bool count;                          /* default false */
+    uint64_t k;                          /* any value when present (the route checks it against n) */
+    uint64_t from;                       /* default 0 */
+    char cursor[NQ_QUERY_AFTER_MAX + 1]; /* decoded opaque cursor, NUL-terminated */
+    size_t cursor_len;                   /* its length */
 } nq_query;
 
 /* Longest parameter name reported back in an error (longer names are cut). */

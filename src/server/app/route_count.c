@@ -22,6 +22,7 @@
 
 #include "app/count_jobs.h"
 #include "app/counts.h"
+#include "app/counts_k.h"
 #include "app/prefer.h"
 #include "app/router.h"
 #include "base/clock.h"
@@ -30,6 +31,7 @@
 
 typedef struct count_plan {
     int n;             /* board size, validated */
+    int k;             /* queens to place, 0..n (n when k is absent) */
     bool long_count;   /* n >= --long-count-n: the registry runs it */
     bool async;        /* Prefer: respond-async */
     bool wait_given;   /* Prefer: wait=S (valid) */
@@ -59,16 +61,35 @@ static void plan_prefer(count_plan *p, const nq_request *req, const nq_config *c
     p->wait_ms = p->async ? 0 : wait_of(&pref, cfg);
 }
 
+/* k against n, and n against the k-queens maximum when k < n; false with resp the problem. */
+static bool k_valid(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_response *resp) {
+    char detail[160];
+    if (q->k > q->n) {
+        (void)snprintf(detail, sizeof detail, "Parameter 'k' must be between 0 and n (%" PRIu64 ").", q->n);
+        nq_app_problem(resp, req->path, NQ_E_PARAM_INVALID, "k", detail, false, 0);
+        return false;
+    }
+    if (q->k < q->n && q->n > (uint64_t)cfg->max_n_count_k) {
+        (void)snprintf(detail, sizeof detail, "With k < n, parameter 'n' must be between 1 and %d on this server.",
+                       cfg->max_n_count_k);
+        nq_app_problem(resp, req->path, NQ_E_LIMIT, "n", detail, true, (uint64_t)cfg->max_n_count_k);
+        return false;
+    }
+    return true;
+}
+
 bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
     nq_query q;
     nq_query_error qe;
-    if (nq_query_parse(req->query, req->query_len, NQ_QK_N, &q, &qe) != NQ_OK ||
+    if (nq_query_parse(req->query, req->query_len, NQ_QK_N | NQ_QK_K, &q, &qe) != NQ_OK ||
         nq_query_require(&q, NQ_QK_N, &qe) != NQ_OK) {
         nq_app_query_problem(resp, req->path, &qe);
         return false;
     }
     const nq_config *cfg = nq_app_config(w->app);
-    const int max = max_n(cfg);
+    if ((q.present & NQ_QK_K) && !k_valid(cfg, req, &q, resp)) return false;
+    const bool k_queens = (q.present & NQ_QK_K) && q.k < q.n;
+    const int max = k_queens ? cfg->max_n_count_k : max_n(cfg);
     if (q.n > (uint64_t)max) {
         char detail[160];
         (void)snprintf(detail, sizeof detail, "Parameter 'n' must be between 1 and %d on this server.", max);
@@ -81,9 +102,11 @@ bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
         return false;
     }
     p->n = (int)q.n;
-    p->long_count = p->n >= cfg->long_count_n;
+    p->k = k_queens ? (int)q.k : p->n;
+    p->long_count = !k_queens && p->n >= cfg->long_count_n; /* k queens: seconds at most (max_n_count_k) */
     plan_prefer(p, req, cfg);
-    nq_counts_key(p->n, w->key, sizeof w->key);
+    if (k_queens) nq_counts_k_key(p->n, p->k, w->key, sizeof w->key);
+    else nq_counts_key(p->n, w->key, sizeof w->key);
     /* Waits of different lengths must not share one wait; they share the count (the registry). */
     if (p->long_count) (void)snprintf(w->flight, sizeof w->flight, "count?n=%d&wait=%" PRIu32, p->n, p->wait_ms);
     return true;
@@ -185,6 +208,7 @@ nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
     const count_plan *p = w->plan;
     count_result *out = nq_app_result_data_new(r, sizeof *out);
     if (!out) return NQ_E_NOMEM;
+    if (p->k < p->n) return nq_counts_k_get(w->app, p->n, p->k, ctl, &out->counts, &r->entry);
     if (!p->long_count) return short_count(w, ctl, r, out);
     nq_count_jobs *jobs = nq_app_jobs(w->app);
     nq_job_view v;
@@ -228,7 +252,8 @@ void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *
     resp->kind = NQ_BODY_OWNED;
     resp->owned = body;
     resp->body = body;
-    resp->body_len = nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX);
+    resp->body_len = p->k < p->n ? nq_counts_k_render(p->n, p->k, &c->counts, body, NQ_COUNTS_BODY_MAX)
+                                 : nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX);
 }
 
 void nq_count_late(const nq_app_work *w, nq_response *resp) {

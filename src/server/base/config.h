@@ -61,6 +61,11 @@ typedef struct nq_config {
     unsigned max_n_solution;               /* largest n /solution and /check accept (422 beyond) */
     unsigned max_n_board;                  /* largest n /solution renders with format=board */
     unsigned max_conflicts;                /* most attacking pairs one /check lists */
+    int max_n_complete;                    /* largest n /complete accepts (422 beyond) */
+    int max_n_complete_count;              /* largest n /complete accepts with count=true */
+    int max_n_trace;                       /* largest n /trace accepts */
+    uint64_t max_trace_limit;              /* most steps one /trace page carries */
+    int max_n_count_k;                     /* largest n /count accepts with k < n */
     unsigned queue_len;                    /* computations that may wait for a worker; excess gets 503 */
     unsigned deadline_ms;                  /* a caller waits this long for its computation; 0: no limit */
     unsigned budget_ms;                    /* an unwatched computation past this is cancelled; 0: never */

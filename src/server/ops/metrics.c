@@ -32,7 +32,7 @@ static const double bucket_le[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.
 #define STATUS_MIN 100u
 #define STATUS_SLOTS 500u /* 100..599 */
 #define OTHER_ROUTE NQ_METRICS_ROUTES_MAX /* index of the catch-all "other" slot */
-#define NKINDS 3u
+#define NKINDS 5u
 
 typedef atomic_uint_fast64_t counter;
 
@@ -55,7 +55,7 @@ struct nq_metrics {
     counter solver_us[NKINDS];                      /* solver time by kind, microseconds */
 };
 
-static const char *const kind_names[NKINDS] = {"count", "solve", "solution"};
+static const char *const kind_names[NKINDS] = {"count", "solve", "solution", "complete", "trace"};
 
 static void inc(counter *c, uint64_t by)
 {

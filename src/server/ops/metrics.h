@@ -34,7 +34,9 @@ typedef struct nq_metrics nq_metrics; /* opaque */
 typedef enum nq_metrics_kind {
     NQ_METRICS_COUNT = 0, /* a /count computation */
     NQ_METRICS_SOLVE,     /* a /solve computation (an enumeration page or a total) */
-    NQ_METRICS_SOLUTION   /* a /solution computation (a local search, or a render once) */
+    NQ_METRICS_SOLUTION,  /* a /solution computation (a local search, or a render once) */
+    NQ_METRICS_COMPLETE,  /* a /complete search */
+    NQ_METRICS_TRACE      /* a /trace page rendered once, or the skip to its first step */
 } nq_metrics_kind;
 
 /* The worker pool's figures (a copy of its own snapshot, so this header needs no pool.h). */
@@ -79,7 +81,7 @@ void nq_metrics_destroy(nq_metrics *m);
  * Thread-safe, lock-free except the first time a route name is seen. m or r NULL: no-op. */
 void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r);
 
-/* The kind whose label is name ("count", "solve", "solution": the route names of the routes that compute): true
+/* The kind whose label is name ("count", "solve", "solution", "complete", "trace": the route names of the routes that compute): true
  * and *out set, or false for a name without a kind (and for NULL). */
 bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out);
 
