@@ -41,7 +41,9 @@
     X(E_DRAINING, 33, 503, "shutting-down", "Service shutting down")                             \
     X(E_INTERNAL, 34, 500, "internal-error", "Internal error")                                   \
     X(E_BAD_REQUEST, 35, 400, "bad-request", "Bad request")                                      \
-    X(E_LISTEN, 36, 500, "internal-error", "Cannot listen on the address (in use, or not this host's)")
+    X(E_LISTEN, 36, 500, "internal-error", "Cannot listen on the address (in use, or not this host's)") \
+    X(E_BODY_TOO_LARGE, 37, 413, "content-too-large", "Content too large")                      \
+    X(E_NOT_IMPLEMENTED, 38, 501, "not-implemented", "Not implemented")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */

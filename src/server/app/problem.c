@@ -18,8 +18,12 @@ typedef struct doc_row {
 
 static const doc_row docs[] = {
     {"bad-request", 400, "Bad request",
-     "The request itself is malformed (for instance a query with an empty parameter or a broken "
-     "percent-escape outside any known parameter). Fix the request; retrying it unchanged fails again."},
+     "The request itself is malformed: a query with an empty parameter or a broken percent-escape "
+     "outside any known parameter, or a head that breaks HTTP/1.1 (no Host or more than one, a space "
+     "before a colon, a folded line, a method that is not a token, a Content-Length or "
+     "Transfer-Encoding that leaves the body's end in doubt). Fix the request; retrying it unchanged "
+     "fails again. The server closes the connection after this answer when the request's framing "
+     "is in doubt."},
     {"missing-parameter", 400, "Missing parameter",
      "A required query parameter is absent; 'param' names it. Add it and retry."},
     {"duplicate-parameter", 400, "Duplicate parameter",
@@ -45,6 +49,10 @@ static const doc_row docs[] = {
     {"method-not-allowed", 405, "Method not allowed",
      "The resource exists but does not support this method; the 'Allow' header lists those it does."},
     {"uri-too-long", 414, "URI too long", "The request target is longer than this server accepts."},
+    {"content-too-large", 413, "Content too large",
+     "The request announces a body larger than this resource accepts. Send a smaller one."},
+    {"not-implemented", 501, "Not implemented",
+     "The request uses a transfer coding this server does not implement; only 'chunked' is."},
     {"headers-too-large", 431, "Request header fields too large",
      "The request's header fields are larger than this server accepts."},
     {"overloaded", 503, "Service overloaded",

@@ -1,15 +1,21 @@
 /* server.c - libmicrohttpd glue: daemon set-up, per-request context, response conversion, completion.
  *
  * Life of a request on a libmicrohttpd thread:
- *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1
- *   handler, first call            -> head received (guard), nothing queued yet (a request that
- *                                     announces a body is answered now, unread, and closed)
+ *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1;
+ *                                     libmicrohttpd is kept from parsing the query and from
+ *                                     delimiting a body (see uri_log)
+ *   handler, first call            -> head received (guard) and checked (framing.h); nothing queued
+ *                                     yet, unless the head is refused or announces a body: that
+ *                                     request is answered now, its body unread, and the connection
+ *                                     closed
  *   handler, second call           -> nq_app_handle; an answer is converted and queued, while a
  *                                     computation goes to the worker pool (pool.h) with the
  *                                     connection suspended
  *   handler, after resume          -> nq_app_finish with the pool's outcome, converted and queued
  *   body reader calls              -> a streamed /solve renders batch by batch
  *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
+ *   connection closed (guard)      -> a request libmicrohttpd dropped without NOTIFY_COMPLETED (it
+ *                                     never reached the handler) is completed there instead
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
@@ -32,11 +38,15 @@
 #include "app.h"
 #include "cache.h"
 #include "clock.h"
+#include "framing.h"
 #include "guard.h"
 #include "listener.h"
 #include "ops_routes.h"
 #include "pool.h"
 
+/* Most whitespace between a header's colon and its value that folded() walks; more reads as a folded
+ * line (a 400), which no client sends by accident. */
+#define NQ_FOLD_GAP_MAX 256u
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
 struct nq_server {
@@ -61,11 +71,16 @@ typedef struct request_ctx {
     char *target;         /* raw request target, NUL-terminated; split at '?' into path and query */
     const char *query;    /* raw query, or NULL */
     size_t query_len;     /* its length */
+    const char *uri_at;   /* where libmicrohttpd's request line had the target (request_line_ok) */
+    bool framed;          /* the server's own Content-Length went in front of the client's */
     bool head_seen;       /* first handler call done */
-    nq_err head_error;    /* guard verdict on the head (414/431), NQ_OK if fine */
+    nq_err head_error;    /* why the head is refused (414, 431, 400, 501, 413), NQ_OK if it is not */
+    const char *head_detail; /* a static sentence saying why, or NULL */
+    nq_framing_body body; /* how the request's body is delimited (framing.h) */
+    struct joined *joined; /* repeated header lines combined for lookup_header, freed at completion */
     uint64_t bytes;       /* body bytes handed to libmicrohttpd */
     nq_response resp;     /* the response (headers, record fields) */
-    struct MHD_Connection *conn; /* the connection, for the pool's resume callback */
+    struct MHD_Connection *conn; /* the connection: header lookups, the pool's resume callback */
     nq_app_work *work;    /* the pending computation's request, until nq_app_finish consumes it */
     nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
     bool offloaded;       /* the connection was suspended for a computation */
@@ -92,8 +107,32 @@ static char *origin_form(const char *target) {
     return out;
 }
 
+/* Keep libmicrohttpd from parsing the query: it would store every parameter in the connection's
+ * memory, and a query of a few hundred parameters exhausts it, after which 0.9.75 neither answers
+ * nor closes. The server parses the raw query itself (query.h), from the copy in ctx. The request
+ * line lives in libmicrohttpd's read buffer, which it passes here as const but cuts in place at the
+ * '?' right after this callback: an empty string after the '?' leaves it nothing to parse. */
+static void hide_query(const char *uri) {
+    const char *q = uri ? strchr(uri, '?') : NULL;
+    if (!q) return;
+    const union {
+        const char *c;
+        char *m;
+    } u = {q + 1};
+    *u.m = '\0';
+}
+
+/* The server's own "Content-Length: 0", added before any of the client's header lines: libmicrohttpd
+ * delimits a body by the first Content-Length it finds, so it never reads one (nor answers a
+ * malformed one with its broken 400) and the first handler call decides from every line
+ * (check_head). A Transfer-Encoding of the client's still makes libmicrohttpd expect a body, which
+ * check_head then refuses or answers without reading. */
+static bool frame_ourselves(struct MHD_Connection *c) {
+    return MHD_set_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH, nq_framing_synthetic) ==
+           MHD_YES;
+}
+
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
-    (void)c;
     nq_server *s = cls;
     request_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
@@ -102,6 +141,10 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
         free(ctx);
         return NULL;
     }
+    ctx->conn = c;
+    ctx->uri_at = uri;
+    hide_query(uri);
+    ctx->framed = frame_ourselves(c);
     char *q = strchr(ctx->target, '?');
     if (q) {
         *q++ = '\0';
@@ -113,6 +156,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
     nq_response_init(&ctx->resp);
     ctx->resp.status = 0; /* nothing sent yet */
     atomic_fetch_add(&s->in_flight, 1);
+    nq_guard_request_begin(c, ctx);
     return ctx;
 }
 
@@ -136,11 +180,22 @@ static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c) {
     return ci ? ci->http_status : 0;
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
-    nq_server *s = cls;
-    request_ctx *ctx = *req_cls;
-    nq_guard_request_done(c);
-    if (!ctx) return;
+/* Repeated header lines combined into one value (lookup_header), kept until the request ends. */
+typedef struct joined {
+    struct joined *next; /* older ones */
+    char value[];        /* "first, second, ..." */
+} joined;
+
+static void joined_free(joined *j) {
+    while (j) {
+        joined *next = j->next;
+        free(j);
+        j = next;
+    }
+}
+
+/* Observe the record of ctx's request and free it. ok: libmicrohttpd reported it completed. */
+static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *ctx, bool ok) {
     char addr[INET6_ADDRSTRLEN];
     client_address(c, addr);
     const nq_request_record rec = {
@@ -155,17 +210,33 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
         .duration_s = nq_clock_s() - ctx->t0,
         .solver_s = ctx->resp.solver_seconds,
         .cache = ctx->resp.cache,
-        .completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK,
+        .completed = ok,
     };
     const nq_server_observer fn = atomic_load_explicit(&s->observer, memory_order_acquire);
     if (fn) fn(atomic_load_explicit(&s->observer_ctx, memory_order_relaxed), &rec);
     nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
+    joined_free(ctx->joined);
     free(ctx->target);
     free(ctx);
-    *req_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
+    request_ctx *ctx = *req_cls;
+    nq_guard_request_done(c);
+    if (!ctx) return;
+    *req_cls = NULL;
+    finish_request(cls, c, ctx, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
+}
+
+/* The guard's report of a connection closed while a request begun on it (uri_log) was never
+ * reported completed: libmicrohttpd drops a request it refused itself before the handler ran
+ * without NOTIFY_COMPLETED on some paths, and the request must still be logged and leave the
+ * in-flight count (a drain waits for that count). */
+static void abandoned(void *cls, struct MHD_Connection *c, void *request) {
+    finish_request(cls, c, request, false);
 }
 
 /* ---- response conversion --------------------------------------------------------------------- */
@@ -213,19 +284,27 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max) {
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-/* A bodiless response. libmicrohttpd 0.9.75 gives a 304 made from a buffer "Content-Length: 0",
- * which RFC 9110 section 8.6 forbids unless the 200 is empty too, and one of unknown size a chunked
- * (empty) body, which a 304 must not have. In HTTP/1.0 mode an unknown size is neither: the 304 goes
- * out without either header, at the cost of closing the connection, which only a 304 whose body
- * the cache no longer holds pays (nq_app_304_body). */
-static struct MHD_Response *empty_response(unsigned status) {
-    if (status != 304) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+/* A response with no framing header at all (neither Content-Length nor Transfer-Encoding), which
+ * libmicrohttpd 0.9.75 makes only in its HTTP/1.0 mode, at the cost of closing the connection after
+ * it. Two answers need one:
+ *  - a 304 whose body the cache no longer holds (nq_app_304_body): one made from a buffer carries
+ *    "Content-Length: 0", which RFC 9110 section 8.6 forbids unless the 200 is empty too, and one of
+ *    unknown size a chunked (empty) body, which a 304 must not have;
+ *  - HEAD of a streamed answer, whose length is unknown without computing it: 0.9.75 sends the
+ *    chunked answer's last chunk ("0\r\n\r\n") after the head of a HEAD response, which the client
+ *    then reads as the start of the next response (RFC 9110 section 9.3.2: no content). */
+static struct MHD_Response *unframed_response(void) {
     struct MHD_Response *m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
     if (m && MHD_set_response_options(m, MHD_RF_HTTP_VERSION_1_0_ONLY, MHD_RO_END) != MHD_YES) {
         MHD_destroy_response(m);
         return NULL;
     }
     return m;
+}
+
+static struct MHD_Response *empty_response(unsigned status) {
+    if (status != 304) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    return unframed_response();
 }
 
 /* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure; the
@@ -248,6 +327,11 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
                                                                    r->entry);
         break;
     case NQ_BODY_STREAM: {
+        if (!r->read) { /* HEAD: see unframed_response */
+            m = unframed_response();
+            if (m && r->stream_free) r->stream_free(r->stream);
+            break;
+        }
         stream_src *src = calloc(1, sizeof *src);
         if (!src) return NULL;
         *src = (stream_src){r->read, r->stream, r->stream_free, &ctx->bytes};
@@ -272,8 +356,55 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
 
 /* ---- the handler ----------------------------------------------------------------------------- */
 
-static const char *lookup_header(void *c, const char *name) {
-    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+/* lookup_header's walk over the header lines: counts those called name and, on the second pass,
+ * copies them into out joined by ", ". */
+typedef struct header_walk {
+    const char *name; /* the field name looked up */
+    unsigned count;   /* lines seen */
+    size_t bytes;     /* their value bytes */
+    const char *first; /* the first one's value */
+    char *out;        /* second pass: where the joined value goes, NULL on the first */
+    size_t used;      /* bytes of out used */
+} header_walk;
+
+static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                   const char *value, size_t value_size) {
+    (void)kind;
+    header_walk *w = cls;
+    if (key_size != strlen(w->name) || strncasecmp(key, w->name, key_size) != 0) return MHD_YES;
+    if (nq_framing_is_synthetic(value)) return MHD_YES;
+    if (w->out) {
+        if (w->count > 0) {
+            memcpy(w->out + w->used, ", ", 2);
+            w->used += 2;
+        }
+        memcpy(w->out + w->used, value, value_size);
+        w->used += value_size;
+    } else if (w->count == 0) {
+        w->first = value;
+    }
+    w->count++;
+    w->bytes += value_size;
+    return MHD_YES;
+}
+
+/* A request header's value. libmicrohttpd's own lookup returns the first of repeated lines only; RFC
+ * 9110 section 5.3 makes repeated lines of a list one list, so they are combined with ", " (into
+ * memory the request keeps: the header section is bounded by the guard's cap). NULL when absent,
+ * or when there is no memory to combine them. */
+static const char *lookup_header(void *arg, const char *name) {
+    request_ctx *ctx = arg;
+    header_walk w = {.name = name};
+    MHD_get_connection_values_n(ctx->conn, MHD_HEADER_KIND, walk_header, &w);
+    if (w.count <= 1) return w.first;
+    joined *j = malloc(sizeof *j + w.bytes + 2 * (w.count - 1) + 1);
+    if (!j) return NULL;
+    w = (header_walk){.name = name, .out = j->value};
+    MHD_get_connection_values_n(ctx->conn, MHD_HEADER_KIND, walk_header, &w);
+    j->value[w.used] = '\0';
+    j->next = ctx->joined;
+    ctx->joined = j;
+    return j->value;
 }
 
 /* ---- computations on the worker pool ---------------------------------------------------------- */
@@ -301,7 +432,6 @@ static void resume_request(void *arg) {
  * refused submit (busy, draining) resumes it at once and is answered on the next call. */
 static void offload(request_ctx *ctx, struct MHD_Connection *c) {
     ctx->offloaded = true;
-    ctx->conn = c;
     MHD_suspend_connection(c);
     nq_app_work *copy = nq_app_work_copy(ctx->work); /* the pool's: may outlive this request */
     const nq_pool_task task = {run_work, free_work, free_result, copy};
@@ -325,12 +455,12 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     /* While the daemon stops, MHD_queue_response reports success without queuing, and libmicrohttpd
      * calls the handler again: there is nothing more to say, so let it close the connection. */
     if (ctx->answered) return MHD_NO;
-    const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, c};
+    const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, ctx};
     if (ctx->offloaded) {
         finish_offloaded(ctx);
     } else if (ctx->head_error != NQ_OK) {
-        /* Over the guard's caps (414/431): a problem, without routing a target that may be huge. */
-        nq_app_reject(ctx->s->app, &req, ctx->head_error, &ctx->resp);
+        /* A refused head: a problem, without routing a target that may be huge or malformed. */
+        nq_app_reject(ctx->s->app, &req, ctx->head_error, ctx->head_detail, &ctx->resp);
     } else if (nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work) == NQ_APP_COMPUTE) {
         offload(ctx, c);
         return MHD_YES; /* called again once resumed */
@@ -343,33 +473,101 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     return rc;
 }
 
-/* Whether the request announces a body (RFC 9112 section 6.3: Transfer-Encoding, or a non-zero
- * Content-Length). */
-static bool has_body(struct MHD_Connection *c) {
-    if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) return true;
-    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    return len && strspn(len, "0") != strlen(len);
+/* ---- the request head ------------------------------------------------------------------------ */
+
+/* The request line as libmicrohttpd split it: the method must be a token followed by exactly one SP
+ * (RFC 9112 section 3). libmicrohttpd replaces the first SP with a NUL, skips any further ones and
+ * hands uri_log the target, so method, NUL and target are adjacent unless the method held a NUL of
+ * its own ("G\0T", which it would shorten to "G") or more than one SP followed it. The target must
+ * be non-empty and hold no SP or control byte (libmicrohttpd takes everything up to the last SP). */
+static bool request_line_ok(const request_ctx *ctx, const char *method) {
+    const size_t mlen = strlen(method);
+    if (!ctx->uri_at || ctx->uri_at != method + mlen + 1 || !nq_framing_is_token(method, mlen)) return false;
+    const char *t = ctx->uri_at;
+    if (*t == '\0') return false;
+    for (; *t; t++)
+        if ((unsigned char)*t <= 0x20 || (unsigned char)*t == 0x7f) return false;
+    return true;
+}
+
+/* Whether a header line was folded onto the one before (obs-fold). libmicrohttpd 0.9.75 merges a
+ * continuation line by copying the name, with the continuation appended to it, to fresh memory
+ * after the line, and leaves the value where it was; an unfolded line has its value right after its
+ * name, the NUL that replaced the colon and optional whitespace. So a value that is not there, by
+ * address (value before the name compares as a huge difference), is a folded line. Only bytes of
+ * the line itself are read. */
+static bool folded(const char *key, size_t key_size, const char *value) {
+    const uintptr_t gap = (uintptr_t)value - (uintptr_t)key;
+    if (gap <= key_size || gap - key_size > NQ_FOLD_GAP_MAX || key[key_size] != '\0') return true;
+    for (size_t i = key_size + 1; i < gap; i++)
+        if (key[i] != ' ' && key[i] != '\t') return true;
+    return false;
+}
+
+static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                   const char *value, size_t value_size) {
+    (void)kind;
+    nq_framing *f = cls;
+    if (nq_framing_is_synthetic(value)) return MHD_YES;
+    if (folded(key, key_size, value)) nq_framing_folded(f);
+    nq_framing_field(f, key, key_size, value, value_size);
+    return MHD_YES;
+}
+
+/* Check the head on the first handler call: the guard's caps (414, 431), the request line, then
+ * every header line and the framing they give (framing.h). Fills ctx->head_error / head_detail and
+ * ctx->body. */
+static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *version) {
+    const size_t uri_len = strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0);
+    ctx->head_error = nq_guard_check_head(ctx->s->guard, c, uri_len);
+    if (ctx->head_error != NQ_OK) return;
+    if (!ctx->framed) { /* no memory for the server's own Content-Length: nothing can be trusted */
+        ctx->head_error = NQ_E_NOMEM;
+        return;
+    }
+    if (!request_line_ok(ctx, method)) {
+        ctx->head_error = NQ_E_BAD_REQUEST;
+        ctx->head_detail = "The request line must be a method (a token), one space, a target without "
+                           "spaces or control characters, one space and the HTTP version.";
+        return;
+    }
+    nq_framing f;
+    nq_framing_init(&f);
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, check_field, &f);
+    /* libmicrohttpd lets only HTTP/1.0 and 1.x through; 1.x above 1.1 is served as 1.1. */
+    ctx->head_error = nq_framing_finish(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0);
+    ctx->head_detail = f.detail;
+    ctx->body = f.body;
+}
+
+/* Whether the first call must answer: a refused head, or a body. No route takes a body: answering
+ * now, unread, makes libmicrohttpd close the connection after the answer (queuing on the first call
+ * does that), so a body is never read as the next request, and a client trickling one cannot hold
+ * the connection. A route that comes to take a body opts in here, by path and method: its request
+ * then waits for the body instead, after ctx->body and its length (check_head) were held against
+ * the route's cap (NQ_E_BODY_TOO_LARGE, a 413 before a byte is read); uri_log must then leave out
+ * the server's own Content-Length for that path, so that libmicrohttpd delimits the body, and the
+ * guard's head deadline must run until the body is in. */
+static bool answer_now(const request_ctx *ctx) {
+    return ctx->head_error != NQ_OK || ctx->body != NQ_FRAMING_NONE;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_data_size,
                                void **req_cls) {
     (void)url;
-    (void)version;
+    (void)cls;
     (void)upload_data;
-    nq_server *s = cls;
     request_ctx *ctx = *req_cls;
     if (!ctx) return MHD_NO; /* uri_log could not allocate: drop the connection */
     if (!ctx->head_seen) {
         ctx->head_seen = true;
         nq_guard_head_received(c);
-        ctx->head_error = nq_guard_check_head(s->guard, c, strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0));
         (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
+        check_head(ctx, c, method, version);
         /* First call: the head is in. Queuing now makes libmicrohttpd close the connection after the
-         * response, so a request without a body waits for the second call (keep-alive). One with a
-         * body is answered at once instead: no route takes a body, and reading one would let a
-         * client hold the connection for as long as it cares to trickle bytes. */
-        if (!has_body(c)) return MHD_YES;
+         * response, so a request that may be answered on a kept connection waits for the second. */
+        if (!answer_now(ctx)) return MHD_YES;
     }
     *upload_data_size = 0; /* drop whatever body arrived */
     return respond(ctx, c, method);
@@ -432,7 +630,7 @@ static nq_err start_daemon(nq_server *s) {
     nq_err rc = open_listener(&ss, v6, &listen_fd);
     if (rc != NQ_OK) return rc;
     const nq_guard_config gc = {s->cfg->per_ip_limit, s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
-                                s->cfg->max_uri_bytes, s->cfg->max_header_bytes};
+                                s->cfg->max_uri_bytes, s->cfg->max_header_bytes, abandoned, s};
     rc = nq_guard_create(&gc, &s->guard);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
     if (rc == NQ_OK && nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) rc = NQ_E_ARG;
