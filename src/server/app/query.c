@@ -77,23 +77,36 @@ static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size
     return DECODE_OK;
 }
 
+typedef enum int_rc { INT_OK, INT_MALFORMED, INT_OVERFLOW } int_rc;
+
 /* Plain ASCII decimal digits, nothing else, no overflow. strtoull alone would accept spaces, signs
  * and (with base 0) "0x"; checking the characters first leaves it only the overflow to report. */
-static bool parse_u64(const char *s, size_t len, uint64_t *out) {
-    if (len == 0 || len > 20) return false;
+static int_rc parse_u64(const char *s, size_t len, uint64_t *out) {
+    if (len == 0) return INT_MALFORMED;
     for (size_t i = 0; i < len; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
+        if (s[i] < '0' || s[i] > '9') return INT_MALFORMED;
+    if (len > 20) return INT_OVERFLOW;
     errno = 0;
     char *end = NULL;
     const unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end != s + len) return false;
+    if (end != s + len) return INT_MALFORMED;
+    if (errno == ERANGE) return INT_OVERFLOW;
     *out = (uint64_t)v;
-    return true;
+    return INT_OK;
 }
 
-static nq_err bad_int(nq_query_error *err, const char *name, const char *range) {
+/* Parse an integer parameter of at least min; on failure fill err, saying whether the digits
+ * overflowed or were no integer at all. */
+static nq_err int_value(nq_query_error *err, const char *name, const char *v, size_t len, uint64_t min,
+                        uint64_t *out) {
+    const int_rc rc = parse_u64(v, len, out);
+    if (rc == INT_OK && *out >= min) return NQ_OK;
+    const char *range = min > 0 ? "at least 1" : "0 or more";
     fail(err, NQ_E_PARAM_INVALID, name);
-    DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
+    if (rc == INT_OVERFLOW)
+        DETAIL(err, "Parameter '%s' overflows: it must be an integer below 2^64 (18446744073709551616), %s.", name,
+               range);
+    else DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
     return err->err;
 }
 
@@ -101,14 +114,11 @@ static nq_err bad_int(nq_query_error *err, const char *name, const char *range) 
 static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err) {
     switch (key) {
     case NQ_QK_N:
-        if (!parse_u64(v, len, &q->n) || q->n == 0) return bad_int(err, "n", "at least 1");
-        return NQ_OK;
+        return int_value(err, "n", v, len, 1, &q->n);
     case NQ_QK_LIMIT:
-        if (!parse_u64(v, len, &q->limit) || q->limit == 0) return bad_int(err, "limit", "at least 1");
-        return NQ_OK;
+        return int_value(err, "limit", v, len, 1, &q->limit);
     case NQ_QK_OFFSET:
-        if (!parse_u64(v, len, &q->offset)) return bad_int(err, "offset", "0 or more");
-        return NQ_OK;
+        return int_value(err, "offset", v, len, 0, &q->offset);
     case NQ_QK_FORMAT:
         if (strcmp(v, "board") == 0) q->format = NQ_FORMAT_BOARD;
         else if (strcmp(v, "columns") == 0) q->format = NQ_FORMAT_COLUMNS;
@@ -187,6 +197,11 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     }
     const char *eq = memchr(p, '=', len);
     const size_t klen = eq ? (size_t)(eq - p) : len;
+    if (klen == 0) { /* "=8": a value without a name, as malformed as an empty pair */
+        fail(err, NQ_E_BAD_REQUEST, NULL);
+        DETAIL(err, "The query has a value without a parameter name ('=...'): write name=value.");
+        return err->err;
+    }
     const key_row *row = find_key(p, klen, allowed, err);
     if (!row) return err->err;
     if (q->present & row->key) {

@@ -629,7 +629,9 @@ static nq_err start_daemon(nq_server *s) {
     if (parse_bind(s->cfg, &ss, &v6) != NQ_OK) return NQ_E_ARG;
     nq_err rc = open_listener(&ss, v6, &listen_fd);
     if (rc != NQ_OK) return rc;
-    const nq_guard_config gc = {s->cfg->per_ip_limit, s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
+    /* The per-address cap keeps a reserve of slots out of any one address's reach (config.h): one
+     * client holding thousands of idle sockets must not lock probes and other clients out. */
+    const nq_guard_config gc = {nq_config_per_address_cap(s->cfg), s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
                                 s->cfg->max_uri_bytes, s->cfg->max_header_bytes, abandoned, s};
     rc = nq_guard_create(&gc, &s->guard);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
