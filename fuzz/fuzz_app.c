@@ -1,6 +1,7 @@
-/* fuzz_app.c - libFuzzer harness for whole request handling in-process (src/server/app/app.h).
+/* fuzz_app.c - libFuzzer harness for whole request handling: in-process (src/server/app/app.h), or
+ * as raw bytes on a real server's socket (raw mode, below).
  *
- * Input: a request written as text, the way a person would type it:
+ * Input, app mode: a request written as text, the way a person would type it:
  *     METHOD SP TARGET LF          e.g. "GET /solve?n=6&format=columns\n"
  *     Name: value LF               any number of header lines
  * TARGET is split at the first '?' into the raw path and the raw query (no '?': no query), exactly as
@@ -21,12 +22,27 @@
  *  - 204 and 304 responses carry no body, and only a HEAD request gets a response flagged HEAD;
  *  - every JSON body (problem or answer; gunzipped first when gzip-coded, which must then be one
  *    whole gzip member) parses, and a problem's "status" member equals the status line.
+ *
+ * Raw mode: an input whose first line is "#raw" sends the rest, byte for byte, to a real nqueensd
+ * server (nq_server_create on a kernel-chosen loopback port, started on the first such input and
+ * kept for the run), half-closes, and reads until the server closes. Oracles:
+ *  - the server closes the connection (its head and idle deadlines are 1 s here): a connection still
+ *    silent and open RAW_HANG_MS later was left hanging;
+ *  - every byte it sent belongs to a whole, conforming HTTP/1.1 response (tests/http/wire.h: status
+ *    line, header syntax, framing exactly as stated); which requests were HEAD is not known here, so
+ *    a response is read with a body unless only its bodiless reading leaves the next bytes at a
+ *    status line or at the end;
+ *  - no response is a 500: nothing a client sends is the server's fault.
  */
 #define _POSIX_C_SOURCE 200809L /* dup2, open */
 #include "fuzz.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -38,12 +54,16 @@
 #include "cache.h"
 #include "config.h"
 #include "ops_routes.h"
+#include "server.h"
+#include "wire.h"
 
 #define MAX_HEADERS 16             /* header lines read from one input; the rest are ignored */
 #define MAX_N_SOLVE 9              /* 352 solutions: every /solve answers in a few milliseconds */
 #define MAX_N_COUNT 11             /* 2680 solutions: every /count answers in a few milliseconds */
 #define BODY_CAP (1u << 20)        /* largest body the harness reads (answers here stay < 64 KiB) */
 #define CACHE_BYTES (4u << 20)     /* small, so eviction happens while fuzzing */
+#define RAW_MARK "#raw\n"          /* first line of a raw-mode input */
+#define RAW_HANG_MS 5000           /* silence, well past the server's 1 s deadlines, that is a hang */
 
 typedef struct header {
     const char *name;  /* points into the request copy, NUL-terminated */
@@ -67,9 +87,14 @@ static struct {
     nq_ops *ops;
     char *body;  /* BODY_CAP bytes: the body as the app produced it (allocated once: speed) */
     char *plain; /* BODY_CAP bytes: the body gunzipped */
+    nq_config raw_cfg; /* raw mode: the real server's configuration */
+    nq_ops *raw_ops;   /* its operations bundle (probes, /metrics, access log) */
+    nq_server *raw;    /* the server, started by the first raw input */
 } g;
 
 static void teardown(void) {
+    nq_server_destroy(g.raw);
+    nq_ops_destroy(g.raw_ops);
     nq_app_destroy(g.app);
     nq_ops_destroy(g.ops);
     nq_cache_destroy(g.cache);
@@ -207,7 +232,108 @@ static void check_body(nq_response *resp) {
     if (len > 0 && type && strstr(type, "json")) check_json(resp, body, len, strstr(type, "ndjson") != NULL);
 }
 
+/* ---- raw mode ------------------------------------------------------------------------------------ */
+
+static void observe(void *ctx, const nq_request_record *rec) { nq_ops_request_done(ctx, rec); }
+
+/* The real server, as main() wires it, with deadlines short enough that a head the input leaves
+ * unfinished is cut within a second, and the app mode's low limits. */
+static void raw_start(void) {
+    nq_config *c = &g.raw_cfg;
+    nq_config_defaults(c);
+    memcpy(c->bind_addr, "127.0.0.1", sizeof "127.0.0.1");
+    c->port = 0;
+    c->http_threads = 1;
+    c->solver_workers = 1;
+    c->count_threads = 1;
+    c->max_n_solve = MAX_N_SOLVE;
+    c->max_n_count = MAX_N_COUNT;
+    c->max_solutions = 200;
+    c->cache_bytes = CACHE_BYTES;
+    c->head_timeout_s = 1;
+    c->idle_timeout_s = 1;
+    c->conn_limit = 64;
+    NQ_FUZZ_CHECK(nq_ops_create(c, &g.raw_ops) == NQ_OK);
+    NQ_FUZZ_CHECK(nq_server_create(c, &g.raw) == NQ_OK);
+    nq_server_set_ops(g.raw, g.raw_ops);
+    nq_server_set_observer(g.raw, observe, g.raw_ops);
+}
+
+/* Send len bytes to the server, half-close, and read until it closes into *out (malloc'd). */
+static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    NQ_FUZZ_CHECK(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(nq_server_port(g.raw))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    NQ_FUZZ_CHECK(connect(fd, (const struct sockaddr *)&a, sizeof a) == 0);
+    for (size_t sent = 0; sent < len;) {
+        const ssize_t w = send(fd, data + sent, len - sent, MSG_NOSIGNAL);
+        if (w <= 0) break; /* the server closed early (a refused head): read what it said */
+        sent += (size_t)w;
+    }
+    (void)shutdown(fd, SHUT_WR);
+    size_t used = 0, cap = 4096;
+    char *buf = malloc(cap + 1);
+    NQ_FUZZ_CHECK(buf != NULL);
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        const int ready = poll(&p, 1, RAW_HANG_MS);
+        NQ_FUZZ_CHECK(ready > 0); /* else the server left the connection hanging */
+        if (used == cap) {
+            NQ_FUZZ_CHECK(cap < BODY_CAP);
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            NQ_FUZZ_CHECK(buf != NULL);
+        }
+        const ssize_t r = recv(fd, buf + used, cap - used, 0);
+        if (r <= 0) break; /* the close (or a reset: the stream ends either way) */
+        used += (size_t)r;
+    }
+    close(fd);
+    buf[used] = '\0';
+    *out = buf;
+    return used;
+}
+
+/* Whether a response read as parsed ends where the next one or the stream does. */
+static bool at_boundary(const char *buf, size_t len, size_t pos) {
+    return pos == len || (len - pos >= 9 && memcmp(buf + pos, "HTTP/1.1 ", 9) == 0);
+}
+
+/* Every byte in buf must belong to a conforming response; none may be a 500. */
+static void check_stream(const char *buf, size_t len) {
+    for (size_t pos = 0; pos < len;) {
+        nq_wire_response r;
+        size_t used = 0;
+        char why[160];
+        nq_wire_rc rc = nq_wire_parse(buf + pos, len - pos, false, true, &r, &used, why, sizeof why);
+        if (rc != NQ_WIRE_OK || !at_boundary(buf, len, pos + used)) {
+            if (rc == NQ_WIRE_OK) nq_wire_response_free(&r);
+            rc = nq_wire_parse(buf + pos, len - pos, true, true, &r, &used, why, sizeof why); /* a HEAD? */
+            if (rc != NQ_WIRE_OK || !at_boundary(buf, len, pos + used)) {
+                fprintf(stderr, "non-conforming response at byte %zu: %s\n%.400s\n", pos, why, buf + pos);
+                NQ_FUZZ_CHECK(!"conforming response");
+            }
+        }
+        NQ_FUZZ_CHECK(r.status != 500);
+        nq_wire_response_free(&r);
+        pos += used;
+    }
+}
+
+static void raw_input(const uint8_t *data, size_t size) {
+    if (!g.raw) raw_start();
+    char *got = NULL;
+    const size_t len = raw_exchange(data, size, &got);
+    check_stream(got, len);
+    free(got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size >= sizeof RAW_MARK - 1 && memcmp(data, RAW_MARK, sizeof RAW_MARK - 1) == 0) {
+        raw_input(data + sizeof RAW_MARK - 1, size - (sizeof RAW_MARK - 1));
+        return 0;
+    }
     fuzz_request r;
     memset(&r, 0, sizeof r);
     r.text = malloc(size + 1);
