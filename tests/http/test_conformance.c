@@ -293,6 +293,8 @@ static const row rows[] = {
     {"token method unknown", "BREW /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {405, 200},
      "/problems/method-not-allowed", false},
     {"two spaces", "GET  /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
+    {"control byte in the query", "GET /healthz?a\x01b HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400},
+     "/problems/bad-request", false},
     {"space in target", "GET /heal thz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
     {"HTTP/2.0", "GET /healthz HTTP/2.0\r\n" H "\r\n" NEXT, 0, "G", {505}, NULL, true},
     {"no version", "GET /healthz\r\n\r\n", 0, "G", {400}, NULL, true},

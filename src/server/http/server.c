@@ -39,14 +39,12 @@
 #include "cache.h"
 #include "clock.h"
 #include "framing.h"
+#include "head.h"
 #include "guard.h"
 #include "listener.h"
 #include "ops_routes.h"
 #include "pool.h"
 
-/* Most whitespace between a header's colon and its value that folded() walks; more reads as a folded
- * line (a 400), which no client sends by accident. */
-#define NQ_FOLD_GAP_MAX 256u
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
 struct nq_server {
@@ -64,20 +62,20 @@ struct nq_server {
     _Atomic(void *) observer_ctx;                /* its argument */
 };
 
-/* One request. Allocated in uri_log, freed in completed. */
+/* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
 typedef struct request_ctx {
     nq_server *s;         /* the server */
     double t0;            /* when the request line was parsed */
     char *target;         /* raw request target, NUL-terminated; split at '?' into path and query */
     const char *query;    /* raw query, or NULL */
     size_t query_len;     /* its length */
-    const char *uri_at;   /* where libmicrohttpd's request line had the target (request_line_ok) */
-    bool framed;          /* the server's own Content-Length went in front of the client's */
+    const char *uri_at;   /* where libmicrohttpd's request line had the target (nq_head_check) */
+    unsigned head_flags;  /* what nq_head_begin found (NQ_HEAD_*) */
     bool head_seen;       /* first handler call done */
-    nq_err head_error;    /* why the head is refused (414, 431, 400, 501, 413), NQ_OK if it is not */
+    nq_err head_error;    /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
     const char *head_detail; /* a static sentence saying why, or NULL */
     nq_framing_body body; /* how the request's body is delimited (framing.h) */
-    struct joined *joined; /* repeated header lines combined for lookup_header, freed at completion */
+    nq_head_joined *joined; /* repeated header lines combined for lookup_header, freed at the end */
     uint64_t bytes;       /* body bytes handed to libmicrohttpd */
     nq_response resp;     /* the response (headers, record fields) */
     struct MHD_Connection *conn; /* the connection: header lookups, the pool's resume callback */
@@ -107,31 +105,6 @@ static char *origin_form(const char *target) {
     return out;
 }
 
-/* Keep libmicrohttpd from parsing the query: it would store every parameter in the connection's
- * memory, and a query of a few hundred parameters exhausts it, after which 0.9.75 neither answers
- * nor closes. The server parses the raw query itself (query.h), from the copy in ctx. The request
- * line lives in libmicrohttpd's read buffer, which it passes here as const but cuts in place at the
- * '?' right after this callback: an empty string after the '?' leaves it nothing to parse. */
-static void hide_query(const char *uri) {
-    const char *q = uri ? strchr(uri, '?') : NULL;
-    if (!q) return;
-    const union {
-        const char *c;
-        char *m;
-    } u = {q + 1};
-    *u.m = '\0';
-}
-
-/* The server's own "Content-Length: 0", added before any of the client's header lines: libmicrohttpd
- * delimits a body by the first Content-Length it finds, so it never reads one (nor answers a
- * malformed one with its broken 400) and the first handler call decides from every line
- * (check_head). A Transfer-Encoding of the client's still makes libmicrohttpd expect a body, which
- * check_head then refuses or answers without reading. */
-static bool frame_ourselves(struct MHD_Connection *c) {
-    return MHD_set_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH, nq_framing_synthetic) ==
-           MHD_YES;
-}
-
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
     nq_server *s = cls;
     request_ctx *ctx = calloc(1, sizeof *ctx);
@@ -143,8 +116,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
     }
     ctx->conn = c;
     ctx->uri_at = uri;
-    hide_query(uri);
-    ctx->framed = frame_ourselves(c);
+    ctx->head_flags = nq_head_begin(c, uri); /* what libmicrohttpd must not parse or frame: head.h */
     char *q = strchr(ctx->target, '?');
     if (q) {
         *q++ = '\0';
@@ -180,20 +152,6 @@ static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c) {
     return ci ? ci->http_status : 0;
 }
 
-/* Repeated header lines combined into one value (lookup_header), kept until the request ends. */
-typedef struct joined {
-    struct joined *next; /* older ones */
-    char value[];        /* "first, second, ..." */
-} joined;
-
-static void joined_free(joined *j) {
-    while (j) {
-        joined *next = j->next;
-        free(j);
-        j = next;
-    }
-}
-
 /* Observe the record of ctx's request and free it. ok: libmicrohttpd reported it completed. */
 static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *ctx, bool ok) {
     char addr[INET6_ADDRSTRLEN];
@@ -217,7 +175,7 @@ static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *
     nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
-    joined_free(ctx->joined);
+    nq_head_joined_free(ctx->joined);
     free(ctx->target);
     free(ctx);
     atomic_fetch_sub(&s->in_flight, 1);
@@ -356,55 +314,10 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
 
 /* ---- the handler ----------------------------------------------------------------------------- */
 
-/* lookup_header's walk over the header lines: counts those called name and, on the second pass,
- * copies them into out joined by ", ". */
-typedef struct header_walk {
-    const char *name; /* the field name looked up */
-    unsigned count;   /* lines seen */
-    size_t bytes;     /* their value bytes */
-    const char *first; /* the first one's value */
-    char *out;        /* second pass: where the joined value goes, NULL on the first */
-    size_t used;      /* bytes of out used */
-} header_walk;
-
-static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                   const char *value, size_t value_size) {
-    (void)kind;
-    header_walk *w = cls;
-    if (key_size != strlen(w->name) || strncasecmp(key, w->name, key_size) != 0) return MHD_YES;
-    if (nq_framing_is_synthetic(value)) return MHD_YES;
-    if (w->out) {
-        if (w->count > 0) {
-            memcpy(w->out + w->used, ", ", 2);
-            w->used += 2;
-        }
-        memcpy(w->out + w->used, value, value_size);
-        w->used += value_size;
-    } else if (w->count == 0) {
-        w->first = value;
-    }
-    w->count++;
-    w->bytes += value_size;
-    return MHD_YES;
-}
-
-/* A request header's value. libmicrohttpd's own lookup returns the first of repeated lines only; RFC
- * 9110 section 5.3 makes repeated lines of a list one list, so they are combined with ", " (into
- * memory the request keeps: the header section is bounded by the guard's cap). NULL when absent,
- * or when there is no memory to combine them. */
+/* The app's header lookup (nq_request.header): every line of a repeated header, as one list. */
 static const char *lookup_header(void *arg, const char *name) {
     request_ctx *ctx = arg;
-    header_walk w = {.name = name};
-    MHD_get_connection_values_n(ctx->conn, MHD_HEADER_KIND, walk_header, &w);
-    if (w.count <= 1) return w.first;
-    joined *j = malloc(sizeof *j + w.bytes + 2 * (w.count - 1) + 1);
-    if (!j) return NULL;
-    w = (header_walk){.name = name, .out = j->value};
-    MHD_get_connection_values_n(ctx->conn, MHD_HEADER_KIND, walk_header, &w);
-    j->value[w.used] = '\0';
-    j->next = ctx->joined;
-    ctx->joined = j;
-    return j->value;
+    return nq_head_lookup(ctx->conn, name, &ctx->joined);
 }
 
 /* ---- computations on the worker pool ---------------------------------------------------------- */
@@ -475,69 +388,17 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
 
 /* ---- the request head ------------------------------------------------------------------------ */
 
-/* The request line as libmicrohttpd split it: the method must be a token followed by exactly one SP
- * (RFC 9112 section 3). libmicrohttpd replaces the first SP with a NUL, skips any further ones and
- * hands uri_log the target, so method, NUL and target are adjacent unless the method held a NUL of
- * its own ("G\0T", which it would shorten to "G") or more than one SP followed it. The target must
- * be non-empty and hold no SP or control byte (libmicrohttpd takes everything up to the last SP). */
-static bool request_line_ok(const request_ctx *ctx, const char *method) {
-    const size_t mlen = strlen(method);
-    if (!ctx->uri_at || ctx->uri_at != method + mlen + 1 || !nq_framing_is_token(method, mlen)) return false;
-    const char *t = ctx->uri_at;
-    if (*t == '\0') return false;
-    for (; *t; t++)
-        if ((unsigned char)*t <= 0x20 || (unsigned char)*t == 0x7f) return false;
-    return true;
-}
-
-/* Whether a header line was folded onto the one before (obs-fold). libmicrohttpd 0.9.75 merges a
- * continuation line by copying the name, with the continuation appended to it, to fresh memory
- * after the line, and leaves the value where it was; an unfolded line has its value right after its
- * name, the NUL that replaced the colon and optional whitespace. So a value that is not there, by
- * address (value before the name compares as a huge difference), is a folded line. Only bytes of
- * the line itself are read. */
-static bool folded(const char *key, size_t key_size, const char *value) {
-    const uintptr_t gap = (uintptr_t)value - (uintptr_t)key;
-    if (gap <= key_size || gap - key_size > NQ_FOLD_GAP_MAX || key[key_size] != '\0') return true;
-    for (size_t i = key_size + 1; i < gap; i++)
-        if (key[i] != ' ' && key[i] != '\t') return true;
-    return false;
-}
-
-static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                   const char *value, size_t value_size) {
-    (void)kind;
-    nq_framing *f = cls;
-    if (nq_framing_is_synthetic(value)) return MHD_YES;
-    if (folded(key, key_size, value)) nq_framing_folded(f);
-    nq_framing_field(f, key, key_size, value, value_size);
-    return MHD_YES;
-}
-
-/* Check the head on the first handler call: the guard's caps (414, 431), the request line, then
- * every header line and the framing they give (framing.h). Fills ctx->head_error / head_detail and
- * ctx->body. */
+/* Check the head on the first handler call: the guard's caps (414, 431), then the request line,
+ * every header line and the framing they give (head.h). */
 static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *version) {
     const size_t uri_len = strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0);
     ctx->head_error = nq_guard_check_head(ctx->s->guard, c, uri_len);
     if (ctx->head_error != NQ_OK) return;
-    if (!ctx->framed) { /* no memory for the server's own Content-Length: nothing can be trusted */
-        ctx->head_error = NQ_E_NOMEM;
-        return;
-    }
-    if (!request_line_ok(ctx, method)) {
-        ctx->head_error = NQ_E_BAD_REQUEST;
-        ctx->head_detail = "The request line must be a method (a token), one space, a target without "
-                           "spaces or control characters, one space and the HTTP version.";
-        return;
-    }
-    nq_framing f;
-    nq_framing_init(&f);
-    MHD_get_connection_values_n(c, MHD_HEADER_KIND, check_field, &f);
-    /* libmicrohttpd lets only HTTP/1.0 and 1.x through; 1.x above 1.1 is served as 1.1. */
-    ctx->head_error = nq_framing_finish(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0);
-    ctx->head_detail = f.detail;
-    ctx->body = f.body;
+    nq_head_verdict v;
+    nq_head_check(c, method, version, ctx->uri_at, ctx->head_flags, &v);
+    ctx->head_error = v.err;
+    ctx->head_detail = v.detail;
+    ctx->body = v.body;
 }
 
 /* Whether the first call must answer: a refused head, or a body. No route takes a body: answering
