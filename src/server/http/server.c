@@ -3,8 +3,8 @@
  * Life of a request on a libmicrohttpd thread:
  *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1;
  *                                     libmicrohttpd is kept from parsing the query and from
- *                                     delimiting a body (see uri_log)
- *   handler, first call            -> head received (guard) and checked (framing.h); nothing queued
+ *                                     delimiting a body (head.h)
+ *   handler, first call            -> head received (guard) and checked (head.h); nothing queued
  *                                     yet, unless the head is refused or announces a body: that
  *                                     request is answered now, its body unread, and the connection
  *                                     closed
@@ -39,8 +39,8 @@
 #include "cache.h"
 #include "clock.h"
 #include "framing.h"
-#include "head.h"
 #include "guard.h"
+#include "head.h"
 #include "listener.h"
 #include "ops_routes.h"
 #include "pool.h"
