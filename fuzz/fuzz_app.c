@@ -308,8 +308,9 @@ static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
         if (used == cap) {
             NQ_FUZZ_CHECK(cap < BODY_CAP);
             cap *= 2;
-            buf = realloc(buf, cap + 1);
-            NQ_FUZZ_CHECK(buf != NULL);
+            char *const bigger = realloc(buf, cap + 1);
+            NQ_FUZZ_CHECK(bigger != NULL);
+            buf = bigger;
         }
         const ssize_t r = recv(fd, buf + used, cap - used, 0);
         if (r <= 0) break; /* the close (or a reset: the stream ends either way) */

@@ -79,8 +79,9 @@ static exchange read_all(int fd) {
         if (poll(&p, 1, HANG_MS) <= 0) break;
         if (ex.len == cap) {
             cap *= 2;
-            ex.bytes = realloc(ex.bytes, cap + 1);
-            ck_assert_ptr_nonnull(ex.bytes);
+            char *const bigger = realloc(ex.bytes, cap + 1);
+            ck_assert_ptr_nonnull(bigger);
+            ex.bytes = bigger;
         }
         const ssize_t r = recv(fd, ex.bytes + ex.len, cap - ex.len, 0);
         if (r <= 0) {
@@ -108,6 +109,7 @@ static exchange talk(const char *req, size_t len, bool shut_wr) {
  * of them. Fills out[]. */
 static void parse_all(const exchange *ex, const char *heads, nq_wire_response *out) {
     const size_t want = strlen(heads);
+    memset(out, 0, want * sizeof *out);
     size_t pos = 0, n = 0;
     char why[160];
     while (pos < ex->len) {

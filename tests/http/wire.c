@@ -1,7 +1,6 @@
 /* wire.c - strict HTTP/1.1 response parser (see wire.h). */
 #include "wire.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +16,19 @@ typedef struct cur {
     size_t whylen;
 } cur;
 
-__attribute__((format(printf, 2, 3))) static nq_wire_rc bad(cur *c, const char *fmt, ...) {
+/* Record a fault: what is wrong, and the bytes at fault (n of them at at; none when at is NULL). */
+static nq_wire_rc bad_at(cur *c, const char *what, const char *at, size_t n) {
     if (c->why && c->whylen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        (void)vsnprintf(c->why, c->whylen, fmt, ap);
-        va_end(ap);
+        if (at) (void)snprintf(c->why, c->whylen, "%s: '%.*s'", what, (int)(n < 60 ? n : 60), at);
+        else (void)snprintf(c->why, c->whylen, "%s", what);
     }
     return NQ_WIRE_BAD;
 }
 
+static nq_wire_rc bad(cur *c, const char *what) { return bad_at(c, what, NULL, 0); }
+
 static nq_wire_rc short_of_bytes(cur *c, const char *what) {
-    return c->eof ? bad(c, "the stream ends inside %s", what) : NQ_WIRE_INCOMPLETE;
+    return c->eof ? bad_at(c, "the stream ends inside", what, strlen(what)) : NQ_WIRE_INCOMPLETE;
 }
 
 /* The next line (without its CRLF) into *line / *n. A LF not preceded by CR is a fault. */
@@ -36,10 +36,10 @@ static nq_wire_rc next_line(cur *c, const char **line, size_t *n, const char *wh
     const char *start = c->buf + c->pos;
     const char *lf = memchr(start, '\n', c->len - c->pos);
     if (!lf) return short_of_bytes(c, what);
-    if (lf == start || lf[-1] != '\r') return bad(c, "bare LF in %s", what);
+    if (lf == start || lf[-1] != '\r') return bad_at(c, "bare LF in", what, strlen(what));
     *line = start;
     *n = (size_t)(lf - 1 - start);
-    if (memchr(start, '\r', *n)) return bad(c, "bare CR in %s", what);
+    if (memchr(start, '\r', *n)) return bad_at(c, "bare CR in", what, strlen(what));
     c->pos += *n + 2;
     return NQ_WIRE_OK;
 }
@@ -63,13 +63,13 @@ static nq_wire_rc status_line(cur *c, nq_wire_response *r) {
     const nq_wire_rc rc = next_line(c, &l, &n, "the status line");
     if (rc != NQ_WIRE_OK) return rc;
     if (n < 13 || memcmp(l, "HTTP/1.1 ", 9) != 0 || l[12] != ' ')
-        return bad(c, "malformed status line '%.*s'", (int)(n < 60 ? n : 60), l);
+        return bad_at(c, "malformed status line", l, n);
     unsigned status = 0;
     for (size_t i = 9; i < 12; i++) {
         if (l[i] < '0' || l[i] > '9') return bad(c, "status code is not three digits");
         status = status * 10 + (unsigned)(l[i] - '0');
     }
-    if (status < 100) return bad(c, "status code %u below 100", status);
+    if (status < 100) return bad(c, "status code below 100");
     if (!text_ok(l + 13, n - 13)) return bad(c, "control byte in the reason phrase");
     r->status = status;
     return NQ_WIRE_OK;
@@ -79,13 +79,13 @@ static nq_wire_rc status_line(cur *c, nq_wire_response *r) {
 static nq_wire_rc field_line(cur *c, const char *l, size_t n, nq_wire_header *h) {
     if (l[0] == ' ' || l[0] == '\t') return bad(c, "folded header line");
     const char *colon = memchr(l, ':', n);
-    if (!colon || colon == l) return bad(c, "header line without a name and colon: '%.*s'", (int)(n < 60 ? n : 60), l);
+    if (!colon || colon == l) return bad_at(c, "header line without a name and colon", l, n);
     for (const char *p = l; p < colon; p++)
-        if (!tchar((unsigned char)*p)) return bad(c, "header name '%.*s' is not a token", (int)(colon - l), l);
+        if (!tchar((unsigned char)*p)) return bad_at(c, "header name is not a token", l, (size_t)(colon - l));
     const char *v = colon + 1, *end = l + n;
     while (v < end && (*v == ' ' || *v == '\t')) v++;
     while (end > v && (end[-1] == ' ' || end[-1] == '\t')) end--;
-    if (!text_ok(v, (size_t)(end - v))) return bad(c, "control byte in header %.*s", (int)(colon - l), l);
+    if (!text_ok(v, (size_t)(end - v))) return bad_at(c, "control byte in header", l, (size_t)(colon - l));
     *h = (nq_wire_header){l, (size_t)(colon - l), v, (size_t)(end - v)};
     return NQ_WIRE_OK;
 }
@@ -101,7 +101,7 @@ static nq_wire_rc header_section(cur *c, nq_wire_response *r) {
         const nq_wire_rc rc = next_line(c, &l, &n, "the header section");
         if (rc != NQ_WIRE_OK) return rc;
         if (n == 0) return NQ_WIRE_OK;
-        if (r->nheaders == NQ_WIRE_HEADERS_MAX) return bad(c, "more than %d header lines", NQ_WIRE_HEADERS_MAX);
+        if (r->nheaders == NQ_WIRE_HEADERS_MAX) return bad(c, "more header lines than NQ_WIRE_HEADERS_MAX");
         const nq_wire_rc frc = field_line(c, l, n, &r->headers[r->nheaders]);
         if (frc != NQ_WIRE_OK) return frc;
         r->nheaders++;
@@ -130,7 +130,7 @@ static nq_wire_rc framing_headers(cur *c, nq_wire_response *r) {
         if (name_is(h, "Transfer-Encoding")) {
             codings++;
             if (h->value_len != 7 || strncasecmp(h->value, "chunked", 7) != 0)
-                return bad(c, "Transfer-Encoding '%.*s' is not exactly chunked", (int)h->value_len, h->value);
+                return bad_at(c, "Transfer-Encoding is not exactly chunked", h->value, h->value_len);
             r->chunked = true;
         }
         if (name_is(h, "Content-Length")) {
@@ -149,7 +149,7 @@ static nq_wire_rc framing_headers(cur *c, nq_wire_response *r) {
     if (codings > 1) return bad(c, "more than one Transfer-Encoding");
     if (lengths && codings) return bad(c, "both Content-Length and Transfer-Encoding");
     const unsigned s = r->status;
-    if ((s < 200 || s == 204) && (lengths || codings)) return bad(c, "a %u with framing headers", s);
+    if ((s < 200 || s == 204) && (lengths || codings)) return bad(c, "a 1xx or 204 with framing headers");
     if (s == 304 && codings) return bad(c, "a 304 with Transfer-Encoding");
     return NQ_WIRE_OK;
 }
@@ -181,7 +181,7 @@ static nq_wire_rc chunked_body(cur *c, nq_wire_response *r) {
             if (d < 0) break;
             size = size * 16 + (uint64_t)d;
         }
-        if (i == 0 || (i < n && l[i] != ';')) return bad(c, "malformed chunk size line '%.*s'", (int)(n < 40 ? n : 40), l);
+        if (i == 0 || (i < n && l[i] != ';')) return bad_at(c, "malformed chunk size line", l, n);
         if (size == 0) break;
         if (c->len - c->pos < size + 2) return short_of_bytes(c, "a chunk");
         rc = take_body(c, r, (size_t)size);

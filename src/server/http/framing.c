@@ -86,8 +86,8 @@ static void transfer_encoding(nq_framing *f, const char *v, size_t len) {
         while (p < stop && tchar((unsigned char)*p)) p++;
         const size_t nlen = (size_t)(p - name);
         while (p < stop && (*p == ' ' || *p == '\t')) p++;
-        if (nlen == 0 && p < stop) fault(f, NQ_E_BAD_REQUEST, "Transfer-Encoding names a coding that is not a token.");
-        else if (nlen > 0 && p < stop && *p != ';')
+        /* Past the name only parameters may follow; a non-empty element without a name is no coding. */
+        if (p < stop && (nlen == 0 || *p != ';'))
             fault(f, NQ_E_BAD_REQUEST, "Transfer-Encoding names a coding that is not a token.");
         if (nlen > 0) { /* an empty element is no coding at all */
             f->chunked_last = named(name, nlen, "chunked");

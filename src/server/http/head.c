@@ -26,13 +26,8 @@
  * line lives in libmicrohttpd's read buffer, which it passes here as const but cuts in place at the
  * '?' right after this callback: an empty string after the '?' leaves it nothing to parse. */
 static void hide_query(const char *uri) {
-    const char *q = uri ? strchr(uri, '?') : NULL;
-    if (!q) return;
-    const union {
-        const char *c;
-        char *m;
-    } u = {q + 1};
-    *u.m = '\0';
+    char *const q = uri ? strchr(uri, '?') : NULL; /* strchr's result is writable, as the buffer is */
+    if (q) q[1] = '\0';
 }
 
 /* The server's own "Content-Length: 0", added before any of the client's header lines: libmicrohttpd
@@ -169,7 +164,7 @@ const char *nq_head_lookup(struct MHD_Connection *c, const char *name, nq_head_j
     header_walk w = {.name = name};
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, walk_header, &w);
     if (w.count <= 1) return w.first;
-    nq_head_joined *j = malloc(sizeof *j + w.bytes + 2 * (w.count - 1) + 1);
+    nq_head_joined *j = malloc(sizeof *j + w.bytes + (size_t)2 * (w.count - 1) + 1);
     if (!j) return NULL;
     w = (header_walk){.name = name, .out = j->value};
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, walk_header, &w);
