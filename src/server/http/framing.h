@@ -6,7 +6,7 @@
  * repeated Content-Length lines (so "0" then "37" lets the 37 bytes be read as a second request),
  * answers a malformed one with a status line and headers sent twice, accepts a space before the
  * colon and a missing Host, and folds continuation lines into garbage. The server therefore never lets
- * libmicrohttpd frame a body it has not checked (server.c adds a "Content-Length: 0" of its own in
+ * libmicrohttpd frame a body it has not checked (head.c adds a "Content-Length: 0" of its own in
  * front of the client's, see nq_framing_synthetic) and decides here, from every header line, whether
  * the request has a body and how long it is.
  *
@@ -44,7 +44,7 @@ typedef struct nq_framing {
     nq_framing_body body;   /* the verdict (nq_framing_finish), when err is NQ_OK */
 } nq_framing;
 
-/* The value server.c gives the Content-Length field it adds in front of the client's, so that
+/* The value head.c gives the Content-Length field it adds in front of the client's, so that
  * libmicrohttpd never delimits a body itself. nq_framing_is_synthetic recognises it by address,
  * so a client's own "0" is never mistaken for it. */
 extern const char nq_framing_synthetic[];

@@ -92,7 +92,7 @@ static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const cha
 
 void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri,
                    unsigned flags, nq_head_verdict *out) {
-    *out = (nq_head_verdict){NQ_OK, NULL, NQ_FRAMING_NONE};
+    *out = (nq_head_verdict){NQ_OK, NULL, NQ_FRAMING_NONE, 0};
     if (!(flags & NQ_HEAD_FRAMED)) { /* no memory for the server's own Content-Length: libmicrohttpd may frame a body */
         out->err = NQ_E_NOMEM;
         return;
@@ -110,6 +110,7 @@ void nq_head_check(struct MHD_Connection *c, const char *method, const char *ver
     out->err = nq_framing_finish(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0);
     out->detail = f.detail;
     out->body = f.body;
+    out->length = f.body == NQ_FRAMING_LENGTH ? f.length : 0;
 }
 
 /* ---- header lookups ----------------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <microhttpd.h>
 
@@ -45,6 +46,7 @@ typedef struct nq_head_verdict {
     nq_err err;           /* NQ_OK, NQ_E_BAD_REQUEST (400), NQ_E_NOT_IMPLEMENTED (501), NQ_E_NOMEM */
     const char *detail;   /* a static sentence saying why, NULL when err is NQ_OK */
     nq_framing_body body; /* how the request's body is delimited, when err is NQ_OK */
+    uint64_t length;      /* its announced length, when body is NQ_FRAMING_LENGTH */
 } nq_head_verdict;
 
 /* Check the whole head on the first handler call: the request line (method and version as the

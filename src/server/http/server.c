@@ -75,6 +75,7 @@ typedef struct request_ctx {
     nq_err head_error;    /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
     const char *head_detail; /* a static sentence saying why, or NULL */
     nq_framing_body body; /* how the request's body is delimited (framing.h) */
+    uint64_t body_length; /* its announced length, when body is NQ_FRAMING_LENGTH */
     nq_head_joined *joined; /* repeated header lines combined for lookup_header, freed at the end */
     uint64_t bytes;       /* body bytes handed to libmicrohttpd */
     nq_response resp;     /* the response (headers, record fields) */
@@ -399,13 +400,14 @@ static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *m
     ctx->head_error = v.err;
     ctx->head_detail = v.detail;
     ctx->body = v.body;
+    ctx->body_length = v.length;
 }
 
 /* Whether the first call must answer: a refused head, or a body. No route takes a body: answering
  * now, unread, makes libmicrohttpd close the connection after the answer (queuing on the first call
  * does that), so a body is never read as the next request, and a client trickling one cannot hold
  * the connection. A route that comes to take a body opts in here, by path and method: its request
- * then waits for the body instead, after ctx->body and its length (check_head) were held against
+ * then waits for the body instead, after ctx->body and ctx->body_length were held against
  * the route's cap (NQ_E_BODY_TOO_LARGE, a 413 before a byte is read); uri_log must then leave out
  * the server's own Content-Length for that path, so that libmicrohttpd delimits the body, and the
  * guard's head deadline must run until the body is in. */
