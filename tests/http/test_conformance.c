@@ -177,7 +177,8 @@ START_TEST(test_parser) {
 }
 END_TEST
 
-/* A HEAD answer followed by a stray chunk terminator (what libmicrohttpd 0.9.75 sent) is caught. */
+/* A HEAD answer followed by a stray chunk terminator (what libmicrohttpd 0.9.75 sends after the head
+ * of a chunked answer to HEAD, unless the server frames it itself) is caught. */
 START_TEST(test_parser_stray_bytes) {
     static const char b[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
     nq_wire_response r;
