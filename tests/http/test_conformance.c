@@ -400,6 +400,19 @@ START_TEST(test_304_then_get) {
 }
 END_TEST
 
+/* A 304 for an answer the server does not hold states no length, so it closes the connection: the
+ * GET after it on that connection is not answered, and nothing follows the 304's header section. */
+START_TEST(test_unheld_304_closes) {
+    static const char req[] = "HEAD /count?n=17 HTTP/1.1\r\n" H "If-None-Match: *\r\n\r\n" NEXT; /* never computed */
+    exchange ex = talk(req, sizeof req - 1, false);
+    nq_wire_response resp[RESPONSES_MAX];
+    parse_all(&ex, "H", resp);
+    ck_assert_uint_eq(resp[0].status, 304);
+    ck_assert(!resp[0].has_length && !resp[0].chunked && resp[0].closes);
+    free_all(resp, 1, &ex);
+}
+END_TEST
+
 /* ---- repeated header lines are one list (RFC 9110 section 5.3) ---------------------------------- */
 
 START_TEST(test_repeated_accept_encoding) {
@@ -579,6 +592,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_row, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_loop_test(tc, test_head_then_get, 0, (int)(sizeof head_rows / sizeof head_rows[0]));
     tcase_add_test(tc, test_304_then_get);
+    tcase_add_test(tc, test_unheld_304_closes);
     tcase_add_test(tc, test_repeated_accept_encoding);
     tcase_add_test(tc, test_repeated_if_none_match);
     tcase_add_test(tc, test_overflow_detail);
