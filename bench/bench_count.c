@@ -1,6 +1,6 @@
 /* bench_count.c - the counters behind nq_count side by side: the half-board counter ("quad", the
- * default for 13 <= n <= 20), the meet-in-the-middle counter it replaced there ("mitm", still the
- * one for n > 20) and the backtracking counter ("backtrack").
+ * default for 13 <= n <= 20), the meet-in-the-middle counter ("mitm", the default for n > 20, and the
+ * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13).
  *
  *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [N ...]
  *       defaults: T = 0 (every CPU), R = 1, LIST = quad,mitm, N = 16 17 18

@@ -52,11 +52,11 @@
 #define ZLIB_CONST /* next_in is then const, as it should be */
 #include <zlib.h>
 
-#include "app.h"
-#include "cache.h"
-#include "config.h"
-#include "ops_routes.h"
-#include "server.h"
+#include "app/app.h"
+#include "cache/cache.h"
+#include "base/config.h"
+#include "http/server.h"
+#include "ops/ops.h"
 #include "wire.h"
 
 #define MAX_HEADERS 16             /* header lines read from one input; the rest are ignored */
@@ -105,6 +105,13 @@ static void teardown(void) {
     free(g.plain);
 }
 
+static nq_err render_metrics(void *ops, bool ready, char **text, size_t *len) {
+    const nq_metrics_state st = {.ready = ready};
+    return nq_ops_render_metrics(ops, &st, text, len);
+}
+
+static void solver_done(void *ops, const char *route, double seconds) { nq_ops_solver_done(ops, route, seconds); }
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -118,10 +125,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     g.plain = malloc(BODY_CAP);
     NQ_FUZZ_CHECK(g.body && g.plain);
     NQ_FUZZ_CHECK(nq_cache_create(g.cfg.cache_bytes, &g.cache) == NQ_OK);
-    NQ_FUZZ_CHECK(nq_app_create(&g.cfg, g.cache, &g.app) == NQ_OK);
     NQ_FUZZ_CHECK(nq_ops_create(&g.cfg, &g.ops) == NQ_OK);
-    nq_ops_attach(g.ops, NULL, NULL); /* no pool, no connection guard in-process */
-    nq_app_set_ops(g.app, g.ops);
+    /* No pool and no connections in-process: /metrics renders the ops bundle's own figures. */
+    const nq_app_hooks hooks = {g.ops, render_metrics, solver_done};
+    NQ_FUZZ_CHECK(nq_app_create(&g.cfg, g.cache, &hooks, &g.app) == NQ_OK);
     /* The access log writes one line per request to fd 1: keep it off the fuzzer's console. */
     const int devnull = open("/dev/null", O_WRONLY);
     NQ_FUZZ_CHECK(devnull >= 0 && dup2(devnull, STDOUT_FILENO) == STDOUT_FILENO && close(devnull) == 0);
@@ -237,8 +244,6 @@ static void check_body(nq_response *resp) {
 
 /* ---- raw mode ------------------------------------------------------------------------------------ */
 
-static void observe(void *ctx, const nq_request_record *rec) { nq_ops_request_done(ctx, rec); }
-
 /* The real server, as main() wires it, with deadlines short enough that a head the input leaves
  * unfinished is cut within a second, and the app mode's low limits. */
 static void raw_start(void) {
@@ -257,9 +262,7 @@ static void raw_start(void) {
     c->idle_timeout_s = 1;
     c->conn_limit = 64;
     NQ_FUZZ_CHECK(nq_ops_create(c, &g.raw_ops) == NQ_OK);
-    NQ_FUZZ_CHECK(nq_server_create(c, &g.raw) == NQ_OK);
-    nq_server_set_ops(g.raw, g.raw_ops);
-    nq_server_set_observer(g.raw, observe, g.raw_ops);
+    NQ_FUZZ_CHECK(nq_server_create(c, g.raw_ops, &g.raw) == NQ_OK);
 }
 
 static long long now_ms(void) {

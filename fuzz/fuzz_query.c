@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "query.h"
+#include "app/query.h"
 
 #define ALL_KEYS 0x3fu
 

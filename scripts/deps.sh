@@ -6,7 +6,7 @@
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libcurl4-openssl-dev)
-test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy cppcheck
+test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck
            prometheus nodejs curl)
 bench_pkgs=(wrk nginx curl)
 

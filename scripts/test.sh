@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite, exactly as CI runs it (.ci/run calls this).
-#   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, TSan on the
-#                             concurrency tests, static analysis, fuzzing, contract tests, container smoke
+#   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, then the
+#                             stages in scripts/test.d/ in order (quick start from a fresh clone, TSan on
+#                             the concurrency tests, the build matrix, static analysis, fuzzing, contract
+#                             tests, container smoke, format); docs/testing.md describes each
 #   scripts/test.sh --fast    only the release build and its fast tests (a developer's quick loop)
 # Installs what it needs first (scripts/deps.sh --test). Exits non-zero on the first failure.
 set -euo pipefail
@@ -31,27 +33,33 @@ trap stage_report EXIT
 
 scripts/deps.sh --test
 
+# Every build here has its tests on, whatever an earlier configuration of the same folder said (the
+# options are forced on the command line), and every ctest call fails when it finds no test: a stage
+# that runs nothing must not pass.
 build() { # build DIR [cmake args...]
   local dir=$1; shift
-  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
+}
+run_ctest() { # run_ctest DIR [ctest args...]
+  local dir=$1; shift
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$jobs" "$@"
 }
 
 stage "release build (gcc, -Werror) and tests"
-build build/release
+build build/release -DNQ_BENCH=ON
 if (( fast )); then
-  (cd build/release && ctest --output-on-failure -j "$jobs" -L fast)
+  run_ctest build/release -L fast
   exit 0
 fi
-(cd build/release && ctest --output-on-failure -j "$jobs" -LE slow)
+run_ctest build/release -LE slow
 
 stage "slow tests (release build)"
-(cd build/release && ctest --output-on-failure -j "$jobs" -L slow --no-tests=ignore)
+run_ctest build/release -L slow
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 build build/asan -DNQ_SANITIZE=address,undefined -DNQ_BENCH=OFF
-(cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-   ctest --output-on-failure -j "$jobs" -LE slow)
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build/asan -LE slow
 
 for extra in scripts/test.d/*.sh; do
   [[ -e "$extra" ]] || continue

@@ -4,11 +4,11 @@
 #   bench/http/run.sh                 build nqueensd (Release) and run every measurement
 #   NQUEENSD=path bench/http/run.sh   use an existing nqueensd binary instead of building one
 #
-# What it measures (targets from issue 3, on this 2-core machine):
-#   1. cached /count?n=8 (a ~30-byte body): nqueensd requests/s >= 0.9x nginx's
-#   2. cached /solve?n=12 (~2.6 MB): nqueensd throughput >= 1x nginx's static-file throughput
+# What it measures (the targets are in docs/performance.md, with today's figures):
+#   1. cached /count?n=8 (a ~30-byte body): nqueensd requests/s against nginx's
+#   2. cached /solve?n=12 (~2.6 MB): nqueensd throughput against nginx's static-file throughput
 #      (also with Accept-Encoding: gzip, nginx serving nqueensd's own gzip bytes via gzip_static)
-#   3. /solve?n=14 (~87 MB, too big to cache, streamed): nqueensd's resident memory growth < 16 MB
+#   3. /solve?n=14 (~87 MB, too big to cache, streamed): nqueensd's resident memory growth
 # How: nqueensd starts on a free port; its answers are saved as files with their headers; nginx is
 # configured to serve exactly those bytes with the same caching/CORS headers (ETag, Cache-Control,
 # Vary, Access-Control-*, Server-Timing, a per-request X-Request-Id). Both log every request to a

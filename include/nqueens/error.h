@@ -1,8 +1,9 @@
 /* error.h - the one error table of nqueens: codes, messages, HTTP statuses, problem types.
  *
- * Every fallible function in the library and the server returns an nq_err. The table below is the
- * single place to add an error: it generates the enum, the messages, the HTTP status each maps to and
- * the RFC 9457 problem type and title the server puts in its error bodies.
+ * Every fallible function in the library and the server returns an nq_err. The two tables below are
+ * the single place to add an error: NQ_PROBLEM_TABLE holds the RFC 9457 problem types the server
+ * answers with (slug, status, title, description: everything an error body and the type's page at
+ * /problems/{slug} say), and NQ_ERR_TABLE the codes, each with its message and its problem type.
  *
  * Rules: codes are never renumbered or reused; a new error is appended with the next free number.
  * All functions here are pure lookups on constant data: thread-safe, never fail, never allocate.
@@ -10,58 +11,155 @@
 #ifndef NQ_ERROR_H
 #define NQ_ERROR_H
 
-/* X(NAME, code, http_status, problem_slug, title)
- * The problem type URI is NQ_PROBLEM_TYPE_BASE followed by the slug; the server documents each one. */
-#define NQ_ERR_TABLE(X)                                                                          \
-    /* success */                                                                                \
-    X(OK, 0, 200, "ok", "OK")                                                                    \
-    /* library errors: what a caller of libnqueens can see */                                    \
-    X(E_ARG, 1, 500, "internal-error", "Invalid argument")                                       \
-    X(E_RANGE, 2, 400, "invalid-parameter", "Board size out of range")                           \
-    X(E_CURSOR, 3, 400, "invalid-cursor", "Invalid cursor")                                      \
-    X(E_NOMEM, 4, 503, "out-of-memory", "Out of memory")                                         \
-    X(E_CANCELED, 5, 503, "computation-cancelled", "Computation cancelled")                      \
-    X(E_NOT_SOLUTION, 6, 422, "not-a-solution", "Not a solution")                                \
-    X(E_BUFSIZE, 7, 500, "internal-error", "Buffer too small")                                   \
-    X(E_THREAD, 8, 503, "thread-failure", "Could not start a thread")                            \
-    /* request errors: what the HTTP service answers with */                                     \
-    X(E_PARAM_MISSING, 20, 400, "missing-parameter", "Missing parameter")                        \
-    X(E_PARAM_DUPLICATE, 21, 400, "duplicate-parameter", "Duplicate parameter")                  \
-    X(E_PARAM_UNKNOWN, 22, 400, "unknown-parameter", "Unknown parameter")                        \
-    X(E_PARAM_INVALID, 23, 400, "invalid-parameter", "Invalid parameter")                        \
-    X(E_PARAM_CONFLICT, 24, 400, "conflicting-parameters", "Conflicting parameters")             \
-    X(E_LIMIT, 25, 422, "limit-exceeded", "Beyond this server's limits")                         \
-    X(E_TOO_LARGE, 26, 422, "result-too-large", "Result too large")                              \
-    X(E_NOT_FOUND, 27, 404, "not-found", "Not found")                                            \
-    X(E_METHOD, 28, 405, "method-not-allowed", "Method not allowed")                             \
-    X(E_URI_TOO_LONG, 29, 414, "uri-too-long", "URI too long")                                   \
-    X(E_HEADERS_TOO_LARGE, 30, 431, "headers-too-large", "Request header fields too large")      \
-    X(E_BUSY, 31, 503, "overloaded", "Service overloaded")                                       \
-    X(E_DEADLINE, 32, 503, "deadline-exceeded", "Computation still running")                     \
-    X(E_DRAINING, 33, 503, "shutting-down", "Service shutting down")                             \
-    X(E_INTERNAL, 34, 500, "internal-error", "Internal error")                                   \
-    X(E_BAD_REQUEST, 35, 400, "bad-request", "Bad request")                                      \
-    X(E_LISTEN, 36, 500, "internal-error", "Cannot listen on the address (in use, or not this host's)") \
-    X(E_BODY_TOO_LARGE, 37, 413, "content-too-large", "Content too large")                      \
-    X(E_NOT_IMPLEMENTED, 38, 501, "not-implemented", "Not implemented")
+#include <stddef.h>
+
+/* The problem types: P(ID, slug, http_status, title, description), one row per kind of problem a
+ * response can carry. The type URI is NQ_PROBLEM_TYPE_BASE followed by the slug; title and status
+ * belong to the type (RFC 9457), so every error of one type shares them; the description is what
+ * the server serves at the type URI and the detail of a problem that has no more specific one. */
+#define NQ_PROBLEM_TABLE(P)                                                                                    \
+    P(OK, "ok", 200, "OK", "Not a problem: the request succeeded.")                                            \
+    P(BAD_REQUEST, "bad-request", 400, "Bad request",                                                          \
+      "The request itself is malformed: a query with an empty parameter or a broken percent-escape "           \
+      "outside any known parameter, or a head that breaks HTTP/1.1 (no Host or more than one, a space "        \
+      "before a colon, a folded line, a method that is not a token, a Content-Length or "                      \
+      "Transfer-Encoding that leaves the body's end in doubt). Fix the request; retrying it unchanged "        \
+      "fails again. The server closes the connection after this answer when the request's framing "           \
+      "is in doubt.")                                                                                          \
+    P(MISSING_PARAMETER, "missing-parameter", 400, "Missing parameter",                                        \
+      "A required query parameter is absent; 'param' names it. Add it and retry.")                             \
+    P(DUPLICATE_PARAMETER, "duplicate-parameter", 400, "Duplicate parameter",                                  \
+      "A query parameter appears more than once; 'param' names it. Give each parameter once.")                 \
+    P(UNKNOWN_PARAMETER, "unknown-parameter", 400, "Unknown parameter",                                        \
+      "The query names a parameter this resource does not accept (names are case-sensitive); 'param' "         \
+      "names it. Remove it or fix its spelling.")                                                              \
+    P(INVALID_PARAMETER, "invalid-parameter", 400, "Invalid parameter",                                        \
+      "A parameter's value can never be valid: integers are plain ASCII decimal digits within the "            \
+      "range the detail gives, booleans are 'true' or 'false'. 'param' names the parameter.")                  \
+    P(INVALID_CURSOR, "invalid-cursor", 400, "Invalid cursor",                                                 \
+      "The 'after' cursor is not n comma-separated column numbers 0..n-1 (as format=columns gives "            \
+      "them). Use the 'next' link of the previous page, or a solution in columns format.")                     \
+    P(CONFLICTING_PARAMETERS, "conflicting-parameters", 400, "Conflicting parameters",                         \
+      "Two parameters exclude each other ('after' and 'offset'); 'param' names one. Keep one of them.")        \
+    P(LIMIT_EXCEEDED, "limit-exceeded", 422, "Beyond this server's limits",                                    \
+      "The value is valid but larger than this server is configured to serve; 'param' names the "              \
+      "parameter and 'limit' gives the largest value accepted.")                                               \
+    P(RESULT_TOO_LARGE, "result-too-large", 422, "Result too large",                                           \
+      "The answer would hold more solutions than one response may carry ('limit' gives the cap). Ask "         \
+      "for a page with 'limit' and walk the pages with 'after' (each page's 'next' link does that).")          \
+    P(NOT_FOUND, "not-found", 404, "Not found",                                                                \
+      "No resource lives at this path. The routes are listed in /openapi.yaml.")                               \
+    P(METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed",                                     \
+      "The resource exists but does not support this method; the 'Allow' header lists those it does.")        \
+    P(URI_TOO_LONG, "uri-too-long", 414, "URI too long",                                                       \
+      "The request target is longer than this server accepts.")                                                \
+    P(HEADERS_TOO_LARGE, "headers-too-large", 431, "Request header fields too large",                          \
+      "The request's header fields are larger than this server accepts.")                                      \
+    P(OVERLOADED, "overloaded", 503, "Service overloaded",                                                     \
+      "Too many computations are running or waiting. Retry after the number of seconds in 'Retry-After'.")     \
+    P(DEADLINE_EXCEEDED, "deadline-exceeded", 503, "Computation still running",                                \
+      "The answer took longer than this request may wait; the computation goes on and its result will "        \
+      "be cached. Retry after the number of seconds in 'Retry-After'.")                                        \
+    P(SHUTTING_DOWN, "shutting-down", 503, "Service shutting down",                                            \
+      "This instance is draining before it stops. Retry, and another instance will answer.")                   \
+    P(COMPUTATION_CANCELLED, "computation-cancelled", 503, "Computation cancelled",                            \
+      "The computation was stopped before it finished (for instance by a budget). Retry later.")               \
+    P(OUT_OF_MEMORY, "out-of-memory", 503, "Out of memory",                                                    \
+      "The server could not allocate memory for this request. Retry later.")                                   \
+    P(THREAD_FAILURE, "thread-failure", 503, "Could not start a thread",                                       \
+      "The server could not start a worker. Retry later.")                                                     \
+    P(NOT_A_SOLUTION, "not-a-solution", 422, "Not a solution",                                                 \
+      "The board given is not a solution of the N-Queens problem.")                                            \
+    P(INVALID_PLACEMENT, "invalid-placement", 400, "Invalid placement",                                        \
+      "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "     \
+      "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")          \
+    P(CONTENT_TOO_LARGE, "content-too-large", 413, "Content too large",                                        \
+      "The request announces a body larger than this resource accepts. Send a smaller one.")                   \
+    P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                              \
+      "The request uses a transfer coding this server does not implement; only 'chunked' is.")                 \
+    P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                 \
+      "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "              \
+      "identifies the request in the server's logs.")
+
+/* The errors: X(NAME, code, problem, message). `problem` is the ID of the row of NQ_PROBLEM_TABLE an
+ * HTTP answer with this error carries (its slug, status and title); `message` is the error's own
+ * short text, for logs and the CLI.
+ * Rules: codes are never renumbered or reused; a new error is appended with the next free number. */
+#define NQ_ERR_TABLE(X)                                                                                        \
+    /* success */                                                                                              \
+    X(OK, 0, OK, "OK")                                                                                         \
+    /* library errors: what a caller of libnqueens can see */                                                  \
+    X(E_ARG, 1, INTERNAL_ERROR, "Invalid argument")                                                            \
+    X(E_RANGE, 2, INVALID_PARAMETER, "Board size out of range")                                                \
+    X(E_CURSOR, 3, INVALID_CURSOR, "Invalid cursor")                                                           \
+    X(E_NOMEM, 4, OUT_OF_MEMORY, "Out of memory")                                                              \
+    X(E_CANCELED, 5, COMPUTATION_CANCELLED, "Computation cancelled")                                           \
+    X(E_NOT_SOLUTION, 6, NOT_A_SOLUTION, "Not a solution")                                                     \
+    X(E_BUFSIZE, 7, INTERNAL_ERROR, "Buffer too small")                                                        \
+    X(E_THREAD, 8, THREAD_FAILURE, "Could not start a thread")                                                 \
+    /* request errors: what the HTTP service answers with */                                                   \
+    X(E_PARAM_MISSING, 20, MISSING_PARAMETER, "Missing parameter")                                             \
+    X(E_PARAM_DUPLICATE, 21, DUPLICATE_PARAMETER, "Duplicate parameter")                                       \
+    X(E_PARAM_UNKNOWN, 22, UNKNOWN_PARAMETER, "Unknown parameter")                                             \
+    X(E_PARAM_INVALID, 23, INVALID_PARAMETER, "Invalid parameter")                                             \
+    X(E_PARAM_CONFLICT, 24, CONFLICTING_PARAMETERS, "Conflicting parameters")                                  \
+    X(E_LIMIT, 25, LIMIT_EXCEEDED, "Beyond this server's limits")                                              \
+    X(E_TOO_LARGE, 26, RESULT_TOO_LARGE, "Result too large")                                                   \
+    X(E_NOT_FOUND, 27, NOT_FOUND, "Not found")                                                                 \
+    X(E_METHOD, 28, METHOD_NOT_ALLOWED, "Method not allowed")                                                  \
+    X(E_URI_TOO_LONG, 29, URI_TOO_LONG, "URI too long")                                                        \
+    X(E_HEADERS_TOO_LARGE, 30, HEADERS_TOO_LARGE, "Request header fields too large")                           \
+    X(E_BUSY, 31, OVERLOADED, "Service overloaded")                                                            \
+    X(E_DEADLINE, 32, DEADLINE_EXCEEDED, "Computation still running")                                          \
+    X(E_DRAINING, 33, SHUTTING_DOWN, "Service shutting down")                                                  \
+    X(E_INTERNAL, 34, INTERNAL_ERROR, "Internal error")                                                        \
+    X(E_BAD_REQUEST, 35, BAD_REQUEST, "Bad request")                                                           \
+    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")             \
+    /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */                     \
+    X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                                           \
+    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                                \
+    /* framing of a request body (the server's own checks of a request head) */                                \
+    X(E_BODY_TOO_LARGE, 39, CONTENT_TOO_LARGE, "Content too large")                                            \
+    X(E_NOT_IMPLEMENTED, 40, NOT_IMPLEMENTED, "Not implemented")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */
 #define NQ_PROBLEM_TYPE_BASE "/problems/"
 
 typedef enum nq_err {
-#define NQ_ERR_ENUM_(name, code, status, slug, title) NQ_##name = (code),
+#define NQ_ERR_ENUM_(name, code, problem, message) NQ_##name = (code),
     NQ_ERR_TABLE(NQ_ERR_ENUM_)
 #undef NQ_ERR_ENUM_
 } nq_err;
 
-/* A short human-readable message (the title) for err; "Unknown error" for a value not in the table. */
+/* One problem type: what an error body and the type's own page say. Constant data. */
+typedef struct nq_problem_type {
+    const char *slug;        /* "invalid-parameter"; the type URI is NQ_PROBLEM_TYPE_BASE + slug */
+    int status;              /* the HTTP status answers of this type carry */
+    const char *title;       /* short summary of the type */
+    const char *description; /* what it means and what to do about it */
+} nq_problem_type;
+
+/* The problem type an HTTP answer with err carries; "internal-error" for a value not in the table.
+ * Never NULL. */
+const nq_problem_type *nq_err_problem(nq_err err);
+
+/* The problem type with this slug (len bytes, need not be NUL-terminated), or NULL. The "ok" row is
+ * not a problem: it is never found. */
+const nq_problem_type *nq_problem_find(const char *slug, size_t len);
+
+/* The i-th problem type, i < nq_problem_count(), in table order ("ok" excluded): for documents and
+ * tests that list them all. */
+size_t nq_problem_count(void);
+const nq_problem_type *nq_problem_at(size_t i);
+
+/* A short human-readable message for err; "Unknown error" for a value not in the table. */
 const char *nq_err_message(nq_err err);
 
 /* The stable identifier of err ("E_RANGE"), for logs; "E_UNKNOWN" for a value not in the table. */
 const char *nq_err_name(nq_err err);
 
-/* The HTTP status err maps to; 500 for a value not in the table. */
+/* The HTTP status err maps to (its problem type's); 500 for a value not in the table. */
 int nq_err_http_status(nq_err err);
 
 /* The problem slug ("invalid-parameter"); the full type URI is NQ_PROBLEM_TYPE_BASE + slug.

@@ -4,6 +4,9 @@
  * queen in row r. Solutions are ordered lexicographically by that vector, which is the order a textbook
  * backtracking search (row 0's column ascending, then row 1's, ...) finds them.
  *
+ * Boards beyond n = 32 have their own headers: solution.h (one solution of any size, constructed or
+ * random from a seed) and placement.h (parse and check any placement in O(n + queens)).
+ *
  * Thread-safety: every function is reentrant. An nq_iter belongs to one thread at a time; distinct
  * iterators are independent. nq_count may be called from many threads at once; its control block is
  * meant to be shared (cancel from one thread, read progress from another).
@@ -111,7 +114,7 @@ int nq_count_cpus(void);
  * The fastest method for n is chosen internally. Its working memory is allocated inside the call
  * and freed before it returns: almost none below n = 13; from there tables shared by the threads
  * (9 MB at n = 16, 63 MB at 18, 500 MB at 20) plus a few MB per thread (up to about 10 at n = 20;
- * README "Performance"); NQ_E_NOMEM if it cannot be had.
+ * docs/performance.md); NQ_E_NOMEM if it cannot be had.
  * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX),
  * NQ_E_CANCELED (ctl was cancelled; *out is then unspecified), NQ_E_NOMEM, NQ_E_THREAD. */
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);

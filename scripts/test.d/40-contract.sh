@@ -33,12 +33,13 @@ redocly lint "$root/openapi.yaml" --config redocly.yaml --format=stylish
 redocly bundle "$root/openapi.yaml" --dereferenced --ext json -o "$root/$out/openapi.bundled.json" >/dev/null
 
 echo "-- integration tests, recording every response to $out/responses"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
 cmake --build "$build" -j "$jobs"
 # The solver suites and corpus replays never talk HTTP: skip them (about a minute on 2 cores).
 labels=(-LE slow -E '^(solver|fuzz_replay)_')
 [[ -n "${NQ_CONTRACT_LABELS:-}" ]] && labels=(-L "$NQ_CONTRACT_LABELS")
-NQ_RESPONSES_DIR="$root/$out/responses" ctest --test-dir "$build" "${labels[@]}" -j "$jobs" --output-on-failure
+NQ_RESPONSES_DIR="$root/$out/responses" ctest --test-dir "$build" "${labels[@]}" -j "$jobs" --output-on-failure \
+  --no-tests=error
 
 echo "-- validate the recorded responses against the spec"
 node tests/contract/validate.js "$out/openapi.bundled.json" "$out/responses"

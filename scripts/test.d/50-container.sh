@@ -4,9 +4,10 @@
 # while a response is in flight and expect it to arrive whole and the container to exit 0 within the
 # grace period.
 #
-# Engine: docker when it reaches an engine; otherwise ../shared/tools/podman-sandbox (the CI machines
-# have no Docker engine); with neither, the stage is skipped with a message (a user with only the
-# project and no container engine can still run the rest of the suite).
+# Engine: docker when it reaches an engine; otherwise podman-sandbox (a wrapper that runs rootless
+# podman on machines without a Docker engine and without a registry), from NQ_PODMAN_SANDBOX or PATH;
+# with neither, the stage is skipped with a message (a user with only the project and no container
+# engine can still run the rest of the suite).
 # Env: NQ_CONTAINER_IMAGE (tag to build, default nqueens:smoke), NQ_PODMAN_SANDBOX (path of the tool).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/../.."
 image=${NQ_CONTAINER_IMAGE:-nqueens:smoke}
 name=nqueens-smoke-$$
 grace_s=5
-sandbox=${NQ_PODMAN_SANDBOX:-../shared/tools/podman-sandbox}
+sandbox=${NQ_PODMAN_SANDBOX:-$(command -v podman-sandbox || echo podman-sandbox)}
 
 say() { printf '50-container: %s\n' "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }

@@ -6,15 +6,30 @@
  */
 #include "cli.h"
 
+#include "nqueens/solution.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum opt_id { OPT_THREADS, OPT_FORMAT, OPT_UNIQUE, OPT_LIMIT, OPT_OFFSET, OPT_AFTER, OPT_NDJSON } opt_id;
+typedef enum opt_id {
+    OPT_THREADS,
+    OPT_FORMAT,
+    OPT_UNIQUE,
+    OPT_LIMIT,
+    OPT_OFFSET,
+    OPT_AFTER,
+    OPT_NDJSON,
+    OPT_RANDOM,
+    OPT_SEED,
+    OPT_QUEENS
+} opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
 #define FOR_SOLVE (1u << NQ_CLI_SOLVE)
+#define FOR_SOLUTION (1u << NQ_CLI_SOLUTION)
+#define FOR_CHECK (1u << NQ_CLI_CHECK)
 #define THREADS_MAX 1024 /* more workers than this is a typo, not a machine */
 
 static const struct opt_spec {
@@ -24,12 +39,15 @@ static const struct opt_spec {
     unsigned commands; /* FOR_* mask of the commands it applies to */
 } opt_specs[] = {
     {"threads", OPT_THREADS, true, FOR_COUNT},
-    {"format", OPT_FORMAT, true, FOR_SOLVE},
+    {"format", OPT_FORMAT, true, FOR_SOLVE | FOR_SOLUTION},
     {"unique", OPT_UNIQUE, false, FOR_SOLVE},
-    {"limit", OPT_LIMIT, true, FOR_SOLVE},
+    {"limit", OPT_LIMIT, true, FOR_SOLVE | FOR_CHECK},
     {"offset", OPT_OFFSET, true, FOR_SOLVE},
     {"after", OPT_AFTER, true, FOR_SOLVE},
     {"ndjson", OPT_NDJSON, false, FOR_SOLVE},
+    {"random", OPT_RANDOM, false, FOR_SOLUTION},
+    {"seed", OPT_SEED, true, FOR_SOLUTION},
+    {"queens", OPT_QUEENS, true, FOR_CHECK},
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
@@ -38,6 +56,7 @@ typedef struct parse_state {
     bool help;                    /* -h or --help anywhere */
     const char *command;          /* first positional argument */
     const char *n_text;           /* second positional argument */
+    const char *extra;            /* third positional argument (check's COLUMNS) */
     const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
 } parse_state;
 
@@ -95,12 +114,14 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
             st->help = true;
         } else if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
             if (!take_option(argc, argv, &i, st, why, cap)) return false;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
+        } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != ',') { /* "-,3,0,2" is a placement */
             return fail(why, cap, "unknown option '%s'", arg);
         } else if (st->command == NULL) {
             st->command = arg;
         } else if (st->n_text == NULL) {
             st->n_text = arg;
+        } else if (st->extra == NULL) {
+            st->extra = arg;
         } else {
             return fail(why, cap, "unexpected argument '%s'", arg);
         }
@@ -135,27 +156,88 @@ static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
+static bool apply_solution_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *format = st->values[OPT_FORMAT], *seed = st->values[OPT_SEED];
+    o->format = NQ_CLI_COLUMNS;
+    if (format != NULL) {
+        if (strcmp(format, "board") == 0) o->format = NQ_CLI_BOARD;
+        else if (strcmp(format, "columns") != 0)
+            return fail(why, cap, "--format must be 'columns' or 'board', not '%s'", format);
+    }
+    if (o->format == NQ_CLI_BOARD && o->n > NQ_CLI_BOARD_N_MAX)
+        return fail(why, cap, "--format board only up to N = %d; use columns", NQ_CLI_BOARD_N_MAX);
+    o->random = st->values[OPT_RANDOM] != NULL;
+    if (seed != NULL) {
+        if (!o->random) return fail(why, cap, "--seed needs --random");
+        if (!parse_u64(seed, UINT64_MAX, &o->seed))
+            return fail(why, cap, "--seed must be a whole number from 0 to %llu, not '%s'", (unsigned long long)UINT64_MAX,
+                        seed);
+        o->has_seed = true;
+    }
+    return true;
+}
+
+/* check N COLUMNS, check N --queens LIST, or check - (a JSON placement on stdin). */
+static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    const char *limit = st->values[OPT_LIMIT], *queens = st->values[OPT_QUEENS];
+    o->limit = NQ_CLI_CONFLICTS_DEFAULT;
+    if (limit != NULL && !parse_u64(limit, SIZE_MAX / sizeof(nq_pair), &o->limit))
+        return fail(why, cap, "--limit must be a whole number >= 0 (conflicts listed), not '%s'", limit);
+    o->has_limit = limit != NULL;
+    if (o->n == 0) { /* "-": everything comes from stdin */
+        if (st->extra != NULL || queens != NULL) return fail(why, cap, "check - reads the placement from stdin only");
+        return true;
+    }
+    if ((st->extra != NULL) == (queens != NULL))
+        return fail(why, cap, "check N needs the placement: COLUMNS (c0,c1,... or - per row) or --queens R:C,...");
+    o->placement = queens != NULL ? queens : st->extra;
+    o->queens_form = queens != NULL;
+    return true;
+}
+
+/* N for the command: 1..its maximum; check also takes "-" (0: N comes with the JSON on stdin). */
+static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+    uint64_t n_max = NQ_N_MAX, n = 0;
+    if (o->command == NQ_CLI_COUNT) n_max = NQ_COUNT_N_MAX;
+    if (o->command == NQ_CLI_SOLUTION || o->command == NQ_CLI_CHECK) n_max = NQ_SOLUTION_N_MAX;
+    if (st->n_text == NULL) return fail(why, cap, "%s needs a board size N", st->command);
+    if (o->command == NQ_CLI_CHECK && strcmp(st->n_text, "-") == 0) {
+        o->n = 0;
+        return true;
+    }
+    if (!parse_u64(st->n_text, n_max, &n) || n < NQ_N_MIN)
+        return fail(why, cap, "N must be a whole number from %d to %llu, not '%s'", NQ_N_MIN, (unsigned long long)n_max,
+                    st->n_text);
+    o->n = (int)n;
+    if (st->extra != NULL && o->command != NQ_CLI_CHECK) return fail(why, cap, "unexpected argument '%s'", st->extra);
+    return true;
+}
+
+static const struct {
+    const char *name;
+    nq_cli_command command;
+} commands[] = {
+    {"count", NQ_CLI_COUNT}, {"solve", NQ_CLI_SOLVE}, {"solution", NQ_CLI_SOLUTION}, {"check", NQ_CLI_CHECK}};
+
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap) {
     parse_state st = {0};
     *opts = (nq_cli_opts){.command = NQ_CLI_HELP, .format = NQ_CLI_BOARD};
     if (!collect(argc, argv, &st, why, cap)) return false;
     if (st.help) return true;
-    if (st.command == NULL) return fail(why, cap, "missing command: 'count' or 'solve'");
-    if (strcmp(st.command, "count") == 0) opts->command = NQ_CLI_COUNT;
-    else if (strcmp(st.command, "solve") == 0) opts->command = NQ_CLI_SOLVE;
-    else return fail(why, cap, "unknown command '%s': 'count' or 'solve'", st.command);
-
-    const int n_max = opts->command == NQ_CLI_COUNT ? NQ_COUNT_N_MAX : NQ_N_MAX;
-    uint64_t n = 0;
-    if (st.n_text == NULL) return fail(why, cap, "%s needs a board size N", st.command);
-    if (!parse_u64(st.n_text, (uint64_t)n_max, &n) || n < NQ_N_MIN)
-        return fail(why, cap, "N must be a whole number from %d to %d, not '%s'", NQ_N_MIN, n_max, st.n_text);
-    opts->n = (int)n;
+    if (st.command == NULL) return fail(why, cap, "missing command: 'count', 'solve', 'solution' or 'check'");
+    size_t c = 0;
+    while (c < sizeof commands / sizeof commands[0] && strcmp(st.command, commands[c].name) != 0) c++;
+    if (c == sizeof commands / sizeof commands[0])
+        return fail(why, cap, "unknown command '%s': 'count', 'solve', 'solution' or 'check'", st.command);
+    opts->command = commands[c].command;
+    if (!parse_n(&st, opts, why, cap)) return false;
 
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (st.values[opt_specs[i].id] != NULL && !(opt_specs[i].commands & (1u << opts->command)))
             return fail(why, cap, "--%s does not apply to %s", opt_specs[i].name, st.command);
     if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
+    if (opts->command == NQ_CLI_SOLUTION) return apply_solution_options(&st, opts, why, cap);
+    if (opts->command == NQ_CLI_CHECK) return apply_check_options(&st, opts, why, cap);
 
     uint64_t threads = 0;
     const char *v = st.values[OPT_THREADS];
@@ -169,6 +251,8 @@ void nq_cli_usage(FILE *out) {
     fputs("Usage: nqueens count N [--threads T]\n"
           "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
           "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
+          "       nqueens solution N [--random [--seed S]] [--format columns|board]\n"
+          "       nqueens check N COLUMNS | check N --queens R:C,... | check -   [--limit K]\n"
           "       nqueens --help\n"
           "\n"
           "Solves the N-Queens puzzle: place N queens on an N x N board, no two attacking.\n"
@@ -185,7 +269,21 @@ void nq_cli_usage(FILE *out) {
           "  --offset K   skip the first K solutions.\n"
           "  --after C    start after the cursor C (N columns, e.g. 1,3,0,2), need not be a solution.\n"
           "  --ndjson     one solution per line instead of one JSON document.\n"
+          "solution N     one solution of any board, N = 1..1000000000, streamed as\n"
+          "               {\"n\":N,\"method\":...,\"seed\":...,\"solution\":[...]} (null for N = 2, 3).\n"
+          "  --random     a random solution by local search (default: the explicit construction).\n"
+          "  --seed S     with --random: the seed, 0..2^64-1; the same N and S give the same board.\n"
+          "               Without it a seed is chosen and printed.\n"
+          "  --format F   'columns' (default): each row's column; 'board': rows of '.' and 'Q'\n"
+          "               (N <= 1024).\n"
+          "check N P      is the placement P a solution? P is COLUMNS (N entries c0,c1,..., '-' for\n"
+          "               a row without a queen) or --queens R:C,... (any squares, '' for none);\n"
+          "               'check -' reads {\"n\":N,\"columns\":[c|null,...]} or\n"
+          "               {\"n\":N,\"queens\":[[r,c],...]} from stdin. Prints {\"n\":N,\"queens\":..,\n"
+          "               \"valid\":..,\"complete\":..,\"conflict_count\":..,\"conflicts\":[[[r1,c1],[r2,c2]],...]}.\n"
+          "  --limit K    list at most K attacking pairs (default 1000); the count is always exact.\n"
           "\n"
-          "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.\n",
+          "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted; check: 0 when P is\n"
+          "a solution, 1 when it is not, 2 when it does not parse.\n",
           out);
 }

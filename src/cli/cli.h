@@ -1,12 +1,15 @@
-/* cli.h - internal to the nqueens command-line tool: its options and its two commands.
+/* cli.h - internal to the nqueens command-line tool: its options and its four commands.
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
  *   nqueens count N [--threads T]
  *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
+ *   nqueens solution N [--random [--seed S]] [--format columns|board]
+ *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
  * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
- * 130 interrupted (SIGINT).
- * Single-threaded except for the count, which runs on the library's workers.
+ * 130 interrupted (SIGINT). check: 0 when the placement is a solution (valid and complete), 1 when
+ * it is not (its report still printed), 2 for a malformed placement as for any usage error.
+ * Single-threaded except for the count and the random solution, which run on helper threads.
  */
 #ifndef NQ_CLI_H
 #define NQ_CLI_H
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nqueens/placement.h"
 #include "nqueens/solver.h"
 
 enum {
@@ -29,8 +33,13 @@ enum {
 typedef enum nq_cli_command {
     NQ_CLI_HELP,  /* --help: print usage, exit 0 */
     NQ_CLI_COUNT, /* count N */
-    NQ_CLI_SOLVE  /* solve N */
+    NQ_CLI_SOLVE,    /* solve N */
+    NQ_CLI_SOLUTION, /* solution N: one solution of any size */
+    NQ_CLI_CHECK     /* check N PLACEMENT: is it a solution, which queens attack */
 } nq_cli_command;
+
+#define NQ_CLI_BOARD_N_MAX 1024     /* solution --format board: beyond this the rows are unreadable */
+#define NQ_CLI_CONFLICTS_DEFAULT 1000 /* check: pairs listed without --limit */
 
 typedef enum nq_cli_format {
     NQ_CLI_BOARD,  /* each solution as n strings of '.' and 'Q' */
@@ -49,6 +58,11 @@ typedef struct nq_cli_opts {
     uint64_t offset;          /* solve: skip this many first */
     bool has_after;           /* solve: --after given */
     uint8_t after[NQ_N_MAX];  /* solve: the cursor, n columns */
+    bool random;              /* solution: --random */
+    bool has_seed;            /* solution: --seed given */
+    uint64_t seed;            /* solution: the seed */
+    const char *placement;    /* check: the COLUMNS argument or the --queens value; NULL: stdin */
+    bool queens_form;         /* check: placement is the --queens form */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -67,5 +81,16 @@ int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile s
 /* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
  * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err);
+
+/* Run `solution`: streams {"n":..,"method":..,"seed":..,"solution":[..]} to out, row by row for the
+ * construction (O(1) memory), after the search for --random (O(n) memory; *stop polled as for count).
+ * n = 2, 3: "solution":null, status 0. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
+
+/* Run `check` on opts->placement, or on a JSON placement read from in when it is NULL: prints
+ * {"n":..,"queens":..,"valid":..,"complete":..,"conflict_count":..,"conflicts":[..]} to out.
+ * Returns 0 for a solution, 1 otherwise (or on failure), 2 for a malformed placement (reported). */
+int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
+
 
 #endif /* NQ_CLI_H */

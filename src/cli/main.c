@@ -1,10 +1,11 @@
-/* main.c - the nqueens command-line tool: parse, then count or solve (see cli.h). */
+/* main.c - the nqueens command-line tool: parse, then count, solve, find a solution or check one
+ * (see cli.h). */
 #include "cli.h"
 
 #include <signal.h>
 #include <string.h>
 
-/* Set by SIGINT during a count; the one mutable global, as a signal handler needs. */
+/* Set by SIGINT during a count or a random search; the one mutable global, as a signal handler needs. */
 static volatile sig_atomic_t interrupted = 0;
 
 static void on_interrupt(int sig) {
@@ -12,8 +13,8 @@ static void on_interrupt(int sig) {
     interrupted = 1;
 }
 
-/* Ctrl-C during a count cancels it cleanly (the library stops its workers) instead of killing the
- * process mid-way. solve keeps the default action: there is nothing to clean up. */
+/* Ctrl-C during a count or a random search cancels it cleanly (the library stops its workers) instead
+ * of killing the process mid-way. solve and check keep the default action: nothing to clean up. */
 static void catch_interrupt(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -35,6 +36,11 @@ int main(int argc, char *argv[]) {
         return nq_cli_count(&opts, stdout, stderr, &interrupted);
     case NQ_CLI_SOLVE:
         return nq_cli_solve(&opts, stdout, stderr);
+    case NQ_CLI_SOLUTION:
+        catch_interrupt();
+        return nq_cli_solution(&opts, stdout, stderr, &interrupted);
+    case NQ_CLI_CHECK:
+        return nq_cli_check(&opts, stdin, stdout, stderr);
     case NQ_CLI_HELP:
         break;
     }

@@ -21,14 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accesslog.h"
-#include "clock.h"
-#include "config.h"
-#include "cpus.h"
-#include "flush.h"
-#include "ops_routes.h"
-#include "probe.h"
-#include "server.h"
+#include "ops/accesslog.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "ops/cpus.h"
+#include "ops/flush.h"
+#include "ops/ops.h"
+#include "base/probe.h"
+#include "http/server.h"
 
 extern char **environ;
 
@@ -131,12 +131,6 @@ static void block_stop_signals(sigset_t *set)
     signal(SIGPIPE, SIG_IGN);
 }
 
-/* The server's per-request hook: access line and metrics. */
-static void observe(void *ops, const nq_request_record *r)
-{
-    nq_ops_request_done(ops, r);
-}
-
 static void log_listening(const nq_config *cfg, const nq_server *s, const nq_accesslog *log)
 {
     const nq_log_field f[] = {
@@ -215,7 +209,7 @@ static int serve(const nq_config *cfg)
     const nq_accesslog *log = nq_ops_log(ops);
     raise_fd_limit(cfg, log);
     warn_unknown_env(log);
-    rc = nq_server_create(cfg, &s);
+    rc = nq_server_create(cfg, ops, &s);
     if (rc != NQ_OK) {
         const nq_log_field f[] = {NQ_LOG_STR("error", nq_err_name(rc)),
                                   NQ_LOG_STR("detail", nq_err_message(rc)), NQ_LOG_STR("bind", cfg->bind_addr),
@@ -224,8 +218,6 @@ static int serve(const nq_config *cfg)
         nq_ops_destroy(ops);
         return 1;
     }
-    nq_server_set_ops(s, ops);
-    nq_server_set_observer(s, observe, ops);
     log_listening(cfg, s, log);
 
     int sig = 0;

@@ -2,8 +2,8 @@
  *
  * Three counters sit behind nq_count: the symmetry-aware backtracking counter (count_bt.c), the
  * half-board counter (count_quad.c) and the meet-in-the-middle counter (count_mitm.c). Which one is
- * fastest depends on n; count_quad.h and count_mitm.h say where each wins (measured, README
- * "Performance"), and everything else goes to backtracking.
+ * fastest depends on n; count_quad.h and count_mitm.h say where each wins (measured,
+ * docs/performance.md), and everything else goes to backtracking.
  */
 #include "nqueens/solver.h"
 

@@ -40,7 +40,7 @@
 #define CANCEL_STRIDE 4096u                  /* top placements between two looks at the cancel flag */
 #define JOIN_CANCEL_STRIDE 512u              /* buckets joined between two looks at the cancel flag */
 
-/* Rows in the bottom band, per n (index n). Chosen by measurement (README "Performance"): each more
+/* Rows in the bottom band, per n (index n). Chosen by measurement (docs/performance.md): each more
  * row shortens the search about n/2-fold but lengthens the buckets and the table build, and the
  * table grows about 6-fold. Memory decides from n = 17: k = 8 would count n = 17 and 18 about 30%
  * faster but hold 360 and 670 MB per count instead of 150 and 210 MB, too much for a service that
@@ -342,7 +342,7 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 
 bool nq_count_mitm_preferred(int n)
 {
-    /* 2-2.5x faster than backtracking from n = 16 (README "Performance"), in a bounded table; below,
+    /* 2-2.5x faster than backtracking from n = 16 (docs/performance.md), in a bounded table; below,
      * backtracking takes a few hundred milliseconds in O(n) memory. */
     return n >= 16 && n <= NQ_COUNT_N_MAX;
 }

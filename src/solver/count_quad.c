@@ -526,7 +526,7 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 
 bool nq_count_quad_preferred(int n)
 {
-    /* From n = 13 on it beats backtracking (1.4x at 13, 4x at 14, 15x at 16; README "Performance"), in
+    /* From n = 13 on it beats backtracking (1.4x at 13, 4x at 14, 15x at 16; docs/performance.md), in
      * memory that stays small below n = 18 (11 MB at n = 16). */
     return n >= 13 && n <= NQ_COUNT_QUAD_N_MAX;
 }

@@ -37,7 +37,7 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl,
                           nq_counts *out);
 
-/* True where nq_count should use nq_count_quad (measured, README "Performance"). Pure function of
+/* True where nq_count should use nq_count_quad (measured, docs/performance.md). Pure function of
  * n; thread-safe. */
 bool nq_count_quad_preferred(int n);
 

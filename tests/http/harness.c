@@ -122,7 +122,7 @@ bool nq_harness_start(nq_test_server *s, const char *const *args, const char *co
     if (pid == 0) exec_server(fd, args, env);
     close(fd);
     s->pid = pid;
-    for (int i = 0; i < 500; i++) { /* 10 s */
+    for (int i = 0; i < 3000; i++) { /* 60 s: a sanitizer build on a loaded machine starts slowly */
         s->port = listening_port(s);
         if (s->port) break;
         int status = 0;

@@ -43,7 +43,7 @@ typedef struct nq_http_response {
 } nq_http_response;
 
 /* Start nqueensd with extra arguments (NULL-terminated array, or NULL) and extra environment entries
- * ("NAME=value", NULL-terminated, or NULL) and wait (up to 10 s) for its start-up line.
+ * ("NAME=value", NULL-terminated, or NULL) and wait (up to 60 s) for its start-up line.
  * Returns false if it did not start (its output is printed to stderr then). It also initialises
  * libcurl for the process, so call it before a test starts client threads. */
 bool nq_harness_start(nq_test_server *s, const char *const *args, const char *const *env);

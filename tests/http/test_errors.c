@@ -322,7 +322,7 @@ START_TEST(test_mhd_rejection_logged) {
     free(resp);
     free(req);
     bool logged = false;
-    for (int tries = 0; tries < 50 && !logged; tries++) { /* the line is written as the request ends */
+    for (int tries = 0; tries < 300 && !logged; tries++) { /* written as the request ends; up to 30 s */
         char *log = nq_harness_log(&server);
         const char *at = log ? strstr(log, "\"path\":\"/mhd-rejected-head\"") : NULL;
         const char *eol = at ? strchr(at, '\n') : NULL;

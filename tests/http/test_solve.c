@@ -68,11 +68,13 @@ static int lex_cmp(const int *a, const int *b, int n) {
 
 /* Every solution valid, distinct and in increasing lexicographic order; returns how many. */
 static int check_solutions(const cJSON *arr, int n) {
-    int prev[32], cur[32], count = 0;
+    /* Zeroed: valid_solution stops at the first bad row, leaving the rest of cur unwritten. */
+    int prev[32] = {0}, cur[32] = {0}, count = 0;
     bool ok = true;
+    ck_assert_int_le(n, 32);
     for (const cJSON *sol = arr ? arr->child : NULL; sol; sol = sol->next) {
         ok = ok && valid_solution(sol, n, cur) && (count == 0 || lex_cmp(prev, cur, n) < 0);
-        memcpy(prev, cur, sizeof cur);
+        memcpy(prev, cur, (size_t)n * sizeof cur[0]);
         count++;
     }
     ck_assert_msg(ok, "n=%d: an invalid, repeated or out-of-order solution", n);

@@ -1,7 +1,7 @@
 /* test_accesslog.c - unit tests of the access/event log: fields, escaping, cuts, formats, streams. */
 #define _POSIX_C_SOURCE 200809L /* pipe, read */
 
-#include "accesslog.h"
+#include "ops/accesslog.h"
 #include "check_json.h"
 
 #include <check.h>

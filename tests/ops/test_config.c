@@ -1,7 +1,7 @@
 /* test_config.c - unit tests of nqueensd's configuration: defaults, flags, environment, validation. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
-#include "config.h"
+#include "base/config.h"
 
 #include <check.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkdtemp, sched_getaffinity, CPU_COUNT */
 #endif
-#include "cpus.h"
+#include "ops/cpus.h"
 
 #include <check.h>
 #include <errno.h>

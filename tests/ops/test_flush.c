@@ -1,7 +1,7 @@
 /* test_flush.c - unit tests of the drain's last step: unacknowledged bytes on a port, and the wait. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "flush.h"
+#include "ops/flush.h"
 
 #include <arpa/inet.h>
 #include <check.h>

@@ -3,7 +3,7 @@
  * With an argument (a file path) it writes a representative exposition there instead, for the
  * ops_metrics_promtool test, which runs `promtool check metrics` on it.
  */
-#include "metrics.h"
+#include "ops/metrics.h"
 
 #include <check.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* test_app.c - the application driven in-process, without libmicrohttpd (src/server/app/app.h): routing,
  * methods, preflight, bodies, conditional requests, negotiation, the compute split and its errors. */
-#include "app.h"
+#include "app/app.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static void setup(void) {
     nq_config_defaults(&cfg);
     cfg.max_solutions = 100000;
     ck_assert_int_eq(nq_cache_create(1u << 24, &cache), NQ_OK);
-    ck_assert_int_eq(nq_app_create(&cfg, cache, &app), NQ_OK);
+    ck_assert_int_eq(nq_app_create(&cfg, cache, NULL, &app), NQ_OK);
 }
 
 static void teardown(void) {
@@ -164,7 +164,7 @@ START_TEST(test_stream_equals_cached) {
     ck_assert_int_eq(r.kind, NQ_BODY_CACHED);
     nq_response_clear(&r);
     nq_app_destroy(app);
-    ck_assert_int_eq(nq_app_create(&cfg, NULL, &app), NQ_OK); /* no cache: everything streams */
+    ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, &app), NQ_OK); /* no cache: everything streams */
     char *streamed = serve("GET", "/solve?n=9", NULL, &r);
     ck_assert_int_eq(r.kind, NQ_BODY_STREAM);
     ck_assert_str_eq(streamed, cached);
@@ -265,7 +265,7 @@ START_TEST(test_stream_offset) {
     ck_assert_uint_eq(r.status, 200);
     nq_response_clear(&r);
     nq_app_destroy(app);
-    ck_assert_int_eq(nq_app_create(&cfg, NULL, &app), NQ_OK); /* no cache: everything streams */
+    ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, &app), NQ_OK); /* no cache: everything streams */
     const nq_request req = {"GET", "/solve", strchr(offset_targets[_i], '?') + 1,
                             strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL};
     nq_app_work *w = NULL;

@@ -2,7 +2,7 @@
  * byte bound, refusal of oversize entries, replacement, references that outlive eviction, incremental
  * rehash, and many threads hammering get/put (labelled "concurrency" so TSan runs it too).
  */
-#include "cache.h"
+#include "cache/cache.h"
 
 #include <check.h>
 #include <pthread.h>

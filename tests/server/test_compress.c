@@ -3,7 +3,7 @@
  * output with zlib and comparing it with the input.
  */
 #define ZLIB_CONST /* inflate's next_in points to const */
-#include "compress.h"
+#include "cache/compress.h"
 
 #include <check.h>
 #include <stdint.h>

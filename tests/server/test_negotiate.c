@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "app_internal.h"
+#include "app/pipeline.h"
 #include "check_run.h"
 
 typedef struct hdrs {

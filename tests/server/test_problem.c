@@ -1,5 +1,5 @@
 /* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/app/problem.h). */
-#include "problem.h"
+#include "app/problem.h"
 #include "check_json.h"
 
 #include <check.h>
@@ -88,22 +88,23 @@ START_TEST(test_hostile_instance) {
 }
 END_TEST
 
-/* Every slug of the error table has a description, with the status of every error using it. */
+/* Every error of the error table has its type documented, with the status the error is answered with. */
 typedef struct err_case {
     nq_err err;
     int status;
     const char *slug;
 } err_case;
 
-static const err_case table[] = {
-#define ROW_(name, code, status, slug, title) {NQ_##name, status, slug},
+static const nq_err table[] = {
+#define ROW_(name, code, problem, message) NQ_##name,
     NQ_ERR_TABLE(ROW_)
 #undef ROW_
 };
 
 START_TEST(test_every_type_documented) {
-    const err_case *c = &table[_i];
-    if (c->err == NQ_OK) return;
+    const err_case row = {table[_i], nq_err_http_status(table[_i]), nq_err_problem_slug(table[_i])};
+    const err_case *c = &row;
+    if (c->status < 400) return; /* NQ_OK and the other answers that are no problem (NQ_NO_SOLUTION) */
     char *body = NULL;
     size_t len = 0;
     ck_assert_msg(nq_problem_doc(c->slug, strlen(c->slug), &body, &len) == NQ_OK, "slug %s", c->slug);

@@ -1,5 +1,5 @@
 /* test_router.c - the route table and path normalisation (src/server/app/router.h), table-driven. */
-#include "router.h"
+#include "app/router.h"
 
 #include <check.h>
 #include <stdlib.h>

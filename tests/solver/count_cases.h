@@ -1,5 +1,5 @@
 /* count_cases.h - known counts for the counting tests: OEIS A000170 (total) and A002562 (unique).
- * Copied from ../shared/data/nqueens-counts.tsv (n = 1..19); index n. */
+ * Copied from the OEIS (oeis.org/A000170, oeis.org/A002562), n = 1..19; index n. */
 #ifndef NQ_TEST_COUNT_CASES_H
 #define NQ_TEST_COUNT_CASES_H
 

@@ -63,6 +63,75 @@ n14=$("$bin" solve 14 --ndjson --format columns | wc -l)
 n8u=$("$bin" solve 8 --unique --ndjson | wc -l)
 [[ $n8u -eq 12 ]] || { echo "FAIL: solve 8 --unique gave $n8u lines"; failures=$((failures + 1)); }
 
+# --- solution: the construction, random boards from a seed, formats, boards without a solution
+expect 0 '{"n":8,"method":"construct","seed":null,"solution":[1,3,5,7,2,0,6,4]}' solution 8
+expect 0 '{"n":1,"method":"construct","seed":null,"solution":[0]}' solution 1
+expect 0 '{"n":2,"method":"construct","seed":null,"solution":null}' solution 2
+expect 0 '{"n":3,"method":"random","seed":9,"solution":null}' solution 3 --random --seed 9
+expect 0 '{"n":4,"method":"construct","seed":null,"solution":[".Q..","...Q","Q...","..Q."]}' solution 4 --format board
+expect 0 '{"n":9,"method":"construct","seed":null,"solution":[3,5,7,1,4,6,8,0,2]}' solution 9 --format=columns
+expect 0 '{"n":8,"method":"random","seed":1,"solution":[5,2,4,6,0,3,1,7]}' solution 8 --random --seed 1
+expect 0 '{"n":12,"method":"random","seed":42,"solution":[1,6,9,11,8,4,0,3,10,7,5,2]}' --seed=42 solution 12 --random
+expect 0 '{"n":4,"method":"random","seed":18446744073709551615,"solution":[2,0,3,1]}' solution 4 --random --seed 18446744073709551615
+# a chosen seed is printed, and replaying it gives the same board
+first=$("$bin" solution 50 --random)
+seed=$(sed 's/.*"seed":\([0-9]*\).*/\1/' <<<"$first")
+[[ "$("$bin" solution 50 --random --seed "$seed")" == "$first" ]] || { echo "FAIL: seed $seed does not replay"; failures=$((failures + 1)); }
+# a large board streams: one comma between rows (999,999) and three in the frame; the checker agrees
+# it is a solution
+big=$("$bin" solution 1000000 | tr -cd , | wc -c)
+[[ $big -eq 1000002 ]] || { echo "FAIL: solution 1000000 has $big commas"; failures=$((failures + 1)); }
+"$bin" solution 100000 --random --seed 3 | sed 's/.*"solution":\(.*\)}/{"n":100000,"columns":\1}/' >"$tmp/big.json"
+expect 0 '{"n":100000,"queens":100000,"valid":true,"complete":true,"conflict_count":0,"conflicts":[]}' check - <"$tmp/big.json"
+
+# --- check: exit 0 for a solution, 1 otherwise (report printed), 2 when the placement does not parse
+expect 0 '{"n":4,"queens":4,"valid":true,"complete":true,"conflict_count":0,"conflicts":[]}' check 4 1,3,0,2
+expect 1 '{"n":4,"queens":3,"valid":false,"complete":false,"conflict_count":1,"conflicts":[[[0,1],[2,3]]]}' check 4 1,-,3,0
+expect 1 '{"n":4,"queens":3,"valid":false,"complete":false,"conflict_count":1,"conflicts":[[[0,1],[2,3]]]}' check 4 --queens 3:0,2:3,0:1
+expect 1 '{"n":4,"queens":0,"valid":true,"complete":false,"conflict_count":0,"conflicts":[]}' check 4 -,-,-,-
+expect 1 '{"n":4,"queens":0,"valid":true,"complete":false,"conflict_count":0,"conflicts":[]}' check 4 --queens ''
+expect 1 '{"n":4,"queens":4,"valid":false,"complete":false,"conflict_count":6,"conflicts":[[[0,0],[1,1]],[[0,0],[2,2]]]}' check 4 --queens 3:3,2:2,1:1,0:0 --limit 2
+expect 1 '{"n":3,"queens":3,"valid":false,"complete":false,"conflict_count":3,"conflicts":[]}' check 3 --queens=0:0,0:1,0:2 --limit 0
+expect 0 '{"n":4,"queens":4,"valid":true,"complete":true,"conflict_count":0,"conflicts":[]}' check - <<<'{"n":4,"columns":[1,3,0,2]}'
+expect 1 '{"n":4,"queens":2,"valid":false,"complete":false,"conflict_count":1,"conflicts":[[[0,1],[2,3]]]}' check - <<<' {"queens":[[2,3],[0,1]],"n":4} '
+expect 1 '{"n":4,"queens":2,"valid":true,"complete":false,"conflict_count":0,"conflicts":[]}' check - <<<'{"n":4,"columns":[1,null,null,2]}'
+expect_err 2 "COLUMNS: entry 3: column 9 is outside 0..3" check 4 1,3,0,9
+expect_err 2 "COLUMNS: 3 column entries, not 4 (one per row)" check 4 1,3,0
+expect_err 2 "COLUMNS: entry 1 has a number with a leading zero" check 4 1,03,0,2
+expect_err 2 "--queens: entry 2 gives square 0:1 again (entry 0 gave it first)" check 4 --queens 0:1,1:3,0:1
+expect_err 2 "--queens: entry 0 is not row:column" check 4 --queens 0-1
+expect_err 2 "--queens: entry 0: row 4 is outside 0..3" check 4 --queens 4:0
+expect_err 2 "check N needs the placement" check 4
+expect_err 2 "check N needs the placement" check 4 1,3,0,2 --queens 0:0
+expect_err 2 "check - reads the placement from stdin only" check - 1,3,0,2
+expect_err 2 "N must be a whole number from 1 to 1000000000, not '1000000001'" check 1000000001 0
+expect_err 2 "stdin: Unknown member 'x'" check - <<<'{"n":4,"queens":[],"x":1}'
+expect_err 2 "stdin: Member 'n' is given twice" check - <<<'{"n":4,"n":4,"queens":[]}'
+expect_err 2 "stdin: Give one of 'columns' and 'queens', not both" check - <<<'{"n":4,"queens":[],"columns":[]}'
+expect_err 2 "stdin: Member 'n' is required" check - <<<'{"queens":[]}'
+expect_err 2 "stdin: Member 'n' must be an integer, at least 1" check - <<<'{"n":4.5,"queens":[]}'
+expect_err 2 "stdin: Member 'columns' must have exactly 4 entries, not 3" check - <<<'{"n":4,"columns":[1,3,0]}'
+expect_err 2 "stdin: Member 'columns': entry 1 must be a column number or null" check - <<<'{"n":4,"columns":[1,"3",0,2]}'
+expect_err 2 "stdin: Member 'columns': entry 3: column 4 is outside 0..3" check - <<<'{"n":4,"columns":[1,3,0,4]}'
+expect_err 2 "stdin: Member 'queens': entry 0 must be a pair of integers [row, column]" check - <<<'{"n":4,"queens":[[0,1,2]]}'
+expect_err 2 "stdin: Member 'queens': entry 1 must be a pair of integers [row, column]" check - <<<'{"n":4,"queens":[[0,1],[-1,0]]}'
+expect_err 2 "stdin: Member 'queens': entry 1 gives square 0:1 again" check - <<<'{"n":4,"queens":[[0,1],[0,1]]}'
+expect_err 2 "stdin: Not valid JSON" check - <<<'{"n":4,"queens":[[0,1]'
+expect_err 2 "stdin: More than one JSON value" check - <<<'{"n":4,"queens":[]} x'
+expect_err 2 "stdin: A placement is a JSON object" check - <<<'[1,2]'
+
+# --- solution and check: usage errors
+expect_err 2 "--seed needs --random" solution 8 --seed 1
+expect_err 2 "--seed must be a whole number from 0 to 18446744073709551615, not '18446744073709551616'" solution 8 --random --seed 18446744073709551616
+expect_err 2 "--seed must be a whole number" solution 8 --random --seed -1
+expect_err 2 "--format board only up to N = 1024" solution 1025 --format board
+expect_err 2 "--format must be 'columns' or 'board', not 'json'" solution 8 --format json
+expect_err 2 "--random does not apply to solve" solve 8 --random
+expect_err 2 "--queens does not apply to solution" solution 8 --queens 0:0
+expect_err 2 "--limit must be a whole number >= 0 (conflicts listed), not 'x'" check 4 1,3,0,2 --limit x
+expect_err 2 "N must be a whole number from 1 to 1000000000, not '0'" solution 0
+expect_err 2 "unexpected argument '3'" solution 8 3
+
 # --- help
 expect 0 '*' --help
 expect 0 '*' solve 8 -h
@@ -97,6 +166,18 @@ expect_err 2 "--after must be 4 columns 0..3" solve 4 --after '1, 3,0,2'
 expect_err 2 "--unique does not apply to count" count 8 --unique
 expect_err 2 "--threads does not apply to solve" solve 8 --threads 2
 expect_err 2 "--threads must be a whole number from 0 (one per CPU) to 1024, not '-1'" count 8 --threads -1
+
+# --- Ctrl-C cancels a long random search the same way
+"$bin" solution 50000000 --random >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+status=$?
+if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
+  echo "FAIL: SIGINT during solution --random: status $status, stdout '$(head -c 100 "$tmp/out")'"
+  failures=$((failures + 1))
+fi
 
 # --- Ctrl-C cancels a long count: exit 130, "interrupted", no JSON
 "$bin" count 18 >"$tmp/out" 2>"$tmp/err" &

@@ -1,7 +1,7 @@
 /* test_count_mitm.c - Check suite for the meet-in-the-middle counter (count_mitm*.c).
  *
  * The cases every counter shares (count_method.h): counts against OEIS A000170 / A002562 for
- * n = 1..17 (fast) and 18 (argument "slow"; n = 19 took eight minutes on 2 cores, and nq_count gives
+ * n = 1..17 (fast) and 18 (argument "slow"; n = 19 takes about eight minutes on 2 cores, and nq_count gives
  * n = 19 and 20 to the half-board counter), argument checks, worker counts, progress and cancellation
  * (argument "threads"). Its own: the rotation-symmetric counts behind the unique count, the bottom
  * table and the SIMD join kernels against their definitions.

@@ -1,50 +1,68 @@
-/* app.c - the nqueensd application: dispatch, the three request steps and the contract's headers.
+/* app.c - the nqueensd application: the request pipeline's core and the contract's headers.
  *
- * See app.h for the request steps. Everything a response must carry whatever its route is added here
- * (X-Request-Id, CORS) or by the success/problem helpers the handlers call, so the handlers only say
- * what is specific to them.
+ * See app.h for the three calls and pipeline.h for the steps a route supplies. The core does what
+ * every route shares (routing, methods, request ids, CORS, negotiation) and then runs the matched
+ * route's steps; it never looks inside a plan. Everything a response must carry whatever its route
+ * is added here (X-Request-Id, CORS) or by the success/problem helpers the routes call.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strcasecmp */
 #endif
-#include "app.h"
+#include "app/app.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
-#include "app_internal.h"
-#include "clock.h"
-#include "openapi_data.h"
-#include "ops_routes.h"
-#include "router.h"
+#include "app/openapi_data.h"
+#include "app/pipeline.h"
+#include "app/router.h"
+#include "base/clock.h"
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
 #define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After"
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
-nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, nq_app **out) {
+struct nq_app {
+    const nq_config *cfg;         /* read-only after start-up */
+    nq_cache *cache;              /* shared, internally locked; may be NULL */
+    nq_app_hooks hooks;           /* what the app reads of the server around it */
+    atomic_bool draining;         /* readiness */
+    atomic_uint_fast64_t next_id; /* request-id counter */
+    uint64_t id_seed;             /* random per process, so ids differ across restarts */
+    char *openapi_gzip;           /* gzip of the embedded openapi.yaml, made once */
+    char openapi_etag[24];        /* strong ETag of the document */
+    char openapi_etag_gz[32];     /* and of its gzip form */
+    nq_app_document openapi;      /* the document, as route_docs.c serves it */
+};
+
+nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out) {
     if (!cfg || !out) return NQ_E_ARG;
     nq_app *app = calloc(1, sizeof *app);
     if (!app) return NQ_E_NOMEM;
     app->cfg = cfg;
     app->cache = cache;
+    if (hooks) app->hooks = *hooks;
     atomic_init(&app->draining, false);
     atomic_init(&app->next_id, 0);
     /* Request ids only need to differ between processes; a failed getrandom leaves a time seed. */
     if (getrandom(&app->id_seed, sizeof app->id_seed, GRND_NONBLOCK) != (ssize_t)sizeof app->id_seed)
         app->id_seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
     /* The document is constant: compress it once, and derive its ETag from its bytes. */
+    size_t gzip_len = 0;
     const nq_err rc = nq_compress_buffer(nq_openapi_yaml, nq_openapi_yaml_len, NQ_COMPRESS_LEVEL_ONCE,
-                                         &app->openapi_gzip, &app->openapi_gzip_len);
+                                         &app->openapi_gzip, &gzip_len);
     if (rc != NQ_OK) {
         free(app);
         return rc;
     }
     nq_app_etag(nq_openapi_yaml, false, app->openapi_etag, sizeof app->openapi_etag);
     nq_app_etag(nq_openapi_yaml, true, app->openapi_etag_gz, sizeof app->openapi_etag_gz);
+    app->openapi = (nq_app_document){nq_openapi_yaml, nq_openapi_yaml_len, app->openapi_gzip, gzip_len,
+                                     app->openapi_etag, app->openapi_etag_gz};
     *out = app;
     return NQ_OK;
 }
@@ -59,8 +77,8 @@ void nq_app_set_draining(nq_app *app, bool draining) { atomic_store(&app->draini
 bool nq_app_draining(const nq_app *app) { return atomic_load(&app->draining); }
 const nq_config *nq_app_config(const nq_app *app) { return app->cfg; }
 nq_cache *nq_app_cache(const nq_app *app) { return app->cache; }
-void nq_app_set_ops(nq_app *app, nq_ops *ops) { atomic_store_explicit(&app->ops, ops, memory_order_release); }
-nq_ops *nq_app_ops(const nq_app *app) { return atomic_load_explicit(&app->ops, memory_order_acquire); }
+const nq_app_hooks *nq_app_hooks_of(const nq_app *app) { return &app->hooks; }
+const nq_app_document *nq_app_openapi(const nq_app *app) { return &app->openapi; }
 
 /* ---- headers every response carries ---------------------------------------------------------- */
 
@@ -146,29 +164,25 @@ void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_varia
     resp->cache = outcome;
 }
 
-void nq_app_count_key(int n, char *out, size_t cap) { (void)snprintf(out, cap, "count?n=%d", n); }
-
-bool nq_app_cached_counts(nq_app *app, int n, nq_counts *out) {
-    char key[32];
-    nq_app_count_key(n, key, sizeof key);
-    nq_cache_entry *e = nq_cache_get(app->cache, key);
-    if (!e) return false;
-    *out = nq_cache_entry_value(e)->counts;
-    nq_cache_entry_release(e);
-    return true;
+void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_variant *v) {
+    nq_cache_entry_retain(r->entry); /* the result is shared; the response takes its own reference */
+    nq_app_serve_entry(resp, r->entry, v, r->seconds, NQ_CACHE_MISS);
 }
 
-nq_app_work *nq_app_work_new(nq_app *app, nq_work_kind kind, int n, const char *key,
-                             const nq_request *req, const nq_variant *variant) {
-    nq_app_work *w = calloc(1, sizeof *w);
-    if (!w) return NULL;
-    w->app = app;
-    w->kind = kind;
-    w->n = n;
-    (void)snprintf(w->key, sizeof w->key, "%s", key);
-    (void)snprintf(w->instance, sizeof w->instance, "%s", req->path);
-    w->variant = *variant;
-    return w;
+void nq_app_static_json(nq_response *resp, unsigned status, const char *body) {
+    resp->status = status;
+    resp->kind = NQ_BODY_STATIC;
+    resp->body = body;
+    resp->body_len = strlen(body);
+    nq_response_add_header(resp, "Content-Type", NQ_MEDIA_JSON);
+    nq_response_add_header(resp, "Cache-Control", "no-store");
+}
+
+bool nq_app_parse_query(const nq_request *req, unsigned keys, nq_query *q, nq_response *resp) {
+    nq_query_error qe;
+    if (nq_query_parse(req->query, req->query_len, keys, q, &qe) == NQ_OK) return true;
+    nq_app_query_problem(resp, req->path, &qe);
+    return false;
 }
 
 /* ---- the three steps ------------------------------------------------------------------------- */
@@ -179,6 +193,54 @@ static void preflight(const nq_route *route, nq_response *resp) {
     nq_response_add_header(resp, "Access-Control-Allow-Methods", route->allow);
     nq_response_add_header(resp, "Access-Control-Allow-Headers", ALLOW_HEADERS);
     nq_response_add_header(resp, "Access-Control-Max-Age", "86400");
+}
+
+/* The method rules every route shares; true when resp is complete (OPTIONS, 405). */
+static bool method_answered(const nq_route *route, const nq_request *req, nq_response *resp) {
+    if (strcmp(req->method, "OPTIONS") == 0) {
+        preflight(route, resp);
+        return true;
+    }
+    if (strcmp(req->method, "GET") == 0 || resp->head) return false;
+    char detail[128];
+    (void)snprintf(detail, sizeof detail, "This resource supports only %s.", route->allow);
+    nq_app_problem(resp, req->path, NQ_E_METHOD, NULL, detail, false, 0);
+    nq_response_add_header(resp, "Allow", route->allow);
+    return true;
+}
+
+/* A new work for route, with the variant negotiated once for every step; NULL without memory. */
+static nq_app_work *work_new(nq_app *app, const nq_route *route, const nq_request *req) {
+    nq_app_work *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->app = app;
+    w->route = route;
+    (void)snprintf(w->instance, sizeof w->instance, "%s", req->path);
+    nq_app_negotiate(req, &w->variant);
+    return w;
+}
+
+/* Steps 1 and 2 of route; *work keeps w when a computation is asked for, else w is freed. */
+static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_request *req, nq_response *resp,
+                             nq_app_work **work) {
+    nq_app_work *w = work_new(app, route, req);
+    if (!w) {
+        nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
+        return NQ_APP_DONE;
+    }
+    nq_app_step step = NQ_APP_DONE;
+    if (!route->parse || route->parse(w, req, resp)) step = route->answer(w, req, resp);
+    if (step == NQ_APP_COMPUTE && route->compute) {
+        resp->cache = NQ_CACHE_MISS;
+        *work = w;
+        return step;
+    }
+    if (step == NQ_APP_COMPUTE) { /* a route that asks without a compute step: a table bug */
+        nq_response_clear(resp);
+        nq_app_problem(resp, req->path, NQ_E_INTERNAL, NULL, NULL, false, 0);
+    }
+    nq_app_work_destroy(w);
+    return NQ_APP_DONE;
 }
 
 nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work) {
@@ -193,38 +255,29 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
     resp->route = route->name;
     resp->head = strcmp(req->method, "HEAD") == 0;
     common_headers(app, req, resp);
-    const bool options = strcmp(req->method, "OPTIONS") == 0;
-    if (options && strcmp(req->path, "*") == 0) { /* "OPTIONS *": the server as a whole (RFC 9110 9.3.7) */
+    if (strcmp(req->method, "OPTIONS") == 0 && strcmp(req->path, "*") == 0) {
+        /* "OPTIONS *": the server as a whole (RFC 9110 section 9.3.7) */
         resp->route = "options";
         resp->status = 204;
         nq_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
         return NQ_APP_DONE;
     }
-    if (!route->path) return route->handler(app, req, resp, work); /* 404 whatever the method */
-    if (options) {
-        preflight(route, resp);
-        return NQ_APP_DONE;
-    }
-    if (strcmp(req->method, "GET") != 0 && !resp->head) {
-        char detail[128];
-        (void)snprintf(detail, sizeof detail, "This resource supports only %s.", route->allow);
-        nq_app_problem(resp, req->path, NQ_E_METHOD, NULL, detail, false, 0);
-        nq_response_add_header(resp, "Allow", route->allow);
-        return NQ_APP_DONE;
-    }
-    return route->handler(app, req, resp, work);
+    /* An unknown path is a 404 whatever the method. */
+    if (route->path && method_answered(route, req, resp)) return NQ_APP_DONE;
+    return run_route(app, route, req, resp, work);
 }
 
 const char *nq_app_work_key(const nq_app_work *work) { return work->key; }
 
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out) {
-    if (!work || !out) return NQ_E_ARG;
+    if (!work || !out || !work->route->compute) return NQ_E_ARG;
     nq_app_result *r = calloc(1, sizeof *r);
     if (!r) return NQ_E_NOMEM;
     const double t0 = nq_clock_s();
-    const nq_err rc = work->kind == NQ_WORK_COUNT ? nq_count_compute(work, ctl, r) : nq_solve_compute(work, ctl, r);
+    const nq_err rc = work->route->compute(work, ctl, r);
     r->seconds = nq_clock_s() - t0;
-    nq_ops_solver_done(nq_app_ops(work->app), work, r->seconds); /* once per computation */
+    const nq_app_hooks *h = &work->app->hooks;
+    if (h->solver_done) h->solver_done(h->ctx, work->route->name, r->seconds); /* once per computation */
     if (rc != NQ_OK) {
         nq_app_result_destroy(r);
         return rc;
@@ -235,28 +288,59 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
 
 void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp) {
     (void)app;
-    if (rc != NQ_OK || !result) {
+    if (rc != NQ_OK || !result)
         nq_app_problem(resp, work->instance, rc == NQ_OK ? NQ_E_INTERNAL : rc, NULL, NULL, false, 0);
-    } else if (work->kind == NQ_WORK_COUNT) {
-        nq_count_finish(work, result, resp);
-    } else if (nq_solve_continue(work, &result->counts, result, resp) != NQ_APP_DONE) {
-        nq_response_clear(resp); /* cannot happen: a result always lets /solve answer */
-        nq_app_problem(resp, work->instance, NQ_E_INTERNAL, NULL, NULL, false, 0);
-    }
+    else
+        work->route->finish(work, result, resp);
     nq_app_work_destroy(work);
 }
 
+static void plan_free(nq_app_work *w) {
+    if (w->plan && w->plan_cleanup) w->plan_cleanup(w->plan);
+    free(w->plan);
+    w->plan = NULL;
+    w->plan_cleanup = NULL;
+}
+
+void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan)) { w->plan_cleanup = cleanup; }
+
+void *nq_app_plan_new(nq_app_work *w, size_t size) {
+    plan_free(w);
+    w->plan = calloc(1, size);
+    w->plan_size = w->plan ? size : 0;
+    return w->plan;
+}
+
+void *nq_app_result_data_new(nq_app_result *r, size_t size) {
+    free(r->data);
+    r->data = calloc(1, size);
+    return r->data;
+}
+
 nq_app_work *nq_app_work_copy(const nq_app_work *work) {
+    if (work->plan_cleanup) return NULL; /* a plan that owns memory cannot be byte-copied */
     nq_app_work *w = malloc(sizeof *w);
-    if (w) *w = *work; /* plain data: no pointer in it is owned */
+    if (!w) return NULL;
+    *w = *work;
+    w->plan = NULL;
+    if (work->plan_size && !(w->plan = malloc(work->plan_size))) {
+        free(w);
+        return NULL;
+    }
+    if (w->plan) memcpy(w->plan, work->plan, work->plan_size); /* plans hold no pointers */
     return w;
 }
 
-void nq_app_work_destroy(nq_app_work *work) { free(work); }
+void nq_app_work_destroy(nq_app_work *work) {
+    if (!work) return;
+    plan_free(work);
+    free(work);
+}
 
 void nq_app_result_destroy(nq_app_result *result) {
     if (!result) return;
     nq_cache_entry_release(result->entry);
+    free(result->data);
     free(result);
 }
 

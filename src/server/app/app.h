@@ -5,18 +5,17 @@
  * coding negotiation, conditional requests, caching, the headers of the contract) lives here, so it
  * can be driven in-process by tests and fuzzers.
  *
- * A request is answered in up to three steps, so the one expensive call can run elsewhere:
+ * A request is answered in up to three calls, so the one expensive step can run elsewhere:
  *   1. nq_app_handle answers at once (NQ_APP_DONE: errors, 304, cache hits, streams, static
  *      documents), or returns NQ_APP_COMPUTE with a pending nq_app_work: a computation is needed.
- *   2. nq_app_compute runs that computation (a count, or a count plus the full render of a cacheable
- *      /solve body, which it publishes to the cache). It is the ONLY function that does expensive
- *      work up front, and it is thread-safe: a worker pool may run it on any thread, once for many
- *      identical requests (nq_app_work_key identifies the computation), sharing its nq_app_result.
+ *   2. nq_app_compute runs that computation. It is the ONLY call that does expensive work up front,
+ *      and it is thread-safe: a worker pool may run it on any thread, once for many identical
+ *      requests (nq_app_work_key identifies the computation), sharing its nq_app_result.
  *   3. nq_app_finish turns the result (or the error the computation, or the pool, ended with) into
  *      the response. It never computes.
- * nq_app_serve chains the three inline (what a test or fuzzer wants).
- * A streamed /solve body computes while it is sent, in batches, in the response's body reader; an
- * offset it starts at is skipped in step 2 (the stream then resumes after the offset-th solution).
+ * nq_app_serve chains the three inline (what a test or fuzzer wants). Inside, each call runs the
+ * matched route's steps (pipeline.h, router.h).
+ * A streamed /solve body computes while it is sent, in batches, in the response's body reader.
  *
  * Thread-safety: an nq_app is shared by all threads (configuration read-only, cache internally
  * locked, request ids from an atomic counter). Requests, works, results and responses belong to one
@@ -31,10 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
-#include "config.h"
+#include "base/config.h"
+#include "base/request_record.h"
+#include "cache/cache.h"
 #include "nqueens/solver.h"
-#include "request_record.h"
 
 typedef struct nq_app nq_app;                 /* opaque, shared */
 typedef struct nq_app_work nq_app_work;       /* opaque, one pending request */
@@ -105,10 +104,21 @@ typedef enum nq_app_step {
     NQ_APP_COMPUTE   /* run the work's computation, then nq_app_finish */
 } nq_app_step;
 
-/* Create the application over a configuration (borrowed: must outlive the app) and a cache
- * (borrowed; NULL: nothing is cached). On success *out owns it (nq_app_destroy).
- * Errors: NQ_E_ARG (cfg or out NULL), NQ_E_NOMEM. */
-nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, nq_app **out);
+/* What the app reads of the server around it, given at creation. Every field may be NULL. */
+typedef struct nq_app_hooks {
+    void *ctx; /* passed to each hook; must outlive the app */
+    /* Render /metrics (Prometheus text) into *text, malloc'd, *len bytes; `ready` is what /readyz
+     * answers now. Called from any thread. Errors are answered as a problem. */
+    nq_err (*metrics)(void *ctx, bool ready, char **text, size_t *len);
+    /* A computation of the route named `route` ended after `seconds` in the solver (any outcome),
+     * once however many requests shared it. Called from a solver worker. */
+    void (*solver_done)(void *ctx, const char *route, double seconds);
+} nq_app_hooks;
+
+/* Create the application over a configuration (borrowed: must outlive the app), a cache (borrowed;
+ * NULL: nothing is cached) and hooks (copied; NULL: none, /metrics then answers 500).
+ * On success *out owns it (nq_app_destroy). Errors: NQ_E_ARG (cfg or out NULL), NQ_E_NOMEM. */
+nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out);
 
 /* Free app. NULL is accepted. No request may be in progress. */
 void nq_app_destroy(nq_app *app);
@@ -117,17 +127,6 @@ void nq_app_destroy(nq_app *app);
  * open connections are served as usual (draining lets work in flight finish). Thread-safe. */
 void nq_app_set_draining(nq_app *app, bool draining);
 bool nq_app_draining(const nq_app *app);
-
-/* The configuration and cache the app was created with (for the operations routes). */
-const nq_config *nq_app_config(const nq_app *app);
-nq_cache *nq_app_cache(const nq_app *app);
-
-/* The operations bundle (ops_routes.h) that the /healthz, /readyz and /metrics handlers read and
- * that counts solver time; borrowed, NULL until set. Thread-safe (an atomic pointer), so it may be
- * set after the server has started. */
-typedef struct nq_ops nq_ops;
-void nq_app_set_ops(nq_app *app, nq_ops *ops);
-nq_ops *nq_app_ops(const nq_app *app);
 
 /* Step 1: answer req. resp must be initialised (nq_response_init). Returns NQ_APP_DONE with resp
  * complete, or NQ_APP_COMPUTE with *work set to the pending request (owned by the caller: finish it
@@ -181,6 +180,10 @@ void nq_response_clear(nq_response *resp);
 /* Add a header; value is copied into the arena. Returns false (and adds nothing) when the header
  * table or the arena is full. */
 bool nq_response_add_header(nq_response *resp, const char *name, const char *value);
+
+/* Replace the value of the first header called name (case-insensitive), or add it when absent.
+ * Returns false (and changes nothing) when the arena or the table is full. */
+bool nq_response_set_header(nq_response *resp, const char *name, const char *value);
 
 /* The value of the first header called name (case-insensitive), or NULL. */
 const char *nq_response_header(const nq_response *resp, const char *name);

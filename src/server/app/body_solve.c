@@ -4,7 +4,7 @@
  * written with memset/memcpy straight into a batch buffer, which is the whole cost of a cached
  * miss on big n. The batch buffer is sized once at creation; the stream never reallocates.
  */
-#include "body_solve.h"
+#include "app/body_solve.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "nqueens/solver.h"
-#include "query.h"
+#include "app/query.h"
 
 /* What to render; fully validated by the caller (n within the enumerator's range, a cursor of n
  * columns each < n, limit >= 1). */

@@ -1,4 +1,4 @@
-/* negotiate.c - content and coding negotiation, ETags and If-None-Match for the app (app_internal.h).
+/* negotiate.c - content and coding negotiation, ETags and If-None-Match for the app (pipeline.h).
  *
  * Header values come from the client: every parser here walks the value once, bounded by its NUL,
  * and ignores what it does not understand instead of failing the request (RFC 9110 lets a server
@@ -7,7 +7,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strcasecmp */
 #endif
-#include "app_internal.h"
+#include "app/pipeline.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * Tuned for tiny inputs (a handful of short pairs): one pass, every pair decoded into small stack
  * buffers with hard caps, so hostile input costs O(len) time and no heap at all.
  */
-#include "query.h"
+#include "app/query.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +25,8 @@ typedef struct key_row {
 static const key_row keys[] = {
     {NQ_QK_N, "n"},         {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
     {NQ_QK_LIMIT, "limit"}, {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
+    {NQ_QK_METHOD, "method"}, {NQ_QK_SEED, "seed"}, {NQ_QK_COLUMNS, "columns"},
+    {NQ_QK_QUEENS, "queens"},
 };
 
 const char *nq_query_key_name(nq_query_key key) {
@@ -95,13 +97,12 @@ static int_rc parse_u64(const char *s, size_t len, uint64_t *out) {
     return INT_OK;
 }
 
-/* Parse an integer parameter of at least min; on failure fill err, saying whether the digits
- * overflowed or were no integer at all. */
+/* Parse an integer parameter of at least min (range says so in words); on failure fill err, saying
+ * whether the digits overflowed or were no integer at all. */
 static nq_err int_value(nq_query_error *err, const char *name, const char *v, size_t len, uint64_t min,
-                        uint64_t *out) {
+                        const char *range, uint64_t *out) {
     const int_rc rc = parse_u64(v, len, out);
     if (rc == INT_OK && *out >= min) return NQ_OK;
-    const char *range = min > 0 ? "at least 1" : "0 or more";
     fail(err, NQ_E_PARAM_INVALID, name);
     if (rc == INT_OVERFLOW)
         DETAIL(err, "Parameter '%s' overflows: it must be an integer below 2^64 (18446744073709551616), %s.", name,
@@ -114,11 +115,11 @@ static nq_err int_value(nq_query_error *err, const char *name, const char *v, si
 static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err) {
     switch (key) {
     case NQ_QK_N:
-        return int_value(err, "n", v, len, 1, &q->n);
+        return int_value(err, "n", v, len, 1, "at least 1", &q->n);
     case NQ_QK_LIMIT:
-        return int_value(err, "limit", v, len, 1, &q->limit);
+        return int_value(err, "limit", v, len, 1, "at least 1", &q->limit);
     case NQ_QK_OFFSET:
-        return int_value(err, "offset", v, len, 0, &q->offset);
+        return int_value(err, "offset", v, len, 0, "0 or more", &q->offset);
     case NQ_QK_FORMAT:
         if (strcmp(v, "board") == 0) q->format = NQ_FORMAT_BOARD;
         else if (strcmp(v, "columns") == 0) q->format = NQ_FORMAT_COLUMNS;
@@ -141,6 +142,20 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         memcpy(q->after, v, len + 1);
         q->after_len = len;
         return NQ_OK;
+    case NQ_QK_METHOD:
+        if (strcmp(v, "construct") == 0) q->method = NQ_METHOD_CONSTRUCT;
+        else if (strcmp(v, "random") == 0) q->method = NQ_METHOD_RANDOM;
+        else {
+            fail(err, NQ_E_PARAM_INVALID, "method");
+            DETAIL(err, "Parameter 'method' must be 'construct' or 'random'.");
+            return err->err;
+        }
+        return NQ_OK;
+    case NQ_QK_SEED:
+        return int_value(err, "seed", v, len, 0, "from 0 to 18446744073709551615", &q->seed);
+    case NQ_QK_COLUMNS:
+    case NQ_QK_QUEENS:
+        return NQ_E_INTERNAL; /* kept raw by parse_pair */
     }
     return NQ_E_INTERNAL;
 }
@@ -215,6 +230,11 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
         DETAIL(err, "Parameter '%s' needs a value ('%s=...').", row->name, row->name);
         return err->err;
     }
+    if (row->key == NQ_QK_COLUMNS || row->key == NQ_QK_QUEENS) { /* any length: decoded by the route */
+        q->placement = eq + 1;
+        q->placement_len = len - klen - 1;
+        return NQ_OK;
+    }
     char value[VALUE_CAP + 1];
     size_t vlen = 0;
     const decode_rc vrc = decode(eq + 1, len - klen - 1, value, VALUE_CAP, &vlen);
@@ -241,6 +261,25 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
         DETAIL(err, "Parameters 'after' and 'offset' exclude each other: page with 'after' alone.");
         return err->err;
     }
+    if ((q->present & NQ_QK_COLUMNS) && (q->present & NQ_QK_QUEENS)) {
+        fail(err, NQ_E_PARAM_CONFLICT, "queens");
+        DETAIL(err, "Parameters 'columns' and 'queens' exclude each other: give the placement once.");
+        return err->err;
+    }
+    return NQ_OK;
+}
+
+nq_err nq_query_decode(const char *raw, size_t len, const char *param, char **out, size_t *out_len,
+                       nq_query_error *err) {
+    memset(err, 0, sizeof *err);
+    char *buf = malloc(len + 1);
+    if (!buf) return NQ_E_NOMEM;
+    const decode_rc rc = decode(raw, len, buf, len, out_len);
+    if (rc != DECODE_OK) {
+        free(buf);
+        return decode_error(err, rc, param, false);
+    }
+    *out = buf;
     return NQ_OK;
 }
 

@@ -12,8 +12,8 @@
  *   - a key given twice: E_PARAM_DUPLICATE;
  *   - a value that can never be valid: E_PARAM_INVALID (integers are plain ASCII digits only, no
  *     sign, space, "0x", exponent or overflow; n >= 1, limit >= 1; format is board|columns; unique
- *     is true|false);
- *   - offset together with after: E_PARAM_CONFLICT.
+ *     is true|false; method is construct|random);
+ *   - offset together with after, columns together with queens: E_PARAM_CONFLICT.
  * A missing required key is not checked here (routes differ): see nq_query_require.
  * Values beyond the server's configured limits parse fine here: the caller answers those with 422.
  *
@@ -35,8 +35,17 @@ typedef enum nq_query_key {
     NQ_QK_UNIQUE = 1u << 2, /* true | false */
     NQ_QK_LIMIT = 1u << 3,  /* page size */
     NQ_QK_OFFSET = 1u << 4, /* solutions to skip */
-    NQ_QK_AFTER = 1u << 5   /* cursor: comma-separated columns */
+    NQ_QK_AFTER = 1u << 5,  /* cursor: comma-separated columns */
+    NQ_QK_METHOD = 1u << 6, /* construct | random */
+    NQ_QK_SEED = 1u << 7,   /* 0 .. 2^64 - 1 */
+    NQ_QK_COLUMNS = 1u << 8, /* a placement, one entry per row (kept raw: see nq_query.placement) */
+    NQ_QK_QUEENS = 1u << 9   /* a placement, row:column entries (kept raw) */
 } nq_query_key;
+
+typedef enum nq_method {
+    NQ_METHOD_CONSTRUCT = 0, /* the explicit construction */
+    NQ_METHOD_RANDOM         /* a random solution by local search */
+} nq_method;
 
 typedef enum nq_format {
     NQ_FORMAT_BOARD = 0, /* each solution is n strings of 'Q' and '.' */
@@ -56,6 +65,12 @@ typedef struct nq_query {
     uint64_t offset;                     /* default 0 */
     char after[NQ_QUERY_AFTER_MAX + 1];  /* decoded cursor, NUL-terminated; checked later against n */
     size_t after_len;                    /* its length */
+    nq_method method;                    /* default NQ_METHOD_CONSTRUCT */
+    uint64_t seed;                       /* any 64-bit value when present */
+    const char *placement;               /* columns or queens: the raw, still escaped value, pointing
+                                            into the query (a board of any size does not fit a fixed
+                                            buffer); decode with nq_query_decode */
+    size_t placement_len;                /* its length */
 } nq_query;
 
 /* Longest parameter name reported back in an error (longer names are cut). */
@@ -77,6 +92,12 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
 /* Check that every key in `required` is present in q; on the first missing one returns
  * NQ_E_PARAM_MISSING with *err filled. */
 nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err);
+
+/* Percent-decode the raw value [raw, raw + len) of a parameter into a new NUL-terminated buffer
+ * (*out, malloc'd, never longer than the input; free with free()) of *out_len bytes. On a malformed
+ * escape or an escaped NUL returns NQ_E_PARAM_INVALID with *err filled (naming param); NQ_E_NOMEM. */
+nq_err nq_query_decode(const char *raw, size_t len, const char *param, char **out, size_t *out_len,
+                       nq_query_error *err);
 
 /* The value of a hexadecimal digit (either case), or -1 when c is not one. Shared with the router's
  * path normalisation, which decodes escapes too. */

@@ -2,7 +2,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strcasecmp */
 #endif
-#include "app.h"
+#include "app/app.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,20 @@ bool nq_response_add_header(nq_response *resp, const char *name, const char *val
     resp->headers[resp->nheaders].value = copy;
     resp->nheaders++;
     return true;
+}
+
+bool nq_response_set_header(nq_response *resp, const char *name, const char *value) {
+    for (size_t i = 0; i < resp->nheaders; i++) {
+        if (strcasecmp(resp->headers[i].name, name) != 0) continue;
+        const size_t len = strlen(value) + 1;
+        if (len > NQ_RESPONSE_ARENA - resp->arena_used) return false;
+        char *copy = resp->arena + resp->arena_used; /* the old value's bytes stay: the arena only grows */
+        memcpy(copy, value, len);
+        resp->arena_used += len;
+        resp->headers[i].value = copy;
+        return true;
+    }
+    return nq_response_add_header(resp, name, value);
 }
 
 const char *nq_response_header(const nq_response *resp, const char *name) {

@@ -1,24 +1,28 @@
 /* router.c - the one route table of nqueensd, and the path normalisation it matches on (see router.h). */
-#include "router.h"
+#include "app/router.h"
 
 #include <string.h>
 
-#include "ops_routes.h"
-#include "query.h"
+#include "app/query.h"
 
 #define ALLOW_READ "GET, HEAD, OPTIONS"
 
-/* Most specific first; the last row is the fallback. A handful of rows: a linear scan is fastest. */
+/* Most specific first; the last row is the fallback. A handful of rows: a linear scan is fastest.
+ *  path                 prefix  name           allow       parse           answer                 compute            finish */
+/* clang-format off */
 static const nq_route routes[] = {
-    {"/solve", false, "solve", ALLOW_READ, nq_handle_solve},
-    {"/count", false, "count", ALLOW_READ, nq_handle_count},
-    {"/openapi.yaml", false, "openapi", ALLOW_READ, nq_handle_openapi},
-    {"/healthz", false, "healthz", ALLOW_READ, nq_handle_healthz},
-    {"/readyz", false, "readyz", ALLOW_READ, nq_handle_readyz},
-    {"/metrics", false, "metrics", ALLOW_READ, nq_handle_metrics},
-    {NQ_PROBLEM_TYPE_BASE, true, "problem_doc", ALLOW_READ, nq_handle_problem_doc},
-    {NULL, false, "not_found", NULL, nq_handle_not_found},
+    {"/solve",             false, "solve",       ALLOW_READ, nq_solve_parse, nq_solve_answer,       nq_solve_compute,  nq_solve_finish},
+    {"/count",             false, "count",       ALLOW_READ, nq_count_parse, nq_count_answer,       nq_count_compute,  nq_count_finish},
+    {"/solution",          false, "solution",    ALLOW_READ, nq_solution_parse, nq_solution_answer, nq_solution_compute, nq_solution_finish},
+    {"/check",             false, "check",       ALLOW_READ, nq_check_parse, nq_check_answer,       NULL,              NULL},
+    {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_docs_parse,  nq_openapi_answer,     NULL,              NULL},
+    {"/healthz",           false, "healthz",     ALLOW_READ, NULL,           nq_healthz_answer,     NULL,              NULL},
+    {"/readyz",            false, "readyz",      ALLOW_READ, NULL,           nq_readyz_answer,      NULL,              NULL},
+    {"/metrics",           false, "metrics",     ALLOW_READ, NULL,           nq_metrics_answer,     NULL,              NULL},
+    {NQ_PROBLEM_TYPE_BASE, true,  "problem_doc", ALLOW_READ, NULL,           nq_problem_doc_answer, NULL,              NULL},
+    {NULL,                 false, "not_found",   NULL,       NULL,           nq_not_found_answer,   NULL,              NULL},
 };
+/* clang-format on */
 
 const nq_route *nq_router_match(const char *path) {
     const nq_route *r = routes;

@@ -1,8 +1,11 @@
-/* router.h - the route table of nqueensd: one static table, matched in order, ending in a 404 fallback.
+/* router.h - the route table of nqueensd: one row per route naming its pipeline steps (pipeline.h),
+ * matched in order, ending in a 404 fallback.
  *
- * Every public route answers GET, HEAD and OPTIONS (the preflight is answered by the app before the
- * handler runs); any other method gets 405 with Allow. Routes are matched exactly (or by prefix for
+ * Every public route answers GET, HEAD and OPTIONS (the preflight is answered by the core before
+ * any step runs); any other method gets 405 with Allow. Routes are matched exactly (or by prefix for
  * the rows that say so), case-sensitively, on the path as nq_router_normalize leaves it.
+ * Adding a route: a file route_<name>.c with its steps, their declarations below, one row in
+ * router.c.
  * Thread-safety: the table is constant; matching is a pure function.
  */
 #ifndef NQ_ROUTER_H
@@ -11,20 +14,32 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "app.h"
+#include "app/pipeline.h"
 
-/* A route handler: answer req (method already checked to be GET or HEAD) into resp, or ask for a
- * computation (see nq_app_handle). */
-typedef nq_app_step (*nq_route_fn)(nq_app *app, const nq_request *req, nq_response *resp,
-                                   nq_app_work **work);
+/* parse: fill w->plan (and w->key, when the answer is cacheable) from req; false with resp complete
+ * (a problem) when the request cannot be served. NULL: nothing to parse. */
+typedef bool (*nq_route_parse_fn)(nq_app_work *w, const nq_request *req, nq_response *resp);
 
-typedef struct nq_route {
-    const char *path;    /* exact path, or prefix when `prefix`; NULL in the fallback row */
-    bool prefix;         /* match any path starting with `path` */
-    const char *name;    /* short [a-z_] label for logs and metrics */
-    const char *allow;   /* the Allow header value */
-    nq_route_fn handler; /* what answers it */
-} nq_route;
+/* answer: complete resp without computing (NQ_APP_DONE), or ask for the computation. */
+typedef nq_app_step (*nq_route_answer_fn)(nq_app_work *w, const nq_request *req, nq_response *resp);
+
+/* compute: run the plan's computation into r (zeroed by the core); any thread, w only read.
+ * ctl (may be NULL) lets the pool cancel it. NULL for routes that never compute. */
+typedef nq_err (*nq_route_compute_fn)(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+
+/* finish: complete resp from a computation's result (borrowed, shared by every identical request). */
+typedef void (*nq_route_finish_fn)(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
+
+struct nq_route {
+    const char *path;            /* exact path, or prefix when `prefix`; NULL in the fallback row */
+    bool prefix;                 /* match any path starting with `path` */
+    const char *name;            /* short [a-z_] label for logs and metrics */
+    const char *allow;           /* the Allow header value */
+    nq_route_parse_fn parse;     /* step 1 */
+    nq_route_answer_fn answer;   /* step 2 (never NULL) */
+    nq_route_compute_fn compute; /* step 3 */
+    nq_route_finish_fn finish;   /* step 4 (set when compute is) */
+};
 
 /* The route for path (NUL-terminated): the first row that matches; the 404 fallback row when none
  * does (its path is NULL). Never returns NULL for a non-NULL path. */
@@ -37,13 +52,39 @@ const nq_route *nq_router_match(const char *path);
  * Returns false, with out unspecified, when the result does not fit (no route is that long). */
 bool nq_router_normalize(const char *raw, char *out, size_t cap);
 
-/* The handlers of the routes the server core owns (defined in handle_*.c). */
-nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work);
-nq_app_step nq_handle_count(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work);
-nq_app_step nq_handle_openapi(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work);
-nq_app_step nq_handle_problem_doc(nq_app *app, const nq_request *req, nq_response *resp,
-                                  nq_app_work **work);
-nq_app_step nq_handle_not_found(nq_app *app, const nq_request *req, nq_response *resp,
-                                nq_app_work **work);
+/* ---- the steps of each route (route_<name>.c) ------------------------------------------------ */
+
+/* /solve (route_solve.c) */
+bool nq_solve_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_solve_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+void nq_solve_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
+
+/* /count (route_count.c) */
+bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
+
+/* /solution (route_solution.c) */
+bool nq_solution_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_err nq_solution_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
+void nq_solution_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);
+
+/* /check (route_check.c) */
+bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+
+/* /openapi.yaml, /problems/{slug} and the 404 fallback (route_docs.c) */
+bool nq_docs_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_not_found_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+
+/* /healthz, /readyz, /metrics (route_ops.c) */
+nq_app_step nq_healthz_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_readyz_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+nq_app_step nq_metrics_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 
 #endif /* NQ_ROUTER_H */

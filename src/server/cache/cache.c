@@ -11,7 +11,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #endif
-#include "cache.h"
+#include "cache/cache.h"
 
 #include <assert.h>
 #include <pthread.h>

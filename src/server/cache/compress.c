@@ -2,7 +2,7 @@
  * Accept-Encoding parser.
  */
 #define ZLIB_CONST /* zlib's next_in becomes a pointer to const: it never writes the input */
-#include "compress.h"
+#include "cache/compress.h"
 
 #include <limits.h>
 #include <stdlib.h>

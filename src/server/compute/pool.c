@@ -16,7 +16,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock, strnlen */
 #endif
-#include "pool.h"
+#include "compute/pool.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "base/clock.h"
 
 typedef struct job job;
 

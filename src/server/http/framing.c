@@ -3,7 +3,7 @@
  * Tuned for heads of a dozen short lines: one pass per line, no allocation. Values are compared
  * byte-wise; Transfer-Encoding's coding names case-insensitively (RFC 9112 section 7).
  */
-#include "framing.h"
+#include "http/framing.h"
 
 #include <string.h>
 #include <strings.h>

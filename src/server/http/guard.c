@@ -11,7 +11,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
 #endif
-#include "guard.h"
+#include "http/guard.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "clock.h"
-#include "framing.h"
+#include "base/clock.h"
+#include "http/framing.h"
 
 /* The smallest per-connection memory pool we give libmicrohttpd (its own default is 32 KiB). */
 #define POOL_MIN_BYTES ((size_t)32 * 1024)

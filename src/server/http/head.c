@@ -7,7 +7,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strncasecmp */
 #endif
-#include "head.h"
+#include "http/head.h"
 
 #include <stdint.h>
 #include <stdlib.h>

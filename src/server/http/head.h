@@ -26,7 +26,7 @@
 
 #include <microhttpd.h>
 
-#include "framing.h"
+#include "http/framing.h"
 #include "nqueens/error.h"
 
 /* What nq_head_begin found, for nq_head_check. */

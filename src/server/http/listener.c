@@ -14,7 +14,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
 #endif
-#include "listener.h"
+#include "http/listener.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 
 /* How often a loop at the connection limit looks for room: the delay a waiting client may add to
  * its wait for a free slot, against wake-ups while the server is full. */

@@ -35,7 +35,7 @@
 
 #include <microhttpd.h>
 
-#include "guard.h"
+#include "http/guard.h"
 #include "nqueens/error.h"
 
 typedef struct nq_listener nq_listener; /* opaque */

@@ -20,7 +20,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
 #endif
-#include "server.h"
+#include "http/server.h"
 
 #include <arpa/inet.h>
 #include <limits.h>
@@ -35,15 +35,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "cache.h"
-#include "clock.h"
-#include "framing.h"
-#include "guard.h"
-#include "head.h"
-#include "listener.h"
-#include "ops_routes.h"
-#include "pool.h"
+#include "app/app.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "http/framing.h"
+#include "http/guard.h"
+#include "http/head.h"
+#include "http/listener.h"
+#include "ops/ops.h"
+#include "compute/pool.h"
 
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
@@ -58,8 +58,7 @@ struct nq_server {
     atomic_size_t in_flight;                     /* requests between uri_log and completion */
     atomic_bool draining;                        /* nq_server_drain called */
     nq_listener *listener;                       /* accepts connections into the daemon until drain */
-    _Atomic(nq_server_observer) observer;        /* per-request hook, or NULL */
-    _Atomic(void *) observer_ctx;                /* its argument */
+    const nq_ops *ops;                           /* borrowed: access log and metrics, or NULL */
 };
 
 /* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
@@ -171,8 +170,7 @@ static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *
         .cache = ctx->resp.cache,
         .completed = ok,
     };
-    const nq_server_observer fn = atomic_load_explicit(&s->observer, memory_order_acquire);
-    if (fn) fn(atomic_load_explicit(&s->observer_ctx, memory_order_relaxed), &rec);
+    nq_ops_request_done(s->ops, &rec);
     nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
@@ -524,17 +522,42 @@ static nq_err start_daemon(nq_server *s) {
     return rc;
 }
 
-nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
+/* ---- the app's hooks ------------------------------------------------------------------------- */
+
+/* /metrics: the figures of the layers this server owns, sampled now, rendered by the ops bundle. The
+ * pool and guard are set before the daemon serves, so no request sees them unset. */
+static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len) {
+    const nq_server *s = ctx;
+    nq_cache_stats cache;
+    nq_pool_stats ps;
+    nq_guard_stats gs;
+    nq_cache_stats_get(s->cache, &cache);
+    nq_pool_stats_get(s->pool, &ps);
+    nq_guard_stats_get(s->guard, &gs);
+    const nq_metrics_pool pool = {.running = ps.running, .queued = ps.queued, .waiting = ps.waiting,
+                                  .started = ps.started, .finished = ps.finished, .cancelled = ps.cancelled,
+                                  .shared = ps.shared, .rejected = ps.rejected, .deadlines = ps.deadlines};
+    const nq_metrics_conns conns = {.open = gs.open, .accepted = gs.accepted, .head_timeouts = gs.head_timeouts};
+    const nq_metrics_state st = {.ready = ready, .cache = &cache, .pool = &pool, .conns = &conns};
+    return nq_ops_render_metrics(s->ops, &st, text, len);
+}
+
+static void solver_done(void *ctx, const char *route, double seconds) {
+    const nq_server *s = ctx;
+    nq_ops_solver_done(s->ops, route, seconds);
+}
+
+nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out) {
     if (!cfg || !out) return NQ_E_ARG;
     nq_server *s = calloc(1, sizeof *s);
     if (!s) return NQ_E_NOMEM;
     s->cfg = cfg;
+    s->ops = ops;
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, false);
-    atomic_init(&s->observer, NULL);
-    atomic_init(&s->observer_ctx, NULL);
+    const nq_app_hooks hooks = {s, render_metrics, solver_done};
     nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
-    if (rc == NQ_OK) rc = nq_app_create(cfg, s->cache, &s->app);
+    if (rc == NQ_OK) rc = nq_app_create(cfg, s->cache, &hooks, &s->app);
     if (rc == NQ_OK) {
         const nq_pool_config pc = {cfg->solver_workers, cfg->queue_len, cfg->deadline_ms, cfg->budget_ms};
         rc = nq_pool_create(&pc, &s->pool);
@@ -546,16 +569,6 @@ nq_err nq_server_create(const nq_config *cfg, nq_server **out) {
     }
     *out = s;
     return NQ_OK;
-}
-
-void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx) {
-    atomic_store_explicit(&s->observer_ctx, ctx, memory_order_relaxed);
-    atomic_store_explicit(&s->observer, fn, memory_order_release);
-}
-
-void nq_server_set_ops(nq_server *s, nq_ops *ops) {
-    nq_ops_attach(ops, s->pool, s->guard);
-    nq_app_set_ops(s->app, ops);
 }
 
 uint16_t nq_server_port(const nq_server *s) { return s->port; }

@@ -16,33 +16,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "nqueens/error.h"
-#include "request_record.h"
+#include "ops/ops.h"
 
 typedef struct nq_server nq_server; /* opaque */
 
-/* Called once per finished request with its record (borrowed for the call), from a libmicrohttpd
- * thread: must be thread-safe and quick. */
-typedef void (*nq_server_observer)(void *ctx, const nq_request_record *rec);
-
-/* Create the server over cfg (borrowed: must outlive the server), bind cfg->bind_addr:cfg->port
- * (port 0: the kernel picks one, see nq_server_port) and start serving on cfg->http_threads threads.
+/* Create the server over cfg (borrowed: must outlive the server) and the operations bundle ops
+ * (borrowed, may be NULL: no access log, no metrics; else every finished request is reported to it,
+ * once, and /metrics renders from it), bind cfg->bind_addr:cfg->port (port 0: the kernel picks one,
+ * see nq_server_port) and start serving on cfg->http_threads threads.
  * On success *out owns the server (nq_server_destroy).
  * Errors: NQ_E_ARG (NULL, or a bind address that is not a numeric IPv4/IPv6 address), NQ_E_NOMEM,
  * NQ_E_THREAD (libmicrohttpd could not start: port in use, no permission, ...). Nothing is left
  * running on error. */
-nq_err nq_server_create(const nq_config *cfg, nq_server **out);
-
-/* Register the per-request observer (access log, metrics). Call before traffic matters: a request
- * completing concurrently with this call may or may not be observed. NULL unregisters. */
-void nq_server_set_observer(nq_server *s, nq_server_observer fn, void *ctx);
-
-/* Hand the operations bundle (ops_routes.h) to the server: its probes and /metrics then serve from
- * it, with the figures of this server's pool and guard. ops is borrowed and must outlive s. Call
- * once, right after nq_server_create (before that, /metrics answers 500). */
-typedef struct nq_ops nq_ops;
-void nq_server_set_ops(nq_server *s, nq_ops *ops);
+nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out);
 
 /* The bound TCP port (the real one when cfg->port was 0). */
 uint16_t nq_server_port(const nq_server *s);

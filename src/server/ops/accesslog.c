@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "accesslog.h"
+#include "ops/accesslog.h"
 
 #include <assert.h>
 #include <errno.h>

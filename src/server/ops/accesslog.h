@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "nqueens/error.h"
-#include "request_record.h"
+#include "base/request_record.h"
 
 #define NQ_LOG_LINE_MAX 4096u /* = PIPE_BUF on Linux: one write of a line is atomic on a pipe */
 

@@ -12,7 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getline */
 #endif
-#include "cpus.h"
+#include "ops/cpus.h"
 
 #include <errno.h>
 #include <limits.h>

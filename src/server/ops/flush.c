@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "flush.h"
+#include "ops/flush.h"
 
 #include <stdbool.h>
 #include <stdio.h>

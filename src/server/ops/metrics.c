@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "metrics.h"
+#include "ops/metrics.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -32,7 +32,7 @@ static const double bucket_le[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.
 #define STATUS_MIN 100u
 #define STATUS_SLOTS 500u /* 100..599 */
 #define OTHER_ROUTE NQ_METRICS_ROUTES_MAX /* index of the catch-all "other" slot */
-#define NKINDS 2u
+#define NKINDS 3u
 
 typedef atomic_uint_fast64_t counter;
 
@@ -55,7 +55,7 @@ struct nq_metrics {
     counter solver_us[NKINDS];                      /* solver time by kind, microseconds */
 };
 
-static const char *const kind_names[NKINDS] = {"count", "solve"};
+static const char *const kind_names[NKINDS] = {"count", "solve", "solution"};
 
 static void inc(counter *c, uint64_t by)
 {
@@ -161,6 +161,17 @@ void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r)
     inc(&s->buckets[bucket_of(r->duration_s)], 1);
     inc(&s->duration_us, to_us(r->duration_s));
     inc(&s->bytes, r->bytes);
+}
+
+bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out)
+{
+    for (unsigned k = 0; name != NULL && k < NKINDS; k++) {
+        if (strcmp(kind_names[k], name) == 0) {
+            *out = (nq_metrics_kind)k;
+            return true;
+        }
+    }
+    return false;
 }
 
 void nq_metrics_observe_solver(nq_metrics *m, nq_metrics_kind kind, double seconds)

@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "cache/cache.h"
 #include "nqueens/error.h"
-#include "request_record.h"
+#include "base/request_record.h"
 
 #define NQ_METRICS_ROUTES_MAX 32u       /* distinct route labels; later ones are counted as "other" */
 #define NQ_METRICS_ROUTE_NAME_MAX 32u   /* longest route label plus NUL; longer ones count as "other" */
@@ -33,7 +33,8 @@ typedef struct nq_metrics nq_metrics; /* opaque */
 
 typedef enum nq_metrics_kind {
     NQ_METRICS_COUNT = 0, /* a /count computation */
-    NQ_METRICS_SOLVE      /* a /solve computation (an enumeration page or a total) */
+    NQ_METRICS_SOLVE,     /* a /solve computation (an enumeration page or a total) */
+    NQ_METRICS_SOLUTION   /* a /solution computation (a local search, or a render once) */
 } nq_metrics_kind;
 
 /* The worker pool's figures (a copy of its own snapshot, so this header needs no pool.h). */
@@ -77,6 +78,10 @@ void nq_metrics_destroy(nq_metrics *m);
  * A record with status 0 (no response was sent) is counted only in the unanswered counter.
  * Thread-safe, lock-free except the first time a route name is seen. m or r NULL: no-op. */
 void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r);
+
+/* The kind whose label is name ("count", "solve", "solution": the route names of the routes that compute): true
+ * and *out set, or false for a name without a kind (and for NULL). */
+bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out);
 
 /* Add the seconds one computation of the given kind spent in the solver (whatever its outcome).
  * Thread-safe, lock-free. m NULL or an unknown kind: no-op. */

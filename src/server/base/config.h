@@ -51,6 +51,9 @@ typedef struct nq_config {
     int max_n_solve;                       /* largest n /solve accepts (422 beyond) */
     int max_n_count;                       /* largest n /count accepts (422 beyond) */
     uint64_t max_solutions;                /* most solutions one /solve response may carry */
+    unsigned max_n_solution;               /* largest n /solution and /check accept (422 beyond) */
+    unsigned max_n_board;                  /* largest n /solution renders with format=board */
+    unsigned max_conflicts;                /* most attacking pairs one /check lists */
     unsigned queue_len;                    /* computations that may wait for a worker; excess gets 503 */
     unsigned deadline_ms;                  /* a caller waits this long for its computation; 0: no limit */
     unsigned budget_ms;                    /* an unwatched computation past this is cancelled; 0: never */

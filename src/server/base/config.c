@@ -5,7 +5,7 @@
  * Numbers are plain ASCII decimal digits, as in the HTTP API: no sign, no spaces, no 0x, no overflow.
  * Byte sizes also take one binary suffix (K, M, G: 1024, 1024^2, 1024^3).
  */
-#include "config.h"
+#include "base/config.h"
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "nqueens/solver.h"
-#include "probe.h"
+#include "base/probe.h"
 
 typedef enum opt_type {
     T_PORT,    /* uint16_t */
@@ -68,6 +68,12 @@ static const opt_row opts[] = {
      "N", "largest board /count accepts; larger gets 422"},
     {"max-solutions", "NQUEENSD_MAX_SOLUTIONS", T_U64, FIELD(max_solutions), "100000", 1, 100000000,
      "N", "most solutions one /solve response carries; a larger answer needs limit/after"},
+    {"max-n-solution", "NQUEENSD_MAX_N_SOLUTION", T_UINT, FIELD(max_n_solution), "1000000", 1, 100000000, "N",
+     "largest board /solution and /check accept; larger gets 422"},
+    {"max-n-board", "NQUEENSD_MAX_N_BOARD", T_UINT, FIELD(max_n_board), "256", 1, 4096, "N",
+     "largest board /solution draws as rows of text (format=board); larger gets 422"},
+    {"max-conflicts", "NQUEENSD_MAX_CONFLICTS", T_UINT, FIELD(max_conflicts), "1000", 0, 1000000, "N",
+     "most attacking pairs /check lists (conflict_count is always the full number)"},
     {"queue-len", "NQUEENSD_QUEUE_LEN", T_UINT, FIELD(queue_len), "64", 0, 65536, "N",
      "computations that may wait for a worker; beyond it 503 + Retry-After"},
     {"deadline-ms", "NQUEENSD_DEADLINE_MS", T_UINT, FIELD(deadline_ms), "10000", 0, 3600000, "MS",

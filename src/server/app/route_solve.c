@@ -1,4 +1,4 @@
-/* handle_solve.c - GET /solve: every solution of an n x n board, paged, as JSON or NDJSON.
+/* route_solve.c - GET /solve: every solution of an n x n board, paged, as JSON or NDJSON.
  *
  * How a request is answered, cheapest first:
  *   - validation (400/422) and If-None-Match (304) need no computation at all: the ETag is a hash of
@@ -7,11 +7,16 @@
  *     nq_app_compute, with its gzip form, and served from the cache from then on;
  *   - a bigger body streams: the enumerator is positioned and solutions are rendered batch by batch
  *     as the client reads, gzip-compressed on the fly when allowed. It is never cached. A cursor
- *     seek costs O(n); an offset skip (at most NQ_APP_OFFSET_MAX solutions) is computation, so
+ *     seek costs O(n); an offset skip (at most OFFSET_MAX solutions) is computation, so
  *     nq_app_compute does it, off the network threads, and hands the stream the offset-th solution
  *     as a cursor.
- * "total" is given for n <= NQ_APP_TOTAL_N_MAX (a cached count); a request without `limit` must fit in
+ * "total" is given for n <= TOTAL_N_MAX (a cached count); a request without `limit` must fit in
  * max_solutions, which needs that total: otherwise 422 result-too-large, pointing at limit/after.
+ *
+ * The steps: parse validates the page into a plan; what the page then is (too large, cached or
+ * rendered once, a stream positioned by an offset skip, a plain stream) is decided once, by
+ * decide(), as soon as the total is known: in answer when the counts are cached (or not needed),
+ * else in compute after counting. finish carries out compute's verdict.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime (clock.h) */
@@ -22,12 +27,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_internal.h"
-#include "clock.h"
-#include "router.h"
+#include "app/counts.h"
+#include "app/router.h"
+#include "base/clock.h"
 
 #define SOLVE_KEYS (NQ_QK_N | NQ_QK_FORMAT | NQ_QK_UNIQUE | NQ_QK_LIMIT | NQ_QK_OFFSET | NQ_QK_AFTER)
 #define STREAM_IN_CAP ((size_t)32 * 1024) /* identity bytes the gzip stream pulls at a time */
+
+/* "total" is stated only up to this n: below it a count is cheap (it is cached once computed).
+ * Fixed, so that a given URL always gets the same bytes (the ETag promises it). */
+#define TOTAL_N_MAX 16
+
+/* Largest offset accepted. Skipping costs O(offset) enumeration (a computation, run by compute), and
+ * a streamed page repeats it on every request, since only cacheable pages are kept: at well under a
+ * million solutions a second on this hardware (n = 16), 100000 keeps that to about 0.2 s. Beyond
+ * it, page with 'after' (O(n)). */
+#define OFFSET_MAX 100000u
+
+/* What a page is, once its total is known. */
+typedef enum solve_verdict {
+    VERDICT_TOO_LARGE, /* no limit, and more than max_solutions (or an unknown number): 422 */
+    VERDICT_CACHE,     /* small enough for the cache: rendered once, with its gzip form */
+    VERDICT_POSITION,  /* streamed, after an offset skip done once by compute */
+    VERDICT_STREAM     /* streamed from the start or a cursor */
+} solve_verdict;
+
+typedef struct solve_plan {
+    nq_solve_spec spec;    /* the page, validated */
+    char not_modified[40]; /* the If-None-Match tag that matched, "" if none; the 304 waits for the
+                              total, which may make the answer a 422 instead */
+} solve_plan;
+
+typedef struct solve_result {
+    nq_counts counts;         /* the counts, when the spec has a total */
+    solve_verdict verdict;    /* decide()'s */
+    bool positioned;          /* VERDICT_POSITION: the skip is done, see cursor */
+    bool exhausted;           /* ... and there were no more than offset solutions: empty page */
+    uint8_t cursor[NQ_N_MAX]; /* ... the offset-th solution: the page starts after it */
+} solve_result;
 
 static int max_n(const nq_config *cfg) { return cfg->max_n_solve < NQ_N_MAX ? cfg->max_n_solve : NQ_N_MAX; }
 
@@ -52,8 +89,8 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
         over_limit(resp, req->path, "limit", cfg->max_solutions, " (solutions in one response)");
         return false;
     }
-    if (q->offset > NQ_APP_OFFSET_MAX) {
-        over_limit(resp, req->path, "offset", NQ_APP_OFFSET_MAX, "; page further with 'after'");
+    if (q->offset > OFFSET_MAX) {
+        over_limit(resp, req->path, "offset", OFFSET_MAX, "; page further with 'after'");
         return false;
     }
     memset(spec, 0, sizeof *spec);
@@ -74,7 +111,7 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
     spec->limit = limit_given ? q->limit : cfg->max_solutions;
     spec->limit_given = limit_given;
     spec->offset = q->offset;
-    spec->has_total = spec->n <= NQ_APP_TOTAL_N_MAX;
+    spec->has_total = spec->n <= TOTAL_N_MAX;
     return true;
 }
 
@@ -87,12 +124,18 @@ static void canonical_key(const nq_solve_spec *s, const nq_query *q, bool ndjson
                    s->offset, s->has_after ? q->after : "", ndjson ? "ndjson" : "json");
 }
 
-/* A /solve without a limit whose total passes max_solutions is answered 422 (result-too-large). */
-static bool over_cap(const nq_app *app, const nq_solve_spec *spec, uint64_t total) {
-    return !spec->limit_given && total > nq_app_config(app)->max_solutions;
+/* The one place the page's rules are applied, once its total is known (when it has one): spec gets
+ * the total, and the verdict says what the answer is. */
+static solve_verdict decide(nq_app *app, nq_solve_spec *spec, const nq_counts *counts) {
+    if (spec->has_total) spec->total = spec->unique ? counts->unique : counts->total;
+    if (!spec->limit_given && (!spec->has_total || spec->total > nq_app_config(app)->max_solutions))
+        return VERDICT_TOO_LARGE;
+    const size_t max = nq_body_solve_size_max(spec);
+    if (nq_cache_fits(nq_app_cache(app), max, max)) return VERDICT_CACHE;
+    return spec->offset > 0 ? VERDICT_POSITION : VERDICT_STREAM;
 }
 
-static nq_app_step too_large(const nq_app_work *w, nq_response *resp) {
+static void too_large(const nq_app_work *w, nq_response *resp) {
     const uint64_t cap = nq_app_config(w->app)->max_solutions;
     char detail[192];
     (void)snprintf(detail, sizeof detail,
@@ -100,69 +143,66 @@ static nq_app_step too_large(const nq_app_work *w, nq_response *resp) {
                    "limit=%" PRIu64 " (or less) and follow each page's 'next' link, which uses 'after'.",
                    cap, cap);
     nq_app_problem(resp, w->instance, NQ_E_TOO_LARGE, "limit", detail, true, cap);
-    return NQ_APP_DONE;
 }
 
-/* Answer the pending work w (owned: handed to *work for a computation, else destroyed), cheapest
- * first: a 422 known without computing, a 304, a computation of the counts, or what
- * nq_solve_continue makes of cached counts. */
-static nq_app_step answer(nq_app *app, const nq_request *req, nq_app_work *w, nq_response *resp,
-                          nq_app_work **work) {
-    /* An answer known to be too big is a 422 whatever If-None-Match says ("*" would match it): no
-     * total means too big, and so does a cached total over the cap. */
-    const nq_solve_spec *spec = &w->spec;
+static void not_modified(const nq_app_work *w, const solve_plan *p, nq_response *resp) {
+    nq_app_not_modified(resp, p->not_modified);
+    nq_app_304_body(resp, nq_app_cache(w->app), w->key);
+}
+
+static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds, nq_response *resp);
+
+bool nq_solve_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+    nq_query q;
+    nq_query_error qe;
+    if (nq_query_parse(req->query, req->query_len, SOLVE_KEYS, &q, &qe) != NQ_OK ||
+        nq_query_require(&q, NQ_QK_N, &qe) != NQ_OK) {
+        nq_app_query_problem(resp, req->path, &qe);
+        return false;
+    }
+    solve_plan *p = nq_app_plan_new(w, sizeof *p);
+    if (!p) {
+        nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
+        return false;
+    }
+    if (!validate(nq_app_config(w->app), req, &q, &p->spec, resp)) return false;
+    p->spec.ndjson = w->variant.ndjson;
+    canonical_key(&p->spec, &q, p->spec.ndjson, w->key, sizeof w->key);
+    return true;
+}
+
+nq_app_step nq_solve_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+    solve_plan *p = w->plan;
+    nq_solve_spec spec = p->spec;
     nq_counts counts = {0, 0};
-    const bool counted = spec->has_total && nq_app_cached_counts(app, spec->n, &counts);
-    const uint64_t total = spec->unique ? counts.unique : counts.total;
-    if (!spec->limit_given && (!spec->has_total || (counted && over_cap(app, spec, total)))) {
+    /* The total is known when it is not needed or the counts are cached; else compute decides. */
+    const bool known = !spec.has_total || nq_counts_cached(w->app, spec.n, &counts);
+    const solve_verdict verdict = known ? decide(w->app, &spec, &counts) : VERDICT_STREAM;
+    /* An answer known to be too big is a 422 whatever If-None-Match says ("*" would match it). */
+    if (known && verdict == VERDICT_TOO_LARGE) {
         too_large(w, resp);
-        nq_app_work_destroy(w);
         return NQ_APP_DONE;
     }
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
     const char *tag = nq_app_inm_match(req, etag, etag_gz, &w->variant);
-    if (tag) (void)snprintf(w->not_modified, sizeof w->not_modified, "%s", tag);
-    if (tag && (spec->limit_given || !spec->has_total || counted)) { /* nothing can make it a 422 */
-        nq_app_not_modified(resp, tag);
-        nq_app_304_body(resp, nq_app_cache(app), w->key);
-        nq_app_work_destroy(w);
+    if (tag) (void)snprintf(p->not_modified, sizeof p->not_modified, "%s", tag);
+    if (tag && (known || spec.limit_given)) { /* nothing can make it a 422 */
+        not_modified(w, p, resp);
         return NQ_APP_DONE;
     }
-    if (spec->has_total && !counted) { /* the computation counts first, then renders if cacheable */
-        *work = w;
-        resp->cache = NQ_CACHE_MISS;
-        return NQ_APP_COMPUTE;
-    }
-    const nq_app_step step = nq_solve_continue(w, &counts, NULL, resp);
-    if (step == NQ_APP_COMPUTE) *work = w;
-    else nq_app_work_destroy(w);
-    return step;
-}
-
-nq_app_step nq_handle_solve(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work) {
-    nq_query q;
-    nq_query_error qe;
-    if (nq_query_parse(req->query, req->query_len, SOLVE_KEYS, &q, &qe) != NQ_OK ||
-        nq_query_require(&q, NQ_QK_N, &qe) != NQ_OK) {
-        nq_app_query_problem(resp, req->path, &qe);
+    if (!known) return NQ_APP_COMPUTE; /* compute counts first, then decides */
+    if (verdict == VERDICT_CACHE) {
+        nq_cache_entry *e = nq_cache_get(nq_app_cache(w->app), w->key);
+        if (!e) return NQ_APP_COMPUTE; /* rendered once, by compute */
+        nq_app_serve_entry(resp, e, &w->variant, 0.0, NQ_CACHE_HIT);
         return NQ_APP_DONE;
     }
-    nq_solve_spec spec;
-    if (!validate(nq_app_config(app), req, &q, &spec, resp)) return NQ_APP_DONE;
-    nq_variant v;
-    nq_app_negotiate(req, &v);
-    spec.ndjson = v.ndjson;
-    char key[NQ_APP_KEY_MAX];
-    canonical_key(&spec, &q, spec.ndjson, key, sizeof key);
-    nq_app_work *w = nq_app_work_new(app, NQ_WORK_SOLVE, spec.n, key, req, &v);
-    if (!w) {
-        nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
-        return NQ_APP_DONE;
-    }
-    w->spec = spec;
-    return answer(app, req, w, resp, work);
+    /* The offset skip is computation; HEAD sends no body and needs none. */
+    if (verdict == VERDICT_POSITION && !w->variant.head) return NQ_APP_COMPUTE;
+    respond_stream(w, &spec, 0.0, resp);
+    return NQ_APP_DONE;
 }
 
 /* ---- the streamed body ------------------------------------------------------------------------ */
@@ -203,8 +243,7 @@ static nq_err stream_create(const nq_solve_spec *spec, bool gzip, solve_stream *
     return NQ_OK;
 }
 
-static nq_app_step respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds,
-                                  nq_response *resp) {
+static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds, nq_response *resp) {
     const bool gz = w->variant.gzip_ok && nq_body_solve_size_max(spec) > NQ_COMPRESS_MIN_BYTES;
     solve_stream *s = NULL;
     const double t0 = nq_clock_s();
@@ -212,7 +251,7 @@ static nq_app_step respond_stream(const nq_app_work *w, const nq_solve_spec *spe
     const nq_err rc = w->variant.head ? NQ_OK : stream_create(spec, gz, &s);
     if (rc != NQ_OK) {
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
-        return NQ_APP_DONE;
+        return;
     }
     char etag[40];
     nq_app_etag(w->key, gz, etag, sizeof etag);
@@ -223,57 +262,10 @@ static nq_app_step respond_stream(const nq_app_work *w, const nq_solve_spec *spe
     resp->stream = s;
     resp->stream_free = s ? stream_free : NULL;
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
-    return NQ_APP_DONE;
-}
-
-/* The spec completed with the total, and whether its body goes through the cache. */
-static bool prepare(nq_app *app, nq_solve_spec *spec, const nq_counts *counts) {
-    if (spec->has_total) spec->total = spec->unique ? counts->unique : counts->total;
-    const size_t max = nq_body_solve_size_max(spec);
-    return nq_cache_fits(nq_app_cache(app), max, max);
-}
-
-nq_app_step nq_solve_continue(nq_app_work *w, const nq_counts *counts, const nq_app_result *result,
-                              nq_response *resp) {
-    nq_solve_spec spec = w->spec;
-    const bool cacheable = prepare(w->app, &spec, counts);
-    if (over_cap(w->app, &spec, spec.total)) return too_large(w, resp);
-    if (w->not_modified[0]) { /* the condition matched, and the total allows an answer */
-        nq_app_not_modified(resp, w->not_modified);
-        nq_app_304_body(resp, nq_app_cache(w->app), w->key);
-        return NQ_APP_DONE;
-    }
-    const double seconds = result ? result->seconds : 0.0;
-    if (result && result->entry) {
-        nq_cache_entry_retain(result->entry); /* the result is shared; the response takes its own ref */
-        nq_app_serve_entry(resp, result->entry, &w->variant, seconds, NQ_CACHE_MISS);
-        return NQ_APP_DONE;
-    }
-    if (cacheable) {
-        nq_cache_entry *e = nq_cache_get(nq_app_cache(w->app), w->key);
-        if (e) {
-            nq_app_serve_entry(resp, e, &w->variant, seconds, result ? NQ_CACHE_MISS : NQ_CACHE_HIT);
-            return NQ_APP_DONE;
-        }
-    }
-    /* What is left to do before the first byte goes to the computation: the render of a cacheable
-     * body, or the offset skip of a streamed one (HEAD needs neither). */
-    if (!result && (cacheable || (spec.offset > 0 && !w->variant.head))) {
-        resp->cache = NQ_CACHE_MISS;
-        return NQ_APP_COMPUTE;
-    }
-    if (result && result->positioned) { /* resume after the offset-th solution */
-        spec.offset = 0;
-        spec.has_after = true;
-        if (result->exhausted) memset(spec.after, spec.n - 1, (size_t)spec.n); /* the last vector */
-        else memcpy(spec.after, result->cursor, (size_t)spec.n);
-    }
-    /* Too big to cache (or the cache refused it after all: the stream then skips the offset itself). */
-    return respond_stream(w, &spec, seconds, resp);
 }
 
 /* Skip the offset once, for every stream of this request: the offset-th solution becomes the cursor. */
-static nq_err position(const nq_solve_spec *spec, nq_app_result *r) {
+static nq_err position(const nq_solve_spec *spec, solve_result *r) {
     nq_iter *it = NULL;
     nq_err rc = nq_iter_create(spec->n, spec->unique ? NQ_ITER_UNIQUE : 0u, &it);
     uint64_t skipped = 0;
@@ -287,7 +279,8 @@ static nq_err position(const nq_solve_spec *spec, nq_app_result *r) {
 }
 
 /* Render the whole body, compress it once, publish both. */
-static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec, nq_app_result *r) {
+static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec, const nq_counts *counts,
+                                 nq_cache_entry **entry) {
     char *body = NULL, *gzip = NULL;
     size_t len = 0, gzip_len = 0;
     const double t0 = nq_clock_s();
@@ -304,9 +297,9 @@ static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec
                                   .gzip = gzip,
                                   .gzip_len = gzip_len,
                                   .solver_seconds = nq_clock_s() - t0,
-                                  .counts = r->counts};
+                                  .counts = *counts};
         /* Refused (too large after all, or no memory): finish streams it instead. */
-        (void)nq_cache_put(nq_app_cache(w->app), w->key, &v, &r->entry);
+        (void)nq_cache_put(nq_app_cache(w->app), w->key, &v, entry);
     }
     free(body);
     free(gzip);
@@ -314,18 +307,45 @@ static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec
 }
 
 nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
-    nq_solve_spec spec = w->spec;
+    const solve_plan *p = w->plan;
+    nq_solve_spec spec = p->spec;
+    solve_result *res = nq_app_result_data_new(r, sizeof *res);
+    if (!res) return NQ_E_NOMEM;
     if (spec.has_total) { /* from the cache when it still has them, else counted now */
-        const nq_err rc = nq_count_for_solve(w->app, spec.n, ctl, &r->counts);
+        const nq_err rc = nq_counts_get(w->app, spec.n, ctl, &res->counts, NULL);
         if (rc != NQ_OK) return rc;
     }
-    const bool cacheable = prepare(w->app, &spec, &r->counts);
-    if (over_cap(w->app, &spec, spec.total)) return NQ_OK; /* finish answers 422 */
-    if (!cacheable) return spec.offset > 0 ? position(&spec, r) : NQ_OK; /* finish streams it */
-    nq_cache_entry *e = nq_cache_get(nq_app_cache(w->app), w->key);
-    if (e) { /* someone else rendered it meanwhile */
-        r->entry = e;
-        return NQ_OK;
+    res->verdict = decide(w->app, &spec, &res->counts);
+    switch (res->verdict) {
+    case VERDICT_TOO_LARGE: /* finish answers 422 */
+    case VERDICT_STREAM: return NQ_OK;
+    case VERDICT_POSITION: return position(&spec, res);
+    case VERDICT_CACHE: break;
     }
-    return render_and_publish(w, &spec, r);
+    r->entry = nq_cache_get(nq_app_cache(w->app), w->key); /* someone else rendered it meanwhile? */
+    return r->entry ? NQ_OK : render_and_publish(w, &spec, &res->counts, &r->entry);
+}
+
+void nq_solve_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp) {
+    const solve_plan *p = w->plan;
+    const solve_result *res = r->data;
+    nq_solve_spec spec = p->spec;
+    if (spec.has_total) spec.total = spec.unique ? res->counts.unique : res->counts.total;
+    resp->cache = NQ_CACHE_MISS;
+    if (res->verdict == VERDICT_TOO_LARGE) {
+        too_large(w, resp);
+    } else if (p->not_modified[0]) { /* the condition matched, and the total allows an answer */
+        not_modified(w, p, resp);
+    } else if (r->entry) {
+        nq_app_serve_result(resp, r, &w->variant);
+    } else {
+        if (res->positioned) { /* resume after the offset-th solution */
+            spec.offset = 0;
+            spec.has_after = true;
+            if (res->exhausted) memset(spec.after, spec.n - 1, (size_t)spec.n); /* the last vector */
+            else memcpy(spec.after, res->cursor, (size_t)spec.n);
+        }
+        /* Too big to cache (or the cache refused it: the stream then skips the offset itself). */
+        respond_stream(w, &spec, r->seconds, resp);
+    }
 }

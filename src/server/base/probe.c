@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "probe.h"
+#include "base/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 
 typedef struct url_parts {
     char host[256]; /* without brackets */

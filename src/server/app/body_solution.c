@@ -1,0 +1,192 @@
+/* body_solution.c - the /solution body, rendered row by row (see body_solution.h).
+ *
+ * The stream keeps a small staging buffer: the envelope's head, then blocks of rows, then the tail
+ * are rendered into it and copied out as the reader asks. Columns are produced a block at a time
+ * (nq_construct_rows), so the per-row cost is a few instructions plus the decimal digits.
+ */
+#include "app/body_solution.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nqueens/solution.h"
+
+#define BLOCK_ROWS 1024u                /* columns fetched from the construction at a time */
+#define STAGE_CAP ((size_t)64 * 1024)   /* staging buffer; a board row is at most 4096 + 4 bytes */
+#define HEAD_MAX 128                    /* {"n":<10>,"method":"construct","seed":<20>,"solution":[ */
+
+struct nq_body_solution {
+    nq_solution_spec spec;     /* what is rendered */
+    bool none;                 /* n = 2, 3: "solution":null */
+    nq_construct construct;    /* the rows, when cols is NULL */
+    uint32_t *cols;            /* owned rows of a random solution, or NULL */
+    uint32_t next_row;         /* next row to render */
+    bool head_done;            /* envelope head staged */
+    bool tail_done;            /* envelope tail staged: the end is near */
+    uint32_t block[BLOCK_ROWS]; /* columns of the rows being rendered */
+    uint32_t block_first;      /* row of block[0] */
+    uint32_t block_len;        /* rows in block */
+    char stage[STAGE_CAP];     /* rendered bytes not yet handed out */
+    size_t stage_len;          /* bytes in stage */
+    size_t stage_pos;          /* bytes of stage handed out */
+};
+
+static size_t digits(uint64_t v) {
+    size_t d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* Decimal digits of every number 0..n-1: sum over each power of ten band. */
+static size_t digits_below(uint64_t n) {
+    size_t total = 0;
+    for (uint64_t lo = 0, hi = 10, d = 1; lo < n; lo = hi, hi *= 10, d++) total += (size_t)((hi < n ? hi : n) - lo) * d;
+    return total;
+}
+
+static size_t render_head(const nq_solution_spec *s, bool none, char *out, size_t cap) {
+    char seed[24] = "null";
+    if (s->has_seed) (void)snprintf(seed, sizeof seed, "%" PRIu64, s->seed);
+    const int w = snprintf(out, cap, "{\"n\":%" PRIu32 ",\"method\":\"%s\",\"seed\":%s,\"solution\":%s", s->n,
+                           s->method == NQ_METHOD_RANDOM ? "random" : "construct", seed, none ? "null" : "[");
+    return w > 0 && (size_t)w < cap ? (size_t)w : 0;
+}
+
+size_t nq_body_solution_size(const nq_solution_spec *spec) {
+    char head[HEAD_MAX];
+    const bool none = !nq_solution_exists(spec->n);
+    const size_t h = render_head(spec, none, head, sizeof head);
+    if (none) return h + 1; /* "}" */
+    const size_t n = spec->n;
+    const size_t rows = spec->format == NQ_FORMAT_BOARD ? n * (n + 2) : digits_below(n);
+    return h + rows + (n - 1) + 2; /* commas, "]}" */
+}
+
+nq_err nq_body_solution_create(const nq_solution_spec *spec, uint32_t *cols, nq_body_solution **out) {
+    if (!spec || !out) {
+        free(cols);
+        return NQ_E_ARG;
+    }
+    nq_body_solution *b = calloc(1, sizeof *b);
+    if (!b) {
+        free(cols);
+        return NQ_E_NOMEM;
+    }
+    b->spec = *spec;
+    b->cols = cols;
+    b->none = !nq_solution_exists(spec->n);
+    if (!cols && !b->none) {
+        const nq_err rc = nq_construct_init(&b->construct, spec->n);
+        if (rc != NQ_OK) {
+            nq_body_solution_destroy(b);
+            return rc;
+        }
+    }
+    *out = b;
+    return NQ_OK;
+}
+
+void nq_body_solution_destroy(nq_body_solution *b) {
+    if (!b) return;
+    free(b->cols);
+    free(b);
+}
+
+/* The column of row r (r < n, rows asked for in increasing order). */
+static uint32_t column(nq_body_solution *b, uint32_t r) {
+    if (b->cols) return b->cols[r];
+    if (r >= b->block_first + b->block_len) {
+        const uint32_t left = b->spec.n - r;
+        b->block_first = r;
+        b->block_len = left < BLOCK_ROWS ? left : BLOCK_ROWS;
+        (void)nq_construct_rows(&b->construct, r, b->block_len, b->block); /* in range by construction */
+    }
+    return b->block[r - b->block_first];
+}
+
+/* Append row r (with its separator) to the stage; false when it does not fit. */
+static bool stage_row(nq_body_solution *b, uint32_t r) {
+    const uint32_t n = b->spec.n, c = column(b, r);
+    char *p = b->stage + b->stage_len;
+    const size_t room = STAGE_CAP - b->stage_len;
+    const size_t need = (b->spec.format == NQ_FORMAT_BOARD ? (size_t)n + 2 : digits(c)) + 1;
+    if (need > room) return false;
+    if (r > 0) *p++ = ',';
+    if (b->spec.format == NQ_FORMAT_BOARD) {
+        *p++ = '"';
+        memset(p, '.', n);
+        p[c] = 'Q';
+        p += n;
+        *p++ = '"';
+    } else {
+        char tmp[12];
+        size_t d = 0;
+        uint32_t v = c;
+        do {
+            tmp[d++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        while (d) *p++ = tmp[--d];
+    }
+    b->stage_len = (size_t)(p - b->stage);
+    return true;
+}
+
+/* Refill the (drained) stage with what comes next. */
+static void refill(nq_body_solution *b) {
+    b->stage_len = b->stage_pos = 0;
+    if (!b->head_done) {
+        b->stage_len = render_head(&b->spec, b->none, b->stage, STAGE_CAP);
+        b->head_done = true;
+        if (b->none) b->next_row = b->spec.n; /* nothing but the tail follows */
+    }
+    while (b->next_row < b->spec.n && stage_row(b, b->next_row)) b->next_row++;
+    if (b->next_row == b->spec.n && !b->tail_done && STAGE_CAP - b->stage_len >= 2) {
+        const char *tail = b->none ? "}" : "]}";
+        memcpy(b->stage + b->stage_len, tail, strlen(tail));
+        b->stage_len += strlen(tail);
+        b->tail_done = true;
+    }
+}
+
+nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t *len) {
+    if (!b || !buf || !len) return NQ_E_ARG;
+    size_t o = 0;
+    while (o < cap) {
+        if (b->stage_pos == b->stage_len) {
+            if (b->tail_done) break;
+            refill(b);
+        }
+        const size_t k = b->stage_len - b->stage_pos < cap - o ? b->stage_len - b->stage_pos : cap - o;
+        memcpy(buf + o, b->stage + b->stage_pos, k);
+        b->stage_pos += k;
+        o += k;
+    }
+    *len = o;
+    return NQ_OK;
+}
+
+nq_err nq_body_solution_render(const nq_solution_spec *spec, uint32_t *cols, char **out, size_t *len) {
+    nq_body_solution *b = NULL;
+    nq_err rc = nq_body_solution_create(spec, cols, &b);
+    if (rc != NQ_OK) return rc;
+    const size_t size = nq_body_solution_size(spec);
+    char *buf = malloc(size + 1);
+    size_t got = 0;
+    if (!buf) rc = NQ_E_NOMEM;
+    else rc = nq_body_solution_read(b, buf, size + 1, &got);
+    nq_body_solution_destroy(b);
+    if (rc != NQ_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *len = got;
+    return NQ_OK;
+}

@@ -1,0 +1,37 @@
+/* counts.h - the counts of an n x n board as the app keeps them: computed once, published to the
+ * cache as the /count body, read back by any route that needs a total (/count, /solve).
+ *
+ * The cache entry of "count?n=N" carries both the rendered /count body and the counts themselves
+ * (nq_cache_value.counts), so a /solve total never parses JSON and never counts twice.
+ * Thread-safety: reentrant; the cache is internally locked. Two threads may count the same n at
+ * once only when they did not go through the worker pool's single-flight (a /solve total and a
+ * /count of the same n): both publish, and the cache keeps one.
+ */
+#ifndef NQ_COUNTS_H
+#define NQ_COUNTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app/pipeline.h"
+
+/* Longest /count body: {"n":27,"total":<20 digits>,"unique":<20 digits>}. */
+#define NQ_COUNTS_BODY_MAX 96
+
+/* Canonical key of the counts of n ("count?n=8"), the cache key of the /count body. */
+void nq_counts_key(int n, char *out, size_t cap);
+
+/* The /count body of n and c into out (cap bytes, NUL-terminated); its length, 0 if it does not fit.
+ * Written with snprintf, not cJSON: counts reach 2.3e17 at n = 27, beyond the 2^53 a cJSON number
+ * (a double) holds exactly. */
+size_t nq_counts_render(int n, const nq_counts *c, char *out, size_t cap);
+
+/* The counts of n from the cache: true on a hit. */
+bool nq_counts_cached(nq_app *app, int n, nq_counts *out);
+
+/* The counts of n from the cache, or counted now (nq_count on the configured threads, cancellable
+ * through ctl) and published. *entry (may be NULL) receives a reference to the published entry, NULL
+ * when the cache refused it (or there is no cache). Errors: those of nq_count. */
+nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry);
+
+#endif /* NQ_COUNTS_H */

@@ -1,0 +1,68 @@
+/* route_ops.c - the probes and /metrics: /healthz, /readyz, /metrics.
+ *
+ * The probes are deliberately trivial: an orchestrator calls them every few seconds on every replica,
+ * and /healthz must keep answering while the solver workers are saturated, so neither touches the
+ * cache, the pool or anything that can block. /metrics asks the server, through the hook it gave the
+ * app at creation, for the exposition text (the figures belong to the layers that own them); it is
+ * scraped every few seconds, not per request. All three are Cache-Control: no-store (they describe
+ * the moment).
+ */
+#include <stdlib.h>
+
+#include "app/router.h"
+
+/* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
+#define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+nq_app_step nq_healthz_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+    (void)w;
+    (void)req;
+    nq_app_static_json(resp, 200, "{\"status\":\"ok\"}");
+    return NQ_APP_DONE;
+}
+
+nq_app_step nq_readyz_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+    if (nq_app_draining(w->app))
+        nq_app_problem(resp, req->path, NQ_E_DRAINING, NULL,
+                       "This instance is shutting down and takes no new work; retry on another one.", false, 0);
+    else
+        nq_app_static_json(resp, 200, "{\"status\":\"ready\"}");
+    return NQ_APP_DONE;
+}
+
+/* Hand the rendered text to resp, gzip-compressed when the client takes it and it is worth it. */
+static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok) {
+    char *gz = NULL;
+    size_t gz_len = 0;
+    /* The body changes on every scrape, so it is compressed every time: the streaming level. */
+    if (gzip_ok && len >= NQ_COMPRESS_MIN_BYTES &&
+        nq_compress_buffer(text, len, NQ_COMPRESS_LEVEL_STREAM, &gz, &gz_len) == NQ_OK) {
+        free(text);
+        text = gz;
+        len = gz_len;
+        nq_response_add_header(resp, "Content-Encoding", "gzip");
+    } /* on a compression failure the identity body is still a correct answer */
+    resp->kind = NQ_BODY_OWNED;
+    resp->owned = text;
+    resp->body = text;
+    resp->body_len = len;
+}
+
+nq_app_step nq_metrics_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+    const nq_app_hooks *h = nq_app_hooks_of(w->app);
+    char *text = NULL;
+    size_t len = 0;
+    /* No hook is a server built without metrics: a wiring bug, not the client's. */
+    const nq_err rc = h->metrics ? h->metrics(h->ctx, !nq_app_draining(w->app), &text, &len) : NQ_E_INTERNAL;
+    if (rc != NQ_OK) {
+        nq_app_problem(resp, req->path, rc == NQ_E_NOMEM ? NQ_E_NOMEM : NQ_E_INTERNAL, NULL,
+                       "The metrics could not be rendered.", false, 0);
+        return NQ_APP_DONE;
+    }
+    resp->status = 200;
+    nq_response_add_header(resp, "Content-Type", METRICS_MEDIA_TYPE);
+    nq_response_add_header(resp, "Cache-Control", "no-store");
+    nq_response_add_header(resp, "Vary", "Accept-Encoding");
+    metrics_body(resp, text, len, w->variant.gzip_ok);
+    return NQ_APP_DONE;
+}

@@ -1,0 +1,114 @@
+/* test_placement_in.c - placements read from JSON bodies (src/server/app/placement_in.h), table-driven:
+ * every accepted shape gives the exact queen list, every malformed one its error, param and a detail. */
+#include "app/placement_in.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+
+typedef struct good_row {
+    const char *body;    /* the JSON body */
+    const char *queens;  /* the canonical queens form of what it describes */
+} good_row;
+
+static const good_row good[] = {
+    {"{\"n\":4,\"columns\":[1,3,0,2]}", "0:1,1:3,2:0,3:2"},
+    {"{\"n\":4,\"columns\":[1,null,3,null]}", "0:1,2:3"},
+    {"{\"columns\":[null,null,null,null],\"n\":4}", ""},
+    {"{\"n\":8,\"queens\":[[1,4],[0,0]]}", "0:0,1:4"},
+    {"{\"n\":8,\"queens\":[]}", ""},
+    {" {\"n\":5,\"queens\":[[1,0],[1,4]]} \n", "1:0,1:4"},
+    {"{\"n\":4.0,\"columns\":[1e0,3,0,2]}", "0:1,1:3,2:0,3:2"}, /* integral numbers, however written */
+};
+
+START_TEST(test_good) {
+    const good_row *row = &good[_i];
+    nq_placement *p = NULL;
+    nq_placement_in_error e;
+    ck_assert_int_eq(nq_placement_from_json(row->body, strlen(row->body), 1000, &p, &e), NQ_OK);
+    char text[256];
+    ck_assert_int_eq(nq_placement_render_queens(p, text, sizeof text, NULL), NQ_OK);
+    ck_assert_str_eq(text, row->queens);
+    nq_placement_destroy(p);
+}
+END_TEST
+
+typedef struct bad_row {
+    const char *body;  /* the JSON body */
+    nq_err err;        /* the error it gets */
+    const char *param; /* the member named, or NULL */
+} bad_row;
+
+static const bad_row bad[] = {
+    {"", NQ_E_BAD_REQUEST, NULL},
+    {"{", NQ_E_BAD_REQUEST, NULL},
+    {"[1,2]", NQ_E_BAD_REQUEST, NULL},
+    {"{\"n\":4,\"columns\":[1,3,0,2]} {}", NQ_E_BAD_REQUEST, NULL},
+    {"{\"n\":4,\"columns\":[1,3,0,2],\"x\":1}", NQ_E_BAD_REQUEST, NULL},
+    {"{\"n\":4,\"n\":4,\"columns\":[1,3,0,2]}", NQ_E_BAD_REQUEST, "n"},
+    {"{\"n\":4,\"columns\":[1,3,0,2],\"queens\":[]}", NQ_E_BAD_REQUEST, "queens"},
+    {"{\"columns\":[1,3,0,2]}", NQ_E_PARAM_MISSING, "n"},
+    {"{\"n\":4}", NQ_E_PARAM_MISSING, "columns"},
+    {"{\"n\":0,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
+    {"{\"n\":-1,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
+    {"{\"n\":4.5,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
+    {"{\"n\":\"4\",\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
+    {"{\"n\":1001,\"queens\":[]}", NQ_E_LIMIT, "n"},
+    {"{\"n\":1e300,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
+    {"{\"n\":4,\"columns\":{}}", NQ_E_BAD_REQUEST, "columns"},
+    {"{\"n\":4,\"columns\":[1,3,0]}", NQ_E_PLACEMENT, "columns"},
+    {"{\"n\":4,\"columns\":[1,3,0,2,1]}", NQ_E_PLACEMENT, "columns"},
+    {"{\"n\":4,\"columns\":[1,3,0,4]}", NQ_E_PLACEMENT, "columns"},
+    {"{\"n\":4,\"columns\":[1,\"3\",0,2]}", NQ_E_BAD_REQUEST, "columns"},
+    {"{\"n\":4,\"columns\":[1,[3],0,2]}", NQ_E_BAD_REQUEST, "columns"},
+    {"{\"n\":4,\"columns\":[1,-3,0,2]}", NQ_E_BAD_REQUEST, "columns"},
+    {"{\"n\":4,\"queens\":[[0,1],[0,1]]}", NQ_E_PLACEMENT, "queens"},
+    {"{\"n\":4,\"queens\":[[4,1]]}", NQ_E_PLACEMENT, "queens"},
+    {"{\"n\":4,\"queens\":[[0,1,2]]}", NQ_E_BAD_REQUEST, "queens"},
+    {"{\"n\":4,\"queens\":[[0]]}", NQ_E_BAD_REQUEST, "queens"},
+    {"{\"n\":4,\"queens\":[0,1]}", NQ_E_BAD_REQUEST, "queens"},
+    {"{\"n\":4,\"queens\":[[0.5,1]]}", NQ_E_BAD_REQUEST, "queens"},
+    {"{\"n\":4,\"queens\":null}", NQ_E_BAD_REQUEST, "queens"},
+};
+
+START_TEST(test_bad) {
+    const bad_row *row = &bad[_i];
+    nq_placement *p = NULL;
+    nq_placement_in_error e;
+    ck_assert_msg(nq_placement_from_json(row->body, strlen(row->body), 1000, &p, &e) == row->err, "%s: %s", row->body,
+                  e.detail);
+    ck_assert_ptr_null(p);
+    if (row->param) ck_assert_str_eq(e.param, row->param);
+    else ck_assert_ptr_null(e.param);
+    ck_assert_uint_gt(strlen(e.detail), 10);
+    if (row->err == NQ_E_LIMIT) ck_assert_uint_eq(e.limit, 1000);
+}
+END_TEST
+
+/* Deep nesting is refused by the parser, not by the stack. */
+START_TEST(test_deep_nesting) {
+    const size_t depth = 100000;
+    char *body = malloc(2 * depth + 32);
+    size_t o = (size_t)sprintf(body, "{\"n\":4,\"queens\":");
+    for (size_t i = 0; i < depth; i++) body[o++] = '[';
+    for (size_t i = 0; i < depth; i++) body[o++] = ']';
+    body[o++] = '}';
+    nq_placement *p = NULL;
+    nq_placement_in_error e;
+    ck_assert_int_eq(nq_placement_from_json(body, o, 1000, &p, &e), NQ_E_BAD_REQUEST);
+    free(body);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("placement_in");
+    TCase *tc = tcase_create("placement_in");
+    tcase_add_loop_test(tc, test_good, 0, (int)(sizeof good / sizeof good[0]));
+    tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, test_deep_nesting);
+    suite_add_tcase(s, tc);
+    const int failed = nq_check_run(s);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
