@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_readme_table.sh README PRINTER [ARGS...] - the README's configuration table must be exactly
-# what the option table in src/server/ops/config.c prints (PRINTER ARGS prints it, as does
+# what the option table in src/server/base/config.c prints (PRINTER ARGS prints it, as does
 # nqueensd --help-markdown).
 set -eu
 readme=$1

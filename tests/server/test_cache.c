@@ -1,14 +1,20 @@
 /* test_cache.c - Check unit tests of the LRU response cache (src/server/cache/cache.c): eviction order,
  * byte bound, refusal of oversize entries, replacement, references that outlive eviction, incremental
- * rehash, and many threads hammering get/put (labelled "concurrency" so TSan runs it too).
+ * rehash, large entries kept in a sealed memory file, and many threads hammering get/put (labelled
+ * "concurrency" so TSan runs it too).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* F_GET_SEALS */
+#endif
 #include "cache/cache.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_run.h"
 
@@ -410,6 +416,83 @@ START_TEST(test_concurrent_get_put) {
 }
 END_TEST
 
+/* Rows: body and gzip sizes around NQ_CACHE_FILE_MIN, and whether the entry keeps a file. */
+static const struct file_row {
+    size_t body_len, gzip_len;
+    bool file;
+} file_rows[] = {
+    {NQ_CACHE_FILE_MIN - 1u, 0, false},
+    {NQ_CACHE_FILE_MIN, 0, true},
+    {NQ_CACHE_FILE_MIN - 1u, NQ_CACHE_FILE_MIN - 1u, false}, /* each form counts on its own */
+    {100u, NQ_CACHE_FILE_MIN, true},
+    {3u * NQ_CACHE_FILE_MIN + 5u, NQ_CACHE_FILE_MIN / 3u, true},
+};
+
+/* Fill buf with a pattern that differs at every offset modulo 251, so misplaced bytes show. */
+static void pattern(char *buf, size_t len, unsigned seed) {
+    for (size_t i = 0; i < len; i++) buf[i] = (char)((i + seed) % 251u);
+}
+
+START_TEST(test_large_entries_in_a_sealed_file) {
+    const struct file_row *row = &file_rows[_i];
+    char *body = malloc(row->body_len), *gz = malloc(row->gzip_len + 1u);
+    ck_assert(body && gz);
+    pattern(body, row->body_len, 1);
+    pattern(gz, row->gzip_len, 7);
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create((size_t)256 << 20, &c), NQ_OK);
+    nq_cache_value v = make_value(body, row->body_len, "\"f\"");
+    v.gzip = row->gzip_len ? gz : NULL;
+    v.gzip_len = row->gzip_len;
+    ck_assert(nq_cache_fits(c, row->body_len, row->gzip_len));
+    nq_cache_entry *e = NULL;
+    ck_assert_int_eq(nq_cache_put(c, "big", &v, &e), NQ_OK);
+    const nq_cache_value *got = nq_cache_entry_value(e);
+    ck_assert_mem_eq(got->body, body, row->body_len);
+    if (row->gzip_len) ck_assert_mem_eq(got->gzip, gz, row->gzip_len);
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.files, row->file ? 1u : 0u);
+    ck_assert_uint_ge(st.bytes, row->body_len + row->gzip_len); /* the bytes are charged either way */
+    ck_assert_uint_le(st.bytes, row->body_len + row->gzip_len + 4096u + 2048u); /* pages + bookkeeping */
+
+    int fd = -1;
+    uint64_t off = 99;
+    ck_assert(nq_cache_entry_file(e, got->body, &fd, &off) == row->file);
+    if (row->file) {
+        ck_assert_uint_eq(off, 0);
+        if (row->gzip_len) {
+            ck_assert(nq_cache_entry_file(e, got->gzip, &fd, &off));
+            ck_assert_uint_eq(off, row->body_len);
+        }
+        ck_assert(!nq_cache_entry_file(e, body, &fd, &off)); /* not one of the entry's forms */
+        const int seals = fcntl(fd, F_GET_SEALS);
+        ck_assert_int_eq(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+                         F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+        ck_assert_int_eq(write(fd, "x", 1), -1); /* sealed: nobody changes bytes being sent */
+        /* A dup outlives the entry and the cache, as a response being sent does. */
+        const int dup_fd = dup(fd);
+        ck_assert_int_ge(dup_fd, 0);
+        nq_cache_entry_release(e);
+        e = NULL;
+        nq_cache_destroy(c);
+        c = NULL;
+        char *back = malloc(row->body_len + row->gzip_len);
+        ck_assert_ptr_nonnull(back);
+        ck_assert_int_eq(pread(dup_fd, back, row->body_len + row->gzip_len, 0),
+                         (ssize_t)(row->body_len + row->gzip_len));
+        ck_assert_mem_eq(back, body, row->body_len);
+        if (row->gzip_len) ck_assert_mem_eq(back + row->body_len, gz, row->gzip_len);
+        free(back);
+        close(dup_fd);
+    }
+    nq_cache_entry_release(e);
+    nq_cache_destroy(c);
+    free(body);
+    free(gz);
+}
+END_TEST
+
 static Suite *cache_suite(void) {
     Suite *const s = suite_create("cache");
     TCase *const unit = tcase_create("unit");
@@ -425,6 +508,7 @@ static Suite *cache_suite(void) {
     tcase_add_test(unit, test_replace_keeps_old_reader);
     tcase_add_test(unit, test_reference_outlives_eviction_and_destroy);
     tcase_add_test(unit, test_many_keys_through_rehash);
+    tcase_add_loop_test(unit, test_large_entries_in_a_sealed_file, 0, (int)(sizeof file_rows / sizeof file_rows[0]));
     suite_add_tcase(s, unit);
     TCase *const conc = tcase_create("concurrency");
     tcase_set_timeout(conc, 60);

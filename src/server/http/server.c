@@ -10,7 +10,8 @@
  *                                     closed
  *   handler, second call           -> nq_app_handle; an answer is converted and queued, while a
  *                                     computation goes to the worker pool (pool.h) with the
- *                                     connection suspended
+ *                                     connection suspended and its socket watched for the client
+ *                                     leaving (watch.h: the waiter is then withdrawn)
  *   handler, after resume          -> nq_app_finish with the pool's outcome, converted and queued
  *   body reader calls              -> a streamed /solve renders batch by batch
  *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
@@ -23,6 +24,7 @@
 #include "http/server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -42,6 +44,7 @@
 #include "http/guard.h"
 #include "http/head.h"
 #include "http/listener.h"
+#include "http/watch.h"
 #include "ops/ops.h"
 #include "compute/pool.h"
 
@@ -54,6 +57,7 @@ struct nq_server {
     nq_app *app;                                 /* request -> response */
     nq_guard *guard;                             /* connection hardening */
     nq_pool *pool;                               /* solver workers: computations run there */
+    nq_watch *watch;                             /* notices clients leaving suspended connections */
     uint16_t port;                               /* bound port */
     atomic_size_t in_flight;                     /* requests between uri_log and completion */
     atomic_bool draining;                        /* nq_server_drain called */
@@ -82,6 +86,9 @@ typedef struct request_ctx {
     nq_app_work *work;    /* the pending computation's request, until nq_app_finish consumes it */
     nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
     bool offloaded;       /* the connection was suspended for a computation */
+    nq_watch_id watch_id; /* its socket's hang-up watch while suspended, 0 when none */
+    atomic_bool resumed;  /* the suspension was ended (by the pool's notify or a hang-up) */
+    bool hung_up;         /* the client left while suspended: the ticket was withdrawn */
     nq_err offload_err;   /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
     bool answered;        /* a response was handed to MHD_queue_response */
     char method[16];      /* request method, cut */
@@ -171,6 +178,7 @@ static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *
         .completed = ok,
     };
     nq_ops_request_done(s->ops, &rec);
+    (void)nq_watch_remove(s->watch, ctx->watch_id); /* closed after the resume, before the handler ran */
     nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
@@ -264,6 +272,28 @@ static struct MHD_Response *empty_response(unsigned status) {
     return unframed_response();
 }
 
+/* A cached body. A large one the entry keeps in its memory file goes out by sendfile from a dup of
+ * that file (libmicrohttpd closes the descriptor it is given; the sealed file keeps the bytes, so the
+ * entry's reference is given back at once); anything else, and a HEAD or 304 (no body is sent, the
+ * length is all that counts), goes from the entry's bytes, which the response then holds. */
+static struct MHD_Response *cached_response(nq_response *r) {
+    int fd = -1;
+    uint64_t off = 0;
+    if (r->body_len >= NQ_CACHE_FILE_MIN && nq_response_sends_body(r) &&
+        nq_cache_entry_file(r->entry, r->body, &fd, &off)) {
+        const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        struct MHD_Response *m = own >= 0 ? MHD_create_response_from_fd_at_offset64(r->body_len, own, off) : NULL;
+        if (m) {
+            nq_cache_entry_release(r->entry);
+            r->entry = NULL;
+            return m;
+        }
+        if (own >= 0) (void)close(own); /* no descriptor or no memory: the buffer way may still work */
+    }
+    return MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,
+                                                                  r->entry);
+}
+
 /* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure; the
  * body is freed either way (by resp if no response could be made, else with the response). */
 static struct MHD_Response *to_mhd(request_ctx *ctx) {
@@ -280,8 +310,7 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
         m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free);
         break;
     case NQ_BODY_CACHED:
-        m = MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,
-                                                                   r->entry);
+        m = cached_response(r);
         break;
     case NQ_BODY_STREAM: {
         if (!r->read) { /* HEAD: see unframed_response */
@@ -333,10 +362,34 @@ static void free_work(void *work) { nq_app_work_destroy(work); }
 
 static void free_result(void *result) { nq_app_result_destroy(result); }
 
+/* End the suspension, once: the pool's notify and a hang-up may both try, and a second
+ * MHD_resume_connection would cancel the connection's next suspension (libmicrohttpd takes a resume
+ * of a connection that is not suspended as one that is still on its way). */
+static void resume_once(request_ctx *ctx) {
+    if (!atomic_exchange(&ctx->resumed, true)) MHD_resume_connection(ctx->conn);
+}
+
 /* The pool's notification, on a pool thread: the outcome is in, let libmicrohttpd call us again. */
-static void resume_request(void *arg) {
-    const request_ctx *ctx = arg;
-    MHD_resume_connection(ctx->conn);
+static void resume_request(void *arg) { resume_once(arg); }
+
+/* The watch's callback, on its thread: the client of a suspended connection left. Withdraw the
+ * waiter first (so the computation's budget applies at once; release waits out a notify in
+ * progress, after which none comes), then resume, so that libmicrohttpd sees the close and ends
+ * the request. The network thread reads ticket and hung_up only after nq_watch_remove, which
+ * waits for this to return. */
+static void client_left(void *arg) {
+    request_ctx *ctx = arg;
+    nq_pool_ticket_release(ctx->ticket);
+    ctx->ticket = NULL;
+    ctx->hung_up = true;
+    resume_once(ctx);
+}
+
+/* Watch the suspended connection's socket for its client leaving. Without a watch (no descriptor,
+ * no memory) the request still ends when its computation does. */
+static void watch_client(request_ctx *ctx, struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci) (void)nq_watch_add(ctx->s->watch, ci->connect_fd, client_left, ctx, &ctx->watch_id);
 }
 
 /* Hand ctx->work's computation to the pool and suspend the connection until it is done. The
@@ -350,17 +403,25 @@ static void offload(request_ctx *ctx, struct MHD_Connection *c) {
     ctx->offload_err = copy ? nq_pool_submit(ctx->s->pool, nq_app_work_key(ctx->work), &task, resume_request, ctx,
                                              &ctx->ticket)
                             : NQ_E_NOMEM;
-    if (ctx->offload_err != NQ_OK) MHD_resume_connection(c);
+    if (ctx->offload_err != NQ_OK) resume_once(ctx);
+    /* After the submit: the ticket is set for client_left. This thread serves the connection, so it
+     * is not called again before offload returns, even if the pool resumes it meanwhile. */
+    else watch_client(ctx, c);
 }
 
-/* Back from the pool: turn its outcome into the response. */
-static void finish_offloaded(request_ctx *ctx) {
+/* Back from the pool: turn its outcome into the response. false when the client left meanwhile
+ * (nothing to answer: the connection is closed). */
+static bool finish_offloaded(request_ctx *ctx) {
+    (void)nq_watch_remove(ctx->s->watch, ctx->watch_id); /* after it, client_left has run or never will */
+    ctx->watch_id = 0;
+    if (ctx->hung_up) return false;
     const void *result = NULL;
     const nq_err rc = ctx->ticket ? nq_pool_ticket_result(ctx->ticket, &result) : ctx->offload_err;
     nq_app_finish(ctx->s->app, ctx->work, rc, result, &ctx->resp); /* retains what it keeps of result */
     ctx->work = NULL;
     nq_pool_ticket_release(ctx->ticket);
     ctx->ticket = NULL;
+    return true;
 }
 
 static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method) {
@@ -369,7 +430,7 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     if (ctx->answered) return MHD_NO;
     const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, ctx};
     if (ctx->offloaded) {
-        finish_offloaded(ctx);
+        if (!finish_offloaded(ctx)) return MHD_NO;
     } else if (ctx->head_error != NQ_OK) {
         /* A refused head: a problem, without routing a target that may be huge or malformed. */
         nq_app_reject(ctx->s->app, &req, ctx->head_error, ctx->head_detail, &ctx->resp);
@@ -562,6 +623,7 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_server **out
         const nq_pool_config pc = {cfg->solver_workers, cfg->queue_len, cfg->deadline_ms, cfg->budget_ms};
         rc = nq_pool_create(&pc, &s->pool);
     }
+    if (rc == NQ_OK) rc = nq_watch_create(&s->watch);
     if (rc == NQ_OK) rc = start_daemon(s);
     if (rc != NQ_OK) {
         nq_server_destroy(s);
@@ -587,8 +649,10 @@ void nq_server_destroy(nq_server *s) {
     nq_listener_destroy(s->listener); /* no connection arrives after this */
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
+    nq_watch_stop(s->watch); /* a hang-up being handled resumes its connection before this returns */
     if (s->mhd) MHD_stop_daemon(s->mhd);
     nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
+    nq_watch_destroy(s->watch); /* after the daemon: its completions remove their registrations */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);
     nq_cache_destroy(s->cache);

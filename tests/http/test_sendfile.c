@@ -1,0 +1,185 @@
+/* test_sendfile.c - cached bodies of at least NQ_CACHE_FILE_MIN bytes go out by sendfile from the
+ * entry's memory file, smaller ones from its bytes: the client gets the same bytes either way. Checked
+ * on the real nqueensd: a gzip form sent one way against the identity form sent the other, bodies
+ * just below and just above the threshold, a cached answer against the same answer streamed by a
+ * server whose cache is too small to hold it, and HEAD and 304 stating the length without a body.
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "harness.h"
+
+#define FILE_MIN (1024L * 1024) /* NQ_CACHE_FILE_MIN, as a client sees it */
+
+static const char *const big_cache[] = {"--cache-bytes", "256M", "--max-solutions", "100000", NULL};
+/* An entry limit of 128 KiB: n=12's 2.6 MB answer is streamed, never cached. */
+static const char *const small_cache[] = {"--cache-bytes", "1M", "--max-solutions", "100000", NULL};
+static const char *const gzip_hdr[] = {"Accept-Encoding: gzip", NULL};
+
+/* GET target (gzip or identity): 200, a Content-Length equal to the bytes received when `framed`,
+ * and the right Content-Encoding. */
+static void get_checked(const nq_test_server *s, const char *target, bool gzip, bool framed, nq_http_response *r) {
+    ck_assert(nq_http_request(s, "GET", target, gzip ? gzip_hdr : NULL, r));
+    ck_assert_msg(r->status == 200, "%s: %ld", target, r->status);
+    const char *len = nq_http_header_get(r, "Content-Length");
+    if (framed) {
+        ck_assert_msg(len != NULL, "%s: no Content-Length", target);
+        ck_assert_int_eq(strtol(len, NULL, 10), (long)r->body_len);
+    }
+    const char *enc = nq_http_header_get(r, "Content-Encoding");
+    ck_assert(gzip ? enc && strcmp(enc, "gzip") == 0 : enc == NULL);
+}
+
+/* The identity and gzip forms of a cached target agree (the gzip one's CRC checks every byte). Sets
+ * *plain_len to the identity body's size; the second round is a cache hit whatever the first was. */
+static void forms_agree(const nq_test_server *s, const char *target, long *plain_len) {
+    for (int round = 0; round < 2; round++) {
+        nq_http_response plain, gz;
+        get_checked(s, target, false, true, &plain);
+        get_checked(s, target, true, true, &gz);
+        char *inflated = NULL;
+        size_t inflated_len = 0;
+        ck_assert(nq_harness_gunzip(gz.body, gz.body_len, &inflated, &inflated_len));
+        ck_assert_uint_eq(inflated_len, plain.body_len);
+        ck_assert(memcmp(inflated, plain.body, plain.body_len) == 0);
+        *plain_len = (long)plain.body_len;
+        free(inflated);
+        nq_http_response_free(&plain);
+        nq_http_response_free(&gz);
+    }
+}
+
+START_TEST(gzip_and_identity_agree_across_the_threshold)
+{
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, big_cache, NULL));
+    long len = 0;
+    /* n=12: identity (2.6 MB) by sendfile, gzip (150 KB) from the entry's mapped bytes. */
+    forms_agree(&s, "/solve?n=12", &len);
+    ck_assert_int_ge(len, FILE_MIN);
+    /* n=11: both forms under the threshold, from the buffer. */
+    forms_agree(&s, "/solve?n=11", &len);
+    ck_assert_int_lt(len, FILE_MIN);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
+}
+END_TEST
+
+/* The identity body's length for /solve?n=12&limit=limit. */
+static long body_len_at(const nq_test_server *s, long limit) {
+    char target[64];
+    snprintf(target, sizeof target, "/solve?n=12&limit=%ld", limit);
+    nq_http_response r;
+    get_checked(s, target, false, true, &r);
+    const long len = (long)r.body_len;
+    nq_http_response_free(&r);
+    return len;
+}
+
+START_TEST(bodies_just_below_and_above_the_threshold)
+{
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, big_cache, NULL));
+    /* The largest limit whose body is under FILE_MIN: bodies grow with limit, by one board each. */
+    long lo = 1, hi = 14200;
+    ck_assert_int_lt(body_len_at(&s, lo), FILE_MIN);
+    ck_assert_int_ge(body_len_at(&s, hi), FILE_MIN);
+    while (hi - lo > 1) {
+        const long mid = lo + (hi - lo) / 2;
+        *(body_len_at(&s, mid) < FILE_MIN ? &lo : &hi) = mid;
+    }
+    for (long limit = lo; limit <= hi; limit++) {
+        char target[64];
+        snprintf(target, sizeof target, "/solve?n=12&limit=%ld", limit);
+        long len = 0;
+        forms_agree(&s, target, &len);
+        ck_assert(limit == lo ? len < FILE_MIN : len >= FILE_MIN);
+        nq_http_response r;
+        get_checked(&s, target, false, true, &r);
+        cJSON *j = cJSON_ParseWithLength(r.body, r.body_len);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "solutions")), (int)limit);
+        cJSON_Delete(j);
+        nq_http_response_free(&r);
+    }
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
+}
+END_TEST
+
+START_TEST(cached_answer_equals_streamed_one)
+{
+    nq_test_server big, small;
+    ck_assert(nq_harness_start(&big, big_cache, NULL));
+    ck_assert(nq_harness_start(&small, small_cache, NULL));
+    nq_http_response cached, again, streamed;
+    get_checked(&big, "/solve?n=12", false, true, &cached);
+    get_checked(&big, "/solve?n=12", false, true, &again); /* a hit, by sendfile */
+    get_checked(&small, "/solve?n=12", false, false, &streamed);
+    ck_assert_ptr_null(nq_http_header_get(&streamed, "Content-Length")); /* it really was streamed */
+    ck_assert_uint_eq(cached.body_len, streamed.body_len);
+    ck_assert(memcmp(cached.body, streamed.body, streamed.body_len) == 0);
+    ck_assert_uint_eq(again.body_len, streamed.body_len);
+    ck_assert(memcmp(again.body, streamed.body, streamed.body_len) == 0);
+    nq_http_response_free(&cached);
+    nq_http_response_free(&again);
+    nq_http_response_free(&streamed);
+    ck_assert_int_eq(nq_harness_stop(&small, SIGTERM, 30), 0);
+    ck_assert_int_eq(nq_harness_stop(&big, SIGTERM, 30), 0);
+}
+END_TEST
+
+START_TEST(head_and_304_state_the_length_without_a_body)
+{
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, big_cache, NULL));
+    for (int gzip = 0; gzip < 2; gzip++) {
+        nq_http_response get, head, nm;
+        get_checked(&s, "/solve?n=12", gzip, true, &get);
+        ck_assert(gzip || (long)get.body_len >= FILE_MIN); /* identity by sendfile, gzip from the buffer */
+        ck_assert(nq_http_request(&s, "HEAD", "/solve?n=12", gzip ? gzip_hdr : NULL, &head));
+        ck_assert_int_eq(head.status, 200);
+        ck_assert_uint_eq(head.body_len, 0);
+        ck_assert_str_eq(nq_http_header_get(&head, "Content-Length"), nq_http_header_get(&get, "Content-Length"));
+        char inm[160];
+        snprintf(inm, sizeof inm, "If-None-Match: %s", nq_http_header_get(&get, "ETag"));
+        const char *const hdrs[] = {inm, gzip ? gzip_hdr[0] : NULL, NULL};
+        ck_assert(nq_http_request(&s, "GET", "/solve?n=12", hdrs, &nm));
+        ck_assert_int_eq(nm.status, 304);
+        ck_assert_uint_eq(nm.body_len, 0);
+        const char *len = nq_http_header_get(&nm, "Content-Length");
+        ck_assert(len == NULL || strcmp(len, nq_http_header_get(&get, "Content-Length")) == 0);
+        nq_http_response_free(&get);
+        nq_http_response_free(&head);
+        nq_http_response_free(&nm);
+    }
+    /* The connection is still good after all that. */
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    ck_assert_str_eq(r.body, "{\"n\":8,\"total\":92,\"unique\":12}");
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
+}
+END_TEST
+
+static Suite *sendfile_suite(void)
+{
+    Suite *const s = suite_create("sendfile");
+    TCase *const tc = tcase_create("sendfile");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, gzip_and_identity_agree_across_the_threshold);
+    tcase_add_test(tc, bodies_just_below_and_above_the_threshold);
+    tcase_add_test(tc, cached_answer_equals_streamed_one);
+    tcase_add_test(tc, head_and_304_state_the_length_without_a_body);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return nq_check_run(sendfile_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
