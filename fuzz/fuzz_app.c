@@ -93,6 +93,7 @@ static struct {
     nq_config raw_cfg; /* raw mode: the real server's configuration */
     nq_ops *raw_ops;   /* its operations bundle (probes, /metrics, access log) */
     nq_server *raw;    /* the server, started by the first raw input */
+    unsigned raw_sent; /* raw inputs sent so far: picks each one's source address */
 } g;
 
 static void teardown(void) {
@@ -272,7 +273,8 @@ static long long now_ms(void) {
 }
 
 /* Wait until fd is readable; false after RAW_HANG_MS of silence. libFuzzer's timers interrupt
- * poll with signals: those are waited out, not taken for silence. */
+ * poll with signals: those are waited out, not taken for silence (so are interrupted connect, send
+ * and recv calls). */
 static bool readable(int fd) {
     const long long deadline = now_ms() + RAW_HANG_MS;
     for (;;) {
@@ -285,15 +287,35 @@ static bool readable(int fd) {
     }
 }
 
+/* Connect fd to a. A connect that a signal interrupts goes on in the background: wait for it. */
+static bool connect_to(int fd, const struct sockaddr_in *a) {
+    if (connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) return true;
+    if (errno != EINTR) return false;
+    struct pollfd p = {fd, POLLOUT, 0};
+    while (poll(&p, 1, RAW_HANG_MS) < 0)
+        if (errno != EINTR) return false;
+    int err = 0;
+    socklen_t elen = sizeof err;
+    return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) == 0 && err == 0 && (p.revents & POLLOUT);
+}
+
 /* Send len bytes to the server, half-close, and read until it closes into *out (malloc'd). */
 static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     NQ_FUZZ_CHECK(fd >= 0);
+    /* The server closes first, so each exchange leaves a TIME_WAIT on its side for a minute: from one
+     * source address the ephemeral ports would run out within seconds at fuzzing speed. Each input
+     * comes from the next of 62,500 loopback addresses (127.1.1.1 .. 127.1.250.250) instead. */
+    const unsigned n = g.raw_sent++ % (250u * 250u);
+    struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = 0};
+    src.sin_addr.s_addr = htonl(0x7f010000u | ((n / 250u + 1u) << 8) | (n % 250u + 1u));
+    NQ_FUZZ_CHECK(bind(fd, (const struct sockaddr *)&src, sizeof src) == 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(nq_server_port(g.raw))};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    NQ_FUZZ_CHECK(connect(fd, (const struct sockaddr *)&a, sizeof a) == 0);
+    NQ_FUZZ_CHECK(connect_to(fd, &a));
     for (size_t sent = 0; sent < len;) {
         const ssize_t w = send(fd, data + sent, len - sent, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
         if (w <= 0) break; /* the server closed early (a refused head): read what it said */
         sent += (size_t)w;
     }
@@ -316,6 +338,7 @@ static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
             buf = bigger;
         }
         const ssize_t r = recv(fd, buf + used, cap - used, 0);
+        if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break; /* the close (or a reset: the stream ends either way) */
         used += (size_t)r;
     }
