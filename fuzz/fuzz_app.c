@@ -1,6 +1,7 @@
-/* fuzz_app.c - libFuzzer harness for whole request handling in-process (src/server/app/app.h).
+/* fuzz_app.c - libFuzzer harness for whole request handling: in-process (src/server/app/app.h), or
+ * as raw bytes on a real server's socket (raw mode, below).
  *
- * Input: a request written as text, the way a person would type it:
+ * Input, app mode: a request written as text, the way a person would type it:
  *     METHOD SP TARGET LF          e.g. "GET /solve?n=6&format=columns\n"
  *     Name: value LF               any number of header lines
  * TARGET is split at the first '?' into the raw path and the raw query (no '?': no query), exactly as
@@ -21,12 +22,29 @@
  *  - 204 and 304 responses carry no body, and only a HEAD request gets a response flagged HEAD;
  *  - every JSON body (problem or answer; gunzipped first when gzip-coded, which must then be one
  *    whole gzip member) parses, and a problem's "status" member equals the status line.
+ *
+ * Raw mode: an input whose first line is "#raw" sends the rest, byte for byte, to a real nqueensd
+ * server (nq_server_create on a kernel-chosen loopback port, started on the first such input and
+ * kept for the run), half-closes, and reads until the server closes. Oracles:
+ *  - the server closes the connection (its head and idle deadlines are 1 s here): a connection still
+ *    silent and open RAW_HANG_MS later was left hanging;
+ *  - every byte it sent belongs to a whole, conforming HTTP/1.1 response (tests/http/wire.h: status
+ *    line, header syntax, framing exactly as stated); which requests were HEAD is not known here, so
+ *    a response is read with a body unless only its bodiless reading leaves the next bytes at a
+ *    status line or at the end;
+ *  - no response is a 500: nothing a client sends is the server's fault.
  */
 #define _POSIX_C_SOURCE 200809L /* dup2, open */
 #include "fuzz.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -37,13 +55,18 @@
 #include "app/app.h"
 #include "cache/cache.h"
 #include "base/config.h"
+#include "http/server.h"
 #include "ops/ops.h"
+#include "wire.h"
 
 #define MAX_HEADERS 16             /* header lines read from one input; the rest are ignored */
 #define MAX_N_SOLVE 9              /* 352 solutions: every /solve answers in a few milliseconds */
 #define MAX_N_COUNT 11             /* 2680 solutions: every /count answers in a few milliseconds */
 #define BODY_CAP (1u << 20)        /* largest body the harness reads (answers here stay < 64 KiB) */
 #define CACHE_BYTES (4u << 20)     /* small, so eviction happens while fuzzing */
+#define RAW_MARK "#raw\n"          /* first line of a raw-mode input */
+#define RAW_HANG_MS 5000           /* silence, well past the server's 1 s deadlines, that is a hang */
+#define RAW_SETTLE_MS 5            /* pause between the last byte and the half-close (raw_exchange) */
 
 typedef struct header {
     const char *name;  /* points into the request copy, NUL-terminated */
@@ -67,9 +90,15 @@ static struct {
     nq_ops *ops;
     char *body;  /* BODY_CAP bytes: the body as the app produced it (allocated once: speed) */
     char *plain; /* BODY_CAP bytes: the body gunzipped */
+    nq_config raw_cfg; /* raw mode: the real server's configuration */
+    nq_ops *raw_ops;   /* its operations bundle (probes, /metrics, access log) */
+    nq_server *raw;    /* the server, started by the first raw input */
+    unsigned raw_sent; /* raw inputs sent so far: picks each one's source address */
 } g;
 
 static void teardown(void) {
+    nq_server_destroy(g.raw);
+    nq_ops_destroy(g.raw_ops);
     nq_app_destroy(g.app);
     nq_ops_destroy(g.ops);
     nq_cache_destroy(g.cache);
@@ -219,7 +248,150 @@ static void check_body(nq_response *resp) {
     if (len > 0 && type && strstr(type, "json")) check_json(resp, body, len, strstr(type, "ndjson") != NULL);
 }
 
+/* ---- raw mode ------------------------------------------------------------------------------------ */
+
+/* The real server, as main() wires it, with deadlines short enough that a head the input leaves
+ * unfinished is cut within a second, and the app mode's low limits. */
+static void raw_start(void) {
+    nq_config *c = &g.raw_cfg;
+    nq_config_defaults(c);
+    memcpy(c->bind_addr, "127.0.0.1", sizeof "127.0.0.1");
+    c->port = 0;
+    c->http_threads = 1;
+    c->solver_workers = 1;
+    c->count_threads = 1;
+    c->max_n_solve = MAX_N_SOLVE;
+    c->max_n_count = MAX_N_COUNT;
+    c->max_solutions = 200;
+    c->cache_bytes = CACHE_BYTES;
+    c->head_timeout_s = 1;
+    c->idle_timeout_s = 1;
+    c->conn_limit = 64;
+    NQ_FUZZ_CHECK(nq_ops_create(c, &g.raw_ops) == NQ_OK);
+    NQ_FUZZ_CHECK(nq_server_create(c, g.raw_ops, NULL, &g.raw) == NQ_OK);
+}
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is readable; false after RAW_HANG_MS of silence. libFuzzer's timers interrupt
+ * poll with signals: those are waited out, not taken for silence (so are interrupted connect, send
+ * and recv calls). */
+static bool readable(int fd) {
+    const long long deadline = now_ms() + RAW_HANG_MS;
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        const long long left = deadline - now_ms();
+        if (left <= 0) return false;
+        const int ready = poll(&p, 1, (int)left);
+        if (ready > 0) return true;
+        if (ready == 0 || errno != EINTR) return false;
+    }
+}
+
+/* Connect fd to a. A connect that a signal interrupts goes on in the background: wait for it. */
+static bool connect_to(int fd, const struct sockaddr_in *a) {
+    if (connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) return true;
+    if (errno != EINTR) return false;
+    struct pollfd p = {fd, POLLOUT, 0};
+    while (poll(&p, 1, RAW_HANG_MS) < 0)
+        if (errno != EINTR) return false;
+    int err = 0;
+    socklen_t elen = sizeof err;
+    return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) == 0 && err == 0 && (p.revents & POLLOUT);
+}
+
+/* Send len bytes to the server, half-close, and read until it closes into *out (malloc'd). */
+static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    NQ_FUZZ_CHECK(fd >= 0);
+    /* The server closes first, so each exchange leaves a TIME_WAIT on its side for a minute: from one
+     * source address the ephemeral ports would run out within seconds at fuzzing speed. Each input
+     * comes from the next of 62,500 loopback addresses (127.1.1.1 .. 127.1.250.250) instead. */
+    const unsigned n = g.raw_sent++ % (250u * 250u);
+    struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = 0};
+    src.sin_addr.s_addr = htonl(0x7f010000u | ((n / 250u + 1u) << 8) | (n % 250u + 1u));
+    NQ_FUZZ_CHECK(bind(fd, (const struct sockaddr *)&src, sizeof src) == 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(nq_server_port(g.raw))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    NQ_FUZZ_CHECK(connect_to(fd, &a));
+    for (size_t sent = 0; sent < len;) {
+        const ssize_t w = send(fd, data + sent, len - sent, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break; /* the server closed early (a refused head): read what it said */
+        sent += (size_t)w;
+    }
+    /* Half-close a moment later, so the end of the stream reaches the server as an event of its own:
+     * arriving with the last bytes, libmicrohttpd 0.9.75 misses it, and an unfinished head then
+     * waits out the head deadline (1 s) instead of closing at once. */
+    struct pollfd settle = {fd, POLLIN, 0};
+    (void)poll(&settle, 1, RAW_SETTLE_MS);
+    (void)shutdown(fd, SHUT_WR);
+    size_t used = 0, cap = 4096;
+    char *buf = malloc(cap + 1);
+    NQ_FUZZ_CHECK(buf != NULL);
+    for (;;) {
+        NQ_FUZZ_CHECK(readable(fd)); /* else the server left the connection hanging */
+        if (used == cap) {
+            NQ_FUZZ_CHECK(cap < BODY_CAP);
+            cap *= 2;
+            char *const bigger = realloc(buf, cap + 1);
+            NQ_FUZZ_CHECK(bigger != NULL);
+            buf = bigger;
+        }
+        const ssize_t r = recv(fd, buf + used, cap - used, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break; /* the close (or a reset: the stream ends either way) */
+        used += (size_t)r;
+    }
+    close(fd);
+    buf[used] = '\0';
+    *out = buf;
+    return used;
+}
+
+/* Whether a response read as parsed ends where the next one or the stream does. */
+static bool at_boundary(const char *buf, size_t len, size_t pos) {
+    return pos == len || (len - pos >= 9 && memcmp(buf + pos, "HTTP/1.1 ", 9) == 0);
+}
+
+/* Every byte in buf must belong to a conforming response; none may be a 500. */
+static void check_stream(const char *buf, size_t len) {
+    for (size_t pos = 0; pos < len;) {
+        nq_wire_response r;
+        size_t used = 0;
+        char why[160];
+        nq_wire_rc rc = nq_wire_parse(buf + pos, len - pos, false, true, &r, &used, why, sizeof why);
+        bool conforming = rc == NQ_WIRE_OK && at_boundary(buf, len, pos + used);
+        if (!conforming) {
+            if (rc == NQ_WIRE_OK) nq_wire_response_free(&r);
+            rc = nq_wire_parse(buf + pos, len - pos, true, true, &r, &used, why, sizeof why); /* a HEAD? */
+            conforming = rc == NQ_WIRE_OK && at_boundary(buf, len, pos + used);
+            if (!conforming) fprintf(stderr, "non-conforming response at byte %zu: %s\n%.400s\n", pos, why, buf + pos);
+        }
+        NQ_FUZZ_CHECK(conforming);
+        NQ_FUZZ_CHECK(r.status != 500);
+        nq_wire_response_free(&r);
+        pos += used;
+    }
+}
+
+static void raw_input(const uint8_t *data, size_t size) {
+    if (!g.raw) raw_start();
+    char *got = NULL;
+    const size_t len = raw_exchange(data, size, &got);
+    check_stream(got, len);
+    free(got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size >= sizeof RAW_MARK - 1 && memcmp(data, RAW_MARK, sizeof RAW_MARK - 1) == 0) {
+        raw_input(data + sizeof RAW_MARK - 1, size - (sizeof RAW_MARK - 1));
+        return 0;
+    }
     fuzz_request r;
     memset(&r, 0, sizeof r);
     r.text = malloc(size + 1);

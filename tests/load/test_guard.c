@@ -1,6 +1,7 @@
 /* test_guard.c - unit tests of the connection guard (src/server/http/guard.c) on a minimal libmicrohttpd
  * daemon over loopback: the head deadline closes silent, slowloris and idle keep-alive connections,
- * complete requests are served, and the 414 / 431 caps.
+ * complete requests are served, the 414 / 431 caps, and a request a closed connection left unfinished
+ * is handed back.
  *
  * The daemon here is not nqueensd: it is the smallest server that wires the guard the way server.c
  * does (options, head received, request done), so these tests pin the guard's own behaviour. The
@@ -15,6 +16,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -324,6 +326,66 @@ START_TEST(caps)
     close(fd);
     server_stop(&s);
 }
+/* ---- requests a closed connection leaves unfinished ----------------------------------------------- */
+
+/* A daemon whose requests are begun with the guard (nq_guard_request_begin) and never reported done:
+ * each close must hand its request to the abandoned hook, exactly once. */
+typedef struct abandon_server {
+    nq_guard *guard;
+    struct MHD_Daemon *daemon;
+    uint16_t port;
+    atomic_uint handed; /* requests the hook received */
+} abandon_server;
+
+static char abandon_marker; /* the request pointer the hook must get back */
+
+static void *abandon_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    (void)uri;
+    nq_guard_request_begin(c, &abandon_marker);
+    return NULL;
+}
+
+static void abandoned(void *cls, struct MHD_Connection *c, void *req)
+{
+    (void)c;
+    abandon_server *const s = cls;
+    atomic_fetch_add(&s->handed, req == &abandon_marker ? 1u : 1000u); /* checked on the test's thread */
+}
+
+START_TEST(abandoned_request_handed_back)
+{
+    abandon_server s = {0};
+    atomic_init(&s.handed, 0u);
+    const nq_guard_config cfg = {.idle_timeout_s = 30, .head_timeout_s = 1, .max_uri_bytes = 100,
+                                 .max_header_bytes = 200, .abandoned = abandoned, .abandoned_cls = &s};
+    ck_assert_int_eq(nq_guard_create(&cfg, &s.guard), NQ_OK);
+    struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
+    ck_assert_uint_ge(nq_guard_mhd_options(s.guard, opts, NQ_GUARD_MHD_OPTIONS), 3);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = 0};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    s.daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, handler, NULL,
+                                MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_URI_LOG_CALLBACK, abandon_uri_log, NULL,
+                                MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    ck_assert_ptr_nonnull(s.daemon);
+    s.port = MHD_get_daemon_info(s.daemon, MHD_DAEMON_INFO_BIND_PORT)->port;
+    const int fd = connect_to(s.port);
+    static const char line[] = "GET /left HTTP/1.1\r\n"; /* a request line, then nothing */
+    ck_assert_int_eq(send(fd, line, sizeof line - 1u, 0), (ssize_t)(sizeof line - 1u));
+    char b;
+    ck_assert_int_le(recv(fd, &b, 1, 0), 0); /* the head deadline closes it */
+    close(fd);
+    for (int i = 0; i < 600 && atomic_load(&s.handed) == 0u; i++) {
+        const struct timespec pause = {0, 10L * 1000L * 1000L};
+        nanosleep(&pause, NULL);
+    }
+    MHD_stop_daemon(s.daemon);
+    ck_assert_uint_eq(atomic_load(&s.handed), 1u);
+    nq_guard_destroy(s.guard);
+}
+END_TEST
+
 END_TEST
 
 static Suite *guard_suite(void)
@@ -339,6 +401,7 @@ static Suite *guard_suite(void)
     tcase_add_test(head, silent_connection_closed);
     tcase_add_test(head, slowloris_closed);
     tcase_add_test(head, keepalive_allowance_then_cut);
+    tcase_add_test(head, abandoned_request_handed_back);
     suite_add_tcase(s, head);
 
     TCase *const caps_tc = tcase_create("caps");

@@ -343,6 +343,26 @@ START_TEST(version_comes_from_the_build)
 }
 END_TEST
 
+/* One address's share: per-ip-limit when lower, else conn-limit less a reserve of at most a quarter. */
+static const struct {
+    unsigned conn_limit, per_ip, reserve, want;
+} cap_rows[] = {
+    {4096, 0, 64, 4032}, {4096, 16, 64, 16}, {4096, 5000, 64, 4032}, {4096, 0, 0, 0},   {4096, 7, 0, 7},
+    {3, 0, 64, 0},       {10, 0, 64, 8},      {40, 0, 8, 32},         {100, 0, 1000, 75},
+};
+
+START_TEST(per_address_cap)
+{
+    nq_config c;
+    nq_config_defaults(&c);
+    ck_assert_uint_eq(c.conn_reserve, 64);
+    c.conn_limit = cap_rows[_i].conn_limit;
+    c.per_ip_limit = cap_rows[_i].per_ip;
+    c.conn_reserve = cap_rows[_i].reserve;
+    ck_assert_uint_eq(nq_config_per_address_cap(&c), cap_rows[_i].want);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -356,6 +376,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, bad_arguments_to_load);
     tcase_add_test(tc, help_lists_every_option);
     tcase_add_test(tc, version_comes_from_the_build);
+    tcase_add_loop_test(tc, per_address_cap, 0, (int)(sizeof cap_rows / sizeof cap_rows[0]));
     tcase_add_loop_test(tc, recognises_option_variables, 0, (int)(sizeof env_rows / sizeof env_rows[0]));
     suite_add_tcase(s, tc);
     return s;

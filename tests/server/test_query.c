@@ -100,7 +100,7 @@ static const reject_row rejected[] = {
     {"N=8", SOLVE_KEYS, NQ_E_PARAM_UNKNOWN, "N"},
     {"n=8&foo=1", SOLVE_KEYS, NQ_E_PARAM_UNKNOWN, "foo"},
     {"n=8&limit=2", NQ_QK_N, NQ_E_PARAM_UNKNOWN, "limit"}, /* /count takes n only */
-    {"=8", SOLVE_KEYS, NQ_E_PARAM_UNKNOWN, ""},
+    {"=8", SOLVE_KEYS, NQ_E_BAD_REQUEST, ""},
     {"n%00=8", SOLVE_KEYS, NQ_E_BAD_REQUEST, ""},
     /* escapes */
     {"n=%00", SOLVE_KEYS, NQ_E_PARAM_INVALID, "n"},

@@ -357,11 +357,11 @@ void nq_app_result_destroy(nq_app_result *result) {
 
 double nq_app_result_seconds(const nq_app_result *result) { return result ? result->seconds : 0.0; }
 
-void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, nq_response *resp) {
+void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *detail, nq_response *resp) {
     resp->route = "rejected";
     resp->head = strcmp(req->method, "HEAD") == 0;
     common_headers(app, req, resp);
-    nq_app_problem(resp, req->path, err, NULL, NULL, false, 0);
+    nq_app_problem(resp, req->path, err, NULL, detail, false, 0);
 }
 
 void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp) {

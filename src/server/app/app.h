@@ -180,10 +180,11 @@ void nq_app_result_destroy(nq_app_result *result);
 /* Solver seconds the result cost (for Server-Timing and metrics); 0 for NULL. */
 double nq_app_result_seconds(const nq_app_result *result);
 
-/* Answer req with the problem for err (e.g. NQ_E_URI_TOO_LONG, NQ_E_HEADERS_TOO_LARGE, NQ_E_BUSY found
- * by the server before the app ran), with the headers every response carries. No routing: the path is
- * only echoed as the instance. */
-void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, nq_response *resp);
+/* Answer req with the problem for err (e.g. NQ_E_URI_TOO_LONG, NQ_E_HEADERS_TOO_LARGE, NQ_E_BAD_REQUEST
+ * found by the server before the app ran), with the headers every response carries and detail (a
+ * sentence, borrowed; NULL: the problem type's description). No routing: the path is only echoed as
+ * the instance. */
+void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *detail, nq_response *resp);
 
 /* Steps 1 to 3 in the calling thread. */
 void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp);

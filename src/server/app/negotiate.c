@@ -95,11 +95,16 @@ void nq_app_etag_gzip(const char *etag, char *out, size_t cap) {
     (void)snprintf(out, cap, "%.*s-gzip\"", (int)strlen(etag) - 1, etag); /* before the closing quote */
 }
 
-/* Whether the If-None-Match list contains tag (weak comparison, RFC 9110 section 13.1.2). */
+/* Whether the If-None-Match list contains tag (weak comparison, RFC 9110 section 13.1.2). Empty
+ * elements (",\"a\"", "\"a\",,\"b\"") are skipped, as RFC 9110 section 5.6.1 asks of every list. */
 static bool list_has(const char *list, const char *tag) {
     const size_t tlen = strlen(tag);
     for (const char *p = list; *p;) {
         p = skip_ows(p);
+        if (*p == ',') {
+            p++;
+            continue;
+        }
         if (*p == '*') return true;
         if (p[0] == 'W' && p[1] == '/') p += 2;
         if (*p != '"') break; /* malformed: stop, match nothing more */
@@ -107,8 +112,7 @@ static bool list_has(const char *list, const char *tag) {
         if (!close) break;
         if ((size_t)(close + 1 - p) == tlen && memcmp(p, tag, tlen) == 0) return true;
         p = skip_ows(close + 1);
-        if (*p != ',') break;
-        p++;
+        if (*p != ',' && *p != '\0') break;
     }
     return false;
 }

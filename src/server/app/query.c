@@ -81,15 +81,25 @@ static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size
     return DECODE_OK;
 }
 
-/* Plain ASCII decimal digits, nothing else, no overflow (too large and malformed read the same
- * here: both get bad_int's detail). */
-static bool parse_u64(const char *s, size_t len, uint64_t *out) {
-    return nq_parse_u64(s, len, UINT64_MAX, out) == NQ_OK;
+typedef enum int_rc { INT_OK, INT_MALFORMED, INT_OVERFLOW } int_rc;
+
+/* Plain ASCII decimal digits, nothing else (nq_parse_u64), told apart from a number too large. */
+static int_rc parse_u64(const char *s, size_t len, uint64_t *out) {
+    const nq_err rc = nq_parse_u64(s, len, UINT64_MAX, out);
+    return rc == NQ_OK ? INT_OK : rc == NQ_E_OVERFLOW ? INT_OVERFLOW : INT_MALFORMED;
 }
 
-static nq_err bad_int(nq_query_error *err, const char *name, const char *range) {
+/* Parse an integer parameter of at least min (range says so in words); on failure fill err, saying
+ * whether the digits overflowed or were no integer at all. */
+static nq_err int_value(nq_query_error *err, const char *name, const char *v, size_t len, uint64_t min,
+                        const char *range, uint64_t *out) {
+    const int_rc rc = parse_u64(v, len, out);
+    if (rc == INT_OK && *out >= min) return NQ_OK;
     fail(err, NQ_E_PARAM_INVALID, name);
-    DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
+    if (rc == INT_OVERFLOW)
+        DETAIL(err, "Parameter '%s' overflows: it must be an integer below 2^64 (18446744073709551616), %s.", name,
+               range);
+    else DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
     return err->err;
 }
 
@@ -97,14 +107,11 @@ static nq_err bad_int(nq_query_error *err, const char *name, const char *range) 
 static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err) {
     switch (key) {
     case NQ_QK_N:
-        if (!parse_u64(v, len, &q->n) || q->n == 0) return bad_int(err, "n", "at least 1");
-        return NQ_OK;
+        return int_value(err, "n", v, len, 1, "at least 1", &q->n);
     case NQ_QK_LIMIT:
-        if (!parse_u64(v, len, &q->limit) || q->limit == 0) return bad_int(err, "limit", "at least 1");
-        return NQ_OK;
+        return int_value(err, "limit", v, len, 1, "at least 1", &q->limit);
     case NQ_QK_OFFSET:
-        if (!parse_u64(v, len, &q->offset)) return bad_int(err, "offset", "0 or more");
-        return NQ_OK;
+        return int_value(err, "offset", v, len, 0, "0 or more", &q->offset);
     case NQ_QK_FORMAT:
         if (strcmp(v, "board") == 0) q->format = NQ_FORMAT_BOARD;
         else if (strcmp(v, "columns") == 0) q->format = NQ_FORMAT_COLUMNS;
@@ -137,8 +144,7 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         }
         return NQ_OK;
     case NQ_QK_SEED:
-        if (!parse_u64(v, len, &q->seed)) return bad_int(err, "seed", "from 0 to 18446744073709551615");
-        return NQ_OK;
+        return int_value(err, "seed", v, len, 0, "from 0 to 18446744073709551615", &q->seed);
     case NQ_QK_COUNT:
         if (strcmp(v, "true") == 0) q->count = true;
         else if (strcmp(v, "false") == 0) q->count = false;
@@ -149,11 +155,9 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         }
         return NQ_OK;
     case NQ_QK_K:
-        if (!parse_u64(v, len, &q->k)) return bad_int(err, "k", "from 0 to n");
-        return NQ_OK;
+        return int_value(err, "k", v, len, 0, "from 0 to n", &q->k);
     case NQ_QK_FROM:
-        if (!parse_u64(v, len, &q->from)) return bad_int(err, "from", "0 or more");
-        return NQ_OK;
+        return int_value(err, "from", v, len, 0, "0 or more", &q->from);
     case NQ_QK_CURSOR:
         memcpy(q->cursor, v, len + 1);
         q->cursor_len = len;
@@ -217,6 +221,11 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     }
     const char *eq = memchr(p, '=', len);
     const size_t klen = eq ? (size_t)(eq - p) : len;
+    if (klen == 0) { /* "=8": a value without a name, as malformed as an empty pair */
+        fail(err, NQ_E_BAD_REQUEST, NULL);
+        DETAIL(err, "The query has a value without a parameter name ('=...'): write name=value.");
+        return err->err;
+    }
     const key_row *row = find_key(p, klen, allowed, err);
     if (!row) return err->err;
     if (q->present & row->key) {

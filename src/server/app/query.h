@@ -6,7 +6,8 @@
  * Grammar: pairs separated by '&'; each pair is key '=' value; both are percent-decoded ('+' is NOT
  * a space: it is kept and then rejected wherever it is not allowed). Rejected with a 400:
  *   - a malformed escape ("%4", "%G1") or an escape for NUL ("%00"): E_BAD_REQUEST / E_PARAM_INVALID;
- *   - an empty pair ("n=8&&limit=2", a trailing '&'), a key without '=': E_BAD_REQUEST / E_PARAM_INVALID;
+ *   - an empty pair ("n=8&&limit=2", a trailing '&'), a value without a key ("=8"): E_BAD_REQUEST;
+ *   - a key without '=': E_PARAM_INVALID;
  *   - a key not allowed on the route (keys are case-sensitive): E_PARAM_UNKNOWN;
  *   - a key given twice: E_PARAM_DUPLICATE;
  *   - a value that can never be valid: E_PARAM_INVALID (integers are plain ASCII digits only, no

@@ -114,7 +114,10 @@ static const opt_row opts[] = {
     {"conn-limit", "NQUEENSD_CONN_LIMIT", T_UINT, FIELD(conn_limit), "4096", 1, 1000000, "N",
      "open connections at most (the file-descriptor limit is raised to fit)"},
     {"per-ip-limit", "NQUEENSD_PER_IP_LIMIT", T_UINT, FIELD(per_ip_limit), "0", 0, 1000000, "N",
-     "open connections per client address; 0 = no per-address limit"},
+     "open connections per client address; 0 = no fixed per-address limit (--conn-reserve still applies)"},
+    {"conn-reserve", "NQUEENSD_CONN_RESERVE", T_UINT, FIELD(conn_reserve), "64", 0, 1000000, "N",
+     "connections no single client address can take: one address holds at most conn-limit minus this "
+     "(at most a quarter of conn-limit is reserved), so probes and other clients still get in; 0 = none"},
     {"idle-timeout-s", "NQUEENSD_IDLE_TIMEOUT_S", T_UINT, FIELD(idle_timeout_s), "30", 1, 86400, "S",
      "an idle keep-alive connection is closed after this many seconds"},
     {"head-timeout-s", "NQUEENSD_HEAD_TIMEOUT_S", T_UINT, FIELD(head_timeout_s), "10", 1, 3600, "S",
@@ -484,6 +487,16 @@ nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *er
         return NQ_E_ARG;
     const nq_err rc = load_env(c, envp, err, errlen);
     return rc != NQ_OK ? rc : load_args(c, argc, argv, err, errlen);
+}
+
+unsigned nq_config_per_address_cap(const nq_config *c)
+{
+    const unsigned quarter = c->conn_limit / 4u;
+    const unsigned reserve = c->conn_reserve < quarter ? c->conn_reserve : quarter;
+    const unsigned cap = reserve > 0 ? c->conn_limit - reserve : 0;
+    if (c->per_ip_limit > 0 && (cap == 0 || c->per_ip_limit < cap))
+        return c->per_ip_limit;
+    return cap;
 }
 
 /* ---- help --------------------------------------------------------------------------------------- */

@@ -73,6 +73,8 @@ typedef struct nq_config {
     nq_log_format log_format;              /* access and event log format on stdout */
     unsigned conn_limit;                   /* open connections at most */
     unsigned per_ip_limit;                 /* open connections per client address; 0 = unlimited */
+    unsigned conn_reserve;                 /* connections kept out of any one address's reach
+                                              (nq_config_per_address_cap) */
     unsigned idle_timeout_s;               /* an idle keep-alive connection is closed after this */
     unsigned head_timeout_s;               /* the whole request head must arrive within this */
     size_t max_uri_bytes;                  /* longer request target: 414 */
@@ -104,6 +106,11 @@ void nq_config_usage(FILE *out, const char *prog);
 
 /* Print the options as a Markdown table (the README's "Configuration" table) to out. */
 void nq_config_markdown(FILE *out);
+
+/* The most connections one client address may hold: per_ip_limit when set, and in any case
+ * conn_limit minus conn_reserve (the reserve held to at most a quarter of conn_limit, so a small
+ * limit is not eaten by it). 0: no per-address cap. Pure; thread-safe. */
+unsigned nq_config_per_address_cap(const nq_config *c);
 
 /* The build's version ("1.0.0"), for --version, logs and metrics. */
 const char *nq_config_version(void);

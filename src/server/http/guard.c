@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "http/framing.h"
 
 /* The smallest per-connection memory pool we give libmicrohttpd (its own default is 32 KiB). */
 #define POOL_MIN_BYTES ((size_t)32 * 1024)
@@ -43,6 +44,7 @@ struct slot {
     slot *prev;          /* neighbours on that list */
     slot *next;
     bool kicked;         /* the sweeper shut the socket down; libmicrohttpd will close it */
+    void *request;       /* the request begun and not yet done, or NULL (nq_guard_request_begin) */
     int fd;              /* the connection's socket (owned by libmicrohttpd) */
     uint64_t since_ms;   /* monotonic time the wait for a head began */
 };
@@ -129,15 +131,21 @@ static void on_started(nq_guard *g, struct MHD_Connection *c, void **socket_cont
     }
 }
 
-static void on_closed(nq_guard *g, void **socket_context)
+static void on_closed(nq_guard *g, struct MHD_Connection *c, void **socket_context)
 {
     slot *const s = *socket_context;
+    void *request = NULL;
     pthread_mutex_lock(&g->lock);
     if (s != NULL) {
         wait_end(s);
+        request = s->request;
+        s->request = NULL;
     }
     g->stats.open--;
     pthread_mutex_unlock(&g->lock);
+    if (request != NULL && g->cfg.abandoned != NULL) {
+        g->cfg.abandoned(g->cfg.abandoned_cls, c, request); /* outside the lock: it logs */
+    }
     *socket_context = NULL;
     free(s);
 }
@@ -149,7 +157,7 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         on_started(g, c, socket_context);
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-        on_closed(g, socket_context);
+        on_closed(g, c, socket_context);
     }
 }
 
@@ -327,6 +335,17 @@ void nq_guard_head_received(struct MHD_Connection *c)
     pthread_mutex_unlock(&s->guard->lock);
 }
 
+void nq_guard_request_begin(struct MHD_Connection *c, void *request)
+{
+    slot *const s = slot_of(c);
+    if (s == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&s->guard->lock);
+    s->request = request;
+    pthread_mutex_unlock(&s->guard->lock);
+}
+
 void nq_guard_request_done(struct MHD_Connection *c)
 {
     slot *const s = slot_of(c);
@@ -334,6 +353,7 @@ void nq_guard_request_done(struct MHD_Connection *c)
         return;
     }
     pthread_mutex_lock(&s->guard->lock);
+    s->request = NULL;
     if (!s->kicked && s->list == NULL) {
         wait_begin(s->guard, &s->guard->kept, s);
     }
@@ -351,8 +371,10 @@ static enum MHD_Result charge_header(void *cls, enum MHD_ValueKind kind, const c
 {
     (void)kind;
     (void)key;
-    (void)value;
     header_budget *const b = cls;
+    if (nq_framing_is_synthetic(value)) {
+        return MHD_YES; /* the server's own line, not the client's */
+    }
     const size_t line = key_size + value_size + 4u;
     if (line > b->left) {
         b->over = true;

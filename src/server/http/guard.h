@@ -25,6 +25,7 @@
  * Use from server.c:
  *   nq_guard_create(&cfg, &g);  opts += nq_guard_mhd_options(g, opts, cap);  MHD_start_daemon(...);
  *   first handler call of a request:   nq_guard_head_received(conn); nq_guard_check_head(g, conn, uri_len)
+ *   request line parsed:               nq_guard_request_begin(conn, request)
  *   NOTIFY_COMPLETED of a request:     nq_guard_request_done(conn)
  *   after MHD_stop_daemon:             nq_guard_destroy(g)
  *
@@ -48,12 +49,19 @@
 
 typedef struct nq_guard nq_guard; /* opaque */
 
+/* Called from the connection's libmicrohttpd thread when a connection closes while a request begun
+ * on it (nq_guard_request_begin) was never reported done (nq_guard_request_done): request is the
+ * pointer given to nq_guard_request_begin, now the callee's to finish. */
+typedef void (*nq_guard_abandoned_fn)(void *cls, struct MHD_Connection *c, void *request);
+
 typedef struct nq_guard_config {
     unsigned per_ip_limit;   /* open connections per client address; 0 = no limit */
     unsigned idle_timeout_s; /* libmicrohttpd's inactivity timeout; 0 = none */
     unsigned head_timeout_s; /* the request head must arrive within this, >= 1 */
     size_t max_uri_bytes;    /* longest request target (414 beyond), >= 1 */
     size_t max_header_bytes; /* largest header section (431 beyond), >= 1 */
+    nq_guard_abandoned_fn abandoned; /* requests a closed connection left unfinished; NULL: none */
+    void *abandoned_cls;     /* its first argument */
 } nq_guard_config;
 
 typedef struct nq_guard_stats {
@@ -82,13 +90,20 @@ size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap
  * its head clock. Harmless on a connection the guard does not know. */
 void nq_guard_head_received(struct MHD_Connection *c);
 
+/* A request begins on c (call when its request line is parsed): request (borrowed) is handed to
+ * cfg.abandoned if c closes before nq_guard_request_done. Harmless on a connection the guard does
+ * not know. */
+void nq_guard_request_begin(struct MHD_Connection *c, void *request);
+
 /* The request on c has completed (call from MHD_OPTION_NOTIFY_COMPLETED): the next head on this
- * keep-alive connection must arrive within max(idle_timeout_s, head_timeout_s) from now. */
+ * keep-alive connection must arrive within max(idle_timeout_s, head_timeout_s) from now, and the
+ * request is no longer the guard's to report abandoned. */
 void nq_guard_request_done(struct MHD_Connection *c);
 
 /* Check a received head against the caps: NQ_E_URI_TOO_LONG if the request target (uri_len bytes,
  * query included) is longer than max_uri_bytes, NQ_E_HEADERS_TOO_LARGE if the header section
- * (counted as "Name: value\r\n" per header) is larger than max_header_bytes, else NQ_OK. */
+ * (counted as "Name: value\r\n" per header; the server's own Content-Length, framing.h, is not
+ * counted) is larger than max_header_bytes, else NQ_OK. */
 nq_err nq_guard_check_head(const nq_guard *g, struct MHD_Connection *c, size_t uri_len);
 
 /* Snapshot the counters into *out. g and out must not be NULL. */

@@ -1,9 +1,13 @@
 /* server.c - libmicrohttpd glue: daemon set-up, per-request context, response conversion, completion.
  *
  * Life of a request on a libmicrohttpd thread:
- *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1
- *   handler, first call            -> head received (guard), nothing queued yet (a request that
- *                                     announces a body is answered now, unread, and closed)
+ *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1;
+ *                                     libmicrohttpd is kept from parsing the query and from
+ *                                     delimiting a body (head.h)
+ *   handler, first call            -> head received (guard) and checked (head.h); nothing queued
+ *                                     yet, unless the head is refused or announces a body: that
+ *                                     request is answered now, its body unread, and the connection
+ *                                     closed
  *   handler, second call           -> nq_app_handle; an answer is converted and queued, while a
  *                                     computation goes to the worker pool (pool.h) with the
  *                                     connection suspended and its socket watched for the client
@@ -11,6 +15,8 @@
  *   handler, after resume          -> nq_app_finish with the pool's outcome, converted and queued
  *   body reader calls              -> a streamed /solve renders batch by batch
  *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
+ *   connection closed (guard)      -> a request libmicrohttpd dropped without NOTIFY_COMPLETED (it
+ *                                     never reached the handler) is completed there instead
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
@@ -34,7 +40,9 @@
 #include "app/app.h"
 #include "cache/cache.h"
 #include "base/clock.h"
+#include "http/framing.h"
 #include "http/guard.h"
+#include "http/head.h"
 #include "http/listener.h"
 #include "http/watch.h"
 #include "ops/accesslog.h"
@@ -59,18 +67,24 @@ struct nq_server {
     const nq_ops *ops;                           /* borrowed: access log and metrics, or NULL */
 };
 
-/* One request. Allocated in uri_log, freed in completed. */
+/* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
 typedef struct request_ctx {
     nq_server *s;         /* the server */
     double t0;            /* when the request line was parsed */
     char *target;         /* raw request target, NUL-terminated; split at '?' into path and query */
     const char *query;    /* raw query, or NULL */
     size_t query_len;     /* its length */
+    const char *uri_at;   /* where libmicrohttpd's request line had the target (nq_head_check) */
+    unsigned head_flags;  /* what nq_head_begin found (NQ_HEAD_*) */
     bool head_seen;       /* first handler call done */
-    nq_err head_error;    /* guard verdict on the head (414/431), NQ_OK if fine */
+    nq_err head_error;    /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
+    const char *head_detail; /* a static sentence saying why, or NULL */
+    nq_framing_body body; /* how the request's body is delimited (framing.h) */
+    uint64_t body_length; /* its announced length, when body is NQ_FRAMING_LENGTH */
+    nq_head_joined *joined; /* repeated header lines combined for lookup_header, freed at the end */
     uint64_t bytes;       /* body bytes handed to libmicrohttpd */
     nq_response resp;     /* the response (headers, record fields) */
-    struct MHD_Connection *conn; /* the connection, for the pool's resume callback */
+    struct MHD_Connection *conn; /* the connection: header lookups, the pool's resume callback */
     nq_app_work *work;    /* the pending computation's request, until nq_app_finish consumes it */
     nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
     bool offloaded;       /* the connection was suspended for a computation */
@@ -101,7 +115,6 @@ static char *origin_form(const char *target) {
 }
 
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
-    (void)c;
     nq_server *s = cls;
     request_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
@@ -110,6 +123,9 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
         free(ctx);
         return NULL;
     }
+    ctx->conn = c;
+    ctx->uri_at = uri;
+    ctx->head_flags = nq_head_begin(c, uri); /* what libmicrohttpd must not parse or frame: head.h */
     char *q = strchr(ctx->target, '?');
     if (q) {
         *q++ = '\0';
@@ -121,6 +137,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
     nq_response_init(&ctx->resp);
     ctx->resp.status = 0; /* nothing sent yet */
     atomic_fetch_add(&s->in_flight, 1);
+    nq_guard_request_begin(c, ctx);
     return ctx;
 }
 
@@ -144,11 +161,8 @@ static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c) {
     return ci ? ci->http_status : 0;
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
-    nq_server *s = cls;
-    request_ctx *ctx = *req_cls;
-    nq_guard_request_done(c);
-    if (!ctx) return;
+/* Observe the record of ctx's request and free it. ok: libmicrohttpd reported it completed. */
+static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *ctx, bool ok) {
     char addr[INET6_ADDRSTRLEN];
     client_address(c, addr);
     const nq_request_record rec = {
@@ -163,17 +177,33 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
         .duration_s = nq_clock_s() - ctx->t0,
         .solver_s = ctx->resp.solver_seconds,
         .cache = ctx->resp.cache,
-        .completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK,
+        .completed = ok,
     };
     nq_ops_request_done(s->ops, &rec);
     (void)nq_watch_remove(s->watch, ctx->watch_id); /* closed after the resume, before the handler ran */
     nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
+    nq_head_joined_free(ctx->joined);
     free(ctx->target);
     free(ctx);
-    *req_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
+    request_ctx *ctx = *req_cls;
+    nq_guard_request_done(c);
+    if (!ctx) return;
+    *req_cls = NULL;
+    finish_request(cls, c, ctx, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
+}
+
+/* The guard's report of a connection closed while a request begun on it (uri_log) was never
+ * reported completed: libmicrohttpd drops a request it refused itself before the handler ran
+ * without NOTIFY_COMPLETED on some paths, and the request must still be logged and leave the
+ * in-flight count (a drain waits for that count). */
+static void abandoned(void *cls, struct MHD_Connection *c, void *request) {
+    finish_request(cls, c, request, false);
 }
 
 /* ---- response conversion --------------------------------------------------------------------- */
@@ -221,19 +251,27 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max) {
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-/* A bodiless response. libmicrohttpd 0.9.75 gives a 304 made from a buffer "Content-Length: 0",
- * which RFC 9110 section 8.6 forbids unless the 200 is empty too, and one of unknown size a chunked
- * (empty) body, which a 304 must not have. In HTTP/1.0 mode an unknown size is neither: the 304 goes
- * out without either header, at the cost of closing the connection, which only a 304 whose body
- * the cache no longer holds pays (nq_app_304_body). */
-static struct MHD_Response *empty_response(unsigned status) {
-    if (status != 304) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+/* A response with no framing header at all (neither Content-Length nor Transfer-Encoding), which
+ * libmicrohttpd 0.9.75 makes only in its HTTP/1.0 mode, at the cost of closing the connection after
+ * it. Two answers need one:
+ *  - a 304 whose body the cache no longer holds (nq_app_304_body): one made from a buffer carries
+ *    "Content-Length: 0", which RFC 9110 section 8.6 forbids unless the 200 is empty too, and one of
+ *    unknown size a chunked (empty) body, which a 304 must not have;
+ *  - HEAD of a streamed answer, whose length is unknown without computing it: 0.9.75 sends the
+ *    chunked answer's last chunk ("0\r\n\r\n") after the head of a HEAD response, which the client
+ *    then reads as the start of the next response (RFC 9110 section 9.3.2: no content). */
+static struct MHD_Response *unframed_response(void) {
     struct MHD_Response *m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
     if (m && MHD_set_response_options(m, MHD_RF_HTTP_VERSION_1_0_ONLY, MHD_RO_END) != MHD_YES) {
         MHD_destroy_response(m);
         return NULL;
     }
     return m;
+}
+
+static struct MHD_Response *empty_response(unsigned status) {
+    if (status != 304) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    return unframed_response();
 }
 
 /* A cached body. A large one the entry keeps in its memory file goes out by sendfile from a dup of
@@ -277,6 +315,11 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
         m = cached_response(r);
         break;
     case NQ_BODY_STREAM: {
+        if (!r->read) { /* HEAD: see unframed_response */
+            m = unframed_response();
+            if (m && r->stream_free) r->stream_free(r->stream);
+            break;
+        }
         stream_src *src = calloc(1, sizeof *src);
         if (!src) return NULL;
         *src = (stream_src){r->read, r->stream, r->stream_free, &ctx->bytes};
@@ -301,8 +344,10 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
 
 /* ---- the handler ----------------------------------------------------------------------------- */
 
-static const char *lookup_header(void *c, const char *name) {
-    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+/* The app's header lookup (nq_request.header): every line of a repeated header, as one list. */
+static const char *lookup_header(void *arg, const char *name) {
+    request_ctx *ctx = arg;
+    return nq_head_lookup(ctx->conn, name, &ctx->joined);
 }
 
 /* ---- computations on the worker pool ---------------------------------------------------------- */
@@ -354,7 +399,6 @@ static void watch_client(request_ctx *ctx, struct MHD_Connection *c) {
  * refused submit (busy, draining) resumes it at once and is answered on the next call. */
 static void offload(request_ctx *ctx, struct MHD_Connection *c) {
     ctx->offloaded = true;
-    ctx->conn = c;
     MHD_suspend_connection(c);
     nq_app_work *copy = nq_app_work_copy(ctx->work); /* the pool's: may outlive this request */
     const nq_pool_task task = {run_work, free_work, free_result, copy};
@@ -386,12 +430,12 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     /* While the daemon stops, MHD_queue_response reports success without queuing, and libmicrohttpd
      * calls the handler again: there is nothing more to say, so let it close the connection. */
     if (ctx->answered) return MHD_NO;
-    const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, c};
+    const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, ctx};
     if (ctx->offloaded) {
         if (!finish_offloaded(ctx)) return MHD_NO;
     } else if (ctx->head_error != NQ_OK) {
-        /* Over the guard's caps (414/431): a problem, without routing a target that may be huge. */
-        nq_app_reject(ctx->s->app, &req, ctx->head_error, &ctx->resp);
+        /* A refused head: a problem, without routing a target that may be huge or malformed. */
+        nq_app_reject(ctx->s->app, &req, ctx->head_error, ctx->head_detail, &ctx->resp);
     } else if (nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work) == NQ_APP_COMPUTE) {
         offload(ctx, c);
         return MHD_YES; /* called again once resumed */
@@ -404,33 +448,50 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     return rc;
 }
 
-/* Whether the request announces a body (RFC 9112 section 6.3: Transfer-Encoding, or a non-zero
- * Content-Length). */
-static bool has_body(struct MHD_Connection *c) {
-    if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) return true;
-    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    return len && strspn(len, "0") != strlen(len);
+/* ---- the request head ------------------------------------------------------------------------ */
+
+/* Check the head on the first handler call: the guard's caps (414, 431), then the request line,
+ * every header line and the framing they give (head.h). */
+static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *version) {
+    const size_t uri_len = strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0);
+    ctx->head_error = nq_guard_check_head(ctx->s->guard, c, uri_len);
+    if (ctx->head_error != NQ_OK) return;
+    nq_head_verdict v;
+    nq_head_check(c, method, version, ctx->uri_at, ctx->head_flags, &v);
+    ctx->head_error = v.err;
+    ctx->head_detail = v.detail;
+    ctx->body = v.body;
+    ctx->body_length = v.length;
+}
+
+/* Whether the first call must answer: a refused head, or a body. No route takes a body: answering
+ * now, unread, makes libmicrohttpd close the connection after the answer (queuing on the first call
+ * does that), so a body is never read as the next request, and a client trickling one cannot hold
+ * the connection. A route that comes to take a body opts in here, by path and method: its request
+ * then waits for the body instead, after ctx->body and ctx->body_length were held against
+ * the route's cap (NQ_E_BODY_TOO_LARGE, a 413 before a byte is read); uri_log must then leave out
+ * the server's own Content-Length for that path, so that libmicrohttpd delimits the body, and the
+ * guard's head deadline must run until the body is in. */
+static bool answer_now(const request_ctx *ctx) {
+    return ctx->head_error != NQ_OK || ctx->body != NQ_FRAMING_NONE;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_data_size,
                                void **req_cls) {
     (void)url;
-    (void)version;
+    (void)cls;
     (void)upload_data;
-    nq_server *s = cls;
     request_ctx *ctx = *req_cls;
     if (!ctx) return MHD_NO; /* uri_log could not allocate: drop the connection */
     if (!ctx->head_seen) {
         ctx->head_seen = true;
         nq_guard_head_received(c);
-        ctx->head_error = nq_guard_check_head(s->guard, c, strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0));
         (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
+        check_head(ctx, c, method, version);
         /* First call: the head is in. Queuing now makes libmicrohttpd close the connection after the
-         * response, so a request without a body waits for the second call (keep-alive). One with a
-         * body is answered at once instead: no route takes a body, and reading one would let a
-         * client hold the connection for as long as it cares to trickle bytes. */
-        if (!has_body(c)) return MHD_YES;
+         * response, so a request that may be answered on a kept connection waits for the second. */
+        if (!answer_now(ctx)) return MHD_YES;
     }
     *upload_data_size = 0; /* drop whatever body arrived */
     return respond(ctx, c, method);
@@ -492,8 +553,10 @@ static nq_err start_daemon(nq_server *s) {
     if (parse_bind(s->cfg, &ss, &v6) != NQ_OK) return NQ_E_ARG;
     nq_err rc = open_listener(&ss, v6, &listen_fd);
     if (rc != NQ_OK) return rc;
-    const nq_guard_config gc = {s->cfg->per_ip_limit, s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
-                                s->cfg->max_uri_bytes, s->cfg->max_header_bytes};
+    /* The per-address cap keeps a reserve of slots out of any one address's reach (config.h): one
+     * client holding thousands of idle sockets must not lock probes and other clients out. */
+    const nq_guard_config gc = {nq_config_per_address_cap(s->cfg), s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
+                                s->cfg->max_uri_bytes, s->cfg->max_header_bytes, abandoned, s};
     rc = nq_guard_create(&gc, &s->guard);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
     if (rc == NQ_OK && nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) rc = NQ_E_ARG;

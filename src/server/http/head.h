@@ -1,0 +1,71 @@
+/* head.h - the request head as libmicrohttpd parsed it: what the server changes as the request line
+ * is parsed, the checks of the whole head on the first handler call, and header lookups that see
+ * every line.
+ *
+ * libmicrohttpd 0.9.75 is lax where HTTP/1.1 must be strict and strict where it breaks: it stores a
+ * record per query parameter (a few hundred exhaust its per-connection memory, and it then neither
+ * answers nor closes), delimits a body by the first of repeated Content-Length lines, answers a
+ * malformed one with its status line and headers twice, accepts a method holding a NUL or a tab, a
+ * space before a colon and a missing Host, folds continuation lines into garbage, and its lookup
+ * returns the first of repeated lines only. The functions here keep it from the first three and
+ * find the others (framing.h decides on each line).
+ *
+ * Use from server.c:
+ *   MHD_OPTION_URI_LOG_CALLBACK:  flags = nq_head_begin(conn, uri)
+ *   first handler call:           nq_head_check(conn, method, version, uri, flags, &verdict)
+ *   nq_request's header lookup:   nq_head_lookup(conn, name, &joined) ... nq_head_joined_free(joined)
+ *
+ * Thread-safety: every function works on one connection, from the libmicrohttpd thread serving it.
+ */
+#ifndef NQ_HEAD_H
+#define NQ_HEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "http/framing.h"
+#include "nqueens/error.h"
+
+/* What nq_head_begin found, for nq_head_check. */
+#define NQ_HEAD_FRAMED 1u    /* the server's own Content-Length is in (else: no memory for it) */
+#define NQ_HEAD_TARGET_OK 2u /* the target is non-empty, without SP or control bytes */
+
+/* As the request line is parsed (MHD_OPTION_URI_LOG_CALLBACK, with its uri argument, which may be
+ * NULL; copy the target first, as the query is emptied here): check the target, empty the query in
+ * libmicrohttpd's buffer so that it parses no parameters (the server parses its own copy), and add
+ * the server's own "Content-Length: 0" in front of the client's header lines so that libmicrohttpd
+ * never delimits a body itself. Returns NQ_HEAD_* flags; without NQ_HEAD_FRAMED (no memory for that
+ * line) the head must be refused, which nq_head_check does. */
+unsigned nq_head_begin(struct MHD_Connection *c, const char *uri);
+
+/* What nq_head_check found. */
+typedef struct nq_head_verdict {
+    nq_err err;           /* NQ_OK, NQ_E_BAD_REQUEST (400), NQ_E_NOT_IMPLEMENTED (501), NQ_E_NOMEM */
+    const char *detail;   /* a static sentence saying why, NULL when err is NQ_OK */
+    nq_framing_body body; /* how the request's body is delimited, when err is NQ_OK */
+    uint64_t length;      /* its announced length, when body is NQ_FRAMING_LENGTH */
+} nq_head_verdict;
+
+/* Check the whole head on the first handler call: the request line (method and version as the
+ * handler got them, uri as nq_head_begin got it), then every header line and the framing they
+ * give. flags is what nq_head_begin returned. */
+void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri,
+                   unsigned flags, nq_head_verdict *out);
+
+/* Repeated lines combined by nq_head_lookup, kept until the request ends. */
+typedef struct nq_head_joined nq_head_joined;
+
+/* The value of header name: libmicrohttpd's lookup returns the first of repeated lines only, but
+ * RFC 9110 section 5.3 makes repeated lines of a list one list, so they are combined with ", " into
+ * memory put on *keep (free it with nq_head_joined_free when the request ends; the header section
+ * is bounded by the guard's cap). NULL when absent, or when there is no memory to combine them. The
+ * server's own Content-Length is never returned. */
+const char *nq_head_lookup(struct MHD_Connection *c, const char *name, nq_head_joined **keep);
+
+/* Free what nq_head_lookup kept. NULL is accepted. */
+void nq_head_joined_free(nq_head_joined *j);
+
+#endif /* NQ_HEAD_H */
