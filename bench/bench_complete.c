@@ -31,20 +31,22 @@
 #define SIZES_MAX 32
 
 typedef struct watchdog {
-    nq_count_ctl *ctl;   /* cancelled when the cap passes */
-    double cap_s;        /* seconds */
+    nq_count_ctl *ctl;    /* cancelled when the cap passes */
+    double cap_s;         /* seconds */
     pthread_mutex_t lock; /* guards done */
     pthread_cond_t cond;  /* signalled when the search ends */
-    int done;            /* the search ended */
+    int done;             /* the search ended */
 } watchdog;
 
-static double now_s(void) {
+static double now_s(void)
+{
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void *watch(void *arg) {
+static void *watch(void *arg)
+{
     watchdog *w = arg;
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -60,7 +62,8 @@ static void *watch(void *arg) {
 }
 
 /* One timed search; *outcome: 1 found, 0 none, -1 past the cap. */
-static double timed(int n, const nq_square *g, size_t k, double cap_s, int *outcome) {
+static double timed(int n, const nq_square *g, size_t k, double cap_s, int *outcome)
+{
     nq_count_ctl ctl;
     nq_count_ctl_init(&ctl);
     watchdog w = {.ctl = &ctl, .cap_s = cap_s, .done = 0};
@@ -89,7 +92,8 @@ static double timed(int n, const nq_square *g, size_t k, double cap_s, int *outc
 }
 
 /* The natural generator: queens on uniformly chosen unattacked squares, k of them. */
-static size_t random_instance(int n, int k, unsigned *seed, nq_square *g) {
+static size_t random_instance(int n, int k, unsigned *seed, nq_square *g)
+{
     size_t count = 0;
     while ((int)count < k) {
         nq_square free_sq[NQ_N_MAX * NQ_N_MAX];
@@ -109,30 +113,37 @@ static size_t random_instance(int n, int k, unsigned *seed, nq_square *g) {
     return count;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static void report(int n, const char *family, double *t, const int *outcome, int reps, double cap) {
+static void report(int n, const char *family, double *t, const int *outcome, int reps, double cap)
+{
     int found = 0, capped = 0;
     for (int i = 0; i < reps; i++) found += outcome[i] == 1, capped += outcome[i] == -1;
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    printf("| %d | %s | %.4f | %.4f%s | %d/%d | %d |\n", n, family, t[reps / 2], t[reps - 1],
-           capped ? " (cap)" : "", found, reps, capped);
+    printf("| %d | %s | %.4f | %.4f%s | %d/%d | %d |\n", n, family, t[reps / 2], t[reps - 1], capped ? " (cap)" : "",
+           found, reps, capped);
     (void)cap;
     fflush(stdout);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int reps = 10, sizes[SIZES_MAX], nsizes = 0;
     double cap = 2.0;
     unsigned seed = 20170817u;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = (int)strtol(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--cap") == 0 && i + 1 < argc) cap = strtod(argv[++i], NULL);
-        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (nsizes < SIZES_MAX) sizes[nsizes++] = (int)strtol(argv[i], NULL, 10); /* out of range: skipped */
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = (int)strtol(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--cap") == 0 && i + 1 < argc)
+            cap = strtod(argv[++i], NULL);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (nsizes < SIZES_MAX)
+            sizes[nsizes++] = (int)strtol(argv[i], NULL, 10); /* out of range: skipped */
     }
     if (reps < 1 || reps > REPS_MAX) reps = 10;
     if (nsizes == 0) {

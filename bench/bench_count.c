@@ -35,8 +35,8 @@
 #define N_ARGS_MAX 16
 
 /* A000170(n) for n = 16..23, to check the long counts. */
-static const uint64_t oeis_total[] = {14772512u,     95815104u,     666090624u,     4968057848u,
-                                      39029188884u,  314666222712u, 2691008701644u, 24233937684440u};
+static const uint64_t oeis_total[] = {14772512u,    95815104u,     666090624u,     4968057848u,
+                                      39029188884u, 314666222712u, 2691008701644u, 24233937684440u};
 #define OEIS_FIRST 16
 
 typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
@@ -87,8 +87,7 @@ static void child_main(run *r, int fd)
     sample s = {0};
     nq_count_ctl_init(&r->ctl);
     pthread_t tid;
-    if (r->stop_after > 0 && pthread_create(&tid, NULL, canceller, r) != 0)
-        _exit(1);
+    if (r->stop_after > 0 && pthread_create(&tid, NULL, canceller, r) != 0) _exit(1);
     const double t0 = now();
     s.err = r->fn(r->n, r->threads, &r->ctl, &s.counts);
     s.wall = now() - t0;
@@ -102,8 +101,7 @@ static void child_main(run *r, int fd)
 static bool measure(count_fn fn, int n, int threads, double stop_after, sample *out)
 {
     int fds[2];
-    if (pipe(fds) != 0)
-        return false;
+    if (pipe(fds) != 0) return false;
     const pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -120,10 +118,9 @@ static bool measure(count_fn fn, int n, int threads, double stop_after, sample *
     close(fds[0]);
     int status = 0;
     struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) != pid || got != (ssize_t)sizeof *out || status != 0)
-        return false;
-    out->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    if (wait4(pid, &status, 0, &ru) != pid || got != (ssize_t)sizeof *out || status != 0) return false;
+    out->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+               (double)ru.ru_stime.tv_usec / 1e6;
     out->maxrss_kib = ru.ru_maxrss;
     return out->err == NQ_OK || (stop_after > 0 && out->err == NQ_E_CANCELED);
 }
@@ -133,20 +130,19 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
     char *end = NULL;
     errno = 0;
     const long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-        return false;
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
     *out = (int)v;
     return true;
 }
 
 typedef struct bench_args {
-    int threads;        /* passed to every counter */
-    int reps;           /* runs per counter and n; the fastest is reported */
+    int threads;          /* passed to every counter */
+    int reps;             /* runs per counter and n; the fastest is reported */
     size_t use[COUNTERS]; /* indexes into counters[], in the order given */
-    size_t nuse;        /* how many */
-    double stop_after;  /* cancel each count after this many seconds; 0 = never */
-    int ns[N_ARGS_MAX]; /* boards */
-    int count;          /* how many */
+    size_t nuse;          /* how many */
+    double stop_after;    /* cancel each count after this many seconds; 0 = never */
+    int ns[N_ARGS_MAX];   /* boards */
+    int count;            /* how many */
 } bench_args;
 
 /* "quad,mitm": counter names, each at most once. */
@@ -156,16 +152,12 @@ static bool parse_counters(const char *list, bench_args *a)
     for (const char *p = list;;) {
         const size_t len = strcspn(p, ",");
         size_t k = 0;
-        while (k < COUNTERS && (strlen(counters[k].name) != len || strncmp(counters[k].name, p, len) != 0))
-            k++;
-        if (k == COUNTERS || a->nuse == COUNTERS)
-            return false;
+        while (k < COUNTERS && (strlen(counters[k].name) != len || strncmp(counters[k].name, p, len) != 0)) k++;
+        if (k == COUNTERS || a->nuse == COUNTERS) return false;
         for (size_t i = 0; i < a->nuse; i++)
-            if (a->use[i] == k)
-                return false;
+            if (a->use[i] == k) return false;
         a->use[a->nuse++] = k;
-        if (p[len] == '\0')
-            return true;
+        if (p[len] == '\0') return true;
         p += len + 1;
     }
 }
@@ -176,20 +168,15 @@ static bool parse_args(int argc, char **argv, bench_args *a)
     for (int i = 1; i < argc; i++) {
         int secs = 0;
         if (strcmp(argv[i], "--counters") == 0 && i + 1 < argc) {
-            if (!parse_counters(argv[++i], a))
-                return false;
+            if (!parse_counters(argv[++i], a)) return false;
         } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
-            if (!parse_int(argv[++i], 1, 86400, &secs))
-                return false;
+            if (!parse_int(argv[++i], 1, 86400, &secs)) return false;
             a->stop_after = secs;
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            if (!parse_int(argv[++i], 0, 256, &a->threads))
-                return false;
+            if (!parse_int(argv[++i], 0, 256, &a->threads)) return false;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            if (!parse_int(argv[++i], 1, 100, &a->reps))
-                return false;
-        } else if (a->count == N_ARGS_MAX ||
-                   !parse_int(argv[i], 1, NQ_COUNT_N_MAX, &a->ns[a->count++])) {
+            if (!parse_int(argv[++i], 1, 100, &a->reps)) return false;
+        } else if (a->count == N_ARGS_MAX || !parse_int(argv[i], 1, NQ_COUNT_N_MAX, &a->ns[a->count++])) {
             return false;
         }
     }
@@ -206,12 +193,9 @@ static bool best_of(count_fn fn, int n, const bench_args *a, sample *best)
 {
     for (int r = 0; r < a->reps; r++) {
         sample s;
-        if (!measure(fn, n, a->threads, a->stop_after, &s))
-            return false;
-        if (r > 0 && (s.counts.total != best->counts.total || s.counts.unique != best->counts.unique))
-            return false;
-        if (r == 0 || s.wall < best->wall)
-            *best = s;
+        if (!measure(fn, n, a->threads, a->stop_after, &s)) return false;
+        if (r > 0 && (s.counts.total != best->counts.total || s.counts.unique != best->counts.unique)) return false;
+        if (r == 0 || s.wall < best->wall) *best = s;
     }
     return true;
 }
@@ -219,8 +203,8 @@ static bool best_of(count_fn fn, int n, const bench_args *a, sample *best)
 static void print_sample(const char *name, int n, const sample *s)
 {
     if (s->err == NQ_E_CANCELED) {
-        printf("%-9s n=%-2d stopped after %.1f s at %.1f%% of tasks  cpu=%8.3f s  peak=%7.1f MiB\n",
-               name, n, s->wall, 100.0 * s->progress, s->cpu, (double)s->maxrss_kib / 1024.0);
+        printf("%-9s n=%-2d stopped after %.1f s at %.1f%% of tasks  cpu=%8.3f s  peak=%7.1f MiB\n", name, n, s->wall,
+               100.0 * s->progress, s->cpu, (double)s->maxrss_kib / 1024.0);
         return;
     }
     printf("%-9s n=%-2d total=%-15" PRIu64 " unique=%-14" PRIu64 " wall=%8.3f s  cpu=%8.3f s  "
@@ -244,8 +228,7 @@ static bool bench_one(int n, const bench_args *a)
             return false;
         }
         print_sample(name, n, &s[i]);
-        if (s[i].err == NQ_E_CANCELED)
-            continue;
+        if (s[i].err == NQ_E_CANCELED) continue;
         if (!matches_oeis(n, &s[i].counts)) {
             fprintf(stderr, "n=%d: %s total differs from A000170\n", n, name);
             return false;
@@ -258,9 +241,8 @@ static bool bench_one(int n, const bench_args *a)
     }
     for (size_t i = 1; i < a->nuse; i++)
         if (s[0].err == NQ_OK && s[i].err == NQ_OK)
-            printf("speed-up  n=%-2d %s over %s: wall %.2fx  cpu %.2fx\n", n,
-                   counters[a->use[0]].name, counters[a->use[i]].name, s[i].wall / s[0].wall,
-                   s[i].cpu / s[0].cpu);
+            printf("speed-up  n=%-2d %s over %s: wall %.2fx  cpu %.2fx\n", n, counters[a->use[0]].name,
+                   counters[a->use[i]].name, s[i].wall / s[0].wall, s[i].cpu / s[0].cpu);
     return true;
 }
 
@@ -275,8 +257,7 @@ int main(int argc, char **argv)
         return 2;
     }
     for (int i = 0; i < a.count; i++) {
-        if (!bench_one(a.ns[i], &a))
-            return 1;
+        if (!bench_one(a.ns[i], &a)) return 1;
         fflush(stdout);
     }
     return 0;

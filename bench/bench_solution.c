@@ -19,14 +19,16 @@
 
 #define CHECK_N 1000000u
 
-static double now(void) {
+static double now(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The columns as a finished placement (rows ascending: no sort). NULL on failure. */
-static nq_placement *as_placement(uint32_t n, const uint32_t *cols) {
+static nq_placement *as_placement(uint32_t n, const uint32_t *cols)
+{
     nq_placement *p = NULL;
     if (nq_placement_create(n, n, &p) != NQ_OK) return NULL;
     for (uint32_t r = 0; r < n; r++)
@@ -38,7 +40,8 @@ fail:
 }
 
 /* True when cols is a solution by the library's checker. */
-static bool is_solution(uint32_t n, const uint32_t *cols) {
+static bool is_solution(uint32_t n, const uint32_t *cols)
+{
     nq_placement *p = as_placement(n, cols);
     nq_check_report r;
     const bool ok = p != NULL && nq_placement_check(p, NULL, 0, &r) == NQ_OK && r.complete;
@@ -46,7 +49,8 @@ static bool is_solution(uint32_t n, const uint32_t *cols) {
     return ok;
 }
 
-static bool bench_construct(uint32_t n, int reps, uint32_t *cols) {
+static bool bench_construct(uint32_t n, int reps, uint32_t *cols)
+{
     nq_construct c;
     double best = 1e9;
     if (nq_construct_init(&c, n) != NQ_OK) return false;
@@ -60,7 +64,8 @@ static bool bench_construct(uint32_t n, int reps, uint32_t *cols) {
     return is_solution(n, cols);
 }
 
-static bool bench_random(uint32_t n, int reps, uint32_t *cols) {
+static bool bench_random(uint32_t n, int reps, uint32_t *cols)
+{
     double best = 1e9;
     for (int i = 0; i < reps; i++) {
         const double t0 = now();
@@ -75,7 +80,8 @@ static bool bench_random(uint32_t n, int reps, uint32_t *cols) {
 }
 
 /* Times nq_placement_check on p; want_conflicts is the count it must report. */
-static bool bench_check(const char *what, const nq_placement *p, uint64_t want_conflicts, int reps) {
+static bool bench_check(const char *what, const nq_placement *p, uint64_t want_conflicts, int reps)
+{
     nq_pair pairs[1000];
     double best = 1e9;
     for (int i = 0; i < reps; i++) {
@@ -90,7 +96,8 @@ static bool bench_check(const char *what, const nq_placement *p, uint64_t want_c
 }
 
 /* Parsing the columns text of a full board of CHECK_N. */
-static bool bench_parse(const uint32_t *cols, int reps) {
+static bool bench_parse(const uint32_t *cols, int reps)
+{
     char *text = malloc((size_t)CHECK_N * 8);
     if (text == NULL) return false;
     size_t len = 0;
@@ -110,7 +117,8 @@ static bool bench_parse(const uint32_t *cols, int reps) {
     return ok;
 }
 
-static bool bench_checks(int reps, uint32_t *cols) {
+static bool bench_checks(int reps, uint32_t *cols)
+{
     nq_construct c;
     if (nq_construct_init(&c, CHECK_N) != NQ_OK || nq_construct_rows(&c, 0, CHECK_N, cols) != NQ_OK) return false;
     nq_placement *p = as_placement(CHECK_N, cols);
@@ -124,7 +132,8 @@ static bool bench_checks(int reps, uint32_t *cols) {
     return ok;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int reps = 3;
     if (argc == 3 && strcmp(argv[1], "--reps") == 0) {
         char *end = NULL;

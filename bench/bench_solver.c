@@ -30,10 +30,10 @@
 #define ENUM_REPS 5
 
 typedef struct bench_args {
-    int reps;              /* timings per method and n; the best is reported */
-    int threads;           /* passed to nq_count */
-    int ns[N_ARGS_MAX];    /* boards to count */
-    int count;             /* how many */
+    int reps;           /* timings per method and n; the best is reported */
+    int threads;        /* passed to nq_count */
+    int ns[N_ARGS_MAX]; /* boards to count */
+    int count;          /* how many */
 } bench_args;
 
 /* A moment on the wall clock and on the process's CPU clock (all threads). */
@@ -48,22 +48,26 @@ typedef struct best_time {
     double cpu;  /* seconds */
 } best_time;
 
-static double seconds(clockid_t clock) {
+static double seconds(clockid_t clock)
+{
     struct timespec ts;
     clock_gettime(clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static stamp now(void) {
+static stamp now(void)
+{
     return (stamp){seconds(CLOCK_MONOTONIC), seconds(CLOCK_PROCESS_CPUTIME_ID)};
 }
 
-static void keep_best(best_time *b, stamp from, stamp to) {
+static void keep_best(best_time *b, stamp from, stamp to)
+{
     if (to.wall - from.wall < b->wall) b->wall = to.wall - from.wall;
     if (to.cpu - from.cpu < b->cpu) b->cpu = to.cpu - from.cpu;
 }
 
-static bool parse_int(const char *s, long lo, long hi, int *out) {
+static bool parse_int(const char *s, long lo, long hi, int *out)
+{
     char *end = NULL;
     if (s[0] < '0' || s[0] > '9') return false;
     errno = 0;
@@ -73,7 +77,8 @@ static bool parse_int(const char *s, long lo, long hi, int *out) {
     return true;
 }
 
-static bool parse_args(int argc, char **argv, bench_args *a) {
+static bool parse_args(int argc, char **argv, bench_args *a)
+{
     *a = (bench_args){.reps = 1, .threads = 0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
@@ -94,7 +99,8 @@ static bool parse_args(int argc, char **argv, bench_args *a) {
 }
 
 /* Best-of-reps times for one n: [0] plain, [1] nq_count, [2] backtracking. */
-static bool time_counts(const bench_args *a, int n, best_time best[3]) {
+static bool time_counts(const bench_args *a, int n, best_time best[3])
+{
     for (int m = 0; m < 3; m++) best[m] = (best_time){1e300, 1e300};
     for (int rep = 0; rep < a->reps; rep++) {
         nq_counts ours, bt;
@@ -106,8 +112,9 @@ static bool time_counts(const bench_args *a, int n, best_time best[3]) {
         const nq_err e2 = nq_count_backtrack(n, a->threads, NULL, &bt);
         const stamp t3 = now();
         if (e1 != NQ_OK || e2 != NQ_OK || ours.total != plain || bt.total != plain || bt.unique != ours.unique) {
-            fprintf(stderr, "n=%d: counts disagree (plain %" PRIu64 ", nq_count %" PRIu64 ", backtracking %" PRIu64 ")\n",
-                    n, plain, ours.total, bt.total);
+            fprintf(stderr,
+                    "n=%d: counts disagree (plain %" PRIu64 ", nq_count %" PRIu64 ", backtracking %" PRIu64 ")\n", n,
+                    plain, ours.total, bt.total);
             return false;
         }
         keep_best(&best[0], t0, t1);
@@ -118,7 +125,8 @@ static bool time_counts(const bench_args *a, int n, best_time best[3]) {
 }
 
 /* Every n = 14 solution into one buffer, one thread; the best of ENUM_REPS runs. */
-static bool time_enumeration(best_time *best) {
+static bool time_enumeration(best_time *best)
+{
     uint8_t *buf = malloc((size_t)ENUM_SOLUTIONS * ENUM_N);
     bool ok = buf != NULL;
     *best = (best_time){1e300, 1e300};
@@ -136,11 +144,13 @@ static bool time_enumeration(best_time *best) {
     return ok;
 }
 
-static void print_row(int n, const char *method, best_time t, double plain_wall) {
+static void print_row(int n, const char *method, best_time t, double plain_wall)
+{
     printf("%3d  %-20s %10.3f %10.3f %8.2fx\n", n, method, t.wall, t.cpu, plain_wall / t.wall);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     bench_args a;
     if (!parse_args(argc, argv, &a)) {
         fputs("usage: bench_solver [--reps R] [--threads T] [N ...]   (N = 1..20)\n", stderr);

@@ -4,7 +4,8 @@
 #include <assert.h>
 
 /* Solutions below a partial board: bit c is column c, left/right the diagonal attacks on this row. */
-static uint64_t below(uint32_t full, uint32_t left, uint32_t down, uint32_t right) {
+static uint64_t below(uint32_t full, uint32_t left, uint32_t down, uint32_t right)
+{
     if (down == full) return 1;
     uint64_t found = 0;
     uint32_t avail = full & ~(left | down | right);
@@ -16,7 +17,8 @@ static uint64_t below(uint32_t full, uint32_t left, uint32_t down, uint32_t righ
     return found;
 }
 
-uint64_t nq_bench_plain_count(int n) {
+uint64_t nq_bench_plain_count(int n)
+{
     assert(n >= 1 && n <= 32);
     const uint32_t full = (uint32_t)((UINT64_C(1) << n) - 1u);
     uint64_t found = 0;

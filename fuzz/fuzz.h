@@ -23,12 +23,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* An oracle failure: print what was expected and abort, which libFuzzer reports as a crash (and
  * saves the input), and which fails the replay test. Kept on in release builds (no NDEBUG games). */
-#define NQ_FUZZ_CHECK(cond)                                                                        \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: fuzz oracle failed: %s\n", __FILE__, __LINE__, #cond);         \
-            abort();                                                                               \
-        }                                                                                          \
+#define NQ_FUZZ_CHECK(cond)                                                                \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: fuzz oracle failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                       \
+        }                                                                                  \
     } while (0)
 
 #endif /* NQ_FUZZ_H */

@@ -59,14 +59,14 @@
 #include "ops/ops.h"
 #include "wire.h"
 
-#define MAX_HEADERS 16             /* header lines read from one input; the rest are ignored */
-#define MAX_N_SOLVE 9              /* 352 solutions: every /solve answers in a few milliseconds */
-#define MAX_N_COUNT 11             /* 2680 solutions: every /count answers in a few milliseconds */
-#define BODY_CAP (1u << 20)        /* largest body the harness reads (answers here stay < 64 KiB) */
-#define CACHE_BYTES (4u << 20)     /* small, so eviction happens while fuzzing */
-#define RAW_MARK "#raw\n"          /* first line of a raw-mode input */
-#define RAW_HANG_MS 5000           /* silence, well past the server's 1 s deadlines, that is a hang */
-#define RAW_SETTLE_MS 5            /* pause between the last byte and the half-close (raw_exchange) */
+#define MAX_HEADERS 16         /* header lines read from one input; the rest are ignored */
+#define MAX_N_SOLVE 9          /* 352 solutions: every /solve answers in a few milliseconds */
+#define MAX_N_COUNT 11         /* 2680 solutions: every /count answers in a few milliseconds */
+#define BODY_CAP (1u << 20)    /* largest body the harness reads (answers here stay < 64 KiB) */
+#define CACHE_BYTES (4u << 20) /* small, so eviction happens while fuzzing */
+#define RAW_MARK "#raw\n"      /* first line of a raw-mode input */
+#define RAW_HANG_MS 5000       /* silence, well past the server's 1 s deadlines, that is a hang */
+#define RAW_SETTLE_MS 5        /* pause between the last byte and the half-close (raw_exchange) */
 
 typedef struct header {
     const char *name;  /* points into the request copy, NUL-terminated */
@@ -74,11 +74,11 @@ typedef struct header {
 } header;
 
 typedef struct fuzz_request {
-    char *text;                   /* NUL-terminated copy of the input, cut into strings in place */
-    char *query;                  /* exactly-sized copy of the raw query (not terminated), or NULL */
-    const char *query_text;       /* the same query, NUL-terminated inside text (for the record) */
-    size_t nheaders;              /* headers parsed */
-    header headers[MAX_HEADERS];  /* in input order */
+    char *text;                  /* NUL-terminated copy of the input, cut into strings in place */
+    char *query;                 /* exactly-sized copy of the raw query (not terminated), or NULL */
+    const char *query_text;      /* the same query, NUL-terminated inside text (for the record) */
+    size_t nheaders;             /* headers parsed */
+    header headers[MAX_HEADERS]; /* in input order */
 } fuzz_request;
 
 /* One app for the whole run, as in the server: its cache state carries over between inputs. A
@@ -88,15 +88,16 @@ static struct {
     nq_cache *cache;
     nq_app *app;
     nq_ops *ops;
-    char *body;  /* BODY_CAP bytes: the body as the app produced it (allocated once: speed) */
-    char *plain; /* BODY_CAP bytes: the body gunzipped */
+    char *body;        /* BODY_CAP bytes: the body as the app produced it (allocated once: speed) */
+    char *plain;       /* BODY_CAP bytes: the body gunzipped */
     nq_config raw_cfg; /* raw mode: the real server's configuration */
     nq_ops *raw_ops;   /* its operations bundle (probes, /metrics, access log) */
     nq_server *raw;    /* the server, started by the first raw input */
     unsigned raw_sent; /* raw inputs sent so far: picks each one's source address */
 } g;
 
-static void teardown(void) {
+static void teardown(void)
+{
     nq_server_destroy(g.raw);
     nq_ops_destroy(g.raw_ops);
     nq_app_destroy(g.app);
@@ -106,14 +107,19 @@ static void teardown(void) {
     free(g.plain);
 }
 
-static nq_err render_metrics(void *ops, bool ready, char **text, size_t *len) {
+static nq_err render_metrics(void *ops, bool ready, char **text, size_t *len)
+{
     const nq_metrics_state st = {.ready = ready};
     return nq_ops_render_metrics(ops, &st, text, len);
 }
 
-static void solver_done(void *ops, const char *route, double seconds) { nq_ops_solver_done(ops, route, seconds); }
+static void solver_done(void *ops, const char *route, double seconds)
+{
+    nq_ops_solver_done(ops, route, seconds);
+}
 
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
     (void)argc;
     (void)argv;
     nq_config_defaults(&g.cfg);
@@ -142,7 +148,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-static const char *lookup(void *ctx, const char *name) {
+static const char *lookup(void *ctx, const char *name)
+{
     const fuzz_request *r = ctx;
     for (size_t i = 0; i < r->nheaders; i++)
         if (strcasecmp(r->headers[i].name, name) == 0) return r->headers[i].value;
@@ -151,7 +158,8 @@ static const char *lookup(void *ctx, const char *name) {
 
 /* Cut r->text into the request line and header lines; fill req. Returns false for an input with no
  * request line (nothing to send). */
-static bool parse_input(fuzz_request *r, nq_request *req) {
+static bool parse_input(fuzz_request *r, nq_request *req)
+{
     char *line = r->text;
     char *next = strchr(line, '\n');
     if (next) *next++ = '\0';
@@ -186,13 +194,15 @@ static bool parse_input(fuzz_request *r, nq_request *req) {
 }
 
 /* RFC 9110 token characters, the only ones a field name may have. */
-static bool is_token(const char *s) {
+static bool is_token(const char *s)
+{
     static const char tchar[] = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     return *s != '\0' && strspn(s, tchar) == strlen(s);
 }
 
-static void check_headers(const nq_response *resp) {
+static void check_headers(const nq_response *resp)
+{
     for (size_t i = 0; i < resp->nheaders; i++) {
         NQ_FUZZ_CHECK(is_token(resp->headers[i].name));
         for (const char *c = resp->headers[i].value; *c; c++) NQ_FUZZ_CHECK(*c >= 0x20 && *c < 0x7f);
@@ -200,7 +210,8 @@ static void check_headers(const nq_response *resp) {
 }
 
 /* gunzip len bytes of in into g.plain; returns the decompressed length. */
-static size_t gunzip(const char *in, size_t len) {
+static size_t gunzip(const char *in, size_t len)
+{
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     NQ_FUZZ_CHECK(inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK); /* 16: expect the gzip wrapper */
@@ -217,7 +228,8 @@ static size_t gunzip(const char *in, size_t len) {
 
 /* Every line of an NDJSON body, or the whole of a JSON body, must parse; a problem's status must
  * match the response's. */
-static void check_json(const nq_response *resp, const char *body, size_t len, bool ndjson) {
+static void check_json(const nq_response *resp, const char *body, size_t len, bool ndjson)
+{
     const char *p = body, *const end = body + len;
     while (p < end) {
         const char *stop = ndjson ? memchr(p, '\n', (size_t)(end - p)) : NULL;
@@ -233,7 +245,8 @@ static void check_json(const nq_response *resp, const char *body, size_t len, bo
     }
 }
 
-static void check_body(nq_response *resp) {
+static void check_body(nq_response *resp)
+{
     size_t len = 0;
     NQ_FUZZ_CHECK(nq_response_read_all(resp, g.body, BODY_CAP, &len) == NQ_OK);
     if (resp->status == 204 || resp->status == 304) NQ_FUZZ_CHECK(len == 0);
@@ -252,7 +265,8 @@ static void check_body(nq_response *resp) {
 
 /* The real server, as main() wires it, with deadlines short enough that a head the input leaves
  * unfinished is cut within a second, and the app mode's low limits. */
-static void raw_start(void) {
+static void raw_start(void)
+{
     nq_config *c = &g.raw_cfg;
     nq_config_defaults(c);
     memcpy(c->bind_addr, "127.0.0.1", sizeof "127.0.0.1");
@@ -271,7 +285,8 @@ static void raw_start(void) {
     NQ_FUZZ_CHECK(nq_server_create(c, g.raw_ops, NULL, &g.raw) == NQ_OK);
 }
 
-static long long now_ms(void) {
+static long long now_ms(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -280,7 +295,8 @@ static long long now_ms(void) {
 /* Wait until fd is readable; false after RAW_HANG_MS of silence. libFuzzer's timers interrupt
  * poll with signals: those are waited out, not taken for silence (so are interrupted connect, send
  * and recv calls). */
-static bool readable(int fd) {
+static bool readable(int fd)
+{
     const long long deadline = now_ms() + RAW_HANG_MS;
     for (;;) {
         struct pollfd p = {fd, POLLIN, 0};
@@ -293,7 +309,8 @@ static bool readable(int fd) {
 }
 
 /* Connect fd to a. A connect that a signal interrupts goes on in the background: wait for it. */
-static bool connect_to(int fd, const struct sockaddr_in *a) {
+static bool connect_to(int fd, const struct sockaddr_in *a)
+{
     if (connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) return true;
     if (errno != EINTR) return false;
     struct pollfd p = {fd, POLLOUT, 0};
@@ -305,7 +322,8 @@ static bool connect_to(int fd, const struct sockaddr_in *a) {
 }
 
 /* Send len bytes to the server, half-close, and read until it closes into *out (malloc'd). */
-static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
+static size_t raw_exchange(const uint8_t *data, size_t len, char **out)
+{
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     NQ_FUZZ_CHECK(fd >= 0);
     /* The server closes first, so each exchange leaves a TIME_WAIT on its side for a minute: from one
@@ -354,12 +372,14 @@ static size_t raw_exchange(const uint8_t *data, size_t len, char **out) {
 }
 
 /* Whether a response read as parsed ends where the next one or the stream does. */
-static bool at_boundary(const char *buf, size_t len, size_t pos) {
+static bool at_boundary(const char *buf, size_t len, size_t pos)
+{
     return pos == len || (len - pos >= 9 && memcmp(buf + pos, "HTTP/1.1 ", 9) == 0);
 }
 
 /* Every byte in buf must belong to a conforming response; none may be a 500. */
-static void check_stream(const char *buf, size_t len) {
+static void check_stream(const char *buf, size_t len)
+{
     for (size_t pos = 0; pos < len;) {
         nq_wire_response r;
         size_t used = 0;
@@ -379,7 +399,8 @@ static void check_stream(const char *buf, size_t len) {
     }
 }
 
-static void raw_input(const uint8_t *data, size_t size) {
+static void raw_input(const uint8_t *data, size_t size)
+{
     if (!g.raw) raw_start();
     char *got = NULL;
     const size_t len = raw_exchange(data, size, &got);
@@ -387,7 +408,8 @@ static void raw_input(const uint8_t *data, size_t size) {
     free(got);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (size >= sizeof RAW_MARK - 1 && memcmp(data, RAW_MARK, sizeof RAW_MARK - 1) == 0) {
         raw_input(data + sizeof RAW_MARK - 1, size - (sizeof RAW_MARK - 1));
         return 0;
@@ -409,10 +431,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_body(&resp);
         /* What server.c reports when the request completes (the record fields it can know here). */
         const nq_request_record rec = {
-            .method = req.method, .path = req.path, .query = r.query_text,
-            .route = resp.route, .request_id = resp.request_id[0] ? resp.request_id : NULL,
-            .remote_addr = "127.0.0.1", .status = resp.status, .bytes = 0, .duration_s = 0.001,
-            .solver_s = resp.solver_seconds, .cache = resp.cache, .completed = true,
+            .method = req.method,
+            .path = req.path,
+            .query = r.query_text,
+            .route = resp.route,
+            .request_id = resp.request_id[0] ? resp.request_id : NULL,
+            .remote_addr = "127.0.0.1",
+            .status = resp.status,
+            .bytes = 0,
+            .duration_s = 0.001,
+            .solver_s = resp.solver_seconds,
+            .cache = resp.cache,
+            .completed = true,
         };
         nq_ops_request_done(g.ops, &rec);
         nq_response_clear(&resp);

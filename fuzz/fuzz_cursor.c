@@ -23,7 +23,8 @@
 
 /* The contract read literally: exactly n fields split on ',', each "0" or a digit 1-9 followed by
  * digits, value < n, nothing else. Written for obviousness, not speed. */
-static bool ref_parse(int n, const char *s, size_t len, uint8_t *cols) {
+static bool ref_parse(int n, const char *s, size_t len, uint8_t *cols)
+{
     size_t pos = 0;
     for (int r = 0; r < n; r++) {
         size_t end = pos;
@@ -46,19 +47,20 @@ static bool ref_parse(int n, const char *s, size_t len, uint8_t *cols) {
 }
 
 /* The first solution sorting strictly after cursor, by enumerating from the start; false if none. */
-static bool first_after(int n, unsigned flags, const uint8_t *cursor, uint8_t *sol) {
+static bool first_after(int n, unsigned flags, const uint8_t *cursor, uint8_t *sol)
+{
     nq_iter *it = NULL;
     NQ_FUZZ_CHECK(nq_iter_create(n, flags, &it) == NQ_OK);
     size_t got = 0;
     bool found = false;
-    while (!found && nq_iter_next(it, sol, 1, &got) == NQ_OK && got == 1)
-        found = memcmp(sol, cursor, (size_t)n) > 0;
+    while (!found && nq_iter_next(it, sol, 1, &got) == NQ_OK && got == 1) found = memcmp(sol, cursor, (size_t)n) > 0;
     nq_iter_destroy(it);
     return found;
 }
 
 /* Seek after the cursor and compare the next solution with the brute-force answer. */
-static void check_resume(int n, unsigned flags, const uint8_t *cursor) {
+static void check_resume(int n, unsigned flags, const uint8_t *cursor)
+{
     nq_iter *it = NULL;
     NQ_FUZZ_CHECK(nq_iter_create(n, flags, &it) == NQ_OK);
     NQ_FUZZ_CHECK(nq_iter_seek_after(it, cursor, (size_t)n) == NQ_OK);
@@ -78,7 +80,8 @@ static void check_resume(int n, unsigned flags, const uint8_t *cursor) {
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (size == 0) return 0;
     const int n = data[0] & 0x3f;
     const unsigned flags = (data[0] & 0x80) ? NQ_ITER_UNIQUE : 0u;

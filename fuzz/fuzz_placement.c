@@ -28,7 +28,8 @@ typedef struct ref {
 } ref;
 
 /* One number s[from..to) by the contract: digits only, "0" or no leading zero; saturates. */
-static nq_placement_reason ref_number(const char *s, size_t from, size_t to, uint64_t *v) {
+static nq_placement_reason ref_number(const char *s, size_t from, size_t to, uint64_t *v)
+{
     if (from == to) return NQ_PLACEMENT_MALFORMED;
     uint64_t x = 0;
     for (size_t i = from; i < to; i++) {
@@ -40,7 +41,8 @@ static nq_placement_reason ref_number(const char *s, size_t from, size_t to, uin
     return NQ_PLACEMENT_OK;
 }
 
-static void ref_add(ref *r, uint64_t row, uint64_t col) {
+static void ref_add(ref *r, uint64_t row, uint64_t col)
+{
     if (r->count == REF_MAX) {
         r->overflow = true;
         return;
@@ -49,7 +51,8 @@ static void ref_add(ref *r, uint64_t row, uint64_t col) {
 }
 
 /* The columns form, field by field. */
-static nq_placement_reason ref_columns(uint32_t n, const char *s, size_t len, ref *r) {
+static nq_placement_reason ref_columns(uint32_t n, const char *s, size_t len, ref *r)
+{
     size_t from = 0, field = 0;
     for (;;) {
         size_t to = from;
@@ -57,8 +60,10 @@ static nq_placement_reason ref_columns(uint32_t n, const char *s, size_t len, re
         if (field == n) return NQ_PLACEMENT_TOO_MANY;
         uint64_t col = 0;
         nq_placement_reason why = NQ_PLACEMENT_OK;
-        if (to == from) why = NQ_PLACEMENT_EMPTY;
-        else if (!(to - from == 1 && s[from] == '-')) why = ref_number(s, from, to, &col);
+        if (to == from)
+            why = NQ_PLACEMENT_EMPTY;
+        else if (!(to - from == 1 && s[from] == '-'))
+            why = ref_number(s, from, to, &col);
         if (why == NQ_PLACEMENT_OK && to - from == 1 && s[from] == '-') {
             /* an empty row */
         } else if (why == NQ_PLACEMENT_OK && col >= n) {
@@ -75,7 +80,8 @@ static nq_placement_reason ref_columns(uint32_t n, const char *s, size_t len, re
 }
 
 /* The queens form, entry by entry, then duplicates by brute force. */
-static nq_placement_reason ref_queens(uint32_t n, const char *s, size_t len, ref *r) {
+static nq_placement_reason ref_queens(uint32_t n, const char *s, size_t len, ref *r)
+{
     for (size_t from = 0; len > 0;) {
         size_t to = from, colon = SIZE_MAX;
         while (to < len && s[to] != ',') {
@@ -100,13 +106,15 @@ static nq_placement_reason ref_queens(uint32_t n, const char *s, size_t len, ref
     return NQ_PLACEMENT_OK;
 }
 
-static bool attack(nq_square a, nq_square b) {
+static bool attack(nq_square a, nq_square b)
+{
     const int64_t dr = (int64_t)a.row - b.row, dc = (int64_t)a.col - b.col;
     return dr == 0 || dc == 0 || dr == dc || dr == -dc;
 }
 
 /* The checker against every pair, for small boards (at most 144 queens). */
-static void check_small(const nq_placement *p) {
+static void check_small(const nq_placement *p)
+{
     const size_t most = 144 * 143 / 2; /* every pair of a full 12 x 12 board */
     nq_pair *got = malloc(most * sizeof *got);
     const nq_square *q = nq_placement_queens(p);
@@ -120,7 +128,8 @@ static void check_small(const nq_placement *p) {
         for (size_t j = i + 1; j < count; j++) {
             if (!attack(q[i], q[j])) continue;
             NQ_FUZZ_CHECK(k < r.listed);
-            NQ_FUZZ_CHECK(memcmp(&got[k].first, &q[i], sizeof q[i]) == 0 && memcmp(&got[k].second, &q[j], sizeof q[j]) == 0);
+            NQ_FUZZ_CHECK(memcmp(&got[k].first, &q[i], sizeof q[i]) == 0 &&
+                          memcmp(&got[k].second, &q[j], sizeof q[j]) == 0);
             k++;
         }
     NQ_FUZZ_CHECK(k == r.conflicts && k == r.listed);
@@ -129,7 +138,8 @@ static void check_small(const nq_placement *p) {
 }
 
 /* Render, re-parse as queens, render again: the same text. */
-static void check_canonical(const nq_placement *p) {
+static void check_canonical(const nq_placement *p)
+{
     const size_t size = nq_placement_render_size(p);
     char *a = malloc(size), *b = malloc(size);
     size_t alen = 0, blen = 0;
@@ -144,7 +154,8 @@ static void check_canonical(const nq_placement *p) {
     free(a);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (size == 0) return 0;
     const bool queens = (data[0] & 0x80) != 0;
     const uint32_t low = data[0] & 0x3fu;
@@ -157,7 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     nq_placement *p = NULL;
     nq_placement_error e;
-    const nq_err rc = queens ? nq_placement_parse_queens(n, text, len, &p, &e) : nq_placement_parse_columns(n, text, len, &p, &e);
+    const nq_err rc =
+        queens ? nq_placement_parse_queens(n, text, len, &p, &e) : nq_placement_parse_columns(n, text, len, &p, &e);
     const nq_placement_reason want = queens ? ref_queens(n, text, len, r) : ref_columns(n, text, len, r);
     NQ_FUZZ_CHECK(rc == NQ_OK || rc == NQ_E_PLACEMENT);
     if (!r->overflow) NQ_FUZZ_CHECK((rc == NQ_OK) == (want == NQ_PLACEMENT_OK));

@@ -21,13 +21,14 @@
 #define ALL_KEYS 0x3fu
 
 /* Percent-decode src[0..len) into dst (at least len+1 bytes); false on a bad escape or a NUL byte. */
-static bool ref_decode(const char *src, size_t len, char *dst, size_t *out_len) {
+static bool ref_decode(const char *src, size_t len, char *dst, size_t *out_len)
+{
     static const char hex[] = "0123456789abcdef0123456789ABCDEF";
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)src[i];
         if (c == '%') {
-            if (len - i < 3) return false; /* '%' needs two more bytes */
+            if (len - i < 3) return false;                            /* '%' needs two more bytes */
             const char *hi = memchr(hex, src[i + 1], sizeof hex - 1); /* -1: never match the NUL */
             const char *lo = memchr(hex, src[i + 2], sizeof hex - 1);
             if (!hi || !lo) return false;
@@ -43,7 +44,8 @@ static bool ref_decode(const char *src, size_t len, char *dst, size_t *out_len) 
 }
 
 /* 1..20 ASCII digits whose value fits in 64 bits. */
-static bool ref_u64(const char *s, size_t len, uint64_t *out) {
+static bool ref_u64(const char *s, size_t len, uint64_t *out)
+{
     if (len == 0 || len > 20) return false;
     uint64_t v = 0;
     for (size_t i = 0; i < len; i++) {
@@ -56,7 +58,8 @@ static bool ref_u64(const char *s, size_t len, uint64_t *out) {
     return true;
 }
 
-static unsigned ref_key(const char *k) {
+static unsigned ref_key(const char *k)
+{
     static const char *const names[] = {"n", "format", "unique", "limit", "offset", "after"};
     for (unsigned i = 0; i < 6; i++)
         if (strcmp(k, names[i]) == 0) return 1u << i;
@@ -64,7 +67,8 @@ static unsigned ref_key(const char *k) {
 }
 
 /* Apply one decoded value to q; false if the key's grammar rejects it. */
-static bool ref_value(nq_query *q, unsigned key, const char *v, size_t len) {
+static bool ref_value(nq_query *q, unsigned key, const char *v, size_t len)
+{
     switch (key) {
     case NQ_QK_N: return ref_u64(v, len, &q->n) && q->n > 0;
     case NQ_QK_LIMIT: return ref_u64(v, len, &q->limit) && q->limit > 0;
@@ -72,9 +76,7 @@ static bool ref_value(nq_query *q, unsigned key, const char *v, size_t len) {
     case NQ_QK_FORMAT:
         q->format = strcmp(v, "columns") == 0 ? NQ_FORMAT_COLUMNS : NQ_FORMAT_BOARD;
         return strcmp(v, "board") == 0 || strcmp(v, "columns") == 0;
-    case NQ_QK_UNIQUE:
-        q->unique = strcmp(v, "true") == 0;
-        return q->unique || strcmp(v, "false") == 0;
+    case NQ_QK_UNIQUE: q->unique = strcmp(v, "true") == 0; return q->unique || strcmp(v, "false") == 0;
     case NQ_QK_AFTER:
         if (len > NQ_QUERY_AFTER_MAX) return false;
         memcpy(q->after, v, len + 1);
@@ -85,7 +87,8 @@ static bool ref_value(nq_query *q, unsigned key, const char *v, size_t len) {
 }
 
 /* Parse one "key=value" pair; scratch holds at least len+1 bytes. */
-static bool ref_pair(const char *p, size_t len, unsigned allowed, nq_query *q, char *scratch) {
+static bool ref_pair(const char *p, size_t len, unsigned allowed, nq_query *q, char *scratch)
+{
     const char *eq = memchr(p, '=', len);
     if (len == 0 || !eq) return false;
     size_t klen = 0, vlen = 0;
@@ -97,7 +100,8 @@ static bool ref_pair(const char *p, size_t len, unsigned allowed, nq_query *q, c
     return ref_value(q, key, scratch, vlen);
 }
 
-static bool ref_parse(const char *raw, size_t len, unsigned allowed, nq_query *q, char *scratch) {
+static bool ref_parse(const char *raw, size_t len, unsigned allowed, nq_query *q, char *scratch)
+{
     memset(q, 0, sizeof *q);
     if (len == 0) return true;
     size_t start = 0;
@@ -109,7 +113,8 @@ static bool ref_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
     return !((q->present & NQ_QK_OFFSET) && (q->present & NQ_QK_AFTER));
 }
 
-static void check_rejection(nq_err rc, const nq_query_error *err) {
+static void check_rejection(nq_err rc, const nq_query_error *err)
+{
     NQ_FUZZ_CHECK(rc == NQ_E_BAD_REQUEST || rc == NQ_E_PARAM_INVALID || rc == NQ_E_PARAM_UNKNOWN ||
                   rc == NQ_E_PARAM_DUPLICATE || rc == NQ_E_PARAM_CONFLICT || rc == NQ_E_CURSOR);
     NQ_FUZZ_CHECK(err->err == rc);
@@ -118,7 +123,8 @@ static void check_rejection(nq_err rc, const nq_query_error *err) {
     NQ_FUZZ_CHECK(memchr(err->detail, '\0', sizeof err->detail) != NULL && err->detail[0] != '\0');
 }
 
-static void check_accepted(const nq_query *got, const nq_query *want, unsigned allowed) {
+static void check_accepted(const nq_query *got, const nq_query *want, unsigned allowed)
+{
     NQ_FUZZ_CHECK(got->present == want->present && (got->present & ~allowed) == 0);
     if (want->present & NQ_QK_N) NQ_FUZZ_CHECK(got->n == want->n);
     if (want->present & NQ_QK_LIMIT) NQ_FUZZ_CHECK(got->limit == want->limit);
@@ -131,7 +137,8 @@ static void check_accepted(const nq_query *got, const nq_query *want, unsigned a
     NQ_FUZZ_CHECK(rc == ((got->present & NQ_QK_N) ? NQ_OK : NQ_E_PARAM_MISSING));
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (size == 0) return 0;
     const unsigned allowed = data[0] & ALL_KEYS;
     const size_t len = size - 1;
@@ -145,8 +152,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const nq_err rc = nq_query_parse(len ? raw : NULL, len, allowed, &got, &err);
     const bool ok = ref_parse(raw, len, allowed, &want, scratch);
     NQ_FUZZ_CHECK((rc == NQ_OK) == ok);
-    if (ok) check_accepted(&got, &want, allowed);
-    else check_rejection(rc, &err);
+    if (ok)
+        check_accepted(&got, &want, allowed);
+    else
+        check_rejection(rc, &err);
     free(scratch);
     free(raw);
     return 0;

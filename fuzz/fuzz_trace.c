@@ -22,13 +22,15 @@
 #define RESUME_N_MAX 8
 #define COMPARE_STEPS 4
 
-static bool same(const nq_trace_step *a, const nq_trace_step *b, int n) {
+static bool same(const nq_trace_step *a, const nq_trace_step *b, int n)
+{
     if (a->step != b->step || a->op != b->op || a->by != b->by) return false;
     if (a->op == NQ_TRACE_SOLUTION) return memcmp(a->columns, b->columns, (size_t)n) == 0;
     return a->row == b->row && a->col == b->col;
 }
 
-static void check_position(int n, nq_trace *resumed) {
+static void check_position(int n, nq_trace *resumed)
+{
     nq_trace *fresh = NULL;
     NQ_FUZZ_CHECK(nq_trace_create(n, &fresh) == NQ_OK);
     const uint64_t at = nq_trace_position(resumed);
@@ -44,7 +46,8 @@ static void check_position(int n, nq_trace *resumed) {
     nq_trace_destroy(fresh);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (size == 0) return 0;
     const int n = data[0] & 0x3f;
     const size_t len = size - 1;

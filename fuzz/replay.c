@@ -15,14 +15,16 @@
 #define MAX_INPUT (1u << 20) /* the largest input replayed; libFuzzer's own default cap is 4 KiB */
 
 /* Harnesses that need no set-up leave LLVMFuzzerInitialize undefined; this weak one stands in. */
-__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv) {
+__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
     (void)argc;
     (void)argv;
     return 0;
 }
 
 /* Read the file at path into a fresh buffer of exactly its size and run the harness on it. */
-static int replay_file(const char *path) {
+static int replay_file(const char *path)
+{
     int rc = 1;
     uint8_t *buf = NULL;
     FILE *f = fopen(path, "rb");
@@ -46,7 +48,8 @@ end:
 }
 
 /* Replay every regular file directly inside dir (corpora are flat); *count is increased per file. */
-static int replay_dir(const char *dir, unsigned *count) {
+static int replay_dir(const char *dir, unsigned *count)
+{
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "replay: cannot open %s\n", dir);
@@ -70,7 +73,8 @@ static int replay_dir(const char *dir, unsigned *count) {
     return rc;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     LLVMFuzzerInitialize(&argc, &argv);
     unsigned count = 0;
     int rc = 0;

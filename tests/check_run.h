@@ -7,7 +7,8 @@
 
 /* Run every case of suite s (forked, as Check does by default, so a crash fails one case), print
  * the usual summary and return how many cases failed. The runner takes s and frees it. */
-static inline int nq_check_run(Suite *s) {
+static inline int nq_check_run(Suite *s)
+{
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);

@@ -38,8 +38,7 @@ bool nq_complete_consistent(int n, const nq_square *givens, size_t count);
  * row without a given queen.
  * Errors: NQ_E_ARG (cols or found NULL, givens NULL with count > 0), NQ_E_RANGE (n outside
  * 1..NQ_N_MAX, or a given square outside the board), NQ_E_CANCELED (*found then false). */
-nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_ctl *ctl, uint8_t *cols,
-                         bool *found);
+nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_ctl *ctl, uint8_t *cols, bool *found);
 
 /* The number of solutions that contain every given queen, into *out (0 when the givens attack each
  * other). With no givens this is nq_count's total, counted by nq_count on `threads` threads
@@ -50,7 +49,6 @@ nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_
  * n is limited to NQ_COUNT_N_MAX, the largest whose count fits 64 bits.
  * Errors: NQ_E_ARG (out NULL, givens NULL with count > 0, threads < 0), NQ_E_RANGE (n outside
  * 1..NQ_COUNT_N_MAX, or a square outside the board), NQ_E_CANCELED, and those of nq_count. */
-nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threads, nq_count_ctl *ctl,
-                         uint64_t *out);
+nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threads, nq_count_ctl *ctl, uint64_t *out);
 
 #endif /* NQ_COMPLETE_H */

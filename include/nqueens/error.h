@@ -17,119 +17,118 @@
  * response can carry. The type URI is NQ_PROBLEM_TYPE_BASE followed by the slug; title and status
  * belong to the type (RFC 9457), so every error of one type shares them; the description is what
  * the server serves at the type URI and the detail of a problem that has no more specific one. */
-#define NQ_PROBLEM_TABLE(P)                                                                                    \
-    P(OK, "ok", 200, "OK", "Not a problem: the request succeeded.")                                            \
-    P(BAD_REQUEST, "bad-request", 400, "Bad request",                                                          \
-      "The request itself is malformed: a query with an empty parameter or a broken percent-escape "           \
-      "outside any known parameter, or a head that breaks HTTP/1.1 (no Host or more than one, a space "        \
-      "before a colon, a folded line, a method that is not a token, a Content-Length or "                      \
-      "Transfer-Encoding that leaves the body's end in doubt). Fix the request; retrying it unchanged "        \
-      "fails again. The server closes the connection after this answer when the request's framing "           \
-      "is in doubt.")                                                                                          \
-    P(MISSING_PARAMETER, "missing-parameter", 400, "Missing parameter",                                        \
-      "A required query parameter is absent; 'param' names it. Add it and retry.")                             \
-    P(DUPLICATE_PARAMETER, "duplicate-parameter", 400, "Duplicate parameter",                                  \
-      "A query parameter appears more than once; 'param' names it. Give each parameter once.")                 \
-    P(UNKNOWN_PARAMETER, "unknown-parameter", 400, "Unknown parameter",                                        \
-      "The query names a parameter this resource does not accept (names are case-sensitive); 'param' "         \
-      "names it. Remove it or fix its spelling.")                                                              \
-    P(INVALID_PARAMETER, "invalid-parameter", 400, "Invalid parameter",                                        \
-      "A parameter's value can never be valid: integers are plain ASCII decimal digits within the "            \
-      "range the detail gives, booleans are 'true' or 'false'. 'param' names the parameter.")                  \
-    P(INVALID_CURSOR, "invalid-cursor", 400, "Invalid cursor",                                                 \
-      "The cursor does not name a position: on /solve 'after' is not n comma-separated column numbers "        \
-      "0..n-1 (as format=columns gives them); on /trace 'cursor' is not one a 'next' link gave for this n. "   \
-      "Use the 'next' link of the previous page as it was given.")                                             \
-    P(CONFLICTING_PARAMETERS, "conflicting-parameters", 400, "Conflicting parameters",                         \
-      "Two parameters exclude each other ('after' and 'offset'); 'param' names one. Keep one of them.")        \
-    P(LIMIT_EXCEEDED, "limit-exceeded", 422, "Beyond this server's limits",                                    \
-      "The value is valid but larger than this server is configured to serve; 'param' names the "              \
-      "parameter and 'limit' gives the largest value accepted.")                                               \
-    P(RESULT_TOO_LARGE, "result-too-large", 422, "Result too large",                                           \
-      "The answer would hold more solutions than one response may carry ('limit' gives the cap). Ask "         \
-      "for a page with 'limit' and walk the pages with 'after' (each page's 'next' link does that).")          \
-    P(NOT_FOUND, "not-found", 404, "Not found",                                                                \
-      "No resource lives at this path. The routes are listed in /openapi.yaml.")                               \
-    P(METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed",                                     \
-      "The resource exists but does not support this method; the 'Allow' header lists those it does.")        \
-    P(URI_TOO_LONG, "uri-too-long", 414, "URI too long",                                                       \
-      "The request target is longer than this server accepts.")                                                \
-    P(HEADERS_TOO_LARGE, "headers-too-large", 431, "Request header fields too large",                          \
-      "The request's header fields are larger than this server accepts.")                                      \
-    P(OVERLOADED, "overloaded", 503, "Service overloaded",                                                     \
-      "Too many computations are running or waiting. Retry after the number of seconds in 'Retry-After'.")     \
-    P(DEADLINE_EXCEEDED, "deadline-exceeded", 503, "Computation still running",                                \
-      "The answer took longer than this request may wait; the computation goes on and its result will "        \
-      "be cached. Retry after the number of seconds in 'Retry-After'.")                                        \
-    P(SHUTTING_DOWN, "shutting-down", 503, "Service shutting down",                                            \
-      "This instance is draining before it stops. Retry, and another instance will answer.")                   \
-    P(COMPUTATION_CANCELLED, "computation-cancelled", 503, "Computation cancelled",                            \
-      "The computation was stopped before it finished (for instance by a budget). Retry later.")               \
-    P(OUT_OF_MEMORY, "out-of-memory", 503, "Out of memory",                                                    \
-      "The server could not allocate memory for this request. Retry later.")                                   \
-    P(THREAD_FAILURE, "thread-failure", 503, "Could not start a thread",                                       \
-      "The server could not start a worker. Retry later.")                                                     \
-    P(NOT_A_SOLUTION, "not-a-solution", 422, "Not a solution",                                                 \
-      "The board given is not a solution of the N-Queens problem.")                                            \
-    P(INVALID_PLACEMENT, "invalid-placement", 400, "Invalid placement",                                        \
-      "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "     \
-      "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")          \
-    P(CONTENT_TOO_LARGE, "content-too-large", 413, "Content too large",                                        \
-      "The request announces a body larger than this resource accepts. Send a smaller one.")                   \
-    P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                              \
-      "The request uses a transfer coding this server does not implement; only 'chunked' is.")                 \
-    P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                 \
-      "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "              \
+#define NQ_PROBLEM_TABLE(P)                                                                                        \
+    P(OK, "ok", 200, "OK", "Not a problem: the request succeeded.")                                                \
+    P(BAD_REQUEST, "bad-request", 400, "Bad request",                                                              \
+      "The request itself is malformed: a query with an empty parameter or a broken percent-escape "               \
+      "outside any known parameter, or a head that breaks HTTP/1.1 (no Host or more than one, a space "            \
+      "before a colon, a folded line, a method that is not a token, a Content-Length or "                          \
+      "Transfer-Encoding that leaves the body's end in doubt). Fix the request; retrying it unchanged "            \
+      "fails again. The server closes the connection after this answer when the request's framing "                \
+      "is in doubt.")                                                                                              \
+    P(MISSING_PARAMETER, "missing-parameter", 400, "Missing parameter",                                            \
+      "A required query parameter is absent; 'param' names it. Add it and retry.")                                 \
+    P(DUPLICATE_PARAMETER, "duplicate-parameter", 400, "Duplicate parameter",                                      \
+      "A query parameter appears more than once; 'param' names it. Give each parameter once.")                     \
+    P(UNKNOWN_PARAMETER, "unknown-parameter", 400, "Unknown parameter",                                            \
+      "The query names a parameter this resource does not accept (names are case-sensitive); 'param' "             \
+      "names it. Remove it or fix its spelling.")                                                                  \
+    P(INVALID_PARAMETER, "invalid-parameter", 400, "Invalid parameter",                                            \
+      "A parameter's value can never be valid: integers are plain ASCII decimal digits within the "                \
+      "range the detail gives, booleans are 'true' or 'false'. 'param' names the parameter.")                      \
+    P(INVALID_CURSOR, "invalid-cursor", 400, "Invalid cursor",                                                     \
+      "The cursor does not name a position: on /solve 'after' is not n comma-separated column numbers "            \
+      "0..n-1 (as format=columns gives them); on /trace 'cursor' is not one a 'next' link gave for this n. "       \
+      "Use the 'next' link of the previous page as it was given.")                                                 \
+    P(CONFLICTING_PARAMETERS, "conflicting-parameters", 400, "Conflicting parameters",                             \
+      "Two parameters exclude each other ('after' and 'offset'); 'param' names one. Keep one of them.")            \
+    P(LIMIT_EXCEEDED, "limit-exceeded", 422, "Beyond this server's limits",                                        \
+      "The value is valid but larger than this server is configured to serve; 'param' names the "                  \
+      "parameter and 'limit' gives the largest value accepted.")                                                   \
+    P(RESULT_TOO_LARGE, "result-too-large", 422, "Result too large",                                               \
+      "The answer would hold more solutions than one response may carry ('limit' gives the cap). Ask "             \
+      "for a page with 'limit' and walk the pages with 'after' (each page's 'next' link does that).")              \
+    P(NOT_FOUND, "not-found", 404, "Not found",                                                                    \
+      "No resource lives at this path. The routes are listed in /openapi.yaml.")                                   \
+    P(METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed",                                         \
+      "The resource exists but does not support this method; the 'Allow' header lists those it does.")             \
+    P(URI_TOO_LONG, "uri-too-long", 414, "URI too long", "The request target is longer than this server accepts.") \
+    P(HEADERS_TOO_LARGE, "headers-too-large", 431, "Request header fields too large",                              \
+      "The request's header fields are larger than this server accepts.")                                          \
+    P(OVERLOADED, "overloaded", 503, "Service overloaded",                                                         \
+      "Too many computations are running or waiting. Retry after the number of seconds in 'Retry-After'.")         \
+    P(DEADLINE_EXCEEDED, "deadline-exceeded", 503, "Computation still running",                                    \
+      "The answer took longer than this request may wait; the computation goes on and its result will "            \
+      "be cached. Retry after the number of seconds in 'Retry-After'.")                                            \
+    P(SHUTTING_DOWN, "shutting-down", 503, "Service shutting down",                                                \
+      "This instance is draining before it stops. Retry, and another instance will answer.")                       \
+    P(COMPUTATION_CANCELLED, "computation-cancelled", 503, "Computation cancelled",                                \
+      "The computation was stopped before it finished (for instance by a budget). Retry later.")                   \
+    P(OUT_OF_MEMORY, "out-of-memory", 503, "Out of memory",                                                        \
+      "The server could not allocate memory for this request. Retry later.")                                       \
+    P(THREAD_FAILURE, "thread-failure", 503, "Could not start a thread",                                           \
+      "The server could not start a worker. Retry later.")                                                         \
+    P(NOT_A_SOLUTION, "not-a-solution", 422, "Not a solution",                                                     \
+      "The board given is not a solution of the N-Queens problem.")                                                \
+    P(INVALID_PLACEMENT, "invalid-placement", 400, "Invalid placement",                                            \
+      "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "         \
+      "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")              \
+    P(CONTENT_TOO_LARGE, "content-too-large", 413, "Content too large",                                            \
+      "The request announces a body larger than this resource accepts. Send a smaller one.")                       \
+    P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                                  \
+      "The request uses a transfer coding this server does not implement; only 'chunked' is.")                     \
+    P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                     \
+      "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "                  \
       "identifies the request in the server's logs.")
 
 /* The errors: X(NAME, code, problem, message). `problem` is the ID of the row of NQ_PROBLEM_TABLE an
  * HTTP answer with this error carries (its slug, status and title); `message` is the error's own
  * short text, for logs and the CLI.
  * Rules: codes are never renumbered or reused; a new error is appended with the next free number. */
-#define NQ_ERR_TABLE(X)                                                                                        \
-    /* success */                                                                                              \
-    X(OK, 0, OK, "OK")                                                                                         \
-    /* library errors: what a caller of libnqueens can see */                                                  \
-    X(E_ARG, 1, INTERNAL_ERROR, "Invalid argument")                                                            \
-    X(E_RANGE, 2, INVALID_PARAMETER, "Board size out of range")                                                \
-    X(E_CURSOR, 3, INVALID_CURSOR, "Invalid cursor")                                                           \
-    X(E_NOMEM, 4, OUT_OF_MEMORY, "Out of memory")                                                              \
-    X(E_CANCELED, 5, COMPUTATION_CANCELLED, "Computation cancelled")                                           \
-    X(E_NOT_SOLUTION, 6, NOT_A_SOLUTION, "Not a solution")                                                     \
-    X(E_BUFSIZE, 7, INTERNAL_ERROR, "Buffer too small")                                                        \
-    X(E_THREAD, 8, THREAD_FAILURE, "Could not start a thread")                                                 \
-    /* request errors: what the HTTP service answers with */                                                   \
-    X(E_PARAM_MISSING, 20, MISSING_PARAMETER, "Missing parameter")                                             \
-    X(E_PARAM_DUPLICATE, 21, DUPLICATE_PARAMETER, "Duplicate parameter")                                       \
-    X(E_PARAM_UNKNOWN, 22, UNKNOWN_PARAMETER, "Unknown parameter")                                             \
-    X(E_PARAM_INVALID, 23, INVALID_PARAMETER, "Invalid parameter")                                             \
-    X(E_PARAM_CONFLICT, 24, CONFLICTING_PARAMETERS, "Conflicting parameters")                                  \
-    X(E_LIMIT, 25, LIMIT_EXCEEDED, "Beyond this server's limits")                                              \
-    X(E_TOO_LARGE, 26, RESULT_TOO_LARGE, "Result too large")                                                   \
-    X(E_NOT_FOUND, 27, NOT_FOUND, "Not found")                                                                 \
-    X(E_METHOD, 28, METHOD_NOT_ALLOWED, "Method not allowed")                                                  \
-    X(E_URI_TOO_LONG, 29, URI_TOO_LONG, "URI too long")                                                        \
-    X(E_HEADERS_TOO_LARGE, 30, HEADERS_TOO_LARGE, "Request header fields too large")                           \
-    X(E_BUSY, 31, OVERLOADED, "Service overloaded")                                                            \
-    X(E_DEADLINE, 32, DEADLINE_EXCEEDED, "Computation still running")                                          \
-    X(E_DRAINING, 33, SHUTTING_DOWN, "Service shutting down")                                                  \
-    X(E_INTERNAL, 34, INTERNAL_ERROR, "Internal error")                                                        \
-    X(E_BAD_REQUEST, 35, BAD_REQUEST, "Bad request")                                                           \
-    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)")             \
-    /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */                     \
-    X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                                           \
-    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                                 \
-    /* a well-formed number above what its caller accepts (nqueens/parse.h) */                                 \
-    X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")                                                     \
-    /* framing of a request body (the server's own checks of a request head) */                                \
-    X(E_BODY_TOO_LARGE, 39, CONTENT_TOO_LARGE, "Content too large")                                            \
-    X(E_NOT_IMPLEMENTED, 41, NOT_IMPLEMENTED, "Not implemented")                                               \
-    /* store errors: the server's SQLite file (start-up refusals and failed writes) */                      \
-    X(E_STORE_CORRUPT, 60, INTERNAL_ERROR, "Store file is not a readable nqueens database")                \
-    X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")                        \
-    X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                               \
-    X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                                   \
-    /* long counts */                                                                                       \
+#define NQ_ERR_TABLE(X)                                                                          \
+    /* success */                                                                                \
+    X(OK, 0, OK, "OK")                                                                           \
+    /* library errors: what a caller of libnqueens can see */                                    \
+    X(E_ARG, 1, INTERNAL_ERROR, "Invalid argument")                                              \
+    X(E_RANGE, 2, INVALID_PARAMETER, "Board size out of range")                                  \
+    X(E_CURSOR, 3, INVALID_CURSOR, "Invalid cursor")                                             \
+    X(E_NOMEM, 4, OUT_OF_MEMORY, "Out of memory")                                                \
+    X(E_CANCELED, 5, COMPUTATION_CANCELLED, "Computation cancelled")                             \
+    X(E_NOT_SOLUTION, 6, NOT_A_SOLUTION, "Not a solution")                                       \
+    X(E_BUFSIZE, 7, INTERNAL_ERROR, "Buffer too small")                                          \
+    X(E_THREAD, 8, THREAD_FAILURE, "Could not start a thread")                                   \
+    /* request errors: what the HTTP service answers with */                                     \
+    X(E_PARAM_MISSING, 20, MISSING_PARAMETER, "Missing parameter")                               \
+    X(E_PARAM_DUPLICATE, 21, DUPLICATE_PARAMETER, "Duplicate parameter")                         \
+    X(E_PARAM_UNKNOWN, 22, UNKNOWN_PARAMETER, "Unknown parameter")                               \
+    X(E_PARAM_INVALID, 23, INVALID_PARAMETER, "Invalid parameter")                               \
+    X(E_PARAM_CONFLICT, 24, CONFLICTING_PARAMETERS, "Conflicting parameters")                    \
+    X(E_LIMIT, 25, LIMIT_EXCEEDED, "Beyond this server's limits")                                \
+    X(E_TOO_LARGE, 26, RESULT_TOO_LARGE, "Result too large")                                     \
+    X(E_NOT_FOUND, 27, NOT_FOUND, "Not found")                                                   \
+    X(E_METHOD, 28, METHOD_NOT_ALLOWED, "Method not allowed")                                    \
+    X(E_URI_TOO_LONG, 29, URI_TOO_LONG, "URI too long")                                          \
+    X(E_HEADERS_TOO_LARGE, 30, HEADERS_TOO_LARGE, "Request header fields too large")             \
+    X(E_BUSY, 31, OVERLOADED, "Service overloaded")                                              \
+    X(E_DEADLINE, 32, DEADLINE_EXCEEDED, "Computation still running")                            \
+    X(E_DRAINING, 33, SHUTTING_DOWN, "Service shutting down")                                    \
+    X(E_INTERNAL, 34, INTERNAL_ERROR, "Internal error")                                          \
+    X(E_BAD_REQUEST, 35, BAD_REQUEST, "Bad request")                                             \
+    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)") \
+    /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */       \
+    X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                             \
+    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                   \
+    /* a well-formed number above what its caller accepts (nqueens/parse.h) */                   \
+    X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")                                     \
+    /* framing of a request body (the server's own checks of a request head) */                  \
+    X(E_BODY_TOO_LARGE, 39, CONTENT_TOO_LARGE, "Content too large")                              \
+    X(E_NOT_IMPLEMENTED, 41, NOT_IMPLEMENTED, "Not implemented")                                 \
+    /* store errors: the server's SQLite file (start-up refusals and failed writes) */           \
+    X(E_STORE_CORRUPT, 60, INTERNAL_ERROR, "Store file is not a readable nqueens database")      \
+    X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")              \
+    X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                     \
+    X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                         \
+    /* long counts */                                                                            \
     X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the

@@ -33,12 +33,12 @@ bool nq_solution_exists(uint64_t n);
  * Callers read no field; it is a plain value so it lives on the stack of a request and needs no
  * freeing. */
 typedef struct nq_construct {
-    uint32_t n;        /* board size */
-    uint32_t nseg;     /* runs in use */
+    uint32_t n;    /* board size */
+    uint32_t nseg; /* runs in use */
     struct {
-        uint32_t row;  /* first row of the run */
-        uint32_t col;  /* its column; each next row of the run is 2 columns further right */
-    } seg[5];          /* the rows split into runs of columns in steps of 2, in row order */
+        uint32_t row; /* first row of the run */
+        uint32_t col; /* its column; each next row of the run is 2 columns further right */
+    } seg[5];         /* the rows split into runs of columns in steps of 2, in row order */
 } nq_construct;
 
 /* Prepare the construction for n (solution_construct.c says which; n = 8 gives 1,3,5,7,2,0,6,4).

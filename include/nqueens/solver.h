@@ -87,9 +87,9 @@ typedef struct nq_counts {
 /* Shared control of a running count. Initialise with nq_count_ctl_init before passing it to
  * nq_count; any thread may then call nq_count_cancel and nq_count_progress on it concurrently. */
 typedef struct nq_count_ctl {
-    atomic_bool cancel;          /* set to stop the count early */
-    atomic_uint_fast32_t done;   /* search tasks finished */
-    atomic_uint_fast32_t total;  /* search tasks in all; 0 until the count has split its work */
+    atomic_bool cancel;         /* set to stop the count early */
+    atomic_uint_fast32_t done;  /* search tasks finished */
+    atomic_uint_fast32_t total; /* search tasks in all; 0 until the count has split its work */
 } nq_count_ctl;
 
 /* Reset ctl to "not cancelled, no progress". Not thread-safe against a count using ctl. */
@@ -153,8 +153,7 @@ nq_err nq_count_plan(int n, uint32_t *tasks);
  * progress counts the tasks not in todo as already done. Blocks until every task in todo is reported
  * or the count stops. Memory as nq_count. The tasks reported before an error stay valid.
  * Errors: NQ_E_ARG (threads < 0), NQ_E_RANGE, NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD. */
-nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done,
-                      void *arg);
+nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg);
 
 /* acc += s, component-wise. */
 void nq_count_sums_add(nq_count_sums *acc, const nq_count_sums *s);
@@ -168,7 +167,7 @@ nq_counts nq_count_sums_counts(const nq_count_sums *all);
 #define NQ_BOARD_BUFSIZE(n) ((size_t)(n) * ((size_t)(n) + 1u))
 
 /* Size of the buffer nq_render_columns needs: up to 2 digits and a separator per column, plus NUL. */
-#define NQ_COLUMNS_BUFSIZE(n) ((size_t)(n) * 3u + 1u)
+#define NQ_COLUMNS_BUFSIZE(n) ((size_t)(n)*3u + 1u)
 
 /* Render cols as a board: row r is the NUL-terminated string at out + r*(n+1), n characters of '.'
  * with a 'Q' at column cols[r]. cap must be >= NQ_BOARD_BUFSIZE(n).

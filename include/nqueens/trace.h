@@ -36,18 +36,18 @@ typedef enum nq_trace_op {
 } nq_trace_op;
 
 typedef enum nq_trace_rule {
-    NQ_TRACE_BY_NONE = 0,       /* not a REJECT */
-    NQ_TRACE_BY_COLUMN,         /* the column is in use */
-    NQ_TRACE_BY_DIAGONAL,       /* the diagonal row - col is in use */
-    NQ_TRACE_BY_ANTI_DIAGONAL   /* the anti-diagonal row + col is in use */
+    NQ_TRACE_BY_NONE = 0,     /* not a REJECT */
+    NQ_TRACE_BY_COLUMN,       /* the column is in use */
+    NQ_TRACE_BY_DIAGONAL,     /* the diagonal row - col is in use */
+    NQ_TRACE_BY_ANTI_DIAGONAL /* the anti-diagonal row + col is in use */
 } nq_trace_rule;
 
 typedef struct nq_trace_step {
-    uint64_t step;               /* 0-based number of the step in the whole trace */
-    nq_trace_op op;              /* what happened */
-    nq_trace_rule by;            /* REJECT: the first rule broken */
-    uint8_t row, col;            /* PLACE, REJECT, REMOVE: the square */
-    uint8_t columns[NQ_N_MAX];   /* SOLUTION: the n columns, row by row */
+    uint64_t step;             /* 0-based number of the step in the whole trace */
+    nq_trace_op op;            /* what happened */
+    nq_trace_rule by;          /* REJECT: the first rule broken */
+    uint8_t row, col;          /* PLACE, REJECT, REMOVE: the square */
+    uint8_t columns[NQ_N_MAX]; /* SOLUTION: the n columns, row by row */
 } nq_trace_step;
 
 typedef struct nq_trace nq_trace; /* opaque: the search's state */

@@ -58,15 +58,16 @@ static const struct opt_spec {
 
 /* What the first pass collects; checked against the command once it is known. */
 typedef struct parse_state {
-    bool help;                    /* -h or --help anywhere */
-    const char *command;          /* first positional argument */
-    const char *n_text;           /* second positional argument */
-    const char *extra;            /* third positional argument (check's and complete's COLUMNS) */
+    bool help;                     /* -h or --help anywhere */
+    const char *command;           /* first positional argument */
+    const char *n_text;            /* second positional argument */
+    const char *extra;             /* third positional argument (check's and complete's COLUMNS) */
     const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
 } parse_state;
 
 /* Formats the reason for a usage error into why; always returns false. */
-__attribute__((format(printf, 3, 4))) static bool fail(char *why, size_t cap, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static bool fail(char *why, size_t cap, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, cap, fmt, ap);
@@ -75,18 +76,21 @@ __attribute__((format(printf, 3, 4))) static bool fail(char *why, size_t cap, co
 }
 
 /* A whole decimal number in 0..max, as nqueens/parse.h reads one (digits only, no sign or spaces). */
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
     return nq_parse_u64(s, strlen(s), max, out) == NQ_OK;
 }
 
-static const struct opt_spec *find_opt(const char *name, size_t len) {
+static const struct opt_spec *find_opt(const char *name, size_t len)
+{
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (strlen(opt_specs[i].name) == len && strncmp(opt_specs[i].name, name, len) == 0) return &opt_specs[i];
     return NULL;
 }
 
 /* One "--name[=value]" at argv[*i]; may consume argv[*i + 1] as the value. */
-static bool take_option(int argc, char *const argv[], int *i, parse_state *st, char *why, size_t cap) {
+static bool take_option(int argc, char *const argv[], int *i, parse_state *st, char *why, size_t cap)
+{
     const char *arg = argv[*i] + 2;
     const char *eq = strchr(arg, '=');
     const size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
@@ -106,7 +110,8 @@ static bool take_option(int argc, char *const argv[], int *i, parse_state *st, c
 }
 
 /* First pass: sort argv into the command, N and the options. */
-static bool collect(int argc, char *const argv[], parse_state *st, char *why, size_t cap) {
+static bool collect(int argc, char *const argv[], parse_state *st, char *why, size_t cap)
+{
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -128,13 +133,17 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
     return true;
 }
 
-static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     const char *format = st->values[OPT_FORMAT], *limit = st->values[OPT_LIMIT];
     const char *offset = st->values[OPT_OFFSET], *after = st->values[OPT_AFTER];
     if (format != NULL) {
-        if (strcmp(format, "board") == 0) o->format = NQ_CLI_BOARD;
-        else if (strcmp(format, "columns") == 0) o->format = NQ_CLI_COLUMNS;
-        else return fail(why, cap, "--format must be 'board' or 'columns', not '%s'", format);
+        if (strcmp(format, "board") == 0)
+            o->format = NQ_CLI_BOARD;
+        else if (strcmp(format, "columns") == 0)
+            o->format = NQ_CLI_COLUMNS;
+        else
+            return fail(why, cap, "--format must be 'board' or 'columns', not '%s'", format);
     }
     o->unique = st->values[OPT_UNIQUE] != NULL;
     o->ndjson = st->values[OPT_NDJSON] != NULL;
@@ -155,11 +164,13 @@ static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
-static bool apply_solution_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool apply_solution_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     const char *format = st->values[OPT_FORMAT], *seed = st->values[OPT_SEED];
     o->format = NQ_CLI_COLUMNS;
     if (format != NULL) {
-        if (strcmp(format, "board") == 0) o->format = NQ_CLI_BOARD;
+        if (strcmp(format, "board") == 0)
+            o->format = NQ_CLI_BOARD;
         else if (strcmp(format, "columns") != 0)
             return fail(why, cap, "--format must be 'columns' or 'board', not '%s'", format);
     }
@@ -169,15 +180,16 @@ static bool apply_solution_options(const parse_state *st, nq_cli_opts *o, char *
     if (seed != NULL) {
         if (!o->random) return fail(why, cap, "--seed needs --random");
         if (!parse_u64(seed, UINT64_MAX, &o->seed))
-            return fail(why, cap, "--seed must be a whole number from 0 to %llu, not '%s'", (unsigned long long)UINT64_MAX,
-                        seed);
+            return fail(why, cap, "--seed must be a whole number from 0 to %llu, not '%s'",
+                        (unsigned long long)UINT64_MAX, seed);
         o->has_seed = true;
     }
     return true;
 }
 
 /* check N COLUMNS, check N --queens LIST, or check - (a JSON placement on stdin). */
-static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     const char *limit = st->values[OPT_LIMIT], *queens = st->values[OPT_QUEENS];
     o->limit = NQ_CLI_CONFLICTS_DEFAULT;
     if (limit != NULL && !parse_u64(limit, SIZE_MAX / sizeof(nq_pair), &o->limit))
@@ -194,7 +206,8 @@ static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
-static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     uint64_t threads = 0, k = 0;
     const char *v = st->values[OPT_THREADS], *q = st->values[OPT_QUEENS];
     if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
@@ -209,7 +222,8 @@ static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
-static bool apply_complete_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool apply_complete_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     const char *q = st->values[OPT_QUEENS];
     if ((q == NULL) == (st->extra == NULL))
         return fail(why, cap, "complete needs the board once: COLUMNS (e.g. 0,-,-,-) or --queens R:C,...");
@@ -219,7 +233,8 @@ static bool apply_complete_options(const parse_state *st, nq_cli_opts *o, char *
     return true;
 }
 
-static bool apply_trace_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool apply_trace_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     const char *limit = st->values[OPT_LIMIT], *from = st->values[OPT_FROM];
     if (limit != NULL) {
         if (!parse_u64(limit, UINT64_MAX, &o->limit) || o->limit == 0)
@@ -232,7 +247,8 @@ static bool apply_trace_options(const parse_state *st, nq_cli_opts *o, char *why
 }
 
 /* N for the command: 1..its maximum; check also takes "-" (0: N comes with the JSON on stdin). */
-static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap) {
+static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
     uint64_t n_max = NQ_N_MAX, n = 0;
     if (o->command == NQ_CLI_COUNT) n_max = NQ_COUNT_N_MAX;
     if (o->command == NQ_CLI_SOLUTION || o->command == NQ_CLI_CHECK) n_max = NQ_SOLUTION_N_MAX;
@@ -253,11 +269,11 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
 static const struct {
     const char *name;
     nq_cli_command command;
-} commands[] = {
-    {"count", NQ_CLI_COUNT}, {"solve", NQ_CLI_SOLVE}, {"solution", NQ_CLI_SOLUTION}, {"check", NQ_CLI_CHECK},
-    {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE}};
+} commands[] = {{"count", NQ_CLI_COUNT}, {"solve", NQ_CLI_SOLVE},       {"solution", NQ_CLI_SOLUTION},
+                {"check", NQ_CLI_CHECK}, {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE}};
 
-bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap) {
+bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap)
+{
     parse_state st = {0};
     *opts = (nq_cli_opts){.command = NQ_CLI_HELP, .format = NQ_CLI_BOARD};
     if (!collect(argc, argv, &st, why, cap)) return false;
@@ -283,7 +299,8 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
     return apply_count_options(&st, opts, why, cap);
 }
 
-void nq_cli_usage(FILE *out) {
+void nq_cli_usage(FILE *out)
+{
     fputs("Usage: nqueens count N [--threads T] [--queens K]\n"
           "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
           "                       [--offset K | --after C0,C1,...] [--ndjson]\n"

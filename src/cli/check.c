@@ -17,7 +17,8 @@
 #define STDIN_CHUNK ((size_t)1 << 16)
 
 /* Reads all of in into a new buffer (*len bytes, NUL-terminated); NULL on failure or past the cap. */
-static char *slurp(FILE *in, size_t *len, const char **why) {
+static char *slurp(FILE *in, size_t *len, const char **why)
+{
     size_t cap = STDIN_CHUNK, used = 0;
     char *buf = malloc(cap + 1);
     *why = "out of memory";
@@ -45,7 +46,8 @@ static char *slurp(FILE *in, size_t *len, const char **why) {
 }
 
 /* The placement from the arguments or stdin; 0 on success, else the exit status (reported). */
-static int get_placement(const nq_cli_opts *o, FILE *in, FILE *err, nq_placement **p) {
+static int get_placement(const nq_cli_opts *o, FILE *in, FILE *err, nq_placement **p)
+{
     if (o->placement != NULL) {
         nq_placement_error e;
         const size_t len = strlen(o->placement);
@@ -78,9 +80,11 @@ static int get_placement(const nq_cli_opts *o, FILE *in, FILE *err, nq_placement
 
 /* The report with the first `listed` pairs of pairs (NULL when listed is 0). */
 static void write_report(FILE *out, const nq_placement *p, const nq_check_report *r, const nq_pair *pairs,
-                         size_t listed) {
-    fprintf(out, "{\"n\":%" PRIu32 ",\"queens\":%" PRIu64 ",\"valid\":%s,\"complete\":%s,\"conflict_count\":%" PRIu64
-                 ",\"conflicts\":[",
+                         size_t listed)
+{
+    fprintf(out,
+            "{\"n\":%" PRIu32 ",\"queens\":%" PRIu64 ",\"valid\":%s,\"complete\":%s,\"conflict_count\":%" PRIu64
+            ",\"conflicts\":[",
             nq_placement_n(p), r->queens, r->valid ? "true" : "false", r->complete ? "true" : "false", r->conflicts);
     for (size_t i = 0; i < listed && pairs != NULL; i++)
         fprintf(out, "%s[[%" PRIu32 ",%" PRIu32 "],[%" PRIu32 ",%" PRIu32 "]]", i > 0 ? "," : "", pairs[i].first.row,
@@ -89,7 +93,8 @@ static void write_report(FILE *out, const nq_placement *p, const nq_check_report
 }
 
 /* Counts, then lists min(limit, count) pairs; returns the exit status. */
-static int check_and_write(const nq_cli_opts *o, const nq_placement *p, FILE *out, FILE *err) {
+static int check_and_write(const nq_cli_opts *o, const nq_placement *p, FILE *out, FILE *err)
+{
     nq_check_report r;
     nq_pair *pairs = NULL;
     nq_err e = nq_placement_check(p, NULL, 0, &r);
@@ -108,7 +113,8 @@ static int check_and_write(const nq_cli_opts *o, const nq_placement *p, FILE *ou
     return r.complete ? NQ_CLI_EXIT_OK : NQ_CLI_EXIT_FAILURE;
 }
 
-int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err) {
+int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
+{
     nq_placement *p = NULL;
     int status = get_placement(opts, in, err, &p);
     if (status != 0) return status;

@@ -25,16 +25,11 @@
 #include "nqueens/placement.h"
 #include "nqueens/solver.h"
 
-enum {
-    NQ_CLI_EXIT_OK = 0,
-    NQ_CLI_EXIT_FAILURE = 1,
-    NQ_CLI_EXIT_USAGE = 2,
-    NQ_CLI_EXIT_INTERRUPTED = 130
-};
+enum { NQ_CLI_EXIT_OK = 0, NQ_CLI_EXIT_FAILURE = 1, NQ_CLI_EXIT_USAGE = 2, NQ_CLI_EXIT_INTERRUPTED = 130 };
 
 typedef enum nq_cli_command {
-    NQ_CLI_HELP,  /* --help: print usage, exit 0 */
-    NQ_CLI_COUNT, /* count N */
+    NQ_CLI_HELP,     /* --help: print usage, exit 0 */
+    NQ_CLI_COUNT,    /* count N */
     NQ_CLI_SOLVE,    /* solve N */
     NQ_CLI_SOLUTION, /* solution N: one solution of any size */
     NQ_CLI_CHECK,    /* check N PLACEMENT: is it a solution, which queens attack */
@@ -42,7 +37,7 @@ typedef enum nq_cli_command {
     NQ_CLI_TRACE     /* trace N: the textbook search's steps */
 } nq_cli_command;
 
-#define NQ_CLI_BOARD_N_MAX 1024     /* solution --format board: beyond this the rows are unreadable */
+#define NQ_CLI_BOARD_N_MAX 1024       /* solution --format board: beyond this the rows are unreadable */
 #define NQ_CLI_CONFLICTS_DEFAULT 1000 /* check: pairs listed without --limit */
 
 typedef enum nq_cli_format {
@@ -51,26 +46,26 @@ typedef enum nq_cli_format {
 } nq_cli_format;
 
 typedef struct nq_cli_opts {
-    nq_cli_command command;   /* what to do */
-    int n;                    /* board size */
-    int threads;              /* count: worker threads, 0 = one per CPU */
-    nq_cli_format format;     /* solve: how a solution is printed */
-    bool unique;              /* solve: one solution per symmetry class */
-    bool ndjson;              /* solve: one solution per line instead of one JSON document */
-    bool has_limit;           /* solve: --limit given */
-    uint64_t limit;           /* solve: at most this many solutions (>= 1) */
-    uint64_t offset;          /* solve: skip this many first */
-    bool has_after;           /* solve: --after given */
-    uint8_t after[NQ_N_MAX];  /* solve: the cursor, n columns */
-    bool random;              /* solution: --random */
-    bool has_seed;            /* solution: --seed given */
-    uint64_t seed;            /* solution: the seed */
-    const char *placement;    /* check, complete: the COLUMNS argument or the --queens value; NULL: stdin */
-    bool queens_form;         /* check, complete: placement is the --queens form */
-    bool has_k;               /* count: --queens K given */
-    int k;                    /* count: queens to place, 0..n */
-    bool count;               /* complete: also count the completions */
-    uint64_t from;            /* trace: the first step (has_limit/limit bound the steps) */
+    nq_cli_command command;  /* what to do */
+    int n;                   /* board size */
+    int threads;             /* count: worker threads, 0 = one per CPU */
+    nq_cli_format format;    /* solve: how a solution is printed */
+    bool unique;             /* solve: one solution per symmetry class */
+    bool ndjson;             /* solve: one solution per line instead of one JSON document */
+    bool has_limit;          /* solve: --limit given */
+    uint64_t limit;          /* solve: at most this many solutions (>= 1) */
+    uint64_t offset;         /* solve: skip this many first */
+    bool has_after;          /* solve: --after given */
+    uint8_t after[NQ_N_MAX]; /* solve: the cursor, n columns */
+    bool random;             /* solution: --random */
+    bool has_seed;           /* solution: --seed given */
+    uint64_t seed;           /* solution: the seed */
+    const char *placement;   /* check, complete: the COLUMNS argument or the --queens value; NULL: stdin */
+    bool queens_form;        /* check, complete: placement is the --queens form */
+    bool has_k;              /* count: --queens K given */
+    int k;                   /* count: queens to place, 0..n */
+    bool count;              /* complete: also count the completions */
+    uint64_t from;           /* trace: the first step (has_limit/limit bound the steps) */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -99,7 +94,6 @@ int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatil
  * {"n":..,"queens":..,"valid":..,"complete":..,"conflict_count":..,"conflicts":[..]} to out.
  * Returns 0 for a solution, 1 otherwise (or on failure), 2 for a malformed placement (reported). */
 int nq_cli_check(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
-
 
 /* Run `complete`: prints {"n":..,"solution":[..]|null,"hint":[r,c]|null[,"completions":..]}, as
  * GET /complete answers. Returns an NQ_CLI_EXIT_* status (2 for a placement that does not parse). */

@@ -13,9 +13,9 @@
 
 #include "nqueens/json.h"
 
-#define TICK_NS 50000000L   /* 50 ms between looks at the stop flag and the bar */
-#define BAR_AFTER_S 1.0     /* counts shorter than this never show a bar */
-#define BAR_WIDTH 40        /* characters of the bar itself */
+#define TICK_NS 50000000L /* 50 ms between looks at the stop flag and the bar */
+#define BAR_AFTER_S 1.0   /* counts shorter than this never show a bar */
+#define BAR_WIDTH 40      /* characters of the bar itself */
 
 typedef struct bg_count {
     const nq_cli_opts *opts; /* n, threads */
@@ -27,7 +27,8 @@ typedef struct bg_count {
     pthread_cond_t done;     /* signalled when finished becomes true */
 } bg_count;
 
-static void *run_count(void *arg) {
+static void *run_count(void *arg)
+{
     bg_count *bg = arg;
     const nq_cli_opts *o = bg->opts;
     bg->err = o->has_k ? nq_count_k(o->n, o->k, o->threads, &bg->ctl, &bg->counts)
@@ -39,14 +40,16 @@ static void *run_count(void *arg) {
     return NULL;
 }
 
-static double seconds_since(const struct timespec *start) {
+static double seconds_since(const struct timespec *start)
+{
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
 /* Redraws the bar when the shown percentage changes; *shown is the last one drawn, -1 for none. */
-static void draw_bar(FILE *err, double fraction, int *shown) {
+static void draw_bar(FILE *err, double fraction, int *shown)
+{
     char bar[BAR_WIDTH + 1];
     const int filled = (int)(fraction * BAR_WIDTH);
     if ((int)(fraction * 100.0) == *shown) return;
@@ -58,7 +61,8 @@ static void draw_bar(FILE *err, double fraction, int *shown) {
 }
 
 /* Waits for the count, cancelling it if *stop gets set; draws the bar when asked to. */
-static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomic_t *stop) {
+static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomic_t *stop)
+{
     struct timespec start;
     int shown = -1; /* percentage on screen; -1: no bar drawn */
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -83,7 +87,8 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
 
 /* {"n":..,"total":..,"unique":..}, the library's counts object (nqueens/json.h): exact integers, the
  * same bytes nqueensd serves, then a newline. */
-static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
+static int print_counts(const bg_count *bg, FILE *out, FILE *err)
+{
     char text[NQ_JSON_COUNTS_K_MAX];
     size_t len = 0;
     const bool with_k = bg->opts->has_k && bg->opts->k < bg->opts->n; /* k = n is the plain count */
@@ -102,7 +107,8 @@ static int print_counts(const bg_count *bg, FILE *out, FILE *err) {
     return NQ_CLI_EXIT_OK;
 }
 
-int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop) {
+int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop)
+{
     bg_count bg = {.opts = opts};
     pthread_t thread;
     pthread_condattr_t attr;

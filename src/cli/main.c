@@ -8,14 +8,16 @@
 /* Set by SIGINT during a count or a random search; the one mutable global, as a signal handler needs. */
 static volatile sig_atomic_t interrupted = 0;
 
-static void on_interrupt(int sig) {
+static void on_interrupt(int sig)
+{
     (void)sig;
     interrupted = 1;
 }
 
 /* Ctrl-C during a count or a random search cancels it cleanly (the library stops its workers) instead
  * of killing the process mid-way. solve and check keep the default action: nothing to clean up. */
-static void catch_interrupt(void) {
+static void catch_interrupt(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -23,7 +25,8 @@ static void catch_interrupt(void) {
     sigaction(SIGINT, &sa, NULL);
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
     nq_cli_opts opts;
     char why[256];
     if (!nq_cli_parse(argc, argv, &opts, why, sizeof why)) {
@@ -31,22 +34,13 @@ int main(int argc, char *argv[]) {
         return NQ_CLI_EXIT_USAGE;
     }
     switch (opts.command) {
-    case NQ_CLI_COUNT:
-        catch_interrupt();
-        return nq_cli_count(&opts, stdout, stderr, &interrupted);
-    case NQ_CLI_SOLVE:
-        return nq_cli_solve(&opts, stdout, stderr);
-    case NQ_CLI_SOLUTION:
-        catch_interrupt();
-        return nq_cli_solution(&opts, stdout, stderr, &interrupted);
-    case NQ_CLI_CHECK:
-        return nq_cli_check(&opts, stdin, stdout, stderr);
-    case NQ_CLI_COMPLETE:
-        return nq_cli_complete(&opts, stdout, stderr);
-    case NQ_CLI_TRACE:
-        return nq_cli_trace(&opts, stdout, stderr);
-    case NQ_CLI_HELP:
-        break;
+    case NQ_CLI_COUNT: catch_interrupt(); return nq_cli_count(&opts, stdout, stderr, &interrupted);
+    case NQ_CLI_SOLVE: return nq_cli_solve(&opts, stdout, stderr);
+    case NQ_CLI_SOLUTION: catch_interrupt(); return nq_cli_solution(&opts, stdout, stderr, &interrupted);
+    case NQ_CLI_CHECK: return nq_cli_check(&opts, stdin, stdout, stderr);
+    case NQ_CLI_COMPLETE: return nq_cli_complete(&opts, stdout, stderr);
+    case NQ_CLI_TRACE: return nq_cli_trace(&opts, stdout, stderr);
+    case NQ_CLI_HELP: break;
     }
     nq_cli_usage(stdout);
     return NQ_CLI_EXIT_OK;

@@ -14,7 +14,8 @@
 
 #define TRACE_BATCH 256 /* steps pulled from the library at a time */
 
-static int flushed(FILE *out, FILE *err) {
+static int flushed(FILE *out, FILE *err)
+{
     if (fflush(out) != 0 || ferror(out)) {
         fputs("nqueens: write error on standard output\n", err);
         return NQ_CLI_EXIT_FAILURE;
@@ -23,7 +24,8 @@ static int flushed(FILE *out, FILE *err) {
 }
 
 /* The placement of opts, or NULL with the reason on err. */
-static nq_placement *read_placement(const nq_cli_opts *o, FILE *err) {
+static nq_placement *read_placement(const nq_cli_opts *o, FILE *err)
+{
     nq_placement *p = NULL;
     nq_placement_error pe;
     const size_t len = strlen(o->placement);
@@ -32,12 +34,14 @@ static nq_placement *read_placement(const nq_cli_opts *o, FILE *err) {
     if (rc == NQ_OK) return p;
     char why[160] = "";
     if (rc == NQ_E_PLACEMENT) (void)nq_placement_error_describe(&pe, why, sizeof why);
-    fprintf(err, "nqueens: the board '%.60s' does not parse: %s\n", o->placement, rc == NQ_E_PLACEMENT ? why : nq_err_message(rc));
+    fprintf(err, "nqueens: the board '%.60s' does not parse: %s\n", o->placement,
+            rc == NQ_E_PLACEMENT ? why : nq_err_message(rc));
     return NULL;
 }
 
 static void print_completion(FILE *out, const nq_cli_opts *o, const nq_placement *p, bool found, const uint8_t *cols,
-                             uint64_t completions) {
+                             uint64_t completions)
+{
     fprintf(out, "{\"n\":%d,\"solution\":", o->n);
     if (!found) {
         fputs("null,\"hint\":null", out);
@@ -46,14 +50,17 @@ static void print_completion(FILE *out, const nq_cli_opts *o, const nq_placement
         const nq_square *q = nq_placement_queens(p);
         int row = 0; /* the first row without a given queen (they are row-major, one per row) */
         for (size_t i = 0; i < nq_placement_count(p) && q[i].row == (uint32_t)row; i++) row++;
-        if (row < o->n) fprintf(out, "],\"hint\":[%d,%u]", row, cols[row]);
-        else fputs("],\"hint\":null", out);
+        if (row < o->n)
+            fprintf(out, "],\"hint\":[%d,%u]", row, cols[row]);
+        else
+            fputs("],\"hint\":null", out);
     }
     if (o->count) fprintf(out, ",\"completions\":%" PRIu64, completions);
     fputs("}\n", out);
 }
 
-int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err) {
+int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err)
+{
     if (opts->count && opts->n > NQ_COUNT_N_MAX) {
         fprintf(err, "nqueens: --count counts boards up to N = %d\n", NQ_COUNT_N_MAX);
         return NQ_CLI_EXIT_USAGE;
@@ -68,7 +75,8 @@ int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err) {
     nq_err rc = nq_complete_first(opts->n, q, count, NULL, cols, &found);
     if (rc == NQ_OK && opts->count && found) rc = nq_complete_count(opts->n, q, count, 0, NULL, &completions);
     int status = NQ_CLI_EXIT_FAILURE;
-    if (rc != NQ_OK) fprintf(err, "nqueens: complete failed: %s\n", nq_err_message(rc));
+    if (rc != NQ_OK)
+        fprintf(err, "nqueens: complete failed: %s\n", nq_err_message(rc));
     else {
         print_completion(out, opts, p, found, cols, completions);
         status = flushed(out, err);
@@ -77,7 +85,8 @@ int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err) {
     return status;
 }
 
-int nq_cli_trace(const nq_cli_opts *opts, FILE *out, FILE *err) {
+int nq_cli_trace(const nq_cli_opts *opts, FILE *out, FILE *err)
+{
     nq_trace *t = NULL;
     nq_err rc = nq_trace_create(opts->n, &t);
     if (rc == NQ_OK) rc = nq_trace_skip(t, opts->from, NULL, NULL);

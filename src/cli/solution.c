@@ -21,7 +21,7 @@
 #include "nqueens/json.h"
 #include "nqueens/solution.h"
 
-#define BLOCK_ROWS 4096 /* rows formatted per write */
+#define BLOCK_ROWS 4096                 /* rows formatted per write */
 #define TEXT_CAP (BLOCK_ROWS * 11 + 64) /* a column is at most 10 digits, plus its comma */
 _Static_assert(TEXT_CAP >= NQ_CLI_BOARD_N_MAX + 3, "a board row, its quotes and its comma fit");
 #define POLL_NS 10000000L /* 10 ms between looks at the stop flag during a search */
@@ -30,7 +30,8 @@ _Static_assert(TEXT_CAP >= NQ_CLI_BOARD_N_MAX + 3, "a board row, its quotes and 
  * library's rows (nqueens/json.h), the same bytes as nqueensd's /solution. text holds TEXT_CAP
  * bytes, which is flushed whenever the longest row might not fit. */
 static void write_rows(FILE *out, const nq_cli_opts *o, uint32_t first, const uint32_t *cols, uint32_t count,
-                       char *text) {
+                       char *text)
+{
     const nq_json_shape shape = o->format == NQ_CLI_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
     const size_t row_max = shape == NQ_JSON_BOARD ? (size_t)o->n + 3u : 11u; /* comma, quotes or digits */
     size_t len = 0;
@@ -47,7 +48,8 @@ static void write_rows(FILE *out, const nq_cli_opts *o, uint32_t first, const ui
 }
 
 /* The construction, block by block. */
-static void stream_construction(FILE *out, const nq_cli_opts *o, const nq_construct *c, uint32_t *block, char *text) {
+static void stream_construction(FILE *out, const nq_cli_opts *o, const nq_construct *c, uint32_t *block, char *text)
+{
     const uint32_t n = (uint32_t)o->n;
     for (uint32_t first = 0; first < n; first += BLOCK_ROWS) {
         const uint32_t count = n - first < BLOCK_ROWS ? n - first : BLOCK_ROWS;
@@ -57,7 +59,8 @@ static void stream_construction(FILE *out, const nq_cli_opts *o, const nq_constr
 }
 
 /* A seed nobody chose: from the kernel's generator, else the clock and the process id. */
-static uint64_t pick_seed(void) {
+static uint64_t pick_seed(void)
+{
     uint64_t seed = 0;
     const int fd = open("/dev/urandom", O_RDONLY);
     if (fd >= 0) {
@@ -71,14 +74,15 @@ static uint64_t pick_seed(void) {
 }
 
 typedef struct bg_search {
-    uint64_t n, seed;   /* the board and its seed */
-    uint32_t *cols;     /* the board, n columns */
-    nq_count_ctl ctl;   /* shared with the search: cancel */
-    nq_err err;         /* its answer */
-    atomic_bool done;   /* set when it returned */
+    uint64_t n, seed; /* the board and its seed */
+    uint32_t *cols;   /* the board, n columns */
+    nq_count_ctl ctl; /* shared with the search: cancel */
+    nq_err err;       /* its answer */
+    atomic_bool done; /* set when it returned */
 } bg_search;
 
-static void *run_search(void *arg) {
+static void *run_search(void *arg)
+{
     bg_search *bg = arg;
     bg->err = nq_random_solution(bg->n, bg->seed, &bg->ctl, bg->cols);
     atomic_store(&bg->done, true);
@@ -86,7 +90,8 @@ static void *run_search(void *arg) {
 }
 
 /* Runs the search on a helper thread, cancelling it if *stop gets set. */
-static nq_err search(bg_search *bg, const volatile sig_atomic_t *stop) {
+static nq_err search(bg_search *bg, const volatile sig_atomic_t *stop)
+{
     pthread_t thread;
     nq_count_ctl_init(&bg->ctl);
     atomic_init(&bg->done, false);
@@ -101,16 +106,20 @@ static nq_err search(bg_search *bg, const volatile sig_atomic_t *stop) {
 }
 
 /* The document's head, up to and including the solution's opening bracket (or its null). */
-static void write_head(FILE *out, const nq_cli_opts *o, uint64_t seed, bool exists) {
+static void write_head(FILE *out, const nq_cli_opts *o, uint64_t seed, bool exists)
+{
     fprintf(out, "{\"n\":%d,\"method\":\"%s\",\"seed\":", o->n, o->random ? "random" : "construct");
-    if (o->random) fprintf(out, "%" PRIu64, seed);
-    else fputs("null", out);
+    if (o->random)
+        fprintf(out, "%" PRIu64, seed);
+    else
+        fputs("null", out);
     fputs(exists ? ",\"solution\":[" : ",\"solution\":null}\n", out);
 }
 
 /* Finds and writes the board; returns an NQ_CLI_EXIT_* status. */
 static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const volatile sig_atomic_t *stop,
-                           uint32_t *block, char *text) {
+                           uint32_t *block, char *text)
+{
     const uint64_t seed = !o->random ? 0 : o->has_seed ? o->seed : pick_seed();
     const bool exists = nq_solution_exists((uint64_t)o->n);
     if (!exists || !o->random) {
@@ -146,7 +155,8 @@ static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const vol
     return status;
 }
 
-int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop) {
+int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop)
+{
     uint32_t *block = malloc(BLOCK_ROWS * sizeof *block);
     char *text = malloc(TEXT_CAP);
     int status = NQ_CLI_EXIT_FAILURE;

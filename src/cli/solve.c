@@ -20,7 +20,8 @@ typedef struct writer {
     bool first;              /* no solution written yet (no comma before it) */
 } writer;
 
-static bool write_solution(writer *w, const uint8_t *cols) {
+static bool write_solution(writer *w, const uint8_t *cols)
+{
     char text[NQ_JSON_SOLUTION_MAX(NQ_N_MAX)];
     size_t len = 0;
     const nq_json_shape shape = w->opts->format == NQ_CLI_COLUMNS ? NQ_JSON_COLUMNS : NQ_JSON_BOARD;
@@ -33,7 +34,8 @@ static bool write_solution(writer *w, const uint8_t *cols) {
 }
 
 /* The document's head, {"n":N,"solutions":[ (no "total": the CLI does not count). */
-static bool write_head(const writer *w) {
+static bool write_head(const writer *w)
+{
     char text[NQ_JSON_HEAD_MAX];
     size_t len = 0;
     if (nq_json_list_head(w->opts->n, NQ_JSON_TOTAL_OMIT, 0, text, sizeof text, &len) != NQ_OK) return false;
@@ -43,7 +45,8 @@ static bool write_head(const writer *w) {
 
 /* The document's tail: "next" is the cursor of the last solution written when --limit stopped the
  * list and more follow, else null. */
-static bool write_tail(const writer *w, const uint8_t *last, bool more) {
+static bool write_tail(const writer *w, const uint8_t *last, bool more)
+{
     char text[NQ_JSON_TAIL_MAX(NQ_N_MAX, 0)];
     size_t len = 0;
     if (nq_json_list_tail(w->opts->n, more ? last : NULL, NULL, text, sizeof text, &len) != NQ_OK) return false;
@@ -53,14 +56,16 @@ static bool write_tail(const writer *w, const uint8_t *last, bool more) {
 }
 
 /* Puts the iterator where --after or --offset says. */
-static nq_err position(nq_iter *it, const nq_cli_opts *o) {
+static nq_err position(nq_iter *it, const nq_cli_opts *o)
+{
     if (o->has_after) return nq_iter_seek_after(it, o->after, (size_t)o->n);
     if (o->offset > 0) return nq_iter_skip(it, o->offset, NULL);
     return NQ_OK;
 }
 
 /* Writes up to --limit solutions, then the document's tail. */
-static int stream(writer *w, nq_iter *it) {
+static int stream(writer *w, nq_iter *it)
+{
     const nq_cli_opts *o = w->opts;
     uint8_t batch[BATCH * NQ_N_MAX], last[NQ_N_MAX] = {0};
     uint64_t left = o->has_limit ? o->limit : UINT64_MAX;
@@ -79,7 +84,8 @@ static int stream(writer *w, nq_iter *it) {
     return NQ_CLI_EXIT_OK;
 }
 
-int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err) {
+int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err)
+{
     nq_iter *it = NULL;
     nq_err e = nq_iter_create(opts->n, opts->unique ? NQ_ITER_UNIQUE : 0u, &it);
     if (e == NQ_OK) e = position(it, opts);

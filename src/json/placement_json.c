@@ -15,7 +15,8 @@
 static nq_err fail(nq_placement_json_error *e, nq_err err, const char *member, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static nq_err fail(nq_placement_json_error *e, nq_err err, const char *member, const char *fmt, ...) {
+static nq_err fail(nq_placement_json_error *e, nq_err err, const char *member, const char *fmt, ...)
+{
     e->err = err;
     e->member = member;
     va_list ap;
@@ -25,13 +26,15 @@ static nq_err fail(nq_placement_json_error *e, nq_err err, const char *member, c
     return err;
 }
 
-static nq_err n_over(nq_placement_json_error *e, uint32_t max_n) {
+static nq_err n_over(nq_placement_json_error *e, uint32_t max_n)
+{
     e->limit = max_n;
     return fail(e, NQ_E_LIMIT, "n", "Member 'n' must be between 1 and %" PRIu32 " here.", max_n);
 }
 
 /* The library's verdict on a placement, naming the member it came from. */
-static nq_err placement_failed(nq_placement_json_error *e, nq_err rc, const char *member, const nq_placement_error *pe) {
+static nq_err placement_failed(nq_placement_json_error *e, nq_err rc, const char *member, const nq_placement_error *pe)
+{
     if (rc != NQ_E_PLACEMENT) return fail(e, rc, NULL, "The placement could not be made (%s).", nq_err_message(rc));
     char why[160];
     (void)nq_placement_error_describe(pe, why, sizeof why);
@@ -39,7 +42,8 @@ static nq_err placement_failed(nq_placement_json_error *e, nq_err rc, const char
 }
 
 /* A JSON number that is an integer in 0..2^53, into *out. */
-static bool json_uint(const cJSON *v, uint64_t *out) {
+static bool json_uint(const cJSON *v, uint64_t *out)
+{
     if (!cJSON_IsNumber(v)) return false;
     const double d = v->valuedouble;
     if (!(d >= 0.0 && d <= JSON_INT_MAX) || floor(d) != d) return false;
@@ -48,15 +52,19 @@ static bool json_uint(const cJSON *v, uint64_t *out) {
 }
 
 /* The members of the top-level object: n and exactly one of columns/queens, nothing else, none twice. */
-static nq_err members(const cJSON *root, const cJSON **n, const cJSON **list, bool *columns, nq_placement_json_error *e) {
+static nq_err members(const cJSON *root, const cJSON **n, const cJSON **list, bool *columns, nq_placement_json_error *e)
+{
     *n = *list = NULL;
     if (!cJSON_IsObject(root))
         return fail(e, NQ_E_BAD_REQUEST, NULL, "A placement is a JSON object: {\"n\":8,\"columns\":[...]}.");
     for (const cJSON *m = root->child; m; m = m->next) {
         const char *k = m->string;
-        const cJSON **slot = strcmp(k, "n") == 0 ? n : (strcmp(k, "columns") == 0 || strcmp(k, "queens") == 0) ? list : NULL;
+        const cJSON **slot = strcmp(k, "n") == 0                                       ? n
+                             : (strcmp(k, "columns") == 0 || strcmp(k, "queens") == 0) ? list
+                                                                                       : NULL;
         if (!slot)
-            return fail(e, NQ_E_BAD_REQUEST, NULL, "Unknown member '%.40s': a placement holds 'n' and 'columns' or 'queens'.", k);
+            return fail(e, NQ_E_BAD_REQUEST, NULL,
+                        "Unknown member '%.40s': a placement holds 'n' and 'columns' or 'queens'.", k);
         /* The member named in the error is a static string: k dies with the document. */
         const char *name = slot == n ? "n" : strcmp(k, "columns") == 0 ? "columns" : "queens";
         if (*slot && strcmp((*slot)->string, k) != 0)
@@ -71,7 +79,8 @@ static nq_err members(const cJSON *root, const cJSON **n, const cJSON **list, bo
 }
 
 /* Add the entries of a "columns" array (n entries, integer or null) to p. */
-static nq_err add_columns(const cJSON *arr, nq_placement *p, uint32_t n, nq_placement_json_error *e) {
+static nq_err add_columns(const cJSON *arr, nq_placement *p, uint32_t n, nq_placement_json_error *e)
+{
     if (!cJSON_IsArray(arr)) return fail(e, NQ_E_BAD_REQUEST, "columns", "Member 'columns' must be an array.");
     uint64_t row = 0;
     for (const cJSON *v = arr->child; v; v = v->next, row++) {
@@ -87,13 +96,14 @@ static nq_err add_columns(const cJSON *arr, nq_placement *p, uint32_t n, nq_plac
         if (rc != NQ_OK) return placement_failed(e, rc, "columns", &pe);
     }
     if (row != n)
-        return fail(e, NQ_E_PLACEMENT, "columns", "Member 'columns' must have exactly %" PRIu32 " entries, not %" PRIu64 ".",
-                    n, row);
+        return fail(e, NQ_E_PLACEMENT, "columns",
+                    "Member 'columns' must have exactly %" PRIu32 " entries, not %" PRIu64 ".", n, row);
     return NQ_OK;
 }
 
 /* Add the [row, column] pairs of a "queens" array to p. */
-static nq_err add_queens(const cJSON *arr, nq_placement *p, nq_placement_json_error *e) {
+static nq_err add_queens(const cJSON *arr, nq_placement *p, nq_placement_json_error *e)
+{
     if (!cJSON_IsArray(arr)) return fail(e, NQ_E_BAD_REQUEST, "queens", "Member 'queens' must be an array.");
     uint64_t i = 0;
     for (const cJSON *v = arr->child; v; v = v->next, i++) {
@@ -109,7 +119,8 @@ static nq_err add_queens(const cJSON *arr, nq_placement *p, nq_placement_json_er
     return NQ_OK;
 }
 
-static nq_err build(const cJSON *root, uint32_t max_n, nq_placement **out, nq_placement_json_error *e) {
+static nq_err build(const cJSON *root, uint32_t max_n, nq_placement **out, nq_placement_json_error *e)
+{
     const cJSON *jn = NULL, *list = NULL;
     bool columns = false;
     nq_err rc = members(root, &jn, &list, &columns, e);
@@ -124,7 +135,8 @@ static nq_err build(const cJSON *root, uint32_t max_n, nq_placement **out, nq_pl
         return fail(e, rc, NULL, "The placement could not be made.");
     rc = columns ? add_columns(list, p, (uint32_t)n, e) : add_queens(list, p, e);
     nq_placement_error pe;
-    if (rc == NQ_OK && (rc = nq_placement_finish(p, &pe)) != NQ_OK) rc = placement_failed(e, rc, columns ? "columns" : "queens", &pe);
+    if (rc == NQ_OK && (rc = nq_placement_finish(p, &pe)) != NQ_OK)
+        rc = placement_failed(e, rc, columns ? "columns" : "queens", &pe);
     if (rc != NQ_OK) {
         nq_placement_destroy(p);
         return rc;
@@ -134,13 +146,14 @@ static nq_err build(const cJSON *root, uint32_t max_n, nq_placement **out, nq_pl
 }
 
 nq_err nq_placement_parse_json(const char *body, size_t len, uint32_t max_n, nq_placement **out,
-                               nq_placement_json_error *e) {
+                               nq_placement_json_error *e)
+{
     memset(e, 0, sizeof *e);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);
     if (!root)
-        return fail(e, NQ_E_BAD_REQUEST, NULL,
-                    "Not valid JSON (near byte %zu).", end && end >= body ? (size_t)(end - body) : 0);
+        return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON (near byte %zu).",
+                    end && end >= body ? (size_t)(end - body) : 0);
     /* Nothing but whitespace may follow the value. */
     const char *p = end;
     while (p < body + len && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
@@ -149,4 +162,3 @@ nq_err nq_placement_parse_json(const char *body, size_t len, uint32_t max_n, nq_
     cJSON_Delete(root);
     return rc;
 }
-

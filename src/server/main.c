@@ -97,8 +97,7 @@ static int run_command(const nq_config *cfg, const char *prog)
 static void raise_fd_limit(const nq_config *cfg, const nq_accesslog *log)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
     if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
@@ -106,8 +105,8 @@ static void raise_fd_limit(const nq_config *cfg, const nq_accesslog *log)
     }
     const rlim_t need = (rlim_t)cfg->conn_limit + FD_RESERVE;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-        const nq_log_field f[] = {NQ_LOG_INT("fd_limit", rl.rlim_cur),
-                                  NQ_LOG_INT("conn_limit", cfg->conn_limit), NQ_LOG_INT("needed", need)};
+        const nq_log_field f[] = {NQ_LOG_INT("fd_limit", rl.rlim_cur), NQ_LOG_INT("conn_limit", cfg->conn_limit),
+                                  NQ_LOG_INT("needed", need)};
         nq_accesslog_event(log, NQ_LOG_WARN, "file descriptor limit below conn-limit; raise ulimit -n", f, 3);
     }
 }
@@ -116,8 +115,7 @@ static void raise_fd_limit(const nq_config *cfg, const nq_accesslog *log)
 static void warn_unknown_env(const nq_accesslog *log)
 {
     for (char **e = environ; *e != NULL; e++) {
-        if (strncmp(*e, "NQUEENSD_", 9) != 0 || nq_config_is_option_env(*e))
-            continue;
+        if (strncmp(*e, "NQUEENSD_", 9) != 0 || nq_config_is_option_env(*e)) continue;
         const char *eq = strchr(*e, '=');
         char name[64];
         snprintf(name, sizeof name, "%.*s", eq != NULL ? (int)(eq - *e) : (int)strlen(*e), *e);
@@ -141,11 +139,16 @@ static void block_stop_signals(sigset_t *set)
 static void log_listening(const nq_config *cfg, const nq_server *s, const nq_accesslog *log)
 {
     const nq_log_field f[] = {
-        NQ_LOG_STR("bind", cfg->bind_addr),       NQ_LOG_INT("port", nq_server_port(s)),
-        NQ_LOG_STR("version", nq_config_version()), NQ_LOG_INT("pid", getpid()),
-        NQ_LOG_INT("http_threads", cfg->http_threads), NQ_LOG_INT("solver_workers", cfg->solver_workers),
-        NQ_LOG_INT("count_threads", cfg->count_threads), NQ_LOG_INT("conn_limit", cfg->conn_limit),
-        NQ_LOG_INT("cache_bytes", cfg->cache_bytes), NQ_LOG_STR("store", cfg->store),
+        NQ_LOG_STR("bind", cfg->bind_addr),
+        NQ_LOG_INT("port", nq_server_port(s)),
+        NQ_LOG_STR("version", nq_config_version()),
+        NQ_LOG_INT("pid", getpid()),
+        NQ_LOG_INT("http_threads", cfg->http_threads),
+        NQ_LOG_INT("solver_workers", cfg->solver_workers),
+        NQ_LOG_INT("count_threads", cfg->count_threads),
+        NQ_LOG_INT("conn_limit", cfg->conn_limit),
+        NQ_LOG_INT("cache_bytes", cfg->cache_bytes),
+        NQ_LOG_STR("store", cfg->store),
     };
     nq_accesslog_event(log, NQ_LOG_INFO, "listening", f, sizeof f / sizeof f[0]);
 }
@@ -169,19 +172,16 @@ static bool wait_for(drain_done_fn done, const void *arg, const sigset_t *stop, 
 {
     const struct timespec tick = {0, DRAIN_TICK_MS * 1000000L};
     while (!done(arg)) {
-        if ((long long)nq_clock_ms() >= deadline)
-            return false;
+        if ((long long)nq_clock_ms() >= deadline) return false;
         /* The wait doubles as the sleep between two looks. */
-        if (sigtimedwait(stop, NULL, &tick) >= 0)
-            return false; /* asked twice: stop now */
+        if (sigtimedwait(stop, NULL, &tick) >= 0) return false; /* asked twice: stop now */
     }
     return true;
 }
 
 /* The drain, then the stop: no new connections, within grace_s the requests in flight finish and what
  * they sent reaches their clients; then the server is destroyed. */
-static void drain_and_stop(nq_server *s, const nq_config *cfg, const nq_accesslog *log, const sigset_t *stop,
-                           int sig)
+static void drain_and_stop(nq_server *s, const nq_config *cfg, const nq_accesslog *log, const sigset_t *stop, int sig)
 {
     const nq_log_field f[] = {NQ_LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"),
                               NQ_LOG_INT("grace_s", cfg->grace_s)};
@@ -196,8 +196,7 @@ static void drain_and_stop(nq_server *s, const nq_config *cfg, const nq_accesslo
     if (!idle)
         nq_accesslog_event(log, NQ_LOG_WARN, "requests still in flight at the end of the grace period", g, 1);
     else if (!flushed)
-        nq_accesslog_event(log, NQ_LOG_WARN, "responses still undelivered at the end of the grace period", g,
-                           1);
+        nq_accesslog_event(log, NQ_LOG_WARN, "responses still undelivered at the end of the grace period", g, 1);
     nq_server_destroy(s);
     nq_accesslog_event(log, NQ_LOG_INFO, "stopped", g, 1);
 }
@@ -207,11 +206,9 @@ static void drain_and_stop(nq_server *s, const nq_config *cfg, const nq_accesslo
 static bool open_store(const nq_config *cfg, nq_store **store)
 {
     *store = NULL;
-    if (strcmp(cfg->store, "none") == 0)
-        return true;
+    if (strcmp(cfg->store, "none") == 0) return true;
     char err[512];
-    if (nq_store_open(cfg->store, store, err, sizeof err) == NQ_OK)
-        return true;
+    if (nq_store_open(cfg->store, store, err, sizeof err) == NQ_OK) return true;
     fprintf(stderr, "nqueensd: %s\n", err);
     return false;
 }
@@ -223,8 +220,7 @@ static int serve(const nq_config *cfg)
     nq_ops *ops = NULL;
     nq_server *s = NULL;
     nq_store *store = NULL;
-    if (!open_store(cfg, &store))
-        return 2;
+    if (!open_store(cfg, &store)) return 2;
     nq_err rc = nq_ops_create(cfg, &ops);
     if (rc != NQ_OK) {
         fprintf(stderr, "nqueensd: cannot start: %s\n", nq_err_message(rc));
@@ -236,9 +232,8 @@ static int serve(const nq_config *cfg)
     warn_unknown_env(log);
     rc = nq_server_create(cfg, ops, store, &s);
     if (rc != NQ_OK) {
-        const nq_log_field f[] = {NQ_LOG_STR("error", nq_err_name(rc)),
-                                  NQ_LOG_STR("detail", nq_err_message(rc)), NQ_LOG_STR("bind", cfg->bind_addr),
-                                  NQ_LOG_INT("port", cfg->port)};
+        const nq_log_field f[] = {NQ_LOG_STR("error", nq_err_name(rc)), NQ_LOG_STR("detail", nq_err_message(rc)),
+                                  NQ_LOG_STR("bind", cfg->bind_addr), NQ_LOG_INT("port", cfg->port)};
         nq_accesslog_event(log, NQ_LOG_ERROR, "cannot start", f, 4);
         nq_ops_destroy(ops);
         nq_store_close(store);
@@ -264,8 +259,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "nqueensd: %s\n", err);
         return 2;
     }
-    if (cfg.action != NQ_ACTION_SERVE)
-        return run_command(&cfg, argc > 0 ? argv[0] : "nqueensd");
+    if (cfg.action != NQ_ACTION_SERVE) return run_command(&cfg, argc > 0 ? argv[0] : "nqueensd");
     if (cfg.count_threads == 0) { /* the container's CPUs, not the host's: cpus.h */
         const unsigned cpus = nq_cpus_available();
         cfg.count_threads = cpus < NQ_COUNT_THREADS_MAX ? cpus : NQ_COUNT_THREADS_MAX;

@@ -11,26 +11,30 @@
 
 #include "symmetry.h"
 
-static bool n_in_range(int n) {
+static bool n_in_range(int n)
+{
     return n >= NQ_N_MIN && n <= NQ_N_MAX;
 }
 
 /* True if every column of cols is < n. */
-static bool columns_in_range(int n, const uint8_t *cols) {
+static bool columns_in_range(int n, const uint8_t *cols)
+{
     for (int r = 0; r < n; r++)
         if (cols[r] >= n) return false;
     return true;
 }
 
 /* Checks shared by the renderers: NULLs, n, the columns. */
-static nq_err check_render_args(int n, const uint8_t *cols, const char *out) {
+static nq_err check_render_args(int n, const uint8_t *cols, const char *out)
+{
     if (cols == NULL || out == NULL) return NQ_E_ARG;
     if (!n_in_range(n)) return NQ_E_RANGE;
     if (!columns_in_range(n, cols)) return NQ_E_CURSOR;
     return NQ_OK;
 }
 
-nq_err nq_render_board(int n, const uint8_t *cols, char *out, size_t cap) {
+nq_err nq_render_board(int n, const uint8_t *cols, char *out, size_t cap)
+{
     const nq_err err = check_render_args(n, cols, out);
     if (err != NQ_OK) return err;
     if (cap < NQ_BOARD_BUFSIZE(n)) return NQ_E_BUFSIZE;
@@ -45,11 +49,13 @@ nq_err nq_render_board(int n, const uint8_t *cols, char *out, size_t cap) {
 }
 
 /* Digits of a column index (< 32, so one or two). */
-static size_t digits(uint8_t c) {
+static size_t digits(uint8_t c)
+{
     return c >= 10 ? 2u : 1u;
 }
 
-nq_err nq_render_columns(int n, const uint8_t *cols, char *out, size_t cap, size_t *len) {
+nq_err nq_render_columns(int n, const uint8_t *cols, char *out, size_t cap, size_t *len)
+{
     const nq_err err = check_render_args(n, cols, out);
     if (err != NQ_OK) return err;
     size_t need = (size_t)n - 1; /* the commas */
@@ -70,7 +76,8 @@ nq_err nq_render_columns(int n, const uint8_t *cols, char *out, size_t cap, size
 /* Parses one field at s[*pos .. len): a plain decimal number without leading zeros, below n.
  * Hand-rolled rather than strtol because s need not be NUL-terminated and strtol would accept
  * signs, spaces and leading zeros. A column is < 32, so more than two digits is already an error. */
-static bool parse_field(int n, const char *s, size_t len, size_t *pos, uint8_t *col) {
+static bool parse_field(int n, const char *s, size_t len, size_t *pos, uint8_t *col)
+{
     size_t i = *pos;
     unsigned value = 0;
     size_t ndigits = 0;
@@ -88,7 +95,8 @@ static bool parse_field(int n, const char *s, size_t len, size_t *pos, uint8_t *
     return true;
 }
 
-nq_err nq_parse_columns(int n, const char *s, size_t len, uint8_t *cols) {
+nq_err nq_parse_columns(int n, const char *s, size_t len, uint8_t *cols)
+{
     if (s == NULL || cols == NULL) return NQ_E_ARG;
     if (!n_in_range(n)) return NQ_E_RANGE;
     uint8_t parsed[NQ_N_MAX]; /* cols is written only once the whole string has parsed */
@@ -105,7 +113,8 @@ nq_err nq_parse_columns(int n, const char *s, size_t len, uint8_t *cols) {
     return NQ_OK;
 }
 
-nq_err nq_check(int n, const uint8_t *cols) {
+nq_err nq_check(int n, const uint8_t *cols)
+{
     if (cols == NULL) return NQ_E_ARG;
     if (!n_in_range(n)) return NQ_E_RANGE;
     uint32_t down = 0, left = 0, right = 0; /* attacked from the rows above, as in the search */
@@ -120,7 +129,8 @@ nq_err nq_check(int n, const uint8_t *cols) {
     return NQ_OK;
 }
 
-nq_err nq_canonical(int n, const uint8_t *cols, uint8_t *out) {
+nq_err nq_canonical(int n, const uint8_t *cols, uint8_t *out)
+{
     if (out == NULL) return NQ_E_ARG;
     const nq_err err = nq_check(n, cols);
     if (err != NQ_OK) return err;

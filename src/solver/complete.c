@@ -18,11 +18,11 @@
 
 /* The givens, folded for the search. */
 typedef struct board {
-    int n;                     /* rows */
-    uint32_t full;             /* the n low bits */
+    int n;                      /* rows */
+    uint32_t full;              /* the n low bits */
     uint32_t blocked[NQ_N_MAX]; /* squares of each row a given queen of another row attacks */
-    int given[NQ_N_MAX];       /* the given column of each row, -1 for a free row */
-    int first_free;            /* the first row without a given, n when every row has one */
+    int given[NQ_N_MAX];        /* the given column of each row, -1 for a free row */
+    int first_free;             /* the first row without a given, n when every row has one */
 } board;
 
 /* The explicit stack of one search. */
@@ -34,16 +34,19 @@ typedef struct stack {
     uint8_t cols[NQ_N_MAX];         /* the current branch */
 } stack;
 
-static int lowest_bit(uint32_t b) { return __builtin_ctz(b); }
+static int lowest_bit(uint32_t b)
+{
+    return __builtin_ctz(b);
+}
 
-bool nq_complete_consistent(int n, const nq_square *givens, size_t count) {
+bool nq_complete_consistent(int n, const nq_square *givens, size_t count)
+{
     if (n < NQ_N_MIN || n > NQ_N_MAX || (count > 0 && !givens)) return false;
     uint64_t rows = 0, cols = 0, diag = 0, anti = 0; /* diagonals: r - c + n - 1 and r + c, both < 63 */
     for (size_t i = 0; i < count; i++) {
         const uint32_t r = givens[i].row, c = givens[i].col;
         if (r >= (uint32_t)n || c >= (uint32_t)n) return false;
-        const uint64_t br = 1ull << r, bc = 1ull << c, bd = 1ull << (r + (uint32_t)n - 1u - c),
-                       ba = 1ull << (r + c);
+        const uint64_t br = 1ull << r, bc = 1ull << c, bd = 1ull << (r + (uint32_t)n - 1u - c), ba = 1ull << (r + c);
         if ((rows & br) || (cols & bc) || (diag & bd) || (anti & ba)) return false;
         rows |= br, cols |= bc, diag |= bd, anti |= ba;
     }
@@ -51,7 +54,8 @@ bool nq_complete_consistent(int n, const nq_square *givens, size_t count) {
 }
 
 /* Block the lines of the given queen at (r0, c0) in every other row. */
-static void block_lines(board *b, int r0, int c0) {
+static void block_lines(board *b, int r0, int c0)
+{
     for (int r = 0; r < b->n; r++) {
         if (r == r0) continue;
         const int d = r > r0 ? r - r0 : r0 - r;
@@ -63,7 +67,8 @@ static void block_lines(board *b, int r0, int c0) {
 }
 
 /* Fold consistent givens (checked by the caller) into b. */
-static void prepare(int n, const nq_square *givens, size_t count, board *b) {
+static void prepare(int n, const nq_square *givens, size_t count, board *b)
+{
     memset(b, 0, sizeof *b);
     b->n = n;
     b->full = n == 32 ? UINT32_MAX : (1u << n) - 1u;
@@ -78,25 +83,29 @@ static void prepare(int n, const nq_square *givens, size_t count, board *b) {
 }
 
 /* Candidates of row r below the stack's masks. */
-static uint32_t candidates(const board *b, const stack *s, int r) {
+static uint32_t candidates(const board *b, const stack *s, int r)
+{
     uint32_t m = b->full & ~(s->down[r] | s->left[r] | s->right[r] | b->blocked[r]);
     if (b->given[r] >= 0) m &= 1u << b->given[r];
     return m;
 }
 
-static bool canceled(nq_count_ctl *ctl) {
+static bool canceled(nq_count_ctl *ctl)
+{
     return ctl && atomic_load_explicit(&ctl->cancel, memory_order_relaxed);
 }
 
 /* Progress: the candidates of the first free row, one task each. */
-static void progress_start(nq_count_ctl *ctl, uint32_t first_row) {
+static void progress_start(nq_count_ctl *ctl, uint32_t first_row)
+{
     if (!ctl) return;
     const unsigned tasks = (unsigned)__builtin_popcount(first_row);
     atomic_store(&ctl->done, 0);
     atomic_store(&ctl->total, tasks ? tasks : 1u);
 }
 
-static void progress_end(nq_count_ctl *ctl) {
+static void progress_end(nq_count_ctl *ctl)
+{
     if (ctl) atomic_store(&ctl->done, atomic_load(&ctl->total));
 }
 
@@ -104,8 +113,8 @@ static void progress_end(nq_count_ctl *ctl) {
  * `first`, stop at the first solution (left in s->cols) and return 1; else return the number of
  * solutions (the last row is counted by popcount, not walked). With `progress`, the candidates of the
  * first free row are the tasks ctl counts. *rc becomes NQ_E_CANCELED when ctl stops it. */
-static uint64_t search_from(const board *b, stack *s, int r0, bool first, bool progress, nq_count_ctl *ctl,
-                            nq_err *rc) {
+static uint64_t search_from(const board *b, stack *s, int r0, bool first, bool progress, nq_count_ctl *ctl, nq_err *rc)
+{
     const int n = b->n;
     uint64_t found = 0;
     unsigned nodes = 0, taken_first = 0;
@@ -145,7 +154,8 @@ static uint64_t search_from(const board *b, stack *s, int r0, bool first, bool p
     return found;
 }
 
-static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, nq_err *rc) {
+static uint64_t search(const board *b, stack *s, bool first, nq_count_ctl *ctl, nq_err *rc)
+{
     s->down[0] = s->left[0] = s->right[0] = 0;
     return search_from(b, s, 0, first, true, ctl, rc);
 }
@@ -159,18 +169,19 @@ typedef struct task {
 } task;
 
 typedef struct split {
-    const board *b;          /* the givens */
-    int row;                 /* tasks start here */
-    size_t ntasks;           /* in tasks[] */
-    task tasks[TASKS_MAX];   /* the subtrees */
-    atomic_size_t next;      /* next task to take */
+    const board *b;             /* the givens */
+    int row;                    /* tasks start here */
+    size_t ntasks;              /* in tasks[] */
+    task tasks[TASKS_MAX];      /* the subtrees */
+    atomic_size_t next;         /* next task to take */
     atomic_uint_fast64_t total; /* solutions found */
-    atomic_bool failed;      /* a worker was cancelled */
-    nq_count_ctl *ctl;       /* may be NULL */
+    atomic_bool failed;         /* a worker was cancelled */
+    nq_count_ctl *ctl;          /* may be NULL */
 } split;
 
 /* Every placement of rows 0..row-1 as a task: the masks it leaves at `row`. */
-static void collect(split *sp, int r, uint32_t down, uint32_t left, uint32_t right) {
+static void collect(split *sp, int r, uint32_t down, uint32_t left, uint32_t right)
+{
     const board *b = sp->b;
     if (r == sp->row) {
         sp->tasks[sp->ntasks++] = (task){down, left, right};
@@ -184,7 +195,8 @@ static void collect(split *sp, int r, uint32_t down, uint32_t left, uint32_t rig
     }
 }
 
-static void *count_worker(void *arg) {
+static void *count_worker(void *arg)
+{
     split *sp = arg;
     stack s;
     for (size_t i; !atomic_load(&sp->failed) && (i = atomic_fetch_add(&sp->next, 1)) < sp->ntasks;) {
@@ -204,7 +216,8 @@ static void *count_worker(void *arg) {
 
 /* The split row: just below the second free row; 0 when the board has fewer than two free rows
  * left above its last row (nothing worth sharing out). */
-static int split_row(const board *b) {
+static int split_row(const board *b)
+{
     int seen = 0;
     for (int r = 0; r < b->n - 1; r++)
         if (b->given[r] < 0 && ++seen == 2) return r + 1;
@@ -212,7 +225,8 @@ static int split_row(const board *b) {
 }
 
 /* Count on `threads` threads (>= 2); falls back on one when a thread cannot start. */
-static nq_err count_parallel(const board *b, int threads, nq_count_ctl *ctl, uint64_t *out) {
+static nq_err count_parallel(const board *b, int threads, nq_count_ctl *ctl, uint64_t *out)
+{
     split *sp = malloc(sizeof *sp); /* before the search, not in it: the task list is 12 KB */
     if (!sp) return NQ_E_NOMEM;
     sp->b = b, sp->row = split_row(b), sp->ntasks = 0, sp->ctl = ctl;
@@ -239,7 +253,8 @@ static nq_err count_parallel(const board *b, int threads, nq_count_ctl *ctl, uin
 }
 
 /* The checks both entry points share; *ok says whether the givens can be completed at all. */
-static nq_err check_args(int n, const nq_square *givens, size_t count, bool *ok) {
+static nq_err check_args(int n, const nq_square *givens, size_t count, bool *ok)
+{
     if (count > 0 && !givens) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_N_MAX) return NQ_E_RANGE;
     for (size_t i = 0; i < count; i++)
@@ -248,8 +263,8 @@ static nq_err check_args(int n, const nq_square *givens, size_t count, bool *ok)
     return NQ_OK;
 }
 
-nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_ctl *ctl, uint8_t *cols,
-                         bool *found) {
+nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_ctl *ctl, uint8_t *cols, bool *found)
+{
     if (!cols || !found) return NQ_E_ARG;
     *found = false;
     bool ok = false;
@@ -271,8 +286,8 @@ nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_
     return NQ_OK;
 }
 
-nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threads, nq_count_ctl *ctl,
-                         uint64_t *out) {
+nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threads, nq_count_ctl *ctl, uint64_t *out)
+{
     if (!out || threads < 0) return NQ_E_ARG;
     bool ok = false;
     const nq_err arc = check_args(n, givens, count, &ok);

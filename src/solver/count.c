@@ -17,18 +17,21 @@
 #include "count_mitm.h"
 #include "count_quad.h"
 
-void nq_count_ctl_init(nq_count_ctl *ctl) {
+void nq_count_ctl_init(nq_count_ctl *ctl)
+{
     if (ctl == NULL) return;
     atomic_init(&ctl->cancel, false);
     atomic_init(&ctl->done, 0);
     atomic_init(&ctl->total, 0);
 }
 
-void nq_count_cancel(nq_count_ctl *ctl) {
+void nq_count_cancel(nq_count_ctl *ctl)
+{
     if (ctl != NULL) atomic_store(&ctl->cancel, true);
 }
 
-double nq_count_progress(const nq_count_ctl *ctl) {
+double nq_count_progress(const nq_count_ctl *ctl)
+{
     if (ctl == NULL) return 0.0;
     const uint_fast32_t total = atomic_load(&ctl->total);
     const uint_fast32_t done = atomic_load(&ctl->done);
@@ -54,8 +57,7 @@ nq_err nq_count_plan(int n, uint32_t *tasks)
     return NQ_OK;
 }
 
-nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done,
-                      void *arg)
+nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg)
 {
     if (threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;

@@ -36,8 +36,8 @@
 #include "search_frame.h"
 #include "symmetry.h"
 
-#define SMALL_N 6           /* below this, count by enumeration: the normal form needs room */
-#define SPLIT_ROW 4         /* rows 0 .. SPLIT_ROW-1 are fixed by the task */
+#define SMALL_N 6            /* below this, count by enumeration: the normal form needs room */
+#define SPLIT_ROW 4          /* rows 0 .. SPLIT_ROW-1 are fixed by the task */
 #define CANCEL_ROWS_BELOW 12 /* look at the cancel flag on entering the row with this many below */
 #define SHAPES_MAX (2 * NQ_COUNT_N_MAX)
 
@@ -59,29 +59,29 @@ typedef struct task {
 
 /* The whole count, shared read-only by the workers except for the atomics. */
 typedef struct job {
-    int n;                        /* board size */
-    uint32_t full;                /* the n column bits */
-    shape shapes[SHAPES_MAX];     /* the cases */
-    int nshapes;                  /* how many */
-    task *tasks;                  /* the task list, owned */
-    size_t ntasks;                /* its length */
-    atomic_size_t next;           /* index of the next task to hand out */
-    atomic_bool abort;            /* set when the count fails to start its threads */
-    nq_count_ctl *ctl;            /* the caller's control block (or the count's own) */
+    int n;                    /* board size */
+    uint32_t full;            /* the n column bits */
+    shape shapes[SHAPES_MAX]; /* the cases */
+    int nshapes;              /* how many */
+    task *tasks;              /* the task list, owned */
+    size_t ntasks;            /* its length */
+    atomic_size_t next;       /* index of the next task to hand out */
+    atomic_bool abort;        /* set when the count fails to start its threads */
+    nq_count_ctl *ctl;        /* the caller's control block (or the count's own) */
 } job;
 
 /* One worker's search state; lives on the worker's stack. */
 typedef struct search {
-    const job *job;              /* the count */
-    const task *task;            /* the task being searched */
-    bool corner;                 /* its case is a corner case */
-    int b2;                      /* its case's b2 (-1: none) */
-    uint32_t side;               /* its case's side columns */
-    uint32_t allowed[NQ_N_MAX];  /* per row: columns its case allows (last row: last_ok) */
-    int cancel_row;              /* entering this row looks at the cancel flag */
-    bool stopped;                /* saw a cancel: unwind */
-    nq_frame stack[NQ_N_MAX];       /* rows SPLIT_ROW .. n-2 (the last row is never pushed) */
-    uint64_t by_fixers[5];       /* leaves by nq_sym_classify's answer; [0]: not the representative */
+    const job *job;             /* the count */
+    const task *task;           /* the task being searched */
+    bool corner;                /* its case is a corner case */
+    int b2;                     /* its case's b2 (-1: none) */
+    uint32_t side;              /* its case's side columns */
+    uint32_t allowed[NQ_N_MAX]; /* per row: columns its case allows (last row: last_ok) */
+    int cancel_row;             /* entering this row looks at the cancel flag */
+    bool stopped;               /* saw a cancel: unwind */
+    nq_frame stack[NQ_N_MAX];   /* rows SPLIT_ROW .. n-2 (the last row is never pushed) */
+    uint64_t by_fixers[5];      /* leaves by nq_sym_classify's answer; [0]: not the representative */
 } search;
 
 /* A worker thread and what it found. */
@@ -92,14 +92,15 @@ typedef struct worker {
     uint64_t by_fixers[5]; /* copied from its search when done */
 } worker;
 
-static bool stop_requested(const job *j) {
+static bool stop_requested(const job *j)
+{
     return atomic_load_explicit(&j->ctl->cancel, memory_order_relaxed) ||
            atomic_load_explicit(&j->abort, memory_order_relaxed);
 }
 
 /* Columns row y (not the last) may take: free of attacks and allowed by the case. */
-static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_t left, uint32_t down,
-                                  uint32_t right) {
+static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_t left, uint32_t down, uint32_t right)
+{
     const uint32_t avail = full & ~(left | down | right);
     if (y < sh->b1) return avail & ~sh->side;
     if (y == sh->b2) return nq_side_rule(avail, down, sh->side);
@@ -110,7 +111,8 @@ static inline uint32_t candidates(const shape *sh, uint32_t full, int y, uint32_
  * bit, and the last row takes f. Rebuilds the column vector (row r's queen is the bit that row
  * r+1's `down` adds) and classifies it. Runs for a
  * few percent of the nodes, so the node loop does not keep the columns itself. */
-static void leaf(search *s, int y, uint32_t down_y, uint32_t bit, uint32_t f) {
+static void leaf(search *s, int y, uint32_t down_y, uint32_t bit, uint32_t f)
+{
     uint8_t cols[NQ_N_MAX];
     memcpy(cols, s->task->prefix, SPLIT_ROW);
     for (int r = SPLIT_ROW; r < y; r++) {
@@ -123,7 +125,8 @@ static void leaf(search *s, int y, uint32_t down_y, uint32_t bit, uint32_t f) {
 }
 
 /* Loads task t's case into s: the per-row masks the node loop applies without branching. */
-static void enter_case(search *s, const task *t) {
+static void enter_case(search *s, const task *t)
+{
     const job *j = s->job;
     const shape *sh = &j->shapes[t->shape];
     const int last = j->n - 1;
@@ -145,7 +148,8 @@ static void enter_case(search *s, const task *t) {
  *   - The case's rules cost one AND per node (per-row masks) plus two compares (row b2, and the
  *     row where the cancel flag is looked at).
  * Corner-case leaves are counted as they are; the others are classified. */
-static void run_task(search *s, const task *t) {
+static void run_task(search *s, const task *t)
+{
     enter_case(s, t);
     const int base = SPLIT_ROW, last = s->job->n - 1, b2 = s->b2, cancel_row = s->cancel_row;
     const uint32_t full = s->job->full, side = s->side, last_ok = s->allowed[last];
@@ -165,8 +169,10 @@ static void run_task(search *s, const task *t) {
         if (y + 1 == last) {
             const uint32_t f = ~(l | d | r) & last_ok;
             if (f == 0) continue;
-            if (corner) s->by_fixers[1]++;
-            else leaf(s, y, cur.down, bit, f);
+            if (corner)
+                s->by_fixers[1]++;
+            else
+                leaf(s, y, cur.down, bit, f);
             continue;
         }
         uint32_t next = ~(l | d | r) & s->allowed[y + 1];
@@ -183,13 +189,15 @@ static void run_task(search *s, const task *t) {
 
 /* ---- splitting the work ---------------------------------------------------------------------- */
 
-static void add_shape(job *j, int b1, int b2, uint32_t side, uint32_t last_ok, bool corner) {
+static void add_shape(job *j, int b1, int b2, uint32_t side, uint32_t last_ok, bool corner)
+{
     j->shapes[j->nshapes++] = (shape){b1, b2, side, last_ok, corner};
 }
 
 /* Extends prefix (rows start .. y-1 placed) to SPLIT_ROW rows; stores the tasks when j->tasks is
  * set, else only counts them. */
-static void split(job *j, uint8_t sh, uint8_t *prefix, int y, uint32_t left, uint32_t down, uint32_t right) {
+static void split(job *j, uint8_t sh, uint8_t *prefix, int y, uint32_t left, uint32_t down, uint32_t right)
+{
     if (y == SPLIT_ROW) {
         if (j->tasks != NULL) {
             task *t = &j->tasks[j->ntasks];
@@ -209,7 +217,8 @@ static void split(job *j, uint8_t sh, uint8_t *prefix, int y, uint32_t left, uin
 }
 
 /* Runs split over every case: the corner cases (rows 0 and 1 fixed) then the others (row 0). */
-static void split_all(job *j) {
+static void split_all(job *j)
+{
     uint8_t prefix[SPLIT_ROW];
     j->ntasks = 0;
     for (int i = 0; i < j->nshapes; i++) {
@@ -229,7 +238,8 @@ static void split_all(job *j) {
 }
 
 /* The cases for n >= SMALL_N, then the task list. */
-static nq_err plan(job *j, int n) {
+static nq_err plan(job *j, int n)
+{
     j->n = n;
     j->full = (uint32_t)((UINT64_C(1) << n) - 1u);
     const uint32_t sides = 1u | (UINT32_C(1) << (n - 1));
@@ -249,7 +259,8 @@ static nq_err plan(job *j, int n) {
 
 /* ---- running it ------------------------------------------------------------------------------ */
 
-static void *work(void *arg) {
+static void *work(void *arg)
+{
     worker *w = arg;
     job *j = w->job;
     search s = {.job = j, .cancel_row = j->n - CANCEL_ROWS_BELOW};
@@ -265,13 +276,15 @@ static void *work(void *arg) {
     return NULL;
 }
 
-static size_t resolve_threads(int threads, size_t ntasks) {
+static size_t resolve_threads(int threads, size_t ntasks)
+{
     const size_t want = (size_t)nq_count_workers(threads, NQ_COUNT_BT_THREADS_MAX);
     return want < ntasks ? want : (ntasks > 0 ? ntasks : 1);
 }
 
 /* Runs the job on nthreads workers, the calling thread being worker 0. */
-static nq_err run(job *j, worker *workers, size_t nthreads) {
+static nq_err run(job *j, worker *workers, size_t nthreads)
+{
     nq_err err = NQ_OK;
     for (size_t i = 0; i < nthreads; i++) workers[i].job = j;
     for (size_t i = 1; i < nthreads; i++) {
@@ -288,7 +301,8 @@ static nq_err run(job *j, worker *workers, size_t nthreads) {
     return err;
 }
 
-static void sum(const worker *workers, size_t nthreads, nq_counts *out) {
+static void sum(const worker *workers, size_t nthreads, nq_counts *out)
+{
     uint64_t f[5] = {0};
     for (size_t i = 0; i < nthreads; i++)
         for (size_t k = 1; k < 5; k++) f[k] += workers[i].by_fixers[k];
@@ -297,7 +311,8 @@ static void sum(const worker *workers, size_t nthreads, nq_counts *out) {
 }
 
 /* n < SMALL_N: enumerate and classify every solution; a few hundred nodes at most. */
-static nq_err count_small(int n, nq_count_ctl *ctl, nq_counts *out) {
+static nq_err count_small(int n, nq_count_ctl *ctl, nq_counts *out)
+{
     if (atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
     nq_iter *it = NULL;
     uint8_t cols[SMALL_N];
@@ -317,7 +332,8 @@ static nq_err count_small(int n, nq_count_ctl *ctl, nq_counts *out) {
     return err;
 }
 
-nq_err nq_count_backtrack(int n, int threads, nq_count_ctl *ctl, nq_counts *out) {
+nq_err nq_count_backtrack(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
     if (out == NULL || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
     nq_count_ctl own;

@@ -16,13 +16,14 @@
 
 typedef struct search {
     int n;
-    uint32_t full;       /* the n low bits */
-    uint64_t nodes;      /* for polling */
-    nq_count_ctl *ctl;   /* may be NULL */
-    bool canceled;       /* ctl said stop */
+    uint32_t full;     /* the n low bits */
+    uint64_t nodes;    /* for polling */
+    nq_count_ctl *ctl; /* may be NULL */
+    bool canceled;     /* ctl said stop */
 } search;
 
-static bool poll(search *s) {
+static bool poll(search *s)
+{
     if ((++s->nodes & POLL_MASK) == 0 && s->ctl && atomic_load_explicit(&s->ctl->cancel, memory_order_relaxed))
         s->canceled = true;
     return s->canceled;
@@ -31,7 +32,8 @@ static bool poll(search *s) {
 /* ---- all placements: rows top to bottom, each empty or holding one queen ------------------------ */
 
 /* The free squares of the `rows` rows from here down, the masks shifting as the rows go. */
-static uint64_t last_queen(const search *s, int rows, uint32_t down, uint32_t left, uint32_t right) {
+static uint64_t last_queen(const search *s, int rows, uint32_t down, uint32_t left, uint32_t right)
+{
     uint64_t sum = 0;
     for (int i = 0; i < rows; i++) {
         sum += (uint64_t)__builtin_popcount(s->full & ~(down | left | right));
@@ -41,7 +43,8 @@ static uint64_t last_queen(const search *s, int rows, uint32_t down, uint32_t le
     return sum;
 }
 
-static uint64_t all_from(search *s, int rows, int k, uint32_t down, uint32_t left, uint32_t right) {
+static uint64_t all_from(search *s, int rows, int k, uint32_t down, uint32_t left, uint32_t right)
+{
     if (k == 0) return 1;
     if (rows < k || poll(s)) return 0;
     if (k == 1) return last_queen(s, rows, down, left, right);
@@ -54,7 +57,8 @@ static uint64_t all_from(search *s, int rows, int k, uint32_t down, uint32_t lef
 }
 
 /* Row 0's choices one by one, for progress: the empty row, then each column. */
-static uint64_t all(search *s, int k) {
+static uint64_t all(search *s, int k)
+{
     const int n = s->n;
     if (s->ctl) atomic_store(&s->ctl->total, (uint_fast32_t)n + 1u);
     uint64_t sum = n > k ? all_from(s, n - 1, k, 0, 0, 0) : 0;
@@ -70,14 +74,15 @@ static uint64_t all(search *s, int k) {
 /* ---- fixed points of the rotations: whole orbits at once ----------------------------------------- */
 
 typedef struct lines {
-    uint32_t rows;  /* rows in use (a quarter turn's orbit spans four) */
-    uint32_t cols;  /* columns in use */
-    uint64_t diag;  /* r - c + n - 1 */
-    uint64_t anti;  /* r + c */
+    uint32_t rows; /* rows in use (a quarter turn's orbit spans four) */
+    uint32_t cols; /* columns in use */
+    uint64_t diag; /* r - c + n - 1 */
+    uint64_t anti; /* r + c */
 } lines;
 
 /* Put a queen on (r, c) unless it shares a line with one in l. */
-static bool put(lines *l, int n, int r, int c) {
+static bool put(lines *l, int n, int r, int c)
+{
     const uint32_t br = 1u << r, bc = 1u << c;
     const uint64_t bd = UINT64_C(1) << (r - c + n - 1), ba = UINT64_C(1) << (r + c);
     if ((l->rows & br) || (l->cols & bc) || (l->diag & bd) || (l->anti & ba)) return false;
@@ -86,7 +91,8 @@ static bool put(lines *l, int n, int r, int c) {
 }
 
 /* Half turn: row r < n/2 holds nothing, or (r, c) with its image (n-1-r, n-1-c). */
-static uint64_t half_from(search *s, int r, int k, lines l) {
+static uint64_t half_from(search *s, int r, int k, lines l)
+{
     const int n = s->n;
     if (k == 0) return 1;
     if (r >= n / 2 || 2 * (n / 2 - r) < k || poll(s)) return 0;
@@ -102,7 +108,8 @@ static uint64_t half_from(search *s, int r, int k, lines l) {
 /* Quarter turn: row r < n/2 adds nothing, or the orbit of (r, c) for r <= c < n-1-r: its squares lie
  * in rows r, c, n-1-r, n-1-c, none above r, so each orbit is added once, from its top row (c = n-1-r
  * would give the orbit of (r, r) again). */
-static uint64_t quarter_from(search *s, int r, int k, lines l) {
+static uint64_t quarter_from(search *s, int r, int k, lines l)
+{
     const int n = s->n;
     if (k == 0) return 1;
     if (r >= n / 2 || poll(s)) return 0;
@@ -119,7 +126,8 @@ static uint64_t quarter_from(search *s, int r, int k, lines l) {
 
 /* The configurations a rotation fixes; `quarter` picks the quarter turn. For odd n the centre is its
  * own orbit: with it or without it. */
-static uint64_t rotation_fixed(search *s, int k, bool quarter) {
+static uint64_t rotation_fixed(search *s, int k, bool quarter)
+{
     const int n = s->n, step = quarter ? 4 : 2;
     uint64_t sum = 0;
     for (int centre = 0; centre <= (n & 1); centre++) {
@@ -133,13 +141,15 @@ static uint64_t rotation_fixed(search *s, int k, bool quarter) {
 }
 
 /* What the four reflections fix together: at most one queen, on the mirror line. */
-static uint64_t reflections_fixed(int n, int k) {
+static uint64_t reflections_fixed(int n, int k)
+{
     if (k == 0) return 4;
     if (k > 1) return 0;
     return (uint64_t)n * 2u + ((n & 1) ? (uint64_t)n * 2u : 0u); /* two diagonals; two middle lines if odd */
 }
 
-nq_err nq_count_k(int n, int k, int threads, nq_count_ctl *ctl, nq_counts *out) {
+nq_err nq_count_k(int n, int k, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
     if (!out || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX || k < 0 || k > n) return NQ_E_RANGE;
     if (k == n) return nq_count(n, threads, ctl, out);

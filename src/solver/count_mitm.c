@@ -35,10 +35,10 @@
 #include "count_mitm_table.h"
 #include "count_workers.h"
 
-#define BATCH_LEAVES ((size_t)1 << 21)       /* top placements per sort: 2 Mi, 40 MiB per worker */
-#define PICK_MAX 2048u                       /* probes joined per kernel call: 16 KiB, stays in L1 */
-#define CANCEL_STRIDE 4096u                  /* top placements between two looks at the cancel flag */
-#define JOIN_CANCEL_STRIDE 512u              /* buckets joined between two looks at the cancel flag */
+#define BATCH_LEAVES ((size_t)1 << 21) /* top placements per sort: 2 Mi, 40 MiB per worker */
+#define PICK_MAX 2048u                 /* probes joined per kernel call: 16 KiB, stays in L1 */
+#define CANCEL_STRIDE 4096u            /* top placements between two looks at the cancel flag */
+#define JOIN_CANCEL_STRIDE 512u        /* buckets joined between two looks at the cancel flag */
 
 /* Rows in the bottom band, per n (index n). Chosen by measurement (docs/performance.md): each more
  * row shortens the search about n/2-fold but lengthens the buckets and the table build, and the
@@ -57,16 +57,16 @@ typedef struct task {
 } task;
 
 typedef struct job {
-    const nq_mitm_table *table;  /* the bottom band */
-    nq_mitm_join_fn join;        /* the SIMD kernel this CPU runs */
-    const task *tasks;           /* all tasks */
-    uint32_t ntasks;             /* how many */
-    int n, h, prefix;            /* board size, rows in the top band, rows fixed per task */
-    atomic_uint_fast32_t next;   /* next task to take */
-    atomic_uint_fast64_t found;  /* solutions found so far, mirror images not yet added */
-    atomic_bool stop;            /* cancel or failure: every worker leaves */
-    atomic_bool nomem;           /* a worker could not get its batch */
-    nq_count_ctl *ctl;           /* caller's control block, may be NULL */
+    const nq_mitm_table *table; /* the bottom band */
+    nq_mitm_join_fn join;       /* the SIMD kernel this CPU runs */
+    const task *tasks;          /* all tasks */
+    uint32_t ntasks;            /* how many */
+    int n, h, prefix;           /* board size, rows in the top band, rows fixed per task */
+    atomic_uint_fast32_t next;  /* next task to take */
+    atomic_uint_fast64_t found; /* solutions found so far, mirror images not yet added */
+    atomic_bool stop;           /* cancel or failure: every worker leaves */
+    atomic_bool nomem;          /* a worker could not get its batch */
+    nq_count_ctl *ctl;          /* caller's control block, may be NULL */
 } job;
 
 /* A worker's batch of top placements awaiting their join. Fixed size, allocated once per worker. */
@@ -105,8 +105,7 @@ static bool batch_alloc(batch *b, uint32_t nsets)
     b->pick = malloc(PICK_MAX * sizeof *b->pick);
     b->offset = malloc(((size_t)nsets + 1u) * sizeof *b->offset);
     b->len = 0;
-    return b->probe != NULL && b->bucket != NULL && b->sorted != NULL && b->pick != NULL &&
-           b->offset != NULL;
+    return b->probe != NULL && b->bucket != NULL && b->sorted != NULL && b->pick != NULL && b->offset != NULL;
 }
 
 /* Counting sort of the batch by bucket: afterwards bucket r's probes are
@@ -114,12 +113,9 @@ static bool batch_alloc(batch *b, uint32_t nsets)
 static void batch_sort(batch *b, uint32_t nsets)
 {
     memset(b->offset, 0, ((size_t)nsets + 1u) * sizeof *b->offset);
-    for (size_t i = 0; i < b->len; i++)
-        b->offset[b->bucket[i] + 1u]++;
-    for (uint32_t r = 0; r < nsets; r++)
-        b->offset[r + 1u] += b->offset[r];
-    for (size_t i = 0; i < b->len; i++)
-        b->sorted[b->offset[b->bucket[i]]++] = b->probe[i];
+    for (size_t i = 0; i < b->len; i++) b->offset[b->bucket[i] + 1u]++;
+    for (uint32_t r = 0; r < nsets; r++) b->offset[r + 1u] += b->offset[r];
+    for (size_t i = 0; i < b->len; i++) b->sorted[b->offset[b->bucket[i]]++] = b->probe[i];
     /* each offset[r] now ends bucket r; shift them back to starts */
     memmove(b->offset + 1, b->offset, (size_t)nsets * sizeof *b->offset);
     b->offset[0] = 0;
@@ -127,15 +123,13 @@ static void batch_sort(batch *b, uint32_t nsets)
 
 /* Join the probes of bucket r, slice by slice: a slice whose row-h column a probe attacks cannot
  * match it, so each slice meets only the probes that leave its column free. */
-static uint64_t join_bucket(const job *j, uint32_t r, const uint64_t *probes, size_t m,
-                            uint64_t *pick)
+static uint64_t join_bucket(const job *j, uint32_t r, const uint64_t *probes, size_t m, uint64_t *pick)
 {
     const nq_mitm_table *t = j->table;
     const uint32_t *slice = t->start + (size_t)r * (size_t)t->n;
     uint64_t sum = 0;
     for (int c = 0; c < t->n; c++) {
-        if (slice[c] == slice[c + 1])
-            continue;
+        if (slice[c] == slice[c + 1]) continue;
         const uint64_t *keys = t->keys + slice[c];
         const size_t len = slice[c + 1] - slice[c];
         size_t picked = 0;
@@ -148,8 +142,7 @@ static uint64_t join_bucket(const job *j, uint32_t r, const uint64_t *probes, si
                 picked = 0;
             }
         }
-        if (picked != 0)
-            sum += j->join(keys, len, pick, picked);
+        if (picked != 0) sum += j->join(keys, len, pick, picked);
     }
     return sum;
 }
@@ -164,10 +157,8 @@ static bool batch_flush(job *j, batch *b, uint64_t *found)
     uint64_t sum = 0;
     for (uint32_t r = 0; r < nsets; r++) {
         const uint32_t first = b->offset[r], last = b->offset[r + 1u];
-        if (first != last)
-            sum += join_bucket(j, r, b->sorted + first, last - first, b->pick);
-        if (r % JOIN_CANCEL_STRIDE == 0 && cancelled(j))
-            return false;
+        if (first != last) sum += join_bucket(j, r, b->sorted + first, last - first, b->pick);
+        if (r % JOIN_CANCEL_STRIDE == 0 && cancelled(j)) return false;
     }
     b->len = 0;
     *found += sum;
@@ -210,12 +201,10 @@ static bool top_search(job *j, const task *tk, batch *b, uint64_t *found)
         }
         b->probe[b->len] = ((uint64_t)l << 32) | r | NQ_MITM_PAD_KEY;
         b->bucket[b->len] = nq_mitm_table_bucket(j->table, full & ~c);
-        if (++b->len == BATCH_LEAVES && !batch_flush(j, b, found))
-            return false;
+        if (++b->len == BATCH_LEAVES && !batch_flush(j, b, found)) return false;
         if (--budget == 0) {
             budget = CANCEL_STRIDE;
-            if (cancelled(j))
-                return false;
+            if (cancelled(j)) return false;
         }
     }
     return true;
@@ -234,14 +223,11 @@ static void *worker(void *arg)
     while (!cancelled(j)) {
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->ntasks) {
-            if (batch_flush(j, &b, &found))
-                atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
+            if (batch_flush(j, &b, &found)) atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
             break;
         }
-        if (!top_search(j, &j->tasks[i], &b, &found))
-            break;
-        if (j->ctl != NULL)
-            atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
+        if (!top_search(j, &j->tasks[i], &b, &found)) break;
+        if (j->ctl != NULL) atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
     }
 end:
     batch_free(&b);
@@ -262,10 +248,8 @@ typedef struct task_list {
 static bool mirror_kept(int n, int row, uint32_t first_col, uint32_t col)
 {
     const uint32_t half = (uint32_t)n / 2u;
-    if (row == 0)
-        return col < half || (n % 2 == 1 && col == half);
-    if (row == 1 && n % 2 == 1 && first_col == half)
-        return col < half;
+    if (row == 0) return col < half || (n % 2 == 1 && col == half);
+    if (row == 1 && n % 2 == 1 && first_col == half) return col < half;
     return true;
 }
 
@@ -282,8 +266,7 @@ static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state
         avail ^= bit;
         const uint32_t col = (uint32_t)__builtin_ctz(bit);
         const uint32_t first = row == 0 ? col : first_col;
-        if (!mirror_kept(tl->n, row, first, col))
-            continue;
+        if (!mirror_kept(tl->n, row, first, col)) continue;
         const task next = {state.cols | bit, ((state.ld | bit) << 1) & full, (state.rd | bit) >> 1};
         tasks_collect(tl, row + 1, first, next);
     }
@@ -292,50 +275,46 @@ static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state
 /* ---- the count ---------------------------------------------------------------------------------- */
 
 /* The count proper, once the table is built (n >= 4), on threads >= 1 workers. */
-static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count_ctl *ctl,
-                               nq_counts *out)
+static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count_ctl *ctl, nq_counts *out)
 {
     const int n = table->n, h = n - table->k;
     task_list tl = {NULL, 0, n, n >= 10 ? 3 : 2};
     tl.prefix = tl.prefix < h ? tl.prefix : h - 1; /* leave the search at least one row */
     size_t cap = 1;
-    for (int i = 0; i < tl.prefix; i++)
-        cap *= (size_t)n;
+    for (int i = 0; i < tl.prefix; i++) cap *= (size_t)n;
     tl.items = malloc(cap * sizeof *tl.items);
-    if (tl.items == NULL)
-        return NQ_E_NOMEM;
+    if (tl.items == NULL) return NQ_E_NOMEM;
     const task empty = {0, 0, 0};
     tasks_collect(&tl, 0, 0, empty);
-    job j = {.table = table, .join = nq_mitm_join_pick(), .tasks = tl.items, .ntasks = tl.len,
-             .n = n, .h = h, .prefix = tl.prefix, .ctl = ctl};
+    job j = {.table = table,
+             .join = nq_mitm_join_pick(),
+             .tasks = tl.items,
+             .ntasks = tl.len,
+             .n = n,
+             .h = h,
+             .prefix = tl.prefix,
+             .ctl = ctl};
     atomic_init(&j.next, 0);
     atomic_init(&j.found, 0);
     atomic_init(&j.stop, false);
     atomic_init(&j.nomem, false);
-    if (ctl != NULL)
-        atomic_store(&ctl->total, tl.len);
+    if (ctl != NULL) atomic_store(&ctl->total, tl.len);
     uint64_t quarter = 0, half = 0;
-    const nq_err err = nq_count_workers_run(n, threads, worker, &j, &j.stop, &j.nomem, ctl, &quarter,
-                                            &half);
-    if (err == NQ_OK)
-        *out = nq_count_burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
+    const nq_err err = nq_count_workers_run(n, threads, worker, &j, &j.stop, &j.nomem, ctl, &quarter, &half);
+    if (err == NQ_OK) *out = nq_count_burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
     free(tl.items);
     return err;
 }
 
 nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 {
-    if (out == NULL || threads < 0)
-        return NQ_E_ARG;
-    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX)
-        return NQ_E_RANGE;
-    if (nq_count_too_small(n, out))
-        return NQ_OK;
+    if (out == NULL || threads < 0) return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    if (nq_count_too_small(n, out)) return NQ_OK;
     threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
     nq_mitm_table *table = NULL;
     nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);
-    if (err == NQ_OK)
-        err = count_with_table(table, threads, ctl, out);
+    if (err == NQ_OK) err = count_with_table(table, threads, ctl, out);
     nq_mitm_table_destroy(table);
     return err;
 }

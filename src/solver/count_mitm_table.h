@@ -45,8 +45,7 @@ typedef struct nq_mitm_table {
  * cancel flag is polled during the build. On success *out owns the table.
  * Errors: NQ_E_ARG, NQ_E_NOMEM (allocation failed or the table would pass NQ_MITM_TABLE_CAP),
  * NQ_E_CANCELED. On error nothing is allocated. */
-nq_err nq_mitm_table_create(int n, int k, int threads, const nq_count_ctl *ctl,
-                            nq_mitm_table **out);
+nq_err nq_mitm_table_create(int n, int k, int threads, const nq_count_ctl *ctl, nq_mitm_table **out);
 
 /* Free a table. NULL is accepted and ignored. */
 void nq_mitm_table_destroy(nq_mitm_table *t);
@@ -59,14 +58,12 @@ size_t nq_mitm_table_bytes(const nq_mitm_table *t);
 static inline uint32_t nq_mitm_table_bucket(const nq_mitm_table *t, uint32_t free_cols)
 {
     const uint32_t lo = free_cols & ((1u << NQ_MITM_LO_BITS) - 1u);
-    return t->lo_rank[lo] +
-           t->hi_rank[(size_t)t->lo_pop[lo] * t->hi_count + (free_cols >> NQ_MITM_LO_BITS)];
+    return t->lo_rank[lo] + t->hi_rank[(size_t)t->lo_pop[lo] * t->hi_count + (free_cols >> NQ_MITM_LO_BITS)];
 }
 
 /* Count the keys of keys[0 .. len) (len a multiple of NQ_MITM_BUCKET_ALIGN, keys 64-byte aligned)
  * that share no bit with each of probes[0 .. m); returns the sum over the probes. */
-typedef uint64_t (*nq_mitm_join_fn)(const uint64_t *keys, size_t len, const uint64_t *probes,
-                                    size_t m);
+typedef uint64_t (*nq_mitm_join_fn)(const uint64_t *keys, size_t len, const uint64_t *probes, size_t m);
 
 /* The widest join kernel this CPU runs (AVX-512, AVX2 or portable C). Thread-safe. */
 nq_mitm_join_fn nq_mitm_join_pick(void);

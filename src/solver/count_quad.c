@@ -55,40 +55,40 @@ typedef struct colset {
 } colset;
 
 typedef struct job {
-    int n, a;                       /* board size; rows in the top half and columns on the left */
-    nq_quad quad[QUADRANTS];        /* the four quadrant tables */
-    colset *sets;                   /* one column set per orbit (owned) */
-    uint32_t nsets;                 /* how many */
-    const nq_quad_simd *simd;       /* the hot loops, for this CPU */
-    int cuts;                       /* class bits, layout.cuts: read in every sort and pick */
-    nq_quad_layout layout;          /* how keys are laid out */
-    atomic_uint_fast32_t next;      /* next column set to take */
-    atomic_uint_fast64_t found;     /* solutions found so far (orbit weights applied) */
-    atomic_bool stop;               /* cancel or failure: every worker leaves */
-    atomic_bool nomem;              /* a worker could not get its scratch memory */
-    nq_count_ctl *ctl;              /* caller's control block, may be NULL */
-    const uint8_t *todo;            /* the tasks to count (task i is column set i), NULL: all */
-    nq_count_task_fn done;          /* told each finished task, may be NULL */
-    void *done_arg;                 /* its argument */
+    int n, a;                   /* board size; rows in the top half and columns on the left */
+    nq_quad quad[QUADRANTS];    /* the four quadrant tables */
+    colset *sets;               /* one column set per orbit (owned) */
+    uint32_t nsets;             /* how many */
+    const nq_quad_simd *simd;   /* the hot loops, for this CPU */
+    int cuts;                   /* class bits, layout.cuts: read in every sort and pick */
+    nq_quad_layout layout;      /* how keys are laid out */
+    atomic_uint_fast32_t next;  /* next column set to take */
+    atomic_uint_fast64_t found; /* solutions found so far (orbit weights applied) */
+    atomic_bool stop;           /* cancel or failure: every worker leaves */
+    atomic_bool nomem;          /* a worker could not get its scratch memory */
+    nq_count_ctl *ctl;          /* caller's control block, may be NULL */
+    const uint8_t *todo;        /* the tasks to count (task i is column set i), NULL: all */
+    nq_count_task_fn done;      /* told each finished task, may be NULL */
+    void *done_arg;             /* its argument */
 } job;
 
 /* The halves of one side for one column set: built unsorted, then sorted by edge column. */
 typedef struct half {
-    uint32_t *key;     /* crossing diagonals occupied outside the class, as built */
-    uint32_t *mark;    /* attacks across the cut and edge column (count_quad_table.h), as built */
-    uint32_t *skey;    /* key, sorted by (edge column, class) */
-    uint32_t *smark;   /* mark, in the same order */
+    uint32_t *key;              /* crossing diagonals occupied outside the class, as built */
+    uint32_t *mark;             /* attacks across the cut and edge column (count_quad_table.h), as built */
+    uint32_t *skey;             /* key, sorted by (edge column, class) */
+    uint32_t *smark;            /* mark, in the same order */
     uint32_t off[RUNS_MAX + 1]; /* run r = c << cuts | k (edge c, class k): sorted [off[r], off[r+1]) */
-    size_t len, cap;   /* halves held, room for */
+    size_t len, cap;            /* halves held, room for */
 } half;
 
 /* A worker's memory, grown to the largest column set it meets. */
 typedef struct scratch {
-    half top;          /* the top halves of the column set being counted */
-    half bottom;       /* its bottom halves */
-    uint32_t *keys;    /* bottom keys of one slice, class by class */
-    uint32_t *probes;  /* top keys of one slice, class by class */
-    size_t keys_cap;   /* room in keys and probes */
+    half top;         /* the top halves of the column set being counted */
+    half bottom;      /* its bottom halves */
+    uint32_t *keys;   /* bottom keys of one slice, class by class */
+    uint32_t *probes; /* top keys of one slice, class by class */
+    size_t keys_cap;  /* room in keys and probes */
 } scratch;
 
 static bool cancelled(job *j)
@@ -111,8 +111,7 @@ static void half_free(half *h)
 static bool half_reserve(half *h, size_t halves)
 {
     const size_t need = halves + NQ_QUAD_SIMD_SLACK;
-    if (need <= h->cap)
-        return true;
+    if (need <= h->cap) return true;
     half_free(h);
     h->key = malloc(need * sizeof *h->key);
     h->mark = malloc(need * sizeof *h->mark);
@@ -138,11 +137,9 @@ static void scratch_free(scratch *s)
 /* Room for `tops` top and `bottoms` bottom halves. */
 static bool scratch_reserve(scratch *s, size_t tops, size_t bottoms)
 {
-    if (!half_reserve(&s->top, tops) || !half_reserve(&s->bottom, bottoms))
-        return false;
+    if (!half_reserve(&s->top, tops) || !half_reserve(&s->bottom, bottoms)) return false;
     const size_t need = (tops > bottoms ? tops : bottoms) + NQ_QUAD_SIMD_SLACK;
-    if (need <= s->keys_cap)
-        return true;
+    if (need <= s->keys_cap) return true;
     free(s->keys);
     free(s->probes);
     s->keys = malloc(need * sizeof *s->keys);
@@ -181,8 +178,7 @@ typedef struct split_groups {
     uint32_t r0, r1; /* right quadrant's entries */
 } split_groups;
 
-static split_groups groups_of(const nq_quad *left, const nq_quad *right, uint32_t R, uint32_t lcols,
-                              uint32_t rcols)
+static split_groups groups_of(const nq_quad *left, const nq_quad *right, uint32_t R, uint32_t lcols, uint32_t rcols)
 {
     split_groups g;
     nq_quad_group(left, R, lcols, &g.l0, &g.l1);
@@ -205,17 +201,16 @@ static size_t half_bound(const nq_quad *left, const nq_quad *right, uint32_t lco
 
 /* Build every half on the rows of `left`/`right` using left-quadrant columns lcols and right-quadrant
  * columns rcols (quadrant-local). h has room for half_bound halves and the kernels' slack. */
-static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, uint32_t lcols,
-                      uint32_t rcols, half *h)
+static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols, half *h)
 {
     const int rows = left->rows, k = __builtin_popcount(lcols);
     size_t len = 0;
     for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
         const split_groups g = groups_of(left, right, R, lcols, rcols);
         if (g.l0 != g.l1 && g.r0 != g.r1)
-            len += j->simd->pair(left->diag + g.l0, left->key + g.l0, left->mark + g.l0, g.l1 - g.l0,
-                                 right->diag + g.r0, right->key + g.r0, right->mark + g.r0,
-                                 g.r1 - g.r0, h->key + len, h->mark + len);
+            len +=
+                j->simd->pair(left->diag + g.l0, left->key + g.l0, left->mark + g.l0, g.l1 - g.l0, right->diag + g.r0,
+                              right->key + g.r0, right->mark + g.r0, g.r1 - g.r0, h->key + len, h->mark + len);
     }
     h->len = len;
 }
@@ -231,8 +226,7 @@ static void half_sort(const job *j, half *h)
 {
     const uint32_t runs = (uint32_t)j->n << j->cuts;
     uint32_t cursor[RUNS_MAX + 1] = {0};
-    for (size_t i = 0; i < h->len; i++)
-        cursor[run_of(j, h->mark[i])]++;
+    for (size_t i = 0; i < h->len; i++) cursor[run_of(j, h->mark[i])]++;
     uint32_t sum = 0;
     for (uint32_t r = 0; r < runs; r++) {
         const uint32_t len = cursor[r];
@@ -251,8 +245,7 @@ static void half_sort(const job *j, half *h)
 
 /* Pick, class by class, the halves of edge column `edge` that leave column `other` free:
  * class k lands in out[at[k] .. at[k + 1]). Returns how many in all. */
-static size_t pick_classes(const job *j, const half *h, int edge, int other, uint32_t *out,
-                           size_t *at)
+static size_t pick_classes(const job *j, const half *h, int edge, int other, uint32_t *out, size_t *at)
 {
     const uint32_t classes = 1u << j->cuts, run = (uint32_t)edge << j->cuts;
     size_t len = 0;
@@ -272,15 +265,12 @@ static uint64_t join_classes(const job *j, const scratch *s, const size_t *kat, 
     const uint32_t mask = (1u << j->cuts) - 1u;
     uint64_t sum = 0;
     for (uint32_t t = 0; t <= mask; t++) {
-        if (pat[t] == pat[t + 1u])
-            continue;
+        if (pat[t] == pat[t + 1u]) continue;
         const uint32_t allowed = ~t & mask;
         for (uint32_t k = allowed;; k = (k - 1u) & allowed) { /* every subset of allowed */
             if (kat[k] != kat[k + 1u])
-                sum += j->simd->join(s->keys + kat[k], kat[k + 1u] - kat[k], s->probes + pat[t],
-                               pat[t + 1u] - pat[t]);
-            if (k == 0)
-                break;
+                sum += j->simd->join(s->keys + kat[k], kat[k + 1u] - kat[k], s->probes + pat[t], pat[t + 1u] - pat[t]);
+            if (k == 0) break;
         }
     }
     return sum;
@@ -295,17 +285,13 @@ static bool join_halves(job *j, scratch *s, uint64_t *pairs)
     size_t kat[CLASSES_MAX + 1], pat[CLASSES_MAX + 1];
     uint64_t sum = 0;
     for (int cb = 0; cb < j->n; cb++) {
-        if (bottom->off[cb << cuts] == bottom->off[(cb + 1) << cuts])
-            continue;
-        if (cancelled(j))
-            return false;
+        if (bottom->off[cb << cuts] == bottom->off[(cb + 1) << cuts]) continue;
+        if (cancelled(j)) return false;
         for (int ct = 0; ct < j->n; ct++) {
             if (top->off[ct << cuts] == top->off[(ct + 1) << cuts] || ct == cb + 1 || ct + 1 == cb)
                 continue; /* no tops, or adjacent edge queens (they attack each other) */
-            if (pick_classes(j, bottom, cb, ct, s->keys, kat) == 0)
-                continue;
-            if (pick_classes(j, top, ct, cb, s->probes, pat) == 0)
-                continue;
+            if (pick_classes(j, bottom, cb, ct, s->keys, kat) == 0) continue;
+            if (pick_classes(j, top, ct, cb, s->probes, pat) == 0) continue;
             sum += join_classes(j, s, kat, pat);
         }
     }
@@ -346,20 +332,16 @@ static void *worker(void *arg)
     uint64_t found = 0;
     while (!cancelled(j)) {
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-        if (i >= j->nsets)
-            break;
-        if (j->todo != NULL && j->todo[i] == 0)
-            continue; /* counted before (resume) or elsewhere */
+        if (i >= j->nsets) break;
+        if (j->todo != NULL && j->todo[i] == 0) continue; /* counted before (resume) or elsewhere */
         uint64_t pairs = 0;
-        if (!count_set(j, &s, j->sets[i].cols, &pairs))
-            break;
+        if (!count_set(j, &s, j->sets[i].cols, &pairs)) break;
         found += pairs * j->sets[i].weight;
         if (j->done != NULL) {
             const nq_count_sums sums = {pairs * j->sets[i].weight, pairs * j->sets[i].weight};
             j->done(j->done_arg, i, &sums);
         }
-        if (j->ctl != NULL)
-            atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
+        if (j->ctl != NULL) atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
     scratch_free(&s);
@@ -371,8 +353,7 @@ static void *worker(void *arg)
 static uint32_t mirror(uint32_t cols, int n)
 {
     uint32_t m = 0;
-    for (int c = 0; c < n; c++)
-        m |= (cols >> c & 1u) << (n - 1 - c);
+    for (int c = 0; c < n; c++) m |= (cols >> c & 1u) << (n - 1 - c);
     return m;
 }
 
@@ -385,11 +366,9 @@ static uint32_t orbit_weight(uint32_t cols, int n)
     const int size = n % 2 == 0 ? 4 : 2;
     uint32_t weight = 0;
     for (int i = 0; i < size; i++) {
-        if (orbit[i] < cols)
-            return 0;
+        if (orbit[i] < cols) return 0;
         bool seen = false;
-        for (int k = 0; k < i; k++)
-            seen = seen || orbit[k] == orbit[i];
+        for (int k = 0; k < i; k++) seen = seen || orbit[k] == orbit[i];
         weight += !seen;
     }
     return weight;
@@ -399,17 +378,14 @@ static uint32_t orbit_weight(uint32_t cols, int n)
  * to free. */
 static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
 {
-    if (a < 1 || a >= n)
-        return NQ_E_ARG; /* no set to build a half on (and Gosper's step needs a set bit) */
+    if (a < 1 || a >= n) return NQ_E_ARG; /* no set to build a half on (and Gosper's step needs a set bit) */
     const size_t cap = (size_t)nq_binomial(n, a);
     colset *sets = malloc(cap * sizeof *sets);
-    if (sets == NULL)
-        return NQ_E_NOMEM;
+    if (sets == NULL) return NQ_E_NOMEM;
     uint32_t count = 0;
     for (uint32_t cols = (1u << a) - 1u; cols < (1u << n); cols = next_same_pop(cols)) {
         const uint32_t w = orbit_weight(cols, n);
-        if (w != 0)
-            sets[count++] = (colset){cols, w};
+        if (w != 0) sets[count++] = (colset){cols, w};
     }
     *out = sets;
     *len = count;
@@ -459,8 +435,7 @@ static nq_err quads_make(job *j, int threads)
     atomic_init(&builds.next, 0);
     nq_count_helpers_run(quad_build, &builds, threads < QUADRANTS ? threads : QUADRANTS);
     nq_err err = NQ_OK;
-    for (int q = 0; q < QUADRANTS && err == NQ_OK; q++)
-        err = builds.tasks[q].err;
+    for (int q = 0; q < QUADRANTS && err == NQ_OK; q++) err = builds.tasks[q].err;
     return err;
 }
 
@@ -469,8 +444,7 @@ static nq_err quads_make(job *j, int threads)
 static job *job_create(int n, const nq_quad_layout *layout, nq_count_ctl *ctl)
 {
     job *j = calloc(1, sizeof *j);
-    if (j == NULL)
-        return NULL;
+    if (j == NULL) return NULL;
     j->n = n;
     j->a = n / 2;
     j->simd = nq_quad_simd_best();
@@ -490,8 +464,7 @@ static job *job_create(int n, const nq_quad_layout *layout, nq_count_ctl *ctl)
 
 static void job_destroy(job *j)
 {
-    for (int q = 0; q < QUADRANTS; q++)
-        nq_quad_destroy(&j->quad[q]);
+    for (int q = 0; q < QUADRANTS; q++) nq_quad_destroy(&j->quad[q]);
     free(j->sets);
     free(j);
 }
@@ -502,41 +475,35 @@ static nq_err job_run(job *j, int threads, nq_count_sums *sums)
 {
     const bool symmetric = j->todo == NULL || j->todo[j->nsets] != 0;
     nq_err err = quads_make(j, threads);
-    if (err != NQ_OK)
-        return err;
+    if (err != NQ_OK) return err;
     nq_count_ctl *ctl = j->ctl;
     if (ctl != NULL) {
         uint32_t skipped = 0;
-        for (uint32_t i = 0; j->todo != NULL && i <= j->nsets; i++)
-            skipped += j->todo[i] == 0;
+        for (uint32_t i = 0; j->todo != NULL && i <= j->nsets; i++) skipped += j->todo[i] == 0;
         atomic_store(&ctl->done, skipped);
         atomic_store(&ctl->total, j->nsets + 1u);
     }
     uint64_t quarter = 0, half_turn = 0;
-    err = nq_count_workers_run(j->n, threads, worker, j, &j->stop, &j->nomem, ctl,
-                               symmetric ? &quarter : NULL, symmetric ? &half_turn : NULL);
-    if (err != NQ_OK)
-        return err;
+    err = nq_count_workers_run(j->n, threads, worker, j, &j->stop, &j->nomem, ctl, symmetric ? &quarter : NULL,
+                               symmetric ? &half_turn : NULL);
+    if (err != NQ_OK) return err;
     const uint64_t found = atomic_load(&j->found);
     *sums = (nq_count_sums){found, found + 2u * quarter + half_turn};
     if (symmetric) {
         const nq_count_sums sym = {0, 2u * quarter + half_turn};
-        if (j->done != NULL)
-            j->done(j->done_arg, j->nsets, &sym);
-        if (ctl != NULL)
-            atomic_fetch_add(&ctl->done, 1);
+        if (j->done != NULL) j->done(j->done_arg, j->nsets, &sym);
+        if (ctl != NULL) atomic_fetch_add(&ctl->done, 1);
     }
     return NQ_OK;
 }
 
 /* The tasked count behind both entry points: n checked, layout given. */
-static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const uint8_t *todo,
-                         nq_count_ctl *ctl, nq_count_task_fn done, void *arg, nq_count_sums *sums)
+static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const uint8_t *todo, nq_count_ctl *ctl,
+                         nq_count_task_fn done, void *arg, nq_count_sums *sums)
 {
     threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
     job *j = job_create(n, layout, ctl);
-    if (j == NULL)
-        return NQ_E_NOMEM;
+    if (j == NULL) return NQ_E_NOMEM;
     j->todo = todo;
     j->done = done;
     j->done_arg = arg;
@@ -545,21 +512,15 @@ static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const
     return err;
 }
 
-nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl,
-                          nq_counts *out)
+nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl, nq_counts *out)
 {
-    if (out == NULL || threads < 0 || layout == NULL || layout->n != n)
-        return NQ_E_ARG;
-    if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX)
-        return NQ_E_RANGE;
-    if (ctl != NULL && atomic_load(&ctl->cancel))
-        return NQ_E_CANCELED;
-    if (nq_count_too_small(n, out))
-        return NQ_OK;
+    if (out == NULL || threads < 0 || layout == NULL || layout->n != n) return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX) return NQ_E_RANGE;
+    if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
+    if (nq_count_too_small(n, out)) return NQ_OK;
     nq_count_sums sums = {0, 0};
     const nq_err err = quad_tasks(n, threads, layout, NULL, ctl, NULL, NULL, &sums);
-    if (err == NQ_OK)
-        *out = nq_count_sums_counts(&sums);
+    if (err == NQ_OK) *out = nq_count_sums_counts(&sums);
     return err;
 }
 
@@ -571,25 +532,19 @@ static nq_quad_layout default_layout(int n)
 
 uint32_t nq_count_quad_plan(int n)
 {
-    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX)
-        return 1;
+    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX) return 1;
     colset *sets = NULL;
     uint32_t len = 0;
-    if (colsets_make(n, n / 2, &sets, &len) != NQ_OK)
-        return 0;
+    if (colsets_make(n, n / 2, &sets, &len) != NQ_OK) return 0;
     free(sets);
     return len + 1u;
 }
 
-nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl,
-                           nq_count_task_fn done, void *arg)
+nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg)
 {
-    if (threads < 0)
-        return NQ_E_ARG;
-    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX)
-        return NQ_E_RANGE;
-    if (ctl != NULL && atomic_load(&ctl->cancel))
-        return NQ_E_CANCELED;
+    if (threads < 0) return NQ_E_ARG;
+    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX) return NQ_E_RANGE;
+    if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
     const nq_quad_layout layout = default_layout(n);
     nq_count_sums sums = {0, 0};
     return quad_tasks(n, threads, &layout, todo, ctl, done, arg, &sums);

@@ -34,8 +34,7 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 
 /* nq_count_quad with a given key layout (layout->n == n), for tests of layouts nq_count_quad would
  * not pick at that n, such as class bits on a small board. Same contract otherwise. */
-nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl,
-                          nq_counts *out);
+nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl, nq_counts *out);
 
 /* The tasks of the half-board plan of n (solver.h "counting in tasks"): column-set orbit i is task i,
  * in the order the sets are listed, and the boards a symmetry fixes are the last task. 1 for n outside
@@ -44,8 +43,8 @@ uint32_t nq_count_quad_plan(int n);
 
 /* Count the tasks of n's half-board plan that todo names (NULL: all), 4 <= n <= NQ_COUNT_QUAD_N_MAX,
  * reporting each through done (may be NULL), as nq_count_tasks. Errors: as nq_count_quad. */
-nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl,
-                           nq_count_task_fn done, void *arg);
+nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done,
+                           void *arg);
 
 /* True where nq_count should use nq_count_quad (measured, docs/performance.md). Pure function of
  * n; thread-safe. */

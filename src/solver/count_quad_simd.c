@@ -15,9 +15,9 @@
 
 /* ---- portable ---------------------------------------------------------------------------------- */
 
-static size_t pair_portable(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark,
-                            size_t llen, const uint64_t *rdiag, const uint32_t *rkey,
-                            const uint32_t *rmark, size_t rlen, uint32_t *okey, uint32_t *omark)
+static size_t pair_portable(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark, size_t llen,
+                            const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
+                            uint32_t *okey, uint32_t *omark)
 {
     size_t out = 0;
     for (size_t l = 0; l < llen; l++) {
@@ -32,8 +32,7 @@ static size_t pair_portable(const uint64_t *ldiag, const uint32_t *lkey, const u
     return out;
 }
 
-static size_t pick_portable(const uint32_t *key, const uint32_t *mark, size_t len, int c,
-                            uint32_t *out)
+static size_t pick_portable(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out)
 {
     size_t kept = 0;
     for (size_t i = 0; i < len; i++) {
@@ -47,8 +46,7 @@ static uint64_t join_portable(const uint32_t *keys, size_t len, const uint32_t *
 {
     uint64_t hits = 0;
     for (size_t p = 0; p < m; p++)
-        for (size_t i = 0; i < len; i++)
-            hits += (keys[i] & probes[p]) == 0;
+        for (size_t i = 0; i < len; i++) hits += (keys[i] & probes[p]) == 0;
     return hits;
 }
 
@@ -71,9 +69,8 @@ AVX512 static inline __mmask16 lanes_at(size_t i, size_t len)
     return (__mmask16)bits;
 }
 
-AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey,
-                                 const uint32_t *lmark, size_t llen, const uint64_t *rdiag,
-                                 const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
+AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark, size_t llen,
+                                 const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
                                  uint32_t *okey, uint32_t *omark)
 {
     size_t out = 0;
@@ -83,10 +80,8 @@ AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey,
         for (size_t i = 0; i < rlen; i += 16) {
             const __mmask16 lanes = lanes_at(i, rlen);
             const __mmask8 lo = (__mmask8)lanes, hi = (__mmask8)(lanes >> 8);
-            const __mmask8 ok_lo =
-                _mm512_mask_testn_epi64_mask(lo, _mm512_maskz_loadu_epi64(lo, rdiag + i), diag);
-            const __mmask8 ok_hi =
-                _mm512_mask_testn_epi64_mask(hi, _mm512_maskz_loadu_epi64(hi, rdiag + i + 8), diag);
+            const __mmask8 ok_lo = _mm512_mask_testn_epi64_mask(lo, _mm512_maskz_loadu_epi64(lo, rdiag + i), diag);
+            const __mmask8 ok_hi = _mm512_mask_testn_epi64_mask(hi, _mm512_maskz_loadu_epi64(hi, rdiag + i + 8), diag);
             const __mmask16 ok = (__mmask16)(ok_lo | (unsigned)ok_hi << 8);
             const __m512i k = _mm512_or_si512(_mm512_maskz_loadu_epi32(lanes, rkey + i), key);
             const __m512i m = _mm512_or_si512(_mm512_maskz_loadu_epi32(lanes, rmark + i), mark);
@@ -98,15 +93,13 @@ AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey,
     return out;
 }
 
-AVX512 static size_t pick_avx512(const uint32_t *key, const uint32_t *mark, size_t len, int c,
-                                 uint32_t *out)
+AVX512 static size_t pick_avx512(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out)
 {
     const __m512i bit = _mm512_set1_epi32((int)(1u << c));
     size_t kept = 0;
     for (size_t i = 0; i < len; i += 16) {
         const __mmask16 lanes = lanes_at(i, len);
-        const __mmask16 free =
-            _mm512_mask_testn_epi32_mask(lanes, _mm512_maskz_loadu_epi32(lanes, mark + i), bit);
+        const __mmask16 free = _mm512_mask_testn_epi32_mask(lanes, _mm512_maskz_loadu_epi32(lanes, mark + i), bit);
         const __m512i k = _mm512_maskz_loadu_epi32(lanes, key + i);
         _mm512_storeu_si512(out + kept, _mm512_maskz_compress_epi32(free, k));
         kept += (size_t)__builtin_popcount(free);
@@ -115,8 +108,7 @@ AVX512 static size_t pick_avx512(const uint32_t *key, const uint32_t *mark, size
 }
 
 /* Probes past the end are 0, which matches every key: their counters are left out of the sum. */
-AVX512 static uint64_t join_avx512(const uint32_t *keys, size_t len, const uint32_t *probes,
-                                   size_t m)
+AVX512 static uint64_t join_avx512(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
 {
     const __m512i one = _mm512_set1_epi32(1);
     uint64_t hits = 0;
@@ -135,12 +127,9 @@ AVX512 static uint64_t join_avx512(const uint32_t *keys, size_t len, const uint3
             a3 = _mm512_mask_add_epi32(a3, _mm512_mask_testn_epi32_mask(lanes, v, p3), a3, one);
         }
         __m512i sum = a0;
-        if (p + 1 < m)
-            sum = _mm512_add_epi32(sum, a1);
-        if (p + 2 < m)
-            sum = _mm512_add_epi32(sum, a2);
-        if (p + 3 < m)
-            sum = _mm512_add_epi32(sum, a3);
+        if (p + 1 < m) sum = _mm512_add_epi32(sum, a1);
+        if (p + 2 < m) sum = _mm512_add_epi32(sum, a2);
+        if (p + 3 < m) sum = _mm512_add_epi32(sum, a3);
         hits += (uint32_t)_mm512_reduce_add_epi32(sum);
     }
     return hits;
@@ -150,8 +139,8 @@ static const nq_quad_simd avx512 = {"avx512", pair_avx512, pick_avx512, join_avx
 
 /* ---- AVX2 -------------------------------------------------------------------------------------- */
 
-__attribute__((target("avx2"))) static uint64_t join_avx2(const uint32_t *keys, size_t len,
-                                                          const uint32_t *probes, size_t m)
+__attribute__((target("avx2"))) static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t *probes,
+                                                          size_t m)
 {
     const __m256i zero = _mm256_setzero_si256();
     const size_t whole = len - len % 8;
@@ -167,8 +156,7 @@ __attribute__((target("avx2"))) static uint64_t join_avx2(const uint32_t *keys, 
         }
         uint32_t lanes[8];
         _mm256_storeu_si256((__m256i *)(void *)lanes, p + 1 < m ? _mm256_add_epi32(a0, a1) : a0);
-        for (int k = 0; k < 8; k++)
-            hits += lanes[k];
+        for (int k = 0; k < 8; k++) hits += lanes[k];
     }
     return hits + join_portable(keys + whole, len - whole, probes, m);
 }
@@ -181,13 +169,10 @@ size_t nq_quad_simd_all(const nq_quad_simd **out, size_t max)
     size_t len = 0;
 #if NQ_X86
     const nq_simd level = nq_simd_level();
-    if (len < max && level >= NQ_SIMD_AVX512)
-        out[len++] = &avx512;
-    if (len < max && level >= NQ_SIMD_AVX2)
-        out[len++] = &avx2;
+    if (len < max && level >= NQ_SIMD_AVX512) out[len++] = &avx512;
+    if (len < max && level >= NQ_SIMD_AVX2) out[len++] = &avx2;
 #endif
-    if (len < max)
-        out[len++] = &portable;
+    if (len < max) out[len++] = &portable;
     return len;
 }
 

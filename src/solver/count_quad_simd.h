@@ -26,8 +26,8 @@ typedef struct nq_quad_simd {
     /* For each l < llen and r < rlen with (ldiag[l] & rdiag[r]) == 0, in that order, append
      * lkey[l] | rkey[r] to okey and lmark[l] | rmark[r] to omark; returns how many were appended. */
     size_t (*pair)(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark, size_t llen,
-                   const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
-                   uint32_t *okey, uint32_t *omark);
+                   const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen, uint32_t *okey,
+                   uint32_t *omark);
 
     /* Append key[i] to out for each i < len whose mark[i] has bit c clear; returns how many. */
     size_t (*pick)(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out);

@@ -17,13 +17,13 @@
 #define CANCEL_STRIDE 4096u /* placements between two looks at the cancel flag */
 
 typedef struct builder {
-    nq_quad *q;               /* the table being built */
-    int edge_row;             /* board row next to the cut on the quadrant's side */
-    int across_row;           /* board row just across the cut */
-    uint32_t *cursor;         /* second pass: next slot of each group; first pass: NULL */
-    const nq_count_ctl *ctl;  /* cancel flag to watch, may be NULL */
-    unsigned budget;          /* placements until the next look at it */
-    bool stopped;             /* cancel seen: the search unwinds */
+    nq_quad *q;              /* the table being built */
+    int edge_row;            /* board row next to the cut on the quadrant's side */
+    int across_row;          /* board row just across the cut */
+    uint32_t *cursor;        /* second pass: next slot of each group; first pass: NULL */
+    const nq_count_ctl *ctl; /* cancel flag to watch, may be NULL */
+    unsigned budget;         /* placements until the next look at it */
+    bool stopped;            /* cancel seen: the search unwinds */
 } builder;
 
 typedef struct partial {
@@ -61,7 +61,7 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
 nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 {
     nq_quad_layout lay = {.n = n};
-    const int bits = n - 3; /* a direction's key bits */
+    const int bits = n - 3;         /* a direction's key bits */
     if (cuts == NQ_QUAD_CUTS_MAX) { /* the diagonals through the middle of the cut, one each way */
         lay.cuts = 2;
         lay.cut_pos[0] = bits + (bits - 1) / 2;
@@ -99,10 +99,8 @@ static uint32_t attack_on_row(int n, int r, int c, int row)
 {
     const int dist = r < row ? row - r : r - row;
     uint32_t m = 0;
-    if (c - dist >= 0)
-        m |= 1u << (c - dist);
-    if (c + dist < n)
-        m |= 1u << (c + dist);
+    if (c - dist >= 0) m |= 1u << (c - dist);
+    if (c + dist < n) m |= 1u << (c + dist);
     return m;
 }
 
@@ -111,8 +109,7 @@ static uint32_t attack_on_row(int n, int r, int c, int row)
 static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd)
 {
     const nq_quad *q = b->q;
-    if (b->stopped)
-        return;
+    if (b->stopped) return;
     if (i == q->rows) {
         visit(b, p);
         return;
@@ -135,17 +132,15 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
     }
 }
 
-nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,
-                      int cols, const nq_count_ctl *ctl)
+nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
+                      const nq_count_ctl *ctl)
 {
-    if (q == NULL || layout == NULL)
-        return NQ_E_ARG;
+    if (q == NULL || layout == NULL) return NQ_E_ARG;
     const int n = layout->n;
-    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows + cols > NQ_QUAD_GROUP_BITS_MAX ||
-        row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n)
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows + cols > NQ_QUAD_GROUP_BITS_MAX || row0 < 0 ||
+        col0 < 0 || row0 + rows > n || col0 + cols > n)
         return NQ_E_ARG;
-    if (row0 < n / 2 && row0 + rows > n / 2)
-        return NQ_E_ARG; /* across the cut */
+    if (row0 < n / 2 && row0 + rows > n / 2) return NQ_E_ARG; /* across the cut */
     *q = (nq_quad){.layout = *layout, .row0 = row0, .rows = rows, .col0 = col0, .cols = cols};
     const int a = n / 2;
     const bool top = row0 < a;
@@ -154,19 +149,17 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     const size_t groups = (size_t)1 << (rows + cols);
 
     q->start = calloc(groups + 1u, sizeof *q->start);
-    if (q->start == NULL)
-        return NQ_E_NOMEM;
+    if (q->start == NULL) return NQ_E_NOMEM;
     search(&b, 0, &empty, 0, 0);
     if (b.stopped) {
         nq_quad_destroy(q);
         return NQ_E_CANCELED;
     }
-    for (size_t g = 0; g < groups; g++)
-        q->start[g + 1u] += q->start[g];
+    for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];
     q->len = q->start[groups];
 
     b.cursor = malloc((groups + 1u) * sizeof *b.cursor); /* a copy of start, moved along */
-    const size_t len = q->len > 0 ? q->len : 1u; /* the empty placement makes it >= 1; for analyzers */
+    const size_t len = q->len > 0 ? q->len : 1u;         /* the empty placement makes it >= 1; for analyzers */
     q->diag = malloc(len * sizeof *q->diag);
     q->key = malloc(len * sizeof *q->key);
     q->mark = malloc(len * sizeof *q->mark);
@@ -187,8 +180,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
 
 void nq_quad_destroy(nq_quad *q)
 {
-    if (q == NULL)
-        return;
+    if (q == NULL) return;
     free(q->diag);
     free(q->key);
     free(q->mark);

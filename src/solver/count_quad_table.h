@@ -50,14 +50,14 @@ typedef struct nq_quad_layout {
 } nq_quad_layout;
 
 typedef struct nq_quad {
-    nq_quad_layout layout;  /* board size and key layout */
-    int row0, rows;         /* board rows row0 .. row0 + rows - 1 */
-    int col0, cols;         /* board columns col0 .. col0 + cols - 1 */
-    uint64_t *diag;         /* per entry, grouped: diagonals relative to row0 */
-    uint32_t *key;          /* per entry: crossing diagonals outside the class */
-    uint32_t *mark;         /* per entry: attacks across the cut and edge column */
-    uint32_t *start;        /* (1 << (rows + cols)) + 1 offsets: group g is [start[g], start[g+1]) */
-    size_t len;             /* entries */
+    nq_quad_layout layout; /* board size and key layout */
+    int row0, rows;        /* board rows row0 .. row0 + rows - 1 */
+    int col0, cols;        /* board columns col0 .. col0 + cols - 1 */
+    uint64_t *diag;        /* per entry, grouped: diagonals relative to row0 */
+    uint32_t *key;         /* per entry: crossing diagonals outside the class */
+    uint32_t *mark;        /* per entry: attacks across the cut and edge column */
+    uint32_t *start;       /* (1 << (rows + cols)) + 1 offsets: group g is [start[g], start[g+1]) */
+    size_t len;            /* entries */
 } nq_quad;
 
 /* The key layout for an n x n board, 4 <= n <= NQ_QUAD_N_MAX: class bits only where the key would
@@ -74,15 +74,14 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts);
  * side of it). Requires 1 <= rows, cols and rows + cols <= NQ_QUAD_GROUP_BITS_MAX. ctl may be NULL;
  * its cancel flag is looked at every few thousand placements (microseconds).
  * Errors: NQ_E_ARG, NQ_E_NOMEM, NQ_E_CANCELED (then *q holds nothing to free). */
-nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0,
-                      int cols, const nq_count_ctl *ctl);
+nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
+                      const nq_count_ctl *ctl);
 
 /* Free what q holds (its arrays; q itself is the caller's). Safe on a zeroed or destroyed q. */
 void nq_quad_destroy(nq_quad *q);
 
 /* The placements on quadrant-local row set `rows` and column set `cols`: indexes [*first, *last). */
-static inline void nq_quad_group(const nq_quad *q, uint32_t rows, uint32_t cols, uint32_t *first,
-                                 uint32_t *last)
+static inline void nq_quad_group(const nq_quad *q, uint32_t rows, uint32_t cols, uint32_t *first, uint32_t *last)
 {
     const uint32_t g = rows << q->cols | cols;
     *first = q->start[g];

@@ -19,12 +19,12 @@ typedef struct board {
 } board;
 
 typedef struct sym_search {
-    int n;                 /* board size */
-    int turns;             /* 1: invariant under a quarter turn; 2: under a half turn */
-    uint64_t found;        /* boards found so far */
-    unsigned budget;       /* nodes until the next cancel check */
-    bool stopped;          /* cancel seen */
-    nq_count_ctl *ctl;     /* may be NULL */
+    int n;             /* board size */
+    int turns;         /* 1: invariant under a quarter turn; 2: under a half turn */
+    uint64_t found;    /* boards found so far */
+    unsigned budget;   /* nodes until the next cancel check */
+    bool stopped;      /* cancel seen */
+    nq_count_ctl *ctl; /* may be NULL */
 } sym_search;
 
 /* Put a queen on (r, c) unless its row, column or a diagonal is taken. */
@@ -32,8 +32,7 @@ static bool put(int n, board *b, int r, int c)
 {
     const uint32_t rbit = 1u << r, cbit = 1u << c;
     const uint64_t sbit = 1ull << (r + c), dbit = 1ull << (r - c + n - 1);
-    if ((b->rows & rbit) || (b->cols & cbit) || (b->sum & sbit) || (b->dif & dbit))
-        return false;
+    if ((b->rows & rbit) || (b->cols & cbit) || (b->sum & sbit) || (b->dif & dbit)) return false;
     b->rows |= rbit;
     b->cols |= cbit;
     b->sum |= sbit;
@@ -46,10 +45,8 @@ static bool put(int n, board *b, int r, int c)
 static bool put_orbit(const sym_search *s, board *b, int r, int c)
 {
     const int n = s->n, m = n - 1;
-    if (2 * r == m && 2 * c == m)
-        return put(n, b, r, c);
-    if (s->turns == 2)
-        return put(n, b, r, c) && put(n, b, m - r, m - c);
+    if (2 * r == m && 2 * c == m) return put(n, b, r, c);
+    if (s->turns == 2) return put(n, b, r, c) && put(n, b, m - r, m - c);
     return put(n, b, r, c) && put(n, b, c, m - r) && put(n, b, m - r, m - c) && put(n, b, m - c, r);
 }
 
@@ -57,8 +54,7 @@ static bool keep_going(sym_search *s)
 {
     if (--s->budget == 0) {
         s->budget = CANCEL_STRIDE;
-        if (s->ctl != NULL && atomic_load_explicit(&s->ctl->cancel, memory_order_relaxed))
-            s->stopped = true;
+        if (s->ctl != NULL && atomic_load_explicit(&s->ctl->cancel, memory_order_relaxed)) s->stopped = true;
     }
     return !s->stopped;
 }
@@ -71,16 +67,14 @@ static void search(sym_search *s, const board *b)
         s->found++;
         return;
     }
-    if (!keep_going(s))
-        return;
+    if (!keep_going(s)) return;
     const int r = __builtin_ctz(~b->rows);
     uint32_t avail = full & ~b->cols;
     while (avail != 0) {
         const int c = __builtin_ctz(avail);
         avail &= avail - 1u;
         board next = *b;
-        if (put_orbit(s, &next, r, c))
-            search(s, &next);
+        if (put_orbit(s, &next, r, c)) search(s, &next);
     }
 }
 
@@ -95,10 +89,8 @@ static nq_err count_fixed(int n, int turns, nq_count_ctl *ctl, uint64_t *out)
 
 nq_err nq_count_symmetric(int n, nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half)
 {
-    if (quarter == NULL || half == NULL)
-        return NQ_E_ARG;
-    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX)
-        return NQ_E_RANGE;
+    if (quarter == NULL || half == NULL) return NQ_E_ARG;
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
     const nq_err err = count_fixed(n, 1, ctl, quarter);
     return err != NQ_OK ? err : count_fixed(n, 2, ctl, half);
 }

@@ -13,12 +13,10 @@ int nq_count_cpus(void)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
     const long online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
     return online < 1 ? 1 : online > INT_MAX ? INT_MAX : (int)online;
 }
-
 
 void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads)
 {
@@ -28,13 +26,11 @@ void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads)
            pthread_create(&helpers[started], NULL, fn, arg) == 0)
         started++;
     fn(arg);
-    for (int i = 0; i < started; i++)
-        pthread_join(helpers[i], NULL);
+    for (int i = 0; i < started; i++) pthread_join(helpers[i], NULL);
 }
 
-nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,
-                            atomic_bool *nomem, nq_count_ctl *ctl, uint64_t *quarter,
-                            uint64_t *half)
+nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop, atomic_bool *nomem,
+                            nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half)
 {
     pthread_t tids[NQ_COUNT_WORKERS_MAX];
     int started = 0;
@@ -45,16 +41,11 @@ nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, 
             break;
         }
     }
-    if (err == NQ_OK && quarter != NULL && half != NULL)
-        err = nq_count_symmetric(n, ctl, quarter, half);
-    if (err != NQ_OK)
-        atomic_store(stop, true);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    if (err == NQ_OK && atomic_load(nomem))
-        err = NQ_E_NOMEM;
-    if (err == NQ_OK && atomic_load(stop))
-        err = NQ_E_CANCELED;
+    if (err == NQ_OK && quarter != NULL && half != NULL) err = nq_count_symmetric(n, ctl, quarter, half);
+    if (err != NQ_OK) atomic_store(stop, true);
+    for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
+    if (err == NQ_OK && atomic_load(nomem)) err = NQ_E_NOMEM;
+    if (err == NQ_OK && atomic_load(stop)) err = NQ_E_CANCELED;
     return err;
 }
 

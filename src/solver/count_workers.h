@@ -26,8 +26,7 @@
 static inline int nq_count_workers(int threads, int max)
 {
     const long want = threads != 0 ? threads : nq_count_cpus();
-    if (want < 1)
-        return 1;
+    if (want < 1) return 1;
     return want < max ? (int)want : max;
 }
 
@@ -35,8 +34,7 @@ static inline int nq_count_workers(int threads, int max)
  * 8 symmetries fix; none for 2 and 3) and returns true; false for every larger n. */
 static inline bool nq_count_too_small(int n, nq_counts *out)
 {
-    if (n > 3)
-        return false;
+    if (n > 3) return false;
     out->total = out->unique = n == 1 ? 1u : 0u;
     return true;
 }
@@ -45,8 +43,7 @@ static inline bool nq_count_too_small(int n, nq_counts *out)
  * b < 0 or b > a. */
 static inline uint64_t nq_binomial(int a, int b)
 {
-    if (b < 0 || a < b)
-        return 0;
+    if (b < 0 || a < b) return 0;
     uint64_t r = 1;
     for (int i = 1; i <= b; i++)
         r = r * (uint64_t)(a - b + i) / (uint64_t)i; /* exact: r is C(a-b+i-1, i-1) before the step */
@@ -62,8 +59,7 @@ void nq_count_helpers_run(void *(*fn)(void *), void *arg, int threads);
  * seen here sets *stop, so the other workers need not look at ctl. Cheap: relaxed loads. */
 static inline bool nq_count_stopping(atomic_bool *stop, nq_count_ctl *ctl)
 {
-    if (atomic_load_explicit(stop, memory_order_relaxed))
-        return true;
+    if (atomic_load_explicit(stop, memory_order_relaxed)) return true;
     if (ctl != NULL && atomic_load_explicit(&ctl->cancel, memory_order_relaxed)) {
         atomic_store_explicit(stop, true, memory_order_relaxed);
         return true;
@@ -78,9 +74,8 @@ static inline bool nq_count_stopping(atomic_bool *stop, nq_count_ctl *ctl)
  * leave. Returns NQ_E_THREAD, NQ_E_NOMEM (*nomem set), NQ_E_CANCELED (cancelled, or *stop set for
  * any other reason), else NQ_OK: every worker finished its share. quarter and half NULL: the
  * symmetric boards are not counted (a tasked count that did them before). */
-nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop,
-                            atomic_bool *nomem, nq_count_ctl *ctl, uint64_t *quarter,
-                            uint64_t *half);
+nq_err nq_count_workers_run(int n, int threads, void *(*fn)(void *), void *arg, atomic_bool *stop, atomic_bool *nomem,
+                            nq_count_ctl *ctl, uint64_t *quarter, uint64_t *half);
 
 /* Burnside: classes = (all boards + 2 x those a quarter turn fixes + those a half turn fixes) / 8. */
 nq_counts nq_count_burnside(uint64_t total, uint64_t quarter, uint64_t half);

@@ -25,10 +25,8 @@ static inline nq_simd nq_simd_level(void)
 {
 #if NQ_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        return NQ_SIMD_AVX512;
-    if (__builtin_cpu_supports("avx2"))
-        return NQ_SIMD_AVX2;
+    if (__builtin_cpu_supports("avx512f")) return NQ_SIMD_AVX512;
+    if (__builtin_cpu_supports("avx2")) return NQ_SIMD_AVX2;
 #endif
     return NQ_SIMD_PORTABLE;
 }

@@ -31,37 +31,54 @@ static const err_row rows[] = {
 };
 
 /* Linear scan: the table is tiny and codes are sparse, so no index is worth keeping. */
-static const err_row *find(nq_err err) {
+static const err_row *find(nq_err err)
+{
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (rows[i].code == err) return &rows[i];
     return NULL;
 }
 
-const char *nq_err_message(nq_err err) {
+const char *nq_err_message(nq_err err)
+{
     const err_row *r = find(err);
     return r ? r->message : "Unknown error";
 }
 
-const char *nq_err_name(nq_err err) {
+const char *nq_err_name(nq_err err)
+{
     const err_row *r = find(err);
     return r ? r->name : "E_UNKNOWN";
 }
 
-const nq_problem_type *nq_err_problem(nq_err err) {
+const nq_problem_type *nq_err_problem(nq_err err)
+{
     const err_row *r = find(err);
     return &problems[r ? r->type : PROBLEM_INTERNAL_ERROR];
 }
 
-int nq_err_http_status(nq_err err) { return nq_err_problem(err)->status; }
+int nq_err_http_status(nq_err err)
+{
+    return nq_err_problem(err)->status;
+}
 
-const char *nq_err_problem_slug(nq_err err) { return nq_err_problem(err)->slug; }
+const char *nq_err_problem_slug(nq_err err)
+{
+    return nq_err_problem(err)->slug;
+}
 
 /* Row 0 is "ok", which is not a problem type: the public index starts after it. */
-size_t nq_problem_count(void) { return PROBLEM_COUNT - 1; }
+size_t nq_problem_count(void)
+{
+    return PROBLEM_COUNT - 1;
+}
 
-const nq_problem_type *nq_problem_at(size_t i) { return i + 1 < PROBLEM_COUNT ? &problems[i + 1] : NULL; }
+const nq_problem_type *nq_problem_at(size_t i)
+{
+    return i + 1 < PROBLEM_COUNT ? &problems[i + 1] : NULL;
+}
 
-const nq_problem_type *nq_problem_find(const char *slug, size_t len) {
+const nq_problem_type *nq_problem_find(const char *slug, size_t len)
+{
     if (!slug) return NULL;
     for (size_t i = 1; i < PROBLEM_COUNT; i++)
         if (strlen(problems[i].slug) == len && memcmp(problems[i].slug, slug, len) == 0) return &problems[i];

@@ -31,19 +31,19 @@
 #include "symmetry.h"
 
 struct nq_iter {
-    int n;                    /* board size */
-    unsigned flags;           /* NQ_ITER_* given at creation */
-    int row;                  /* the row whose untried columns are taken next (0 .. n-2) */
-    bool done;                /* n = 1 only: its one solution was yielded */
-    int last_first;           /* row-0 column of the last solution yielded or sought past; -1: none */
-    uint32_t full;            /* the n column bits */
-    uint32_t first;           /* columns row 0 may use: all, or the left half in unique mode */
+    int n;                      /* board size */
+    unsigned flags;             /* NQ_ITER_* given at creation */
+    int row;                    /* the row whose untried columns are taken next (0 .. n-2) */
+    bool done;                  /* n = 1 only: its one solution was yielded */
+    int last_first;             /* row-0 column of the last solution yielded or sought past; -1: none */
+    uint32_t full;              /* the n column bits */
+    uint32_t first;             /* columns row 0 may use: all, or the left half in unique mode */
     uint32_t allowed[NQ_N_MAX]; /* per row >= 1: columns unique mode's rules leave; all otherwise */
-    int side_row;             /* unique mode: by the end of this row both side columns are taken; -1 */
-    uint32_t side;            /* the side columns (0 and n-1) */
-    const atomic_bool *stop;  /* nq_iter_set_stop's flag, looked at every STOP_STRIDE nodes; or NULL */
-    uint32_t until_look;      /* nodes left before the next look at *stop (kept across calls) */
-    nq_frame stack[NQ_N_MAX];    /* rows 0 .. n-2; the last row is never pushed (see search) */
+    int side_row;               /* unique mode: by the end of this row both side columns are taken; -1 */
+    uint32_t side;              /* the side columns (0 and n-1) */
+    const atomic_bool *stop;    /* nq_iter_set_stop's flag, looked at every STOP_STRIDE nodes; or NULL */
+    uint32_t until_look;        /* nodes left before the next look at *stop (kept across calls) */
+    nq_frame stack[NQ_N_MAX];   /* rows 0 .. n-2; the last row is never pushed (see search) */
 };
 
 /* Search nodes between two looks at the stop flag: about a third of a millisecond. */
@@ -58,8 +58,9 @@ typedef enum step_result {
 
 /* Bits of the columns strictly greater than c (c < 32). The shift is done in 64 bits so that
  * c = 31 gives 0 instead of an undefined 32-bit shift. */
-static uint32_t above(unsigned c) {
-    return (uint32_t)~((UINT64_C(2) << c) - 1u);
+static uint32_t above(unsigned c)
+{
+    return (uint32_t) ~((UINT64_C(2) << c) - 1u);
 }
 
 /* ---- unique mode's rules ----------------------------------------------------------------------
@@ -73,14 +74,16 @@ static uint32_t above(unsigned c) {
  * leaves); the per-solution test still decides. count_bt.c counts with the same rules. */
 
 /* Resets the rules to "none": every column of every row. */
-static void clear_rules(nq_iter *it) {
+static void clear_rules(nq_iter *it)
+{
     for (int r = 0; r < it->n; r++) it->allowed[r] = it->full;
     it->side_row = -1;
 }
 
 /* Sets the rules that hold below a queen at column c in row r. Only rows 0 and 1 (the latter under
  * a corner queen) decide anything; the rules of deeper rows follow from theirs. */
-static void set_rules(nq_iter *it, int r, uint32_t down, int c) {
+static void set_rules(nq_iter *it, int r, uint32_t down, int c)
+{
     const int n = it->n;
     if (r == 0) {
         clear_rules(it);
@@ -95,13 +98,15 @@ static void set_rules(nq_iter *it, int r, uint32_t down, int c) {
 }
 
 /* Columns row r may take: free of attacks and allowed by the rules. */
-static uint32_t row_free(const nq_iter *it, int r, uint32_t down, uint32_t left, uint32_t right) {
+static uint32_t row_free(const nq_iter *it, int r, uint32_t down, uint32_t left, uint32_t right)
+{
     const uint32_t free = it->allowed[r] & ~(down | left | right);
     return r == it->side_row ? nq_side_rule(free, down, it->side) : free;
 }
 
 /* Enter row r + 1 below a queen at column bit `bit` of row r. */
-static void descend(nq_iter *it, int r, uint32_t bit) {
+static void descend(nq_iter *it, int r, uint32_t bit)
+{
     const nq_frame *f = &it->stack[r];
     nq_frame *g = &it->stack[r + 1];
     if (it->flags & NQ_ITER_UNIQUE) set_rules(it, r, f->down, __builtin_ctz(bit));
@@ -111,7 +116,8 @@ static void descend(nq_iter *it, int r, uint32_t bit) {
     g->untried = row_free(it, r + 1, g->down, g->left, g->right);
 }
 
-static void rewind_to_start(nq_iter *it) {
+static void rewind_to_start(nq_iter *it)
+{
     clear_rules(it);
     it->row = 0;
     it->done = false;
@@ -122,7 +128,8 @@ static void rewind_to_start(nq_iter *it) {
 /* Writes the solution just found to out: row r's queen is the bit that row r+1's `down` adds,
  * row n-2's is `bit` and the last row's is `last`. Rebuilding it here, once per solution, keeps
  * the node loop from storing a column per node. */
-static void write_solution(const nq_iter *it, uint32_t bit, uint32_t last, uint8_t *out) {
+static void write_solution(const nq_iter *it, uint32_t bit, uint32_t last, uint8_t *out)
+{
     const int n = it->n;
     for (int r = 0; r < n - 2; r++) out[r] = (uint8_t)__builtin_ctz(it->stack[r + 1].down ^ it->stack[r].down);
     out[n - 2] = (uint8_t)__builtin_ctz(bit);
@@ -130,14 +137,16 @@ static void write_solution(const nq_iter *it, uint32_t bit, uint32_t last, uint8
 }
 
 /* n = 1 has one solution, and no row n-2 for the stack to stop at. */
-static step_result step_single(nq_iter *it, uint8_t *out) {
+static step_result step_single(nq_iter *it, uint8_t *out)
+{
     if (it->done || it->stack[0].untried == 0) return STEP_END;
     it->done = true;
     out[0] = 0;
     return STEP_FOUND;
 }
 
-static bool stop_requested(const nq_iter *it) {
+static bool stop_requested(const nq_iter *it)
+{
     return it->stop != NULL && atomic_load_explicit(it->stop, memory_order_relaxed);
 }
 
@@ -154,7 +163,8 @@ static bool stop_requested(const nq_iter *it) {
  * every STOP_STRIDE nodes (stopping where the state is whole: before a column is taken). Both are
  * compile-time constants in each of step_once's four calls, so the plain search pays for neither. */
 static inline __attribute__((always_inline)) step_result search(nq_iter *it, uint8_t *out, const bool rules,
-                                                                const bool watch) {
+                                                                const bool watch)
+{
     const int last = it->n - 1;
     if (last == 0) return step_single(it, out);
     const uint32_t full = it->full;
@@ -200,21 +210,24 @@ static inline __attribute__((always_inline)) step_result search(nq_iter *it, uin
 }
 
 /* One search step, specialised for the iterator's mode and whether a stop flag is set. */
-static step_result step_once(nq_iter *it, uint8_t *out) {
+static step_result step_once(nq_iter *it, uint8_t *out)
+{
     const bool watch = it->stop != NULL;
     if (it->flags & NQ_ITER_UNIQUE) return watch ? search(it, out, true, true) : search(it, out, true, false);
     return watch ? search(it, out, false, true) : search(it, out, false, false);
 }
 
 /* The next solution the iterator yields: in unique mode, the next canonical one. */
-static step_result step_filtered(nq_iter *it, uint8_t *out) {
+static step_result step_filtered(nq_iter *it, uint8_t *out)
+{
     for (;;) {
         const step_result res = step_once(it, out);
         if (res != STEP_FOUND || !(it->flags & NQ_ITER_UNIQUE) || nq_sym_classify(it->n, out) != 0) return res;
     }
 }
 
-nq_err nq_iter_create(int n, unsigned flags, nq_iter **out) {
+nq_err nq_iter_create(int n, unsigned flags, nq_iter **out)
+{
     if (out == NULL || (flags & ~(unsigned)NQ_ITER_UNIQUE) != 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_N_MAX) return NQ_E_RANGE;
     nq_iter *it = calloc(1, sizeof *it);
@@ -230,7 +243,8 @@ nq_err nq_iter_create(int n, unsigned flags, nq_iter **out) {
     return NQ_OK;
 }
 
-void nq_iter_destroy(nq_iter *it) {
+void nq_iter_destroy(nq_iter *it)
+{
     free(it);
 }
 
@@ -241,7 +255,8 @@ void nq_iter_destroy(nq_iter *it) {
  * left, which is where the next solution after cursor is.
  * One case needs care: when the cursor's first n-1 rows are a valid prefix whose one completion
  * sorts after the cursor, that completion comes next, so row n-2 keeps the cursor's own column. */
-nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
+nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len)
+{
     if (it == NULL || cursor == NULL) return NQ_E_ARG;
     if (len != (size_t)it->n) return NQ_E_CURSOR;
     for (size_t i = 0; i < len; i++)
@@ -273,7 +288,8 @@ nq_err nq_iter_seek_after(nq_iter *it, const uint8_t *cursor, size_t len) {
     }
 }
 
-nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped) {
+nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped)
+{
     if (it == NULL) return NQ_E_ARG;
     uint8_t scratch[NQ_N_MAX];
     uint64_t done = 0;
@@ -287,7 +303,8 @@ nq_err nq_iter_skip(nq_iter *it, uint64_t k, uint64_t *skipped) {
     return res == STEP_STOPPED ? NQ_E_CANCELED : NQ_OK;
 }
 
-nq_err nq_iter_set_stop(nq_iter *it, const atomic_bool *stop) {
+nq_err nq_iter_set_stop(nq_iter *it, const atomic_bool *stop)
+{
     if (it == NULL) return NQ_E_ARG;
     it->stop = stop;
     it->until_look = STOP_STRIDE;
@@ -309,7 +326,8 @@ typedef struct block_map {
  * search); this copies the rest, as far as max allows, and leaves the iterator after the last one
  * written: past the block if it was copied whole, else by seeking after the last solution copied.
  * Returns the new count of solutions in out. */
-static size_t replay_mirror(nq_iter *it, uint8_t *out, size_t i, size_t max, const block_map *map, int m) {
+static size_t replay_mirror(nq_iter *it, uint8_t *out, size_t i, size_t max, const block_map *map, int m)
+{
     const size_t n = (size_t)it->n;
     size_t k = map->end[m] - 1; /* out[i] mirrors out[k]; the next one mirrors out[k - 1] */
     i++;
@@ -329,7 +347,8 @@ static size_t replay_mirror(nq_iter *it, uint8_t *out, size_t i, size_t max, con
 }
 
 /* Notes that out[i], whose row 0 is column c0, starts a new block if it does. */
-static bool starts_block(block_map *map, size_t i, int c0) {
+static bool starts_block(block_map *map, size_t i, int c0)
+{
     if (c0 == map->current) return false;
     if (map->current >= 0) map->end[map->current] = i;
     map->begin[c0] = i;
@@ -337,7 +356,8 @@ static bool starts_block(block_map *map, size_t i, int c0) {
     return true;
 }
 
-nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got) {
+nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got)
+{
     if (it == NULL || cols == NULL || got == NULL || max == 0) return NQ_E_ARG;
     const size_t n = (size_t)it->n;
     const bool unique = (it->flags & NQ_ITER_UNIQUE) != 0;
@@ -363,10 +383,12 @@ nq_err nq_iter_next(nq_iter *it, uint8_t *cols, size_t max, size_t *got) {
     return res == STEP_STOPPED ? NQ_E_CANCELED : NQ_OK;
 }
 
-int nq_iter_n(const nq_iter *it) {
+int nq_iter_n(const nq_iter *it)
+{
     return it == NULL ? 0 : it->n;
 }
 
-unsigned nq_iter_flags(const nq_iter *it) {
+unsigned nq_iter_flags(const nq_iter *it)
+{
     return it == NULL ? 0u : it->flags;
 }

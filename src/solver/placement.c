@@ -19,18 +19,23 @@
 
 /* ---- errors ----------------------------------------------------------------------------------- */
 
-static nq_err fail(nq_placement_error *perr, nq_placement_error e) {
+static nq_err fail(nq_placement_error *perr, nq_placement_error e)
+{
     if (perr != NULL) *perr = e;
     return NQ_E_PLACEMENT;
 }
 
 /* "row 9" or, when it overflowed, "a row". */
-static void describe_value(char *buf, size_t cap, const char *what, uint64_t value) {
-    if (value == UINT64_MAX) snprintf(buf, cap, "a %s too large", what);
-    else snprintf(buf, cap, "%s %" PRIu64, what, value);
+static void describe_value(char *buf, size_t cap, const char *what, uint64_t value)
+{
+    if (value == UINT64_MAX)
+        snprintf(buf, cap, "a %s too large", what);
+    else
+        snprintf(buf, cap, "%s %" PRIu64, what, value);
 }
 
-static const char *malformed_text(nq_placement_form form) {
+static const char *malformed_text(nq_placement_form form)
+{
     switch (form) {
     case NQ_PLACEMENT_FORM_COLUMNS: return "is not a column number or '-'";
     case NQ_PLACEMENT_FORM_QUEENS: return "is not row:column (two plain decimal numbers)";
@@ -39,7 +44,8 @@ static const char *malformed_text(nq_placement_form form) {
     return "is malformed";
 }
 
-size_t nq_placement_error_describe(const nq_placement_error *e, char *buf, size_t cap) {
+size_t nq_placement_error_describe(const nq_placement_error *e, char *buf, size_t cap)
+{
     char v[48];
     const uint64_t last = e->n > 0 ? e->n - 1u : 0;
     int len = 0;
@@ -59,8 +65,9 @@ size_t nq_placement_error_describe(const nq_placement_error *e, char *buf, size_
         len = snprintf(buf, cap, "entry %" PRIu64 ": %s is outside 0..%" PRIu64, e->entry, v, last);
         break;
     case NQ_PLACEMENT_DUPLICATE:
-        len = snprintf(buf, cap, "entry %" PRIu64 " gives square %" PRIu32 ":%" PRIu32 " again (entry %" PRIu64
-                       " gave it first)", e->entry, e->square.row, e->square.col, e->other);
+        len = snprintf(buf, cap,
+                       "entry %" PRIu64 " gives square %" PRIu32 ":%" PRIu32 " again (entry %" PRIu64 " gave it first)",
+                       e->entry, e->square.row, e->square.col, e->other);
         break;
     case NQ_PLACEMENT_TOO_FEW:
         len = snprintf(buf, cap, "%" PRIu64 " column entries, not %" PRIu32 " (one per row)", e->entry, e->n);
@@ -76,7 +83,8 @@ size_t nq_placement_error_describe(const nq_placement_error *e, char *buf, size_
 
 /* ---- building --------------------------------------------------------------------------------- */
 
-nq_err nq_placement_create(uint32_t n, size_t capacity, nq_placement **out) {
+nq_err nq_placement_create(uint32_t n, size_t capacity, nq_placement **out)
+{
     if (out == NULL || capacity > NQ_PLACEMENT_CAPACITY_MAX) return NQ_E_ARG;
     if (n == 0 || n > NQ_PLACEMENT_N_MAX) return NQ_E_RANGE;
     nq_placement *p = calloc(1, sizeof *p);
@@ -92,7 +100,8 @@ nq_err nq_placement_create(uint32_t n, size_t capacity, nq_placement **out) {
     return NQ_OK;
 }
 
-void nq_placement_destroy(nq_placement *p) {
+void nq_placement_destroy(nq_placement *p)
+{
     if (p == NULL) return;
     free(p->queens);
     free(p);
@@ -100,7 +109,8 @@ void nq_placement_destroy(nq_placement *p) {
 
 /* add with the form recorded in an error. */
 static nq_err add(nq_placement *p, nq_placement_form form, uint64_t entry, uint64_t row, uint64_t col,
-                  nq_placement_error *perr) {
+                  nq_placement_error *perr)
+{
     const nq_placement_error base = {.form = form, .entry = entry, .n = p->n};
     nq_placement_error e = base;
     if (row >= p->n) {
@@ -121,13 +131,15 @@ static nq_err add(nq_placement *p, nq_placement_form form, uint64_t entry, uint6
     return NQ_OK;
 }
 
-nq_err nq_placement_add(nq_placement *p, uint64_t entry, uint64_t row, uint64_t col, nq_placement_error *perr) {
+nq_err nq_placement_add(nq_placement *p, uint64_t entry, uint64_t row, uint64_t col, nq_placement_error *perr)
+{
     if (p == NULL || p->finished) return NQ_E_ARG;
     return add(p, NQ_PLACEMENT_FORM_BUILT, entry, row, col, perr);
 }
 
 /* True when the queens are strictly increasing in row-major order (so sorted and distinct). */
-static bool strictly_sorted(const nq_placement *p) {
+static bool strictly_sorted(const nq_placement *p)
+{
     for (size_t i = 1; i < p->count; i++) {
         const nq_square a = p->queens[i - 1], b = p->queens[i];
         if (a.row > b.row || (a.row == b.row && a.col >= b.col)) return false;
@@ -136,7 +148,8 @@ static bool strictly_sorted(const nq_placement *p) {
 }
 
 /* The error for the square given twice at sorted key k: its first two positions in input order. */
-static nq_err duplicate(const nq_placement *p, nq_placement_form form, nq_square sq, nq_placement_error *perr) {
+static nq_err duplicate(const nq_placement *p, nq_placement_form form, nq_square sq, nq_placement_error *perr)
+{
     nq_placement_error e = {.reason = NQ_PLACEMENT_DUPLICATE, .form = form, .square = sq, .n = p->n};
     bool seen = false;
     for (size_t i = 0; i < p->count; i++) {
@@ -152,7 +165,8 @@ static nq_err duplicate(const nq_placement *p, nq_placement_form form, nq_square
 }
 
 /* Sort by the key row << b | col (b bits hold any column), then look for equal neighbours. */
-static nq_err finish(nq_placement *p, nq_placement_form form, nq_placement_error *perr) {
+static nq_err finish(nq_placement *p, nq_placement_form form, nq_placement_error *perr)
+{
     if (strictly_sorted(p)) {
         p->finished = true;
         return NQ_OK;
@@ -169,13 +183,15 @@ static nq_err finish(nq_placement *p, nq_placement_form form, nq_placement_error
         free(keys);
         return duplicate(p, form, sq, perr);
     }
-    for (size_t i = 0; i < p->count; i++) p->queens[i] = (nq_square){(uint32_t)(keys[i] >> b), (uint32_t)(keys[i] & mask)};
+    for (size_t i = 0; i < p->count; i++)
+        p->queens[i] = (nq_square){(uint32_t)(keys[i] >> b), (uint32_t)(keys[i] & mask)};
     free(keys);
     p->finished = true;
     return NQ_OK;
 }
 
-nq_err nq_placement_finish(nq_placement *p, nq_placement_error *perr) {
+nq_err nq_placement_finish(nq_placement *p, nq_placement_error *perr)
+{
     if (p == NULL || p->finished) return NQ_E_ARG;
     return finish(p, NQ_PLACEMENT_FORM_BUILT, perr);
 }
@@ -185,7 +201,8 @@ nq_err nq_placement_finish(nq_placement *p, nq_placement_error *perr) {
 /* A number in s[from..to): plain digits (nqueens/parse.h), no leading zero beyond "0". On success
  * *value holds it, saturated at UINT64_MAX (which is out of every range). Returns the reason it is
  * not one. */
-static nq_placement_reason number(const char *s, size_t from, size_t to, uint64_t *value) {
+static nq_placement_reason number(const char *s, size_t from, size_t to, uint64_t *value)
+{
     uint64_t v = 0;
     const nq_err rc = nq_parse_u64(s + from, to - from, UINT64_MAX, &v);
     if (rc != NQ_OK && rc != NQ_E_OVERFLOW) return NQ_PLACEMENT_MALFORMED;
@@ -195,20 +212,23 @@ static nq_placement_reason number(const char *s, size_t from, size_t to, uint64_
 }
 
 /* End of the entry starting at from: the next ',' or len. */
-static size_t entry_end(const char *s, size_t len, size_t from) {
+static size_t entry_end(const char *s, size_t len, size_t from)
+{
     const char *comma = memchr(s + from, ',', len - from);
     return comma != NULL ? (size_t)(comma - s) : len;
 }
 
 /* Checks shared by the parsers; creates the placement with room for `capacity` queens. */
-static nq_err start_parse(uint32_t n, const char *s, nq_placement **out, size_t capacity, nq_placement **p) {
+static nq_err start_parse(uint32_t n, const char *s, nq_placement **out, size_t capacity, nq_placement **p)
+{
     if (s == NULL || out == NULL) return NQ_E_ARG;
     if (n == 0 || n > NQ_PLACEMENT_N_MAX) return NQ_E_RANGE;
     return nq_placement_create(n, capacity < NQ_PLACEMENT_CAPACITY_MAX ? capacity : NQ_PLACEMENT_CAPACITY_MAX, p);
 }
 
 /* Hands a parsed placement over, or frees it on error. */
-static nq_err end_parse(nq_err err, nq_placement *p, nq_placement **out) {
+static nq_err end_parse(nq_err err, nq_placement *p, nq_placement **out)
+{
     if (err != NQ_OK) {
         nq_placement_destroy(p);
         return err;
@@ -218,7 +238,8 @@ static nq_err end_parse(nq_err err, nq_placement *p, nq_placement **out) {
 }
 
 /* One entry of the columns form, s[from..to): "-" (sets *has false) or a column number. */
-static nq_placement_reason column_entry(const char *s, size_t from, size_t to, bool *has, uint64_t *col) {
+static nq_placement_reason column_entry(const char *s, size_t from, size_t to, bool *has, uint64_t *col)
+{
     *has = false;
     if (from == to) return NQ_PLACEMENT_EMPTY;
     if (to - from == 1 && s[from] == '-') return NQ_PLACEMENT_OK; /* a row without a queen */
@@ -227,7 +248,8 @@ static nq_placement_reason column_entry(const char *s, size_t from, size_t to, b
 }
 
 /* Parses the columns form into the open placement p. */
-static nq_err parse_columns(nq_placement *p, const char *s, size_t len, nq_placement_error *perr) {
+static nq_err parse_columns(nq_placement *p, const char *s, size_t len, nq_placement_error *perr)
+{
     nq_placement_error e = {.form = NQ_PLACEMENT_FORM_COLUMNS, .n = p->n};
     size_t pos = 0;
     uint64_t row = 0;
@@ -260,7 +282,8 @@ static nq_err parse_columns(nq_placement *p, const char *s, size_t len, nq_place
     return NQ_OK;
 }
 
-nq_err nq_placement_parse_columns(uint32_t n, const char *s, size_t len, nq_placement **out, nq_placement_error *perr) {
+nq_err nq_placement_parse_columns(uint32_t n, const char *s, size_t len, nq_placement **out, nq_placement_error *perr)
+{
     nq_placement *p = NULL;
     /* at most n queens, and one per 2 bytes ("c,") of input */
     const nq_err err = start_parse(n, s, out, len / 2 + 1 < n ? len / 2 + 1 : n, &p);
@@ -270,12 +293,15 @@ nq_err nq_placement_parse_columns(uint32_t n, const char *s, size_t len, nq_plac
 
 /* Parses one "r:c" entry s[from..to) into p. */
 static nq_err parse_square(nq_placement *p, const char *s, size_t from, size_t to, uint64_t entry,
-                           nq_placement_error *perr) {
+                           nq_placement_error *perr)
+{
     nq_placement_error e = {.form = NQ_PLACEMENT_FORM_QUEENS, .entry = entry, .n = p->n, .offset = from};
     uint64_t row = 0, col = 0;
     const char *colon = memchr(s + from, ':', to - from);
-    if (from == to) e.reason = NQ_PLACEMENT_EMPTY;
-    else if (colon == NULL) e.reason = NQ_PLACEMENT_MALFORMED;
+    if (from == to)
+        e.reason = NQ_PLACEMENT_EMPTY;
+    else if (colon == NULL)
+        e.reason = NQ_PLACEMENT_MALFORMED;
     else {
         const size_t mid = (size_t)(colon - s);
         e.reason = number(s, from, mid, &row);
@@ -289,7 +315,8 @@ static nq_err parse_square(nq_placement *p, const char *s, size_t from, size_t t
     return err;
 }
 
-static nq_err parse_queens(nq_placement *p, const char *s, size_t len, nq_placement_error *perr) {
+static nq_err parse_queens(nq_placement *p, const char *s, size_t len, nq_placement_error *perr)
+{
     if (len > 0) {
         size_t pos = 0;
         for (uint64_t entry = 0;; entry++) {
@@ -303,7 +330,8 @@ static nq_err parse_queens(nq_placement *p, const char *s, size_t len, nq_placem
     return finish(p, NQ_PLACEMENT_FORM_QUEENS, perr);
 }
 
-nq_err nq_placement_parse_queens(uint32_t n, const char *s, size_t len, nq_placement **out, nq_placement_error *perr) {
+nq_err nq_placement_parse_queens(uint32_t n, const char *s, size_t len, nq_placement **out, nq_placement_error *perr)
+{
     nq_placement *p = NULL;
     const nq_err err = start_parse(n, s, out, len / 4 + 1, &p); /* each entry but the last is >= "r:c," */
     if (err != NQ_OK) return err;
@@ -312,20 +340,24 @@ nq_err nq_placement_parse_queens(uint32_t n, const char *s, size_t len, nq_place
 
 /* ---- reading ---------------------------------------------------------------------------------- */
 
-uint32_t nq_placement_n(const nq_placement *p) {
+uint32_t nq_placement_n(const nq_placement *p)
+{
     return p != NULL ? p->n : 0;
 }
 
-size_t nq_placement_count(const nq_placement *p) {
+size_t nq_placement_count(const nq_placement *p)
+{
     return p != NULL ? p->count : 0;
 }
 
-const nq_square *nq_placement_queens(const nq_placement *p) {
+const nq_square *nq_placement_queens(const nq_placement *p)
+{
     return p != NULL && p->count > 0 ? p->queens : NULL;
 }
 
 /* Decimal digits of v. */
-static size_t digits(uint32_t v) {
+static size_t digits(uint32_t v)
+{
     size_t d = 1;
     while (v >= 10) {
         v /= 10;
@@ -334,7 +366,8 @@ static size_t digits(uint32_t v) {
     return d;
 }
 
-size_t nq_placement_render_size(const nq_placement *p) {
+size_t nq_placement_render_size(const nq_placement *p)
+{
     if (p == NULL) return 1;
     size_t need = 1; /* the NUL */
     for (size_t i = 0; i < p->count; i++)
@@ -343,7 +376,8 @@ size_t nq_placement_render_size(const nq_placement *p) {
 }
 
 /* Writes v in decimal at out; returns the bytes written. */
-static size_t put_u32(char *out, uint32_t v) {
+static size_t put_u32(char *out, uint32_t v)
+{
     char tmp[10];
     size_t k = 0;
     do {
@@ -354,7 +388,8 @@ static size_t put_u32(char *out, uint32_t v) {
     return k;
 }
 
-nq_err nq_placement_render_queens(const nq_placement *p, char *out, size_t cap, size_t *len) {
+nq_err nq_placement_render_queens(const nq_placement *p, char *out, size_t cap, size_t *len)
+{
     if (p == NULL || out == NULL || !p->finished) return NQ_E_ARG;
     if (cap < nq_placement_render_size(p)) return NQ_E_BUFSIZE;
     size_t o = 0;
@@ -368,4 +403,3 @@ nq_err nq_placement_render_queens(const nq_placement *p, char *out, size_t cap, 
     if (len != NULL) *len = o;
     return NQ_OK;
 }
-

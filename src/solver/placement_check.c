@@ -24,9 +24,9 @@
 #include "placement_impl.h"
 #include "radix.h"
 
-#define DENSE_PER_QUEEN 8u         /* byte counters while 2n - 1 <= this * queens + DENSE_SLACK */
-#define DENSE_SLACK (1u << 16)     /* ... so small boards always count densely */
-#define NONE UINT32_MAX            /* no queen (ranks are < NQ_PLACEMENT_CAPACITY_MAX) */
+#define DENSE_PER_QUEEN 8u     /* byte counters while 2n - 1 <= this * queens + DENSE_SLACK */
+#define DENSE_SLACK (1u << 16) /* ... so small boards always count densely */
+#define NONE UINT32_MAX        /* no queen (ranks are < NQ_PLACEMENT_CAPACITY_MAX) */
 
 typedef enum family { FAM_COL, FAM_DOWN, FAM_UP, FAM_COUNT } family;
 
@@ -38,7 +38,8 @@ typedef struct check {
 } check;
 
 /* The line of family f through s: its column, diagonal r - c + n - 1, or anti-diagonal r + c. */
-static inline uint32_t line_of(family f, uint32_t n, nq_square s) {
+static inline uint32_t line_of(family f, uint32_t n, nq_square s)
+{
     switch (f) {
     case FAM_COL: return s.col;
     case FAM_DOWN: return s.row + (n - 1 - s.col);
@@ -49,13 +50,15 @@ static inline uint32_t line_of(family f, uint32_t n, nq_square s) {
 }
 
 /* k(k-1)/2 without overflow for any k < 2^32. */
-static uint64_t pairs_of(uint64_t k) {
+static uint64_t pairs_of(uint64_t k)
+{
     return k * (k - 1) / 2;
 }
 
 /* Pairs within runs of equal keys of sorted[0..count), when each run's line already held `base`
  * queens before it: base * m + m(m-1)/2 for a run of m. */
-static uint64_t run_pairs(const uint64_t *sorted, size_t count, uint64_t base) {
+static uint64_t run_pairs(const uint64_t *sorted, size_t count, uint64_t base)
+{
     uint64_t total = 0;
     for (size_t i = 0; i < count;) {
         size_t j = i + 1;
@@ -66,7 +69,8 @@ static uint64_t run_pairs(const uint64_t *sorted, size_t count, uint64_t base) {
     return total;
 }
 
-static uint64_t row_pairs(const check *c) {
+static uint64_t row_pairs(const check *c)
+{
     uint64_t total = 0;
     for (size_t i = 0; i < c->q;) {
         size_t j = i + 1;
@@ -82,7 +86,8 @@ static uint64_t row_pairs(const check *c) {
 /* Family f counted with byte counters cnt[0..nlines); *spill (allocated on first need, 2q keys with
  * scratch, owned by the caller) takes the queens of lines past 255. Each queen adds the number of
  * queens already on its line. */
-static nq_err count_dense(const check *c, family f, uint8_t *cnt, uint64_t **spill, uint64_t *pairs) {
+static nq_err count_dense(const check *c, family f, uint8_t *cnt, uint64_t **spill, uint64_t *pairs)
+{
     size_t nspill = 0;
     uint64_t total = 0;
     memset(cnt, 0, c->nlines);
@@ -107,25 +112,31 @@ static nq_err count_dense(const check *c, family f, uint8_t *cnt, uint64_t **spi
 }
 
 /* Family f counted by sorting the line numbers (keys: 2q scratch, owned by the caller). */
-static void count_sparse(const check *c, family f, uint64_t *keys, uint64_t *pairs) {
+static void count_sparse(const check *c, family f, uint64_t *keys, uint64_t *pairs)
+{
     for (size_t i = 0; i < c->q; i++) keys[i] = line_of(f, c->n, c->qs[i]);
     nq_radix_sort_u64(keys, keys + c->q, c->q, 0, nq_bit_width(c->nlines));
     *pairs += run_pairs(keys, c->q, 0);
 }
 
 /* Pairs per family into fam[0..FAM_COUNT). */
-static nq_err count_families(const check *c, uint64_t fam[FAM_COUNT]) {
+static nq_err count_families(const check *c, uint64_t fam[FAM_COUNT])
+{
     const bool dense = c->nlines <= DENSE_PER_QUEEN * c->q + DENSE_SLACK;
     uint8_t *cnt = NULL;
     uint64_t *keys = NULL; /* the spill list (dense) or the sort keys (sparse) */
     nq_err err = NQ_OK;
-    if (dense) cnt = malloc(c->nlines);
-    else keys = malloc(2 * c->q * sizeof *keys);
+    if (dense)
+        cnt = malloc(c->nlines);
+    else
+        keys = malloc(2 * c->q * sizeof *keys);
     if (cnt == NULL && keys == NULL) return NQ_E_NOMEM;
     for (int f = 0; f < FAM_COUNT && err == NQ_OK; f++) {
         fam[f] = 0;
-        if (dense) err = count_dense(c, (family)f, cnt, &keys, &fam[f]);
-        else count_sparse(c, (family)f, keys, &fam[f]);
+        if (dense)
+            err = count_dense(c, (family)f, cnt, &keys, &fam[f]);
+        else
+            count_sparse(c, (family)f, keys, &fam[f]);
     }
     free(keys);
     free(cnt);
@@ -140,7 +151,8 @@ typedef struct line_lists {
 } line_lists;
 
 /* Builds family f's lists; scratch holds 2q keys. */
-static nq_err build_lines(const check *c, family f, uint64_t *scratch, line_lists *l) {
+static nq_err build_lines(const check *c, family f, uint64_t *scratch, line_lists *l)
+{
     l->order = malloc(c->q * sizeof *l->order);
     l->pos = malloc(c->q * sizeof *l->pos);
     if (l->order == NULL || l->pos == NULL) return NQ_E_NOMEM;
@@ -161,19 +173,22 @@ typedef struct partners {
 } partners;
 
 /* Head of family f's stream, or NONE when its line has no more queens. */
-static uint32_t head(const check *c, const line_lists *l, const partners *pt, family f) {
+static uint32_t head(const check *c, const line_lists *l, const partners *pt, family f)
+{
     if (l->order == NULL || pt->at[f] >= c->q) return NONE;
     const uint32_t r = l->order[pt->at[f]];
     return line_of(f, c->n, c->qs[r]) == pt->line[f] ? r : NONE;
 }
 
 /* Next rank after r on r's row, or NONE. */
-static uint32_t next_on_row(const check *c, uint32_t r) {
+static uint32_t next_on_row(const check *c, uint32_t r)
+{
     return (size_t)r + 1 < c->q && c->qs[r + 1].row == c->qs[r].row ? r + 1 : NONE;
 }
 
 /* Writes queen a's pairs with later queens, in order, until cap; returns how many it wrote. */
-static size_t list_queen(const check *c, const line_lists lists[FAM_COUNT], uint32_t a, nq_pair *out, size_t cap) {
+static size_t list_queen(const check *c, const line_lists lists[FAM_COUNT], uint32_t a, nq_pair *out, size_t cap)
+{
     partners pt = {.row_next = next_on_row(c, a)};
     for (int f = 0; f < FAM_COUNT; f++) {
         pt.line[f] = line_of((family)f, c->n, c->qs[a]);
@@ -192,14 +207,17 @@ static size_t list_queen(const check *c, const line_lists lists[FAM_COUNT], uint
         }
         if (best == NONE) break;
         out[listed++] = (nq_pair){c->qs[a], c->qs[best]};
-        if (from < 0) pt.row_next = next_on_row(c, best);
-        else pt.at[from]++;
+        if (from < 0)
+            pt.row_next = next_on_row(c, best);
+        else
+            pt.at[from]++;
     }
     return listed;
 }
 
 /* Lists the first cap pairs; families with no pairs get no lists. */
-static nq_err list_pairs(const check *c, const uint64_t fam[FAM_COUNT], nq_pair *out, size_t cap, size_t *listed) {
+static nq_err list_pairs(const check *c, const uint64_t fam[FAM_COUNT], nq_pair *out, size_t cap, size_t *listed)
+{
     line_lists lists[FAM_COUNT] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
     uint64_t *scratch = malloc(2 * c->q * sizeof *scratch);
     nq_err err = scratch != NULL ? NQ_OK : NQ_E_NOMEM;
@@ -218,7 +236,8 @@ static nq_err list_pairs(const check *c, const uint64_t fam[FAM_COUNT], nq_pair 
 
 /* ---- entry point ------------------------------------------------------------------------------ */
 
-nq_err nq_placement_check(const nq_placement *p, nq_pair *pairs, size_t cap, nq_check_report *out) {
+nq_err nq_placement_check(const nq_placement *p, nq_pair *pairs, size_t cap, nq_check_report *out)
+{
     if (p == NULL || out == NULL || !p->finished || (pairs == NULL && cap > 0)) return NQ_E_ARG;
     const check c = {.qs = p->queens, .q = p->count, .n = p->n, .nlines = 2 * (size_t)p->n - 1};
     uint64_t fam[FAM_COUNT] = {0, 0, 0};

@@ -20,7 +20,8 @@ typedef struct nq_prng {
 } nq_prng;
 
 /* splitmix64: advances *x and returns the next output. Used to spread a 64-bit seed over the state. */
-static inline uint64_t nq_splitmix64(uint64_t *x) {
+static inline uint64_t nq_splitmix64(uint64_t *x)
+{
     uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
     z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
@@ -28,16 +29,19 @@ static inline uint64_t nq_splitmix64(uint64_t *x) {
 }
 
 /* The state for seed: four consecutive splitmix64 outputs, as the xoshiro authors recommend. */
-static inline void nq_prng_seed(nq_prng *g, uint64_t seed) {
+static inline void nq_prng_seed(nq_prng *g, uint64_t seed)
+{
     for (int i = 0; i < 4; i++) g->s[i] = nq_splitmix64(&seed);
 }
 
-static inline uint64_t nq_rotl64(uint64_t x, int k) {
+static inline uint64_t nq_rotl64(uint64_t x, int k)
+{
     return (x << k) | (x >> (64 - k));
 }
 
 /* The next 64 random bits (xoshiro256**). */
-static inline uint64_t nq_prng_next(nq_prng *g) {
+static inline uint64_t nq_prng_next(nq_prng *g)
+{
     uint64_t *s = g->s;
     const uint64_t result = nq_rotl64(s[1] * 5, 7) * 9;
     const uint64_t t = s[1] << 17;
@@ -52,7 +56,8 @@ static inline uint64_t nq_prng_next(nq_prng *g) {
 
 /* A uniform integer in 0..bound-1, bound >= 1. The high 32 bits of one output scaled by bound; the
  * rare draws that would make some values likelier are rejected (Lemire). */
-static inline uint32_t nq_prng_below(nq_prng *g, uint32_t bound) {
+static inline uint32_t nq_prng_below(nq_prng *g, uint32_t bound)
+{
     uint64_t m = (nq_prng_next(g) >> 32) * bound;
     uint32_t low = (uint32_t)m;
     if (low < bound) {

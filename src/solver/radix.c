@@ -8,7 +8,8 @@
 
 /* One stable counting-sort pass of src into dst by the `bits`-wide digit at `shift`. Returns 0 when
  * every key has the same digit (dst is then not written), 1 otherwise. */
-static int pass(const uint64_t *src, uint64_t *dst, size_t count, unsigned shift, unsigned bits) {
+static int pass(const uint64_t *src, uint64_t *dst, size_t count, unsigned shift, unsigned bits)
+{
     size_t start[BUCKETS];
     const uint64_t mask = (UINT64_C(1) << bits) - 1;
     memset(start, 0, sizeof start);
@@ -24,7 +25,8 @@ static int pass(const uint64_t *src, uint64_t *dst, size_t count, unsigned shift
     return 1;
 }
 
-void nq_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t count, unsigned lo, unsigned hi) {
+void nq_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t count, unsigned lo, unsigned hi)
+{
     if (count < 2) return;
     uint64_t *src = a, *dst = tmp;
     for (unsigned shift = lo; shift < hi; shift += DIGIT_BITS) {

@@ -18,7 +18,8 @@
 void nq_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t count, unsigned lo, unsigned hi);
 
 /* Bits needed to write x (0 for 0): the width of keys below x + 1. */
-static inline unsigned nq_bit_width(uint64_t x) {
+static inline unsigned nq_bit_width(uint64_t x)
+{
     unsigned b = 0;
     while (x != 0) {
         b++;

@@ -23,11 +23,9 @@ typedef struct nq_frame {
 static inline uint32_t nq_side_rule(uint32_t avail, uint32_t down, uint32_t side)
 {
     const uint32_t missing = side & ~down;
-    if (missing == 0)
-        return avail;
-    if (missing == side)
-        return 0; /* both would need this one row */
-    return avail & missing; /* the other side column, nothing else */
+    if (missing == 0) return avail;
+    if (missing == side) return 0; /* both would need this one row */
+    return avail & missing;        /* the other side column, nothing else */
 }
 
 #endif /* NQ_SOLVER_SEARCH_FRAME_H */

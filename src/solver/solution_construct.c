@@ -17,18 +17,21 @@
 
 #include <assert.h>
 
-bool nq_solution_exists(uint64_t n) {
+bool nq_solution_exists(uint64_t n)
+{
     return n == 1 || (n >= 4 && n <= NQ_SOLUTION_N_MAX);
 }
 
 /* Appends the run starting at row with column col (0-based). */
-static void add_run(nq_construct *c, uint32_t row, uint32_t col) {
+static void add_run(nq_construct *c, uint32_t row, uint32_t col)
+{
     c->seg[c->nseg].row = row;
     c->seg[c->nseg].col = col;
     c->nseg++;
 }
 
-nq_err nq_construct_init(nq_construct *c, uint64_t n) {
+nq_err nq_construct_init(nq_construct *c, uint64_t n)
+{
     if (c == NULL) return NQ_E_ARG;
     if (n == 0 || n > NQ_SOLUTION_N_MAX) return NQ_E_RANGE;
     if (!nq_solution_exists(n)) return NQ_NO_SOLUTION;
@@ -57,14 +60,16 @@ nq_err nq_construct_init(nq_construct *c, uint64_t n) {
     return NQ_OK;
 }
 
-uint32_t nq_construct_column(const nq_construct *c, uint32_t row) {
+uint32_t nq_construct_column(const nq_construct *c, uint32_t row)
+{
     assert(c != NULL && row < c->n);
     uint32_t s = c->nseg - 1;
     while (c->seg[s].row > row) s--; /* seg[0].row is 0, so this stops */
     return c->seg[s].col + 2 * (row - c->seg[s].row);
 }
 
-nq_err nq_construct_rows(const nq_construct *c, uint32_t first, uint32_t count, uint32_t *cols) {
+nq_err nq_construct_rows(const nq_construct *c, uint32_t first, uint32_t count, uint32_t *cols)
+{
     if (c == NULL || (cols == NULL && count > 0)) return NQ_E_ARG;
     if (first > c->n || count > c->n - first) return NQ_E_ARG;
     const uint32_t end = first + count;

@@ -43,41 +43,46 @@
 #define COUNT_CAP 253u         /* a swap never takes a diagonal count past this + 2 */
 
 typedef struct search {
-    uint32_t n;           /* board size */
-    uint32_t *cols;       /* the caller's array: the permutation */
-    uint8_t *down;        /* queens per diagonal r - c + n - 1, 2n - 1 of them */
-    uint8_t *up;          /* queens per anti-diagonal r + c */
-    uint32_t *work;       /* step 3's work list (rows) */
-    uint32_t rest_max;    /* most rows step 1 may leave to step 2; sizes the work list */
-    uint32_t stall;       /* failed tries in a row that count as a stall */
-    nq_prng rng;          /* the only source of randomness */
-    nq_count_ctl *ctl;    /* may be NULL */
-    uint_fast32_t shown;  /* progress last published (never decreases, across restarts) */
+    uint32_t n;          /* board size */
+    uint32_t *cols;      /* the caller's array: the permutation */
+    uint8_t *down;       /* queens per diagonal r - c + n - 1, 2n - 1 of them */
+    uint8_t *up;         /* queens per anti-diagonal r + c */
+    uint32_t *work;      /* step 3's work list (rows) */
+    uint32_t rest_max;   /* most rows step 1 may leave to step 2; sizes the work list */
+    uint32_t stall;      /* failed tries in a row that count as a stall */
+    nq_prng rng;         /* the only source of randomness */
+    nq_count_ctl *ctl;   /* may be NULL */
+    uint_fast32_t shown; /* progress last published (never decreases, across restarts) */
 } search;
 
 /* ---- shared ----------------------------------------------------------------------------------- */
 
-static bool cancelled(const search *s) {
+static bool cancelled(const search *s)
+{
     return s->ctl != NULL && atomic_load_explicit(&s->ctl->cancel, memory_order_relaxed);
 }
 
 /* Publishes progress in units of the 2n set as ctl->total: rows placed, then attacks removed. */
-static void publish(search *s, uint_fast32_t done) {
+static void publish(search *s, uint_fast32_t done)
+{
     if (s->ctl == NULL || done <= s->shown) return;
     s->shown = done;
     atomic_store_explicit(&s->ctl->done, done, memory_order_relaxed);
 }
 
-static uint32_t down_of(const search *s, uint32_t row, uint32_t col) {
+static uint32_t down_of(const search *s, uint32_t row, uint32_t col)
+{
     return row + (s->n - 1 - col);
 }
 
-static bool attacked(const search *s, uint32_t row) {
+static bool attacked(const search *s, uint32_t row)
+{
     const uint32_t col = s->cols[row];
     return s->down[down_of(s, row, col)] > 1 || s->up[row + col] > 1;
 }
 
-static void swap_cols(uint32_t *cols, uint32_t a, uint32_t b) {
+static void swap_cols(uint32_t *cols, uint32_t a, uint32_t b)
+{
     const uint32_t t = cols[a];
     cols[a] = cols[b];
     cols[b] = t;
@@ -88,13 +93,15 @@ static void swap_cols(uint32_t *cols, uint32_t a, uint32_t b) {
 /* Failed tries in a row after which the greedy start gives up with `left` rows to go: the queens
  * left fit none of the free squares of this row (a dead end: with a few dozen rows left it happens
  * on most boards), or so few that the repair is cheaper. */
-static uint64_t dead_end(uint32_t left) {
+static uint64_t dead_end(uint32_t left)
+{
     return 8 * (uint64_t)left + 100;
 }
 
 /* A row of the pool [from, n) for a try two steps ahead; n - 1 when that pool is empty. Either way it
  * lies in the pool the try will have, whatever the two tries before it do (rows only advance). */
-static uint32_t draw_ahead(search *s, uint64_t from) {
+static uint32_t draw_ahead(search *s, uint64_t from)
+{
     return from < s->n ? (uint32_t)from + nq_prng_below(&s->rng, s->n - (uint32_t)from) : s->n - 1;
 }
 
@@ -104,7 +111,8 @@ static uint32_t draw_ahead(search *s, uint64_t from) {
  * diagonals), so the tries are pipelined: the queen of the try after next is drawn now and its
  * column fetched, and the next try's diagonals are fetched while this one is tested. A failed try's
  * queen is thus never drawn again right away, which only skips a useless retry. */
-static uint32_t greedy_start(search *s, uint32_t rest_max) {
+static uint32_t greedy_start(search *s, uint32_t rest_max)
+{
     const uint32_t n = s->n;
     const uint64_t budget = (uint64_t)GREEDY_TRIES_PER_ROW * n;
     uint32_t row = 0, fails = 0;
@@ -139,7 +147,8 @@ static uint32_t greedy_start(search *s, uint32_t rest_max) {
 /* Shuffles rows first..n-1 and places them; puts each on the work list and adds the attacks each
  * one makes (one per diagonal it joins that already holds a queen) to *attacks. false: a count would
  * reach 255 (restart). */
-static bool place_rest(search *s, uint32_t first, uint64_t *attacks) {
+static bool place_rest(search *s, uint32_t first, uint64_t *attacks)
+{
     const uint32_t n = s->n;
     for (uint32_t row = first; row < n; row++) {
         swap_cols(s->cols, row, row + nq_prng_below(&s->rng, n - row));
@@ -160,7 +169,8 @@ static bool place_rest(search *s, uint32_t first, uint64_t *attacks) {
  * the attack measure, the sum over diagonals of max(0, count - 1): cheaper to keep than the number
  * of attacking pairs (a queen joining a diagonal changes it by 0 or 1) and, like it, zero exactly for
  * a solution. */
-static int shift(search *s, uint32_t a, uint32_t b, int sign) {
+static int shift(search *s, uint32_t a, uint32_t b, int sign)
+{
     const uint32_t rows[2] = {a, b};
     int delta = 0;
     for (int i = 0; i < 2; i++) {
@@ -180,14 +190,16 @@ static int shift(search *s, uint32_t a, uint32_t b, int sign) {
 }
 
 /* True if exchanging the columns of rows a and b could push a count past COUNT_CAP + 2. */
-static bool would_saturate(const search *s, uint32_t a, uint32_t b) {
+static bool would_saturate(const search *s, uint32_t a, uint32_t b)
+{
     const uint32_t ca = s->cols[a], cb = s->cols[b];
     return s->down[down_of(s, a, cb)] > COUNT_CAP || s->up[a + cb] > COUNT_CAP ||
            s->down[down_of(s, b, ca)] > COUNT_CAP || s->up[b + ca] > COUNT_CAP;
 }
 
 /* Swaps the columns of a and b if that lowers the attacks; returns whether it did. */
-static bool try_swap(search *s, uint32_t a, uint32_t b, uint64_t *attacks) {
+static bool try_swap(search *s, uint32_t a, uint32_t b, uint64_t *attacks)
+{
     if (would_saturate(s, a, b)) return false;
     int delta = shift(s, a, b, -1);
     swap_cols(s->cols, a, b);
@@ -205,7 +217,8 @@ static bool try_swap(search *s, uint32_t a, uint32_t b, uint64_t *attacks) {
 /* Runs the work list dry; top is its length, attacks the sum over diagonals of max(0, count - 1)
  * (zero exactly for a solution). NQ_OK (solved), NQ_E_CANCELED, or NQ_E_BUFSIZE for a stall (the
  * caller restarts). */
-static nq_err repair(search *s, size_t top, uint64_t attacks) {
+static nq_err repair(search *s, size_t top, uint64_t attacks)
+{
     const uint32_t n = s->n;
     const uint64_t initial = attacks > 0 ? attacks : 1;
     uint64_t steps = 0;
@@ -233,7 +246,8 @@ static nq_err repair(search *s, size_t top, uint64_t attacks) {
 /* ---- the local search ------------------------------------------------------------------------- */
 
 /* One attempt from the identity permutation. NQ_E_BUFSIZE means "stalled or saturated: restart". */
-static nq_err attempt(search *s) {
+static nq_err attempt(search *s)
+{
     const uint32_t n = s->n;
     for (uint32_t r = 0; r < n; r++) s->cols[r] = r;
     memset(s->down, 0, 2 * (size_t)n - 1);
@@ -248,17 +262,20 @@ static nq_err attempt(search *s) {
 
 /* Work list capacity for `rest` rows left to step 2: rest entries, plus two per swap, of which there
  * are at most as many as the initial attacks (2 per placed row). */
-static size_t work_capacity(size_t rest) {
+static size_t work_capacity(size_t rest)
+{
     return 5 * rest + 1;
 }
 
 /* Rows step 1 may leave to step 2 (measured: a few dozen; step 1 goes on past its budget to get
  * below this, and a search that cannot restarts). */
-static uint32_t rest_bound(uint32_t n) {
+static uint32_t rest_bound(uint32_t n)
+{
     return n / 32 + 64;
 }
 
-static nq_err local_search(search *s) {
+static nq_err local_search(search *s)
+{
     nq_err err;
     do {
         err = attempt(s);
@@ -270,7 +287,8 @@ static nq_err local_search(search *s) {
 /* ---- small boards: randomised backtracking ---------------------------------------------------- */
 
 /* The k-th (0-based) set bit of m. */
-static unsigned nth_bit(uint32_t m, uint32_t k) {
+static unsigned nth_bit(uint32_t m, uint32_t k)
+{
     for (; k > 0; k--) m &= m - 1;
     unsigned b = 0;
     while (!(m & 1u)) {
@@ -281,7 +299,8 @@ static unsigned nth_bit(uint32_t m, uint32_t k) {
 }
 
 /* Depth-first search with columns in random order; false when `budget` nodes ran out first. */
-static bool backtrack(uint32_t n, nq_prng *g, uint64_t budget, uint32_t *cols) {
+static bool backtrack(uint32_t n, nq_prng *g, uint64_t budget, uint32_t *cols)
+{
     uint32_t left[NQ_RANDOM_LOCAL_MIN], down[NQ_RANDOM_LOCAL_MIN], right[NQ_RANDOM_LOCAL_MIN];
     uint32_t avail[NQ_RANDOM_LOCAL_MIN]; /* columns not yet tried in each row */
     const uint32_t all = (uint32_t)((UINT64_C(1) << n) - 1);
@@ -309,19 +328,22 @@ static bool backtrack(uint32_t n, nq_prng *g, uint64_t budget, uint32_t *cols) {
     return false; /* not reached for n >= 4: a solution exists */
 }
 
-static void small_search(uint32_t n, nq_prng *g, uint32_t *cols) {
+static void small_search(uint32_t n, nq_prng *g, uint32_t *cols)
+{
     for (uint64_t budget = 1000; !backtrack(n, g, budget, cols); budget *= 2) {
     }
 }
 
 /* ---- entry point ------------------------------------------------------------------------------ */
 
-size_t nq_random_memory(uint64_t n) {
+size_t nq_random_memory(uint64_t n)
+{
     if (!nq_solution_exists(n) || n < NQ_RANDOM_LOCAL_MIN) return 0;
     return 2 * (2 * (size_t)n - 1) + work_capacity(rest_bound((uint32_t)n)) * sizeof(uint32_t);
 }
 
-nq_err nq_random_solution(uint64_t n, uint64_t seed, nq_count_ctl *ctl, uint32_t *cols) {
+nq_err nq_random_solution(uint64_t n, uint64_t seed, nq_count_ctl *ctl, uint32_t *cols)
+{
     if (cols == NULL) return NQ_E_ARG;
     if (n == 0 || n > NQ_SOLUTION_N_MAX) return NQ_E_RANGE;
     if (!nq_solution_exists(n)) return NQ_NO_SOLUTION;

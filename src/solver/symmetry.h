@@ -27,14 +27,16 @@ enum nq_sym_move {
 };
 
 /* Row r of image g of cols; inv is the inverse permutation of cols. */
-static inline uint8_t nq_sym_at(int n, const uint8_t *cols, const uint8_t *inv, unsigned g, int r) {
+static inline uint8_t nq_sym_at(int n, const uint8_t *cols, const uint8_t *inv, unsigned g, int r)
+{
     const uint8_t *src = (g & NQ_SYM_INVERSE) ? inv : cols;
     const uint8_t x = src[(g & NQ_SYM_REVERSE) ? n - 1 - r : r];
     return (g & NQ_SYM_COMPLEMENT) ? (uint8_t)(n - 1 - x) : x;
 }
 
 /* Writes the inverse permutation of cols to inv (n bytes). */
-static inline void nq_sym_invert(int n, const uint8_t *cols, uint8_t *inv) {
+static inline void nq_sym_invert(int n, const uint8_t *cols, uint8_t *inv)
+{
     for (int r = 0; r < n; r++) {
         assert(cols[r] < n);
         inv[cols[r]] = (uint8_t)r;
@@ -43,7 +45,8 @@ static inline void nq_sym_invert(int n, const uint8_t *cols, uint8_t *inv) {
 
 /* Lexicographic comparison of image g with cols itself: < 0, 0 or > 0. Stops at the first
  * difference, which for most images is row 0, so the usual cost is O(1). */
-static inline int nq_sym_compare(int n, const uint8_t *cols, const uint8_t *inv, unsigned g) {
+static inline int nq_sym_compare(int n, const uint8_t *cols, const uint8_t *inv, unsigned g)
+{
     for (int r = 0; r < n; r++) {
         const uint8_t v = nq_sym_at(n, cols, inv, g, r);
         if (v != cols[r]) return v < cols[r] ? -1 : 1;
@@ -53,7 +56,8 @@ static inline int nq_sym_compare(int n, const uint8_t *cols, const uint8_t *inv,
 
 /* 0 if some image of cols sorts before it (cols is not its class's representative); otherwise the
  * number of symmetries that map cols to itself (1, 2 or 4), so the class has 8 / that many members. */
-static inline int nq_sym_classify(int n, const uint8_t *cols) {
+static inline int nq_sym_classify(int n, const uint8_t *cols)
+{
     uint8_t inv[NQ_N_MAX];
     int fixers = 1; /* the identity */
     nq_sym_invert(n, cols, inv);
@@ -66,7 +70,8 @@ static inline int nq_sym_classify(int n, const uint8_t *cols) {
 }
 
 /* Writes image g of cols to out (n bytes; out must not alias cols). */
-static inline void nq_sym_image(int n, const uint8_t *cols, unsigned g, uint8_t *out) {
+static inline void nq_sym_image(int n, const uint8_t *cols, unsigned g, uint8_t *out)
+{
     uint8_t inv[NQ_N_MAX];
     nq_sym_invert(n, cols, inv);
     for (int r = 0; r < n; r++) out[r] = nq_sym_at(n, cols, inv, g, r);

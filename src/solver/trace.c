@@ -39,15 +39,23 @@ struct nq_trace {
     uint8_t cols[NQ_N_MAX]; /* the queens placed */
 };
 
-static uint64_t diag_bit(int n, int r, int c) { return UINT64_C(1) << (r - c + n - 1); }
-static uint64_t anti_bit(int r, int c) { return UINT64_C(1) << (r + c); }
+static uint64_t diag_bit(int n, int r, int c)
+{
+    return UINT64_C(1) << (r - c + n - 1);
+}
+static uint64_t anti_bit(int r, int c)
+{
+    return UINT64_C(1) << (r + c);
+}
 
-static void reset(nq_trace *t, int n) {
+static void reset(nq_trace *t, int n)
+{
     memset(t, 0, sizeof *t);
     t->n = n;
 }
 
-nq_err nq_trace_create(int n, nq_trace **out) {
+nq_err nq_trace_create(int n, nq_trace **out)
+{
     if (!out) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_N_MAX) return NQ_E_RANGE;
     nq_trace *t = malloc(sizeof *t);
@@ -57,22 +65,36 @@ nq_err nq_trace_create(int n, nq_trace **out) {
     return NQ_OK;
 }
 
-void nq_trace_destroy(nq_trace *t) { free(t); }
+void nq_trace_destroy(nq_trace *t)
+{
+    free(t);
+}
 
-int nq_trace_n(const nq_trace *t) { return t ? t->n : 0; }
+int nq_trace_n(const nq_trace *t)
+{
+    return t ? t->n : 0;
+}
 
-uint64_t nq_trace_position(const nq_trace *t) { return t ? t->step : 0; }
+uint64_t nq_trace_position(const nq_trace *t)
+{
+    return t ? t->step : 0;
+}
 
 /* Done: row 0 has no column left to try. */
-bool nq_trace_done(const nq_trace *t) { return !t || (t->phase == PHASE_TRY && t->row == 0 && t->col == t->n); }
+bool nq_trace_done(const nq_trace *t)
+{
+    return !t || (t->phase == PHASE_TRY && t->row == 0 && t->col == t->n);
+}
 
-static void toggle(nq_trace *t, int r, int c) {
+static void toggle(nq_trace *t, int r, int c)
+{
     t->used_cols ^= 1u << c;
     t->used_diag ^= diag_bit(t->n, r, c);
     t->used_anti ^= anti_bit(r, c);
 }
 
-static nq_trace_rule broken(const nq_trace *t, int r, int c) {
+static nq_trace_rule broken(const nq_trace *t, int r, int c)
+{
     if (t->used_cols & (1u << c)) return NQ_TRACE_BY_COLUMN;
     if (t->used_diag & diag_bit(t->n, r, c)) return NQ_TRACE_BY_DIAGONAL;
     if (t->used_anti & anti_bit(r, c)) return NQ_TRACE_BY_ANTI_DIAGONAL;
@@ -80,7 +102,8 @@ static nq_trace_rule broken(const nq_trace *t, int r, int c) {
 }
 
 /* One step of the machine into *s (may be NULL: skipping); false when the trace is done. */
-static bool advance(nq_trace *t, nq_trace_step *s) {
+static bool advance(nq_trace *t, nq_trace_step *s)
+{
     if (nq_trace_done(t)) return false;
     nq_trace_step tmp;
     if (!s) s = &tmp;
@@ -119,7 +142,8 @@ static bool advance(nq_trace *t, nq_trace_step *s) {
     return true;
 }
 
-nq_err nq_trace_next(nq_trace *t, nq_trace_step *steps, size_t max, size_t *got) {
+nq_err nq_trace_next(nq_trace *t, nq_trace_step *steps, size_t max, size_t *got)
+{
     if (!t || !steps || !got) return NQ_E_ARG;
     size_t i = 0;
     while (i < max && advance(t, &steps[i])) i++;
@@ -127,13 +151,13 @@ nq_err nq_trace_next(nq_trace *t, nq_trace_step *steps, size_t max, size_t *got)
     return NQ_OK;
 }
 
-nq_err nq_trace_skip(nq_trace *t, uint64_t k, nq_count_ctl *ctl, uint64_t *skipped) {
+nq_err nq_trace_skip(nq_trace *t, uint64_t k, nq_count_ctl *ctl, uint64_t *skipped)
+{
     if (!t) return NQ_E_ARG;
     uint64_t i = 0;
     nq_err rc = NQ_OK;
     for (; i < k; i++) {
-        if ((i & SKIP_POLL_MASK) == SKIP_POLL_MASK && ctl &&
-            atomic_load_explicit(&ctl->cancel, memory_order_relaxed)) {
+        if ((i & SKIP_POLL_MASK) == SKIP_POLL_MASK && ctl && atomic_load_explicit(&ctl->cancel, memory_order_relaxed)) {
             rc = NQ_E_CANCELED;
             break;
         }
@@ -147,28 +171,32 @@ nq_err nq_trace_skip(nq_trace *t, uint64_t k, nq_count_ctl *ctl, uint64_t *skipp
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-static uint64_t fnv1a(const uint8_t *p, size_t len) {
+static uint64_t fnv1a(const uint8_t *p, size_t len)
+{
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(0x100000001b3);
     return h;
 }
 
-static void put_u64(uint8_t *p, uint64_t v) {
+static void put_u64(uint8_t *p, uint64_t v)
+{
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_u64(const uint8_t *p) {
+static uint64_t get_u64(const uint8_t *p)
+{
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
 
 /* base64url of in[0..len) into out, no padding, NUL-terminated; the length. */
-static size_t encode(const uint8_t *in, size_t len, char *out) {
+static size_t encode(const uint8_t *in, size_t len, char *out)
+{
     size_t o = 0;
     for (size_t i = 0; i < len; i += 3) {
-        const uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0u) |
-                           (i + 2 < len ? in[i + 2] : 0u);
+        const uint32_t v =
+            (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0u) | (i + 2 < len ? in[i + 2] : 0u);
         const size_t chars = len - i >= 3 ? 4 : len - i + 1;
         for (size_t j = 0; j < chars; j++) out[o++] = b64[(v >> (18 - 6 * j)) & 63u];
     }
@@ -176,14 +204,16 @@ static size_t encode(const uint8_t *in, size_t len, char *out) {
     return o;
 }
 
-static int b64_value(char c) {
+static int b64_value(char c)
+{
     const char *p = c ? strchr(b64, c) : NULL;
     return p ? (int)(p - b64) : -1;
 }
 
 /* Strict base64url: the alphabet only, no padding, no stray bits (so one cursor has one spelling).
  * The byte count, or 0 on malformed text. */
-static size_t decode(const char *text, size_t len, uint8_t *out, size_t cap) {
+static size_t decode(const char *text, size_t len, uint8_t *out, size_t cap)
+{
     if (len % 4 == 1 || (len / 4) * 3 + (len % 4 ? len % 4 - 1 : 0) > cap) return 0;
     size_t o = 0;
     for (size_t i = 0; i < len; i += 4) {
@@ -201,7 +231,8 @@ static size_t decode(const char *text, size_t len, uint8_t *out, size_t cap) {
     return o;
 }
 
-nq_err nq_trace_cursor(const nq_trace *t, char *out, size_t cap, size_t *len) {
+nq_err nq_trace_cursor(const nq_trace *t, char *out, size_t cap, size_t *len)
+{
     if (!t || !out) return NQ_E_ARG;
     uint8_t b[CURSOR_BYTES_MAX];
     b[0] = CURSOR_VERSION, b[1] = (uint8_t)t->n, b[2] = (uint8_t)t->phase, b[3] = (uint8_t)t->row,
@@ -219,7 +250,8 @@ nq_err nq_trace_cursor(const nq_trace *t, char *out, size_t cap, size_t *len) {
 
 /* The state named by b (already checked for form and check value) into t, if the search can be in
  * it: the queens in range and mutually safe, the position consistent with the phase. */
-static bool load_state(nq_trace *t, const uint8_t *b) {
+static bool load_state(nq_trace *t, const uint8_t *b)
+{
     const int n = t->n, ph = b[2], row = b[3], col = b[4];
     if (ph == PHASE_SOLUTION ? (row != n || col != 0) : (ph != PHASE_TRY || row > n || col > n)) return false;
     if (ph == PHASE_TRY && row == n && col != n) return false; /* after a solution comes its REMOVE */
@@ -235,7 +267,8 @@ static bool load_state(nq_trace *t, const uint8_t *b) {
     return true;
 }
 
-nq_err nq_trace_resume(nq_trace *t, const char *text, size_t len) {
+nq_err nq_trace_resume(nq_trace *t, const char *text, size_t len)
+{
     if (!t || !text) return NQ_E_ARG;
     uint8_t b[CURSOR_BYTES_MAX];
     const size_t bytes = decode(text, len, b, sizeof b);
@@ -253,7 +286,8 @@ nq_err nq_trace_resume(nq_trace *t, const char *text, size_t len) {
 static const char *const op_names[] = {"place", "reject", "remove", "solution"};
 static const char *const rule_names[] = {"", "column", "diagonal", "anti-diagonal"};
 
-size_t nq_trace_step_render(const nq_trace_step *s, int n, char *out, size_t cap) {
+size_t nq_trace_step_render(const nq_trace_step *s, int n, char *out, size_t cap)
+{
     if (!s || !out || n < NQ_N_MIN || n > NQ_N_MAX || (unsigned)s->op > NQ_TRACE_SOLUTION ||
         (unsigned)s->by > NQ_TRACE_BY_ANTI_DIAGONAL)
         return 0;

@@ -33,12 +33,14 @@
 
 extern char **environ;
 
-static void sleep_ms(unsigned ms) {
+static void sleep_ms(unsigned ms)
+{
     const struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-char *nq_harness_log(const nq_test_server *s) {
+char *nq_harness_log(const nq_test_server *s)
+{
     FILE *f = fopen(s->log_path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, len = 0;
@@ -61,7 +63,8 @@ char *nq_harness_log(const nq_test_server *s) {
 }
 
 /* The port of the start-up line in the log, or 0 while it is not there yet. */
-static uint16_t listening_port(const nq_test_server *s) {
+static uint16_t listening_port(const nq_test_server *s)
+{
     char *log = nq_harness_log(s);
     if (!log) return 0;
     uint16_t port = 0;
@@ -84,7 +87,8 @@ static uint16_t listening_port(const nq_test_server *s) {
 
 /* In the child: execve wants mutable strings, so the arguments are copied (the process image is
  * replaced right after, so nothing is freed). */
-static void exec_server(int fd, const char *const *args, const char *const *env) {
+static void exec_server(int fd, const char *const *args, const char *const *env)
+{
     /* No store unless the test names one: tests must not share a file in the working directory. */
     static const char *const fixed[] = {NQ_TEST_NQUEENSD, "--port", "0", "--bind", "127.0.0.1", "--store", "none"};
     char *argv[ARGS_MAX];
@@ -107,7 +111,8 @@ static void exec_server(int fd, const char *const *args, const char *const *env)
     _exit(127);
 }
 
-bool nq_harness_start(nq_test_server *s, const char *const *args, const char *const *env) {
+bool nq_harness_start(nq_test_server *s, const char *const *args, const char *const *env)
+{
     memset(s, 0, sizeof *s);
     /* libcurl's global state, set up here, before a test starts client threads (reference counted,
      * so calling it per server is fine; the process exit releases it). */
@@ -144,7 +149,8 @@ bool nq_harness_start(nq_test_server *s, const char *const *args, const char *co
     return true;
 }
 
-int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s) {
+int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s)
+{
     int result = -1;
     if (s->pid > 0) {
         kill(s->pid, sig);
@@ -173,7 +179,8 @@ int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s) {
 
 /* ---- libcurl ---------------------------------------------------------------------------------- */
 
-static size_t on_body(char *data, size_t size, size_t n, void *userp) {
+static size_t on_body(char *data, size_t size, size_t n, void *userp)
+{
     nq_http_response *r = userp;
     const size_t len = size * n;
     if (len > BODY_CAP - r->body_len) return 0; /* aborts the transfer */
@@ -186,7 +193,8 @@ static size_t on_body(char *data, size_t size, size_t n, void *userp) {
     return len;
 }
 
-static void clear_headers(nq_http_response *r) {
+static void clear_headers(nq_http_response *r)
+{
     for (size_t i = 0; i < r->nheaders; i++) {
         free(r->headers[i].name);
         free(r->headers[i].value);
@@ -194,7 +202,8 @@ static void clear_headers(nq_http_response *r) {
     r->nheaders = 0;
 }
 
-static size_t on_header(char *data, size_t size, size_t n, void *userp) {
+static size_t on_header(char *data, size_t size, size_t n, void *userp)
+{
     nq_http_response *r = userp;
     const size_t len = size * n;
     if (len >= 5 && memcmp(data, "HTTP/", 5) == 0) clear_headers(r); /* a new response (after 1xx) */
@@ -206,7 +215,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp) {
     nq_http_header *h = &r->headers[r->nheaders];
     h->name = strndup(data, (size_t)(colon - data));
     h->value = strndup(v, (size_t)(end - v));
-    if (h->name && h->value) r->nheaders++;
+    if (h->name && h->value)
+        r->nheaders++;
     else {
         free(h->name);
         free(h->value);
@@ -214,20 +224,23 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp) {
     return len;
 }
 
-const char *nq_http_header_get(const nq_http_response *r, const char *name) {
+const char *nq_http_header_get(const nq_http_response *r, const char *name)
+{
     for (size_t i = 0; i < r->nheaders; i++)
         if (strcasecmp(r->headers[i].name, name) == 0) return r->headers[i].value;
     return NULL;
 }
 
-void nq_http_response_free(nq_http_response *r) {
+void nq_http_response_free(nq_http_response *r)
+{
     if (!r) return;
     clear_headers(r);
     free(r->body);
     memset(r, 0, sizeof *r);
 }
 
-double nq_harness_metric(const nq_test_server *s, const char *name) {
+double nq_harness_metric(const nq_test_server *s, const char *name)
+{
     nq_http_response r;
     double v = -1.0;
     if (nq_http_get(s, "/metrics", &r) && r.status == 200) {
@@ -245,7 +258,8 @@ double nq_harness_metric(const nq_test_server *s, const char *name) {
     return v;
 }
 
-static bool utf8_text(const char *s, size_t len) {
+static bool utf8_text(const char *s, size_t len)
+{
     for (size_t i = 0; i < len; i++)
         if (s[i] == '\0') return false;
     /* cJSON writes bytes as they are: only claim text when it is plain ASCII or valid-looking UTF-8 */
@@ -262,7 +276,8 @@ static bool utf8_text(const char *s, size_t len) {
 }
 
 /* Save the exchange for the contract checks when NQ_RESPONSES_DIR is set. */
-static void record(const char *method, const char *target, const nq_http_response *r) {
+static void record(const char *method, const char *target, const nq_http_response *r)
+{
     const char *dir = getenv("NQ_RESPONSES_DIR");
     if (!dir || !*dir) return;
     cJSON *o = cJSON_CreateObject(), *h = cJSON_CreateObject();
@@ -272,24 +287,29 @@ static void record(const char *method, const char *target, const nq_http_respons
     cJSON_AddStringToObject(o, "method", method);
     cJSON_AddStringToObject(o, "path", path ? path : "");
     free(path);
-    if (q) cJSON_AddStringToObject(o, "query", q + 1);
-    else cJSON_AddNullToObject(o, "query");
+    if (q)
+        cJSON_AddStringToObject(o, "query", q + 1);
+    else
+        cJSON_AddNullToObject(o, "query");
     cJSON_AddNumberToObject(o, "status", (double)r->status);
     for (size_t i = 0; i < r->nheaders; i++) {
         char name[128];
         size_t k = 0;
         for (; r->headers[i].name[k] && k < sizeof name - 1; k++)
             name[k] = (char)((r->headers[i].name[k] >= 'A' && r->headers[i].name[k] <= 'Z') ? r->headers[i].name[k] + 32
-                                                                                           : r->headers[i].name[k]);
+                                                                                            : r->headers[i].name[k]);
         name[k] = '\0';
         if (!cJSON_GetObjectItemCaseSensitive(h, name)) cJSON_AddStringToObject(h, name, r->headers[i].value);
     }
     cJSON_AddItemToObject(o, "headers", h);
     h = NULL;
     const char *enc = nq_http_header_get(r, "Content-Encoding");
-    if (r->body && !enc && utf8_text(r->body, r->body_len)) cJSON_AddStringToObject(o, "body", r->body);
-    else if (!r->body && !enc) cJSON_AddStringToObject(o, "body", "");
-    else cJSON_AddNullToObject(o, "body");
+    if (r->body && !enc && utf8_text(r->body, r->body_len))
+        cJSON_AddStringToObject(o, "body", r->body);
+    else if (!r->body && !enc)
+        cJSON_AddStringToObject(o, "body", "");
+    else
+        cJSON_AddNullToObject(o, "body");
     char file[512];
     snprintf(file, sizeof file, "%s/response-XXXXXX.json", dir);
     char *text = cJSON_PrintUnformatted(o);
@@ -308,7 +328,8 @@ end:
 }
 
 bool nq_http_request(const nq_test_server *s, const char *method, const char *target, const char *const *headers,
-                     nq_http_response *out) {
+                     nq_http_response *out)
+{
     memset(out, 0, sizeof *out);
     /* The URL is as long as the test wants (hostile targets run to hundreds of KiB): never cut it. */
     const size_t url_len = strlen(s->base) + strlen(target);
@@ -330,11 +351,15 @@ bool nq_http_request(const nq_test_server *s, const char *method, const char *ta
     curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (strcmp(method, "HEAD") == 0) curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    else if (strcmp(method, "GET") != 0) curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    else if (strcmp(method, "GET") != 0)
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     const CURLcode rc = curl_easy_perform(c);
-    if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
-    else fprintf(stderr, "harness: %s %s: %s\n", method, target, curl_easy_strerror(rc));
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+    else
+        fprintf(stderr, "harness: %s %s: %s\n", method, target, curl_easy_strerror(rc));
     curl_slist_free_all(hl);
     curl_easy_cleanup(c);
     free(url);
@@ -343,11 +368,13 @@ bool nq_http_request(const nq_test_server *s, const char *method, const char *ta
     return rc == CURLE_OK;
 }
 
-bool nq_http_get(const nq_test_server *s, const char *target, nq_http_response *out) {
+bool nq_http_get(const nq_test_server *s, const char *target, nq_http_response *out)
+{
     return nq_http_request(s, "GET", target, NULL, out);
 }
 
-bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len) {
+bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len)
+{
     z_stream z;
     memset(&z, 0, sizeof z);
     if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return false;
@@ -381,7 +408,8 @@ bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len) 
 
 /* ---- raw sockets ------------------------------------------------------------------------------ */
 
-char *nq_raw_request(uint16_t port, const char *req, size_t len, unsigned timeout_ms, size_t *out_len) {
+char *nq_raw_request(uint16_t port, const char *req, size_t len, unsigned timeout_ms, size_t *out_len)
+{
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return NULL;
     struct sockaddr_in a;

@@ -23,10 +23,10 @@
 #define NQ_HARNESS_HEADERS_MAX 48 /* response headers kept */
 
 typedef struct nq_test_server {
-    pid_t pid;            /* the nqueensd process, 0 when not running */
-    uint16_t port;        /* its bound port */
-    char base[64];        /* "http://127.0.0.1:<port>" */
-    char log_path[64];    /* file receiving its stdout (and stderr) */
+    pid_t pid;         /* the nqueensd process, 0 when not running */
+    uint16_t port;     /* its bound port */
+    char base[64];     /* "http://127.0.0.1:<port>" */
+    char log_path[64]; /* file receiving its stdout (and stderr) */
 } nq_test_server;
 
 typedef struct nq_http_header {
@@ -35,11 +35,11 @@ typedef struct nq_http_header {
 } nq_http_header;
 
 typedef struct nq_http_response {
-    long status;                                   /* HTTP status, 0 if the request failed */
-    size_t nheaders;                               /* headers received */
+    long status;                                    /* HTTP status, 0 if the request failed */
+    size_t nheaders;                                /* headers received */
     nq_http_header headers[NQ_HARNESS_HEADERS_MAX]; /* in order */
-    char *body;                                    /* body bytes, NUL-terminated (malloc'd) */
-    size_t body_len;                               /* without the NUL */
+    char *body;                                     /* body bytes, NUL-terminated (malloc'd) */
+    size_t body_len;                                /* without the NUL */
 } nq_http_response;
 
 /* Start nqueensd with extra arguments (NULL-terminated array, or NULL) and extra environment entries

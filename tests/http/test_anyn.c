@@ -16,24 +16,27 @@
 #include "harness.h"
 
 /* A small cache (entries up to 64 KiB) so that n = 20000 streams; few conflicts listed. */
-static const char *const server_args[] = {"--cache-bytes", "512K", "--max-conflicts", "3", "--max-n-board", "64",
-                                          NULL};
+static const char *const server_args[] = {"--cache-bytes", "512K", "--max-conflicts", "3", "--max-n-board", "64", NULL};
 static nq_test_server server;
 
-static cJSON *get_json(const char *target, long status, nq_http_response *keep) {
+static cJSON *get_json(const char *target, long status, nq_http_response *keep)
+{
     nq_http_response r;
     ck_assert(nq_http_get(&server, target, &r));
     ck_assert_msg(r.status == status, "%s: %ld %s", target, r.status, r.body);
     cJSON *j = cJSON_ParseWithLength(r.body, r.body_len);
     ck_assert_msg(j != NULL, "%s: not JSON", target);
-    if (keep) *keep = r;
-    else nq_http_response_free(&r);
+    if (keep)
+        *keep = r;
+    else
+        nq_http_response_free(&r);
     return j;
 }
 
 /* Independent of the library: n columns, each in 0..n-1, every column, diagonal and anti-diagonal
  * used once (three arrays of flags, one pass). */
-static bool valid_board(const cJSON *arr, long n) {
+static bool valid_board(const cJSON *arr, long n)
+{
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) != n) return false;
     unsigned char *used = calloc((size_t)(5 * n), 1);
     unsigned char *col = used, *diag = used + n, *anti = used + 3 * n;
@@ -48,7 +51,8 @@ static bool valid_board(const cJSON *arr, long n) {
     return ok;
 }
 
-START_TEST(test_construct_exact) {
+START_TEST(test_construct_exact)
+{
     nq_http_response r;
     cJSON *j = get_json("/solution?n=8", 200, &r);
     ck_assert_str_eq(r.body, "{\"n\":8,\"method\":\"construct\",\"seed\":null,\"solution\":[1,3,5,7,2,0,6,4]}");
@@ -58,8 +62,8 @@ START_TEST(test_construct_exact) {
     cJSON_Delete(j);
     nq_http_response_free(&r);
     j = get_json("/solution?n=4&format=board", 200, &r);
-    ck_assert_str_eq(r.body,
-                     "{\"n\":4,\"method\":\"construct\",\"seed\":null,\"solution\":[\".Q..\",\"...Q\",\"Q...\",\"..Q.\"]}");
+    ck_assert_str_eq(
+        r.body, "{\"n\":4,\"method\":\"construct\",\"seed\":null,\"solution\":[\".Q..\",\"...Q\",\"Q...\",\"..Q.\"]}");
     cJSON_Delete(j);
     nq_http_response_free(&r);
     j = get_json("/solution?n=1", 200, &r);
@@ -70,7 +74,8 @@ START_TEST(test_construct_exact) {
 END_TEST
 
 /* n = 2 and 3 have no solution: an answer, 200 with null, for both methods. */
-START_TEST(test_no_solution) {
+START_TEST(test_no_solution)
+{
     static const char *const targets[] = {"/solution?n=2", "/solution?n=3", "/solution?n=3&method=random&seed=7"};
     static const char *const bodies[] = {
         "{\"n\":2,\"method\":\"construct\",\"seed\":null,\"solution\":null}",
@@ -88,9 +93,11 @@ START_TEST(test_no_solution) {
 END_TEST
 
 /* Every constructed board of a range of sizes, and a few large ones (streamed beyond 64 KiB). */
-START_TEST(test_construct_valid) {
-    static const long sizes[] = {4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-                                 27, 28, 29, 30, 31, 32, 33, 38, 44, 50, 64, 100, 127, 1000, 5001, 20000, 99998};
+START_TEST(test_construct_valid)
+{
+    static const long sizes[] = {4,  5,  6,  7,  9,  10, 11, 12,  13,  14,   15,   16,    17,
+                                 18, 19, 20, 21, 22, 23, 24, 25,  26,  27,   28,   29,    30,
+                                 31, 32, 33, 38, 44, 50, 64, 100, 127, 1000, 5001, 20000, 99998};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         char target[64];
         snprintf(target, sizeof target, "/solution?n=%ld", sizes[i]);
@@ -101,7 +108,8 @@ START_TEST(test_construct_valid) {
 }
 END_TEST
 
-START_TEST(test_random_reproducible) {
+START_TEST(test_random_reproducible)
+{
     nq_http_response a, b, c;
     cJSON *ja = get_json("/solution?n=1000&method=random&seed=42", 200, &a);
     cJSON *jb = get_json("/solution?n=1000&method=random&seed=42", 200, &b);
@@ -137,7 +145,8 @@ START_TEST(test_random_reproducible) {
 END_TEST
 
 /* Without a seed the server picks one: no-store, and a Content-Location that reproduces the board. */
-START_TEST(test_random_chosen_seed) {
+START_TEST(test_random_chosen_seed)
+{
     nq_http_response r, p;
     cJSON *j = get_json("/solution?n=300&method=random", 200, &r);
     ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "no-store");
@@ -161,7 +170,8 @@ START_TEST(test_random_chosen_seed) {
 END_TEST
 
 /* Too big for this server's cache: streamed (no Content-Length), gzip on the fly, same bytes. */
-START_TEST(test_streamed_and_gzip) {
+START_TEST(test_streamed_and_gzip)
+{
     static const char *const targets[] = {"/solution?n=60000", "/solution?n=60000&method=random&seed=9"};
     static const char *const gzip[] = {"Accept-Encoding: gzip", NULL};
     for (int i = 0; i < 2; i++) {
@@ -185,8 +195,10 @@ START_TEST(test_streamed_and_gzip) {
 }
 END_TEST
 
-START_TEST(test_head_matches_get) {
-    static const char *const targets[] = {"/solution?n=8", "/solution?n=60000", "/solution?n=60000&method=random&seed=1"};
+START_TEST(test_head_matches_get)
+{
+    static const char *const targets[] = {"/solution?n=8", "/solution?n=60000",
+                                          "/solution?n=60000&method=random&seed=1"};
     for (int i = 0; i < 3; i++) {
         nq_http_response g, h;
         ck_assert(nq_http_get(&server, targets[i], &g));
@@ -242,7 +254,8 @@ static const bad_row bad[] = {
     {"/check?n=1000001&queens=0:0", 422, "limit-exceeded", "n"},
 };
 
-START_TEST(test_bad_input) {
+START_TEST(test_bad_input)
+{
     const bad_row *row = &bad[_i];
     nq_http_response r;
     cJSON *j = get_json(row->target, row->status, &r);
@@ -265,22 +278,32 @@ typedef struct check_row {
 } check_row;
 
 static const check_row checks[] = {
-    {"/check?n=4&columns=1,3,0,2", "{\"n\":4,\"queens\":4,\"valid\":true,\"complete\":true,\"conflict_count\":0,\"conflicts\":[]}"},
-    {"/check?n=4&columns=1,-,3,-", "{\"n\":4,\"queens\":2,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[0,1],[2,3]]]}"},
-    {"/check?n=4&queens=2:3,0:1,3:0", "{\"n\":4,\"queens\":3,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[0,1],[2,3]]]}"},
-    {"/check?n=4&queens=", "{\"n\":4,\"queens\":0,\"valid\":true,\"complete\":false,\"conflict_count\":0,\"conflicts\":[]}"},
-    {"/check?n=4&columns=-,-,-,-", "{\"n\":4,\"queens\":0,\"valid\":true,\"complete\":false,\"conflict_count\":0,\"conflicts\":[]}"},
+    {"/check?n=4&columns=1,3,0,2",
+     "{\"n\":4,\"queens\":4,\"valid\":true,\"complete\":true,\"conflict_count\":0,\"conflicts\":[]}"},
+    {"/check?n=4&columns=1,-,3,-",
+     "{\"n\":4,\"queens\":2,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[0,1],[2,3]]]}"},
+    {"/check?n=4&queens=2:3,0:1,3:0",
+     "{\"n\":4,\"queens\":3,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[0,1],[2,3]]]}"},
+    {"/check?n=4&queens=",
+     "{\"n\":4,\"queens\":0,\"valid\":true,\"complete\":false,\"conflict_count\":0,\"conflicts\":[]}"},
+    {"/check?n=4&columns=-,-,-,-",
+     "{\"n\":4,\"queens\":0,\"valid\":true,\"complete\":false,\"conflict_count\":0,\"conflicts\":[]}"},
     /* two queens in one row (only the queens form can say that) */
-    {"/check?n=5&queens=1:0,1:4", "{\"n\":5,\"queens\":2,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[1,0],[1,4]]]}"},
+    {"/check?n=5&queens=1:0,1:4",
+     "{\"n\":5,\"queens\":2,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[1,0],[1,4]]]}"},
     /* escaped separators, as URLSearchParams writes them */
-    {"/check?n=5&queens=0%3A0%2C2%3A1", "{\"n\":5,\"queens\":2,\"valid\":true,\"complete\":false,\"conflict_count\":0,\"conflicts\":[]}"},
+    {"/check?n=5&queens=0%3A0%2C2%3A1",
+     "{\"n\":5,\"queens\":2,\"valid\":true,\"complete\":false,\"conflict_count\":0,\"conflicts\":[]}"},
     /* five queens on one diagonal: 10 pairs, 3 listed (--max-conflicts 3), in row-major order */
-    {"/check?n=5&columns=0,1,2,3,4", "{\"n\":5,\"queens\":5,\"valid\":false,\"complete\":false,\"conflict_count\":10,\"conflicts\":[[[0,0],[1,1]],[[0,0],[2,2]],[[0,0],[3,3]]]}"},
+    {"/check?n=5&columns=0,1,2,3,4", "{\"n\":5,\"queens\":5,\"valid\":false,\"complete\":false,\"conflict_count\":10,"
+                                     "\"conflicts\":[[[0,0],[1,1]],[[0,0],[2,2]],[[0,0],[3,3]]]}"},
     /* a huge board with two queens: memory follows the queens, not n */
-    {"/check?n=1000000&queens=999999:0,0:999999", "{\"n\":1000000,\"queens\":2,\"valid\":false,\"complete\":false,\"conflict_count\":1,\"conflicts\":[[[0,999999],[999999,0]]]}"},
+    {"/check?n=1000000&queens=999999:0,0:999999", "{\"n\":1000000,\"queens\":2,\"valid\":false,\"complete\":false,"
+                                                  "\"conflict_count\":1,\"conflicts\":[[[0,999999],[999999,0]]]}"},
 };
 
-START_TEST(test_check_exact) {
+START_TEST(test_check_exact)
+{
     nq_http_response r;
     cJSON *j = get_json(checks[_i].target, 200, &r);
     ck_assert_str_eq(r.body, checks[_i].body);
@@ -291,7 +314,8 @@ START_TEST(test_check_exact) {
 END_TEST
 
 /* The same squares in either form and any order: the same ETag, and a 304 for it. */
-START_TEST(test_check_etag) {
+START_TEST(test_check_etag)
+{
     nq_http_response a, b;
     ck_assert(nq_http_get(&server, "/check?n=4&columns=1,3,-,-", &a));
     ck_assert(nq_http_get(&server, "/check?n=4&queens=1:3,0:1", &b));
@@ -312,12 +336,14 @@ END_TEST
 
 /* A constructed board checks as complete, through the server, for a large n (GET: the URI cap of
  * 8 KiB bounds the board; n = 1500 needs about 6 KB). */
-START_TEST(test_check_constructed) {
+START_TEST(test_check_constructed)
+{
     cJSON *j = get_json("/solution?n=1500", 200, NULL);
     const cJSON *sol = cJSON_GetObjectItemCaseSensitive(j, "solution");
     char *target = malloc(16384);
     int o = snprintf(target, 16384, "/check?n=1500&columns=");
-    for (const cJSON *v = sol->child; v; v = v->next) o += snprintf(target + o, (size_t)(16384 - o), "%s%d", v == sol->child ? "" : ",", (int)v->valuedouble);
+    for (const cJSON *v = sol->child; v; v = v->next)
+        o += snprintf(target + o, (size_t)(16384 - o), "%s%d", v == sol->child ? "" : ",", (int)v->valuedouble);
     cJSON *c = get_json(target, 200, NULL);
     ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "complete")));
     ck_assert_int_eq((long)nq_check_json_num(c, "conflict_count"), 0);
@@ -327,7 +353,8 @@ START_TEST(test_check_constructed) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_anyn");
     TCase *tc = tcase_create("anyn");

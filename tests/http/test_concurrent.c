@@ -28,11 +28,12 @@ static const char *const targets[] = {"/count?n=9", "/solve?n=9", "/solve?n=11",
 typedef struct client {
     const nq_test_server *srv;       /* the server under test */
     const char *reference[NTARGETS]; /* bodies fetched alone beforehand */
-    int seed;                         /* which target to start with */
-    int mismatches;                   /* bodies that differed, or failed requests */
+    int seed;                        /* which target to start with */
+    int mismatches;                  /* bodies that differed, or failed requests */
 } client;
 
-static void *run_client(void *arg) {
+static void *run_client(void *arg)
+{
     client *c = arg;
     static const char *const gz[] = {"Accept-Encoding: gzip", NULL};
     for (int i = 0; i < ROUNDS; i++) {
@@ -58,7 +59,8 @@ static void *run_client(void *arg) {
     return NULL;
 }
 
-START_TEST(test_many_clients) {
+START_TEST(test_many_clients)
+{
     nq_test_server fresh;
     ck_assert(nq_harness_start(&fresh, server_args, NULL)); /* a cold server: every answer computed once */
     /* References come from the warmed-up shared server, computed one at a time. */
@@ -90,7 +92,8 @@ START_TEST(test_many_clients) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_concurrent");
     TCase *tc = tcase_create("concurrent");

@@ -30,15 +30,24 @@
 #include "harness.h"
 #include "wire.h"
 
-#define HANG_MS 20000      /* silence that means the server left the connection hanging */
-#define RESPONSES_MAX 8    /* responses one exchange may carry */
-#define H "Host: t\r\n"    /* the Host line of every well-formed request */
+#define HANG_MS 20000   /* silence that means the server left the connection hanging */
+#define RESPONSES_MAX 8 /* responses one exchange may carry */
+#define H "Host: t\r\n" /* the Host line of every well-formed request */
 #define CLOSE "Connection: close\r\n"
 
 /* The limits the suite's server runs with; a grace period far beyond the harness's wait, so a
  * request left in flight fails the final stop. */
-static const char *const server_args[] = {"--max-n-solve", "20", "--max-n-count", "18", "--max-solutions", "100000",
-                                          "--grace-s", "600", "--head-timeout-s", "3", NULL};
+static const char *const server_args[] = {"--max-n-solve",
+                                          "20",
+                                          "--max-n-count",
+                                          "18",
+                                          "--max-solutions",
+                                          "100000",
+                                          "--grace-s",
+                                          "600",
+                                          "--head-timeout-s",
+                                          "3",
+                                          NULL};
 static nq_test_server server;
 
 /* ---- raw exchanges ------------------------------------------------------------------------------ */
@@ -49,7 +58,8 @@ typedef struct exchange {
     bool eof;    /* the server closed the connection (else the hang guard fired) */
 } exchange;
 
-static int connect_from(uint16_t port, unsigned host) {
+static int connect_from(uint16_t port, unsigned host)
+{
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ck_assert_int_ge(fd, 0);
     struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = 0};
@@ -61,7 +71,8 @@ static int connect_from(uint16_t port, unsigned host) {
     return fd;
 }
 
-static void send_all(int fd, const char *req, size_t len) {
+static void send_all(int fd, const char *req, size_t len)
+{
     for (size_t sent = 0; sent < len;) {
         const ssize_t w = send(fd, req + sent, len - sent, MSG_NOSIGNAL);
         if (w <= 0) return; /* the server may close early: what it said is read next */
@@ -70,7 +81,8 @@ static void send_all(int fd, const char *req, size_t len) {
 }
 
 /* Read until the server closes, or HANG_MS of silence. */
-static exchange read_all(int fd) {
+static exchange read_all(int fd)
+{
     exchange ex = {malloc(4097), 0, false};
     size_t cap = 4096;
     ck_assert_ptr_nonnull(ex.bytes);
@@ -95,7 +107,8 @@ static exchange read_all(int fd) {
 }
 
 /* Send len bytes of req on a new connection; half-close after it when shut_wr. */
-static exchange talk(const char *req, size_t len, bool shut_wr) {
+static exchange talk(const char *req, size_t len, bool shut_wr)
+{
     const int fd = connect_from(server.port, 1);
     send_all(fd, req, len);
     if (shut_wr) (void)shutdown(fd, SHUT_WR);
@@ -107,7 +120,8 @@ static exchange talk(const char *req, size_t len, bool shut_wr) {
 /* Parse ex as responses to requests whose kinds heads spells ('H' for HEAD, anything else not):
  * every byte must belong to a whole, conforming response, and there must be exactly strlen(heads)
  * of them. Fills out[]. */
-static void parse_all(const exchange *ex, const char *heads, nq_wire_response *out) {
+static void parse_all(const exchange *ex, const char *heads, nq_wire_response *out)
+{
     const size_t want = strlen(heads);
     memset(out, 0, want * sizeof *out);
     size_t pos = 0, n = 0;
@@ -126,12 +140,14 @@ static void parse_all(const exchange *ex, const char *heads, nq_wire_response *o
     ck_assert_msg(ex->eof, "the server left the connection open after its answers");
 }
 
-static void free_all(nq_wire_response *r, size_t n, exchange *ex) {
+static void free_all(nq_wire_response *r, size_t n, exchange *ex)
+{
     for (size_t i = 0; i < n; i++) nq_wire_response_free(&r[i]);
     free(ex->bytes);
 }
 
-static bool header_is(const nq_wire_response *r, const char *name, const char *want) {
+static bool header_is(const nq_wire_response *r, const char *name, const char *want)
+{
     char *v = nq_wire_header_dup(r, name);
     const bool eq = v && strcmp(v, want) == 0;
     free(v);
@@ -149,21 +165,22 @@ static const struct {
     {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", false, NQ_WIRE_OK},
     {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", true, NQ_WIRE_OK},
     {"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{}", false, NQ_WIRE_OK},
-    {"HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n", false, NQ_WIRE_BAD},                 /* bare LF */
-    {"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n x\r\n\r\n", false, NQ_WIRE_BAD},         /* folded */
+    {"HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n", false, NQ_WIRE_BAD},         /* bare LF */
+    {"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n x\r\n\r\n", false, NQ_WIRE_BAD}, /* folded */
     {"HTTP/1.1 200 OK\r\nBad Name: 0\r\n\r\n", false, NQ_WIRE_BAD},
     {"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx", false, NQ_WIRE_BAD},
     {"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", false, NQ_WIRE_BAD},
-    {"HTTP/1.1 200 OK\r\n\r\n{}", false, NQ_WIRE_BAD},                                  /* no framing, no close */
+    {"HTTP/1.1 200 OK\r\n\r\n{}", false, NQ_WIRE_BAD}, /* no framing, no close */
     {"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", false, NQ_WIRE_BAD},
     {"HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n", false, NQ_WIRE_BAD},
     {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nz\r\n", false, NQ_WIRE_BAD},
-    {"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", false, NQ_WIRE_BAD},             /* cut short */
+    {"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", false, NQ_WIRE_BAD}, /* cut short */
     {"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, NQ_WIRE_BAD},
     {"<html>", false, NQ_WIRE_BAD},
 };
 
-START_TEST(test_parser) {
+START_TEST(test_parser)
+{
     const char *b = parser_rows[_i].bytes;
     nq_wire_response r;
     size_t used = 0;
@@ -179,7 +196,8 @@ END_TEST
 
 /* A HEAD answer followed by a stray chunk terminator (what libmicrohttpd 0.9.75 sends after the head
  * of a chunked answer to HEAD, unless the server frames it itself) is caught. */
-START_TEST(test_parser_stray_bytes) {
+START_TEST(test_parser_stray_bytes)
+{
     static const char b[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
     nq_wire_response r;
     size_t used = 0;
@@ -193,13 +211,13 @@ END_TEST
 /* ---- table: requests, the statuses they get, and whether the connection survives them --------- */
 
 typedef struct row {
-    const char *name;    /* what it tests */
-    const char *req;     /* the bytes sent */
-    size_t len;          /* their length; 0: strlen(req) */
-    const char *heads;   /* one letter per expected response: 'H' for a HEAD, 'G' otherwise */
-    unsigned status[4];  /* the expected statuses, in order */
-    const char *type;    /* problem type of the first response, or NULL */
-    bool mhd;            /* the first answer is libmicrohttpd's own (documented: no problem body) */
+    const char *name;   /* what it tests */
+    const char *req;    /* the bytes sent */
+    size_t len;         /* their length; 0: strlen(req) */
+    const char *heads;  /* one letter per expected response: 'H' for a HEAD, 'G' otherwise */
+    unsigned status[4]; /* the expected statuses, in order */
+    const char *type;   /* problem type of the first response, or NULL */
+    bool mhd;           /* the first answer is libmicrohttpd's own (documented: no problem body) */
 } row;
 
 /* A second request after the first, answered only if the connection survives the first. */
@@ -209,78 +227,235 @@ typedef struct row {
 
 static const row rows[] = {
     /* pipelining */
-    {"three pipelined", "GET /healthz HTTP/1.1\r\n" H "\r\nGET /count?n=5 HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GGG",
-     {200, 200, 200}, NULL, false},
+    {"three pipelined",
+     "GET /healthz HTTP/1.1\r\n" H "\r\nGET /count?n=5 HTTP/1.1\r\n" H "\r\n" NEXT,
+     0,
+     "GGG",
+     {200, 200, 200},
+     NULL,
+     false},
     {"HTTP/1.0 closes", "GET /healthz HTTP/1.0\r\n\r\n" NEXT, 0, "G", {200}, NULL, false},
-    {"HTTP/1.0 keep-alive", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" NEXT, 0, "GG", {200, 200},
-     NULL, false},
+    {"HTTP/1.0 keep-alive",
+     "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" NEXT,
+     0,
+     "GG",
+     {200, 200},
+     NULL,
+     false},
     {"HTTP/1.2 is 1.1", "GET /healthz HTTP/1.2\r\n" H "\r\n" NEXT, 0, "GG", {200, 200}, NULL, false},
     /* Content-Length */
     {"length 0", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 0\r\n\r\n" NEXT, 0, "GG", {200, 200}, NULL, false},
-    {"length with body, GET", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 5\r\n\r\nhello" NEXT, 0, "G", {200},
-     NULL, false},
-    {"length with body, POST", "POST /count?n=8 HTTP/1.1\r\n" H "Content-Length: 5\r\n\r\nhello" NEXT, 0, "G",
-     {405}, "/problems/method-not-allowed", false},
-    {"length smuggling 0 then 37", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 0\r\nContent-Length: 37\r\n\r\n" SMUGGLED,
-     0, "G", {400}, "/problems/bad-request", false},
-    {"length smuggling 37 then 0", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 37\r\nContent-Length: 0\r\n\r\n" SMUGGLED,
-     0, "G", {400}, "/problems/bad-request", false},
-    {"length repeated equal", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello" NEXT,
-     0, "G", {400}, "/problems/bad-request", false},
-    {"length list", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 0, 37\r\n\r\n" SMUGGLED, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"length negative", "GET /healthz HTTP/1.1\r\n" H "Content-Length: -1\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"length not a number", "GET /healthz HTTP/1.1\r\n" H "Content-Length: abc\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"length plus sign", "GET /healthz HTTP/1.1\r\n" H "Content-Length: +0\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"length empty", "GET /healthz HTTP/1.1\r\n" H "Content-Length:\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"length of 30 digits", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 123456789012345678901234567890\r\n\r\n" NEXT,
-     0, "G", {400}, "/problems/bad-request", false},
+    {"length with body, GET",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 5\r\n\r\nhello" NEXT,
+     0,
+     "G",
+     {200},
+     NULL,
+     false},
+    {"length with body, POST",
+     "POST /count?n=8 HTTP/1.1\r\n" H "Content-Length: 5\r\n\r\nhello" NEXT,
+     0,
+     "G",
+     {405},
+     "/problems/method-not-allowed",
+     false},
+    {"length smuggling 0 then 37",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 0\r\nContent-Length: 37\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length smuggling 37 then 0",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 37\r\nContent-Length: 0\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length repeated equal",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length list",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 0, 37\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length negative",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: -1\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length not a number",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: abc\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length plus sign",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: +0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length empty",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length:\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length of 30 digits",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 123456789012345678901234567890\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
     /* Transfer-Encoding */
-    {"chunked, GET", "GET /count?n=8 HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" NEXT,
-     0, "G", {200}, NULL, false},
+    {"chunked, GET",
+     "GET /count?n=8 HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {200},
+     NULL,
+     false},
     {"chunked with extensions and trailers",
-     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n0;c\r\nX-T: 1\r\n\r\n" NEXT, 0,
-     "G", {200}, NULL, false},
-    {"chunked, empty list element", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: , chunked\r\n\r\n0\r\n\r\n" NEXT,
-     0, "G", {200}, NULL, false},
-    {"chunked and length", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" SMUGGLED,
-     0, "G", {400}, "/problems/bad-request", false},
-    {"length and chunked", "GET /healthz HTTP/1.1\r\n" H "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" SMUGGLED,
-     0, "G", {400}, "/problems/bad-request", false},
-    {"chunked not last", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked, gzip\r\n\r\n" SMUGGLED, 0, "G",
-     {400}, "/problems/bad-request", false},
-    {"no chunked at all", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: gzip\r\n\r\n" SMUGGLED, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"identity", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: identity\r\n\r\n" SMUGGLED, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"chunked twice, one line", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked, chunked\r\n\r\n" SMUGGLED, 0,
-     "G", {400}, "/problems/bad-request", false},
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n0;c\r\nX-T: 1\r\n\r\n" NEXT,
+     0,
+     "G",
+     {200},
+     NULL,
+     false},
+    {"chunked, empty list element",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: , chunked\r\n\r\n0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {200},
+     NULL,
+     false},
+    {"chunked and length",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"length and chunked",
+     "GET /healthz HTTP/1.1\r\n" H "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"chunked not last",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked, gzip\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"no chunked at all",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: gzip\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"identity",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: identity\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"chunked twice, one line",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked, chunked\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
     {"chunked twice, two lines",
-     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n" SMUGGLED, 0, "G",
-     {400}, "/problems/bad-request", false},
-    {"gzip then chunked", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" NEXT, 0, "G",
-     {501}, "/problems/not-implemented", false},
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"gzip then chunked",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {501},
+     "/problems/not-implemented",
+     false},
     {"gzip then chunked, two lines",
-     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" NEXT, 0, "G",
-     {501}, "/problems/not-implemented", false},
-    {"coding not a token", "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked x\r\n\r\n" SMUGGLED, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"chunked in HTTP/1.0", "GET /healthz HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {501},
+     "/problems/not-implemented",
+     false},
+    {"coding not a token",
+     "GET /healthz HTTP/1.1\r\n" H "Transfer-Encoding: chunked x\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"chunked in HTTP/1.0",
+     "GET /healthz HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
     /* line syntax */
-    {"folded line", "GET /healthz HTTP/1.1\r\n" H "X-A: foo\r\n bar\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"folded line, tab", "GET /healthz HTTP/1.1\r\n" H "X-A: foo\r\n\tbar\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"bare LF", "GET /healthz HTTP/1.1\nHost: t\n\nGET /healthz HTTP/1.1\nHost: t\nConnection: close\n\n", 0, "GG",
-     {200, 200}, NULL, false},
-    {"bare CR in a value", "GET /healthz HTTP/1.1\r\n" H "X-A: a\rb\r\n\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
-    {"space before colon", "GET /healthz HTTP/1.1\r\nHost : t\r\n\r\n" NEXT, 0, "G", {400}, "/problems/bad-request",
+    {"folded line",
+     "GET /healthz HTTP/1.1\r\n" H "X-A: foo\r\n bar\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"folded line, tab",
+     "GET /healthz HTTP/1.1\r\n" H "X-A: foo\r\n\tbar\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"bare LF",
+     "GET /healthz HTTP/1.1\nHost: t\n\nGET /healthz HTTP/1.1\nHost: t\nConnection: close\n\n",
+     0,
+     "GG",
+     {200, 200},
+     NULL,
+     false},
+    {"bare CR in a value",
+     "GET /healthz HTTP/1.1\r\n" H "X-A: a\rb\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"space before colon",
+     "GET /healthz HTTP/1.1\r\nHost : t\r\n\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
      false},
     {"no colon", "GET /healthz HTTP/1.1\r\n" H "NoColon\r\n\r\n" NEXT, 0, "G", {400}, NULL, true},
     /* Host */
@@ -288,26 +463,52 @@ static const row rows[] = {
     {"two Hosts", "GET /healthz HTTP/1.1\r\n" H "Host: u\r\n\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
     {"two Hosts, HTTP/1.0", "GET /healthz HTTP/1.0\r\n" H H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
     /* request line */
-    {"NUL in method", "G\0T /healthz HTTP/1.1\r\n" H "\r\n" NEXT, sizeof "G\0T /healthz HTTP/1.1\r\n" H "\r\n" NEXT - 1,
-     "G", {400}, "/problems/bad-request", false},
-    {"tab in method", "GET\tX /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
-    {"parenthesis in method", "(GET) /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request",
+    {"NUL in method",
+     "G\0T /healthz HTTP/1.1\r\n" H "\r\n" NEXT,
+     sizeof "G\0T /healthz HTTP/1.1\r\n" H "\r\n" NEXT - 1,
+     "G",
+     {400},
+     "/problems/bad-request",
      false},
-    {"token method unknown", "BREW /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {405, 200},
-     "/problems/method-not-allowed", false},
+    {"tab in method", "GET\tX /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
+    {"parenthesis in method",
+     "(GET) /healthz HTTP/1.1\r\n" H "\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"token method unknown",
+     "BREW /healthz HTTP/1.1\r\n" H "\r\n" NEXT,
+     0,
+     "GG",
+     {405, 200},
+     "/problems/method-not-allowed",
+     false},
     {"two spaces", "GET  /healthz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
-    {"control byte in the query", "GET /healthz?a\x01b HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400},
-     "/problems/bad-request", false},
+    {"control byte in the query",
+     "GET /healthz?a\x01b HTTP/1.1\r\n" H "\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
     {"space in target", "GET /heal thz HTTP/1.1\r\n" H "\r\n" NEXT, 0, "G", {400}, "/problems/bad-request", false},
     {"HTTP/2.0", "GET /healthz HTTP/2.0\r\n" H "\r\n" NEXT, 0, "G", {505}, NULL, true},
     {"no version", "GET /healthz\r\n\r\n", 0, "G", {400}, NULL, true},
     /* small query faults */
-    {"value without a name", "GET /count?=8 HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {400, 200}, "/problems/bad-request",
+    {"value without a name",
+     "GET /count?=8 HTTP/1.1\r\n" H "\r\n" NEXT,
+     0,
+     "GG",
+     {400, 200},
+     "/problems/bad-request",
      false},
 };
 
 /* Every answer of ours that is an error is a problem; libmicrohttpd's own ones are listed above. */
-static void check_first(const row *r, const nq_wire_response *resp) {
+static void check_first(const row *r, const nq_wire_response *resp)
+{
     if (r->type) {
         ck_assert_msg(header_is(resp, "Content-Type", "application/problem+json"), "%s: no problem body", r->name);
         ck_assert_msg(strstr(resp->body, r->type) != NULL, "%s: body %s", r->name, resp->body);
@@ -316,7 +517,8 @@ static void check_first(const row *r, const nq_wire_response *resp) {
     }
 }
 
-START_TEST(test_row) {
+START_TEST(test_row)
+{
     const row *r = &rows[_i];
     exchange ex = talk(r->req, r->len ? r->len : strlen(r->req), false);
     nq_wire_response resp[RESPONSES_MAX];
@@ -334,18 +536,17 @@ END_TEST
 static const struct {
     const char *target;
     unsigned status;
-    bool streamed;  /* a streamed answer: HEAD states no length and closes the connection */
-    bool stable;    /* its length does not change between two requests */
+    bool streamed; /* a streamed answer: HEAD states no length and closes the connection */
+    bool stable;   /* its length does not change between two requests */
 } head_rows[] = {
-    {"/solve?n=4", 200, false, true},           {"/solve?n=13", 200, true, true},
-    {"/solve?n=20&limit=10000", 200, true, true}, {"/count?n=8", 200, false, true},
-    {"/openapi.yaml", 200, false, true},        {"/healthz", 200, false, true},
-    {"/readyz", 200, false, true},              {"/metrics", 200, false, false},
-    {"/problems/not-found", 200, false, true},  {"/nope", 404, false, true},
-    {"/solve?n=0", 400, false, true},           {"/count?n=30", 422, false, true},
+    {"/solve?n=4", 200, false, true}, {"/solve?n=13", 200, true, true},    {"/solve?n=20&limit=10000", 200, true, true},
+    {"/count?n=8", 200, false, true}, {"/openapi.yaml", 200, false, true}, {"/healthz", 200, false, true},
+    {"/readyz", 200, false, true},    {"/metrics", 200, false, false},     {"/problems/not-found", 200, false, true},
+    {"/nope", 404, false, true},      {"/solve?n=0", 400, false, true},    {"/count?n=30", 422, false, true},
 };
 
-START_TEST(test_head_then_get) {
+START_TEST(test_head_then_get)
+{
     const char *t = head_rows[_i].target;
     char req[512];
     (void)snprintf(req, sizeof req, "HEAD %s HTTP/1.1\r\n" H "\r\nGET %s HTTP/1.1\r\n" H CLOSE "\r\n", t, t);
@@ -368,7 +569,8 @@ START_TEST(test_head_then_get) {
 END_TEST
 
 /* The ETag of GET target, learnt on a connection of its own (malloc'd). */
-static char *etag_of(const char *target) {
+static char *etag_of(const char *target)
+{
     char req[256];
     (void)snprintf(req, sizeof req, "GET %s HTTP/1.1\r\n" H CLOSE "\r\n", target);
     exchange ex = talk(req, strlen(req), false);
@@ -381,7 +583,8 @@ static char *etag_of(const char *target) {
 }
 
 /* A 304 to HEAD and to GET, then a 200, on one connection: the 304s end at their header section. */
-START_TEST(test_304_then_get) {
+START_TEST(test_304_then_get)
+{
     char *tag = etag_of("/count?n=8");
     char req[768];
     (void)snprintf(req, sizeof req,
@@ -402,7 +605,8 @@ END_TEST
 
 /* A 304 for an answer the server does not hold states no length, so it closes the connection: the
  * GET after it on that connection is not answered, and nothing follows the 304's header section. */
-START_TEST(test_unheld_304_closes) {
+START_TEST(test_unheld_304_closes)
+{
     static const char req[] = "HEAD /count?n=17 HTTP/1.1\r\n" H "If-None-Match: *\r\n\r\n" NEXT; /* never computed */
     exchange ex = talk(req, sizeof req - 1, false);
     nq_wire_response resp[RESPONSES_MAX];
@@ -415,7 +619,8 @@ END_TEST
 
 /* ---- repeated header lines are one list (RFC 9110 section 5.3) ---------------------------------- */
 
-START_TEST(test_repeated_accept_encoding) {
+START_TEST(test_repeated_accept_encoding)
+{
     static const char req[] = "GET /openapi.yaml HTTP/1.1\r\n" H "Accept-Encoding: identity\r\n"
                               "accept-encoding: gzip\r\n" CLOSE "\r\n";
     exchange ex = talk(req, sizeof req - 1, false);
@@ -427,7 +632,8 @@ START_TEST(test_repeated_accept_encoding) {
 }
 END_TEST
 
-START_TEST(test_repeated_if_none_match) {
+START_TEST(test_repeated_if_none_match)
+{
     char *tag = etag_of("/count?n=9");
     char forms[4][256];
     (void)snprintf(forms[0], sizeof forms[0], "If-None-Match: \"x\"\r\nIf-None-Match: %s\r\n", tag);
@@ -448,7 +654,8 @@ START_TEST(test_repeated_if_none_match) {
 END_TEST
 
 /* An integer that overflows 64 bits says so, and names the parameter. */
-START_TEST(test_overflow_detail) {
+START_TEST(test_overflow_detail)
+{
     static const char req[] = "GET /count?n=18446744073709551616 HTTP/1.1\r\n" H CLOSE "\r\n";
     exchange ex = talk(req, sizeof req - 1, false);
     nq_wire_response resp[1];
@@ -464,7 +671,8 @@ END_TEST
 
 /* A /healthz request (it ignores its query) with a query of params "a" parameters, or a query of
  * pad bytes when params is 0, and lines header lines of line_len bytes each. */
-static char *flood(size_t params, size_t pad, size_t lines, size_t line_len, size_t *len) {
+static char *flood(size_t params, size_t pad, size_t lines, size_t line_len, size_t *len)
+{
     const size_t cap = 64 + params * 2 + pad + lines * (line_len + 2) + 64;
     char *req = malloc(cap);
     ck_assert_ptr_nonnull(req);
@@ -495,16 +703,17 @@ static const struct {
     {489, 0, 0, 0, "GG", 200, NULL},
     {491, 0, 0, 0, "GG", 200, NULL},
     {600, 0, 0, 0, "GG", 200, NULL},
-    {4000, 0, 0, 0, "GG", 200, NULL},               /* 8 KiB of parameters, under the target cap */
-    {0, 8192 - 9, 0, 0, "GG", 200, NULL},           /* a target of exactly 8192 bytes */
+    {4000, 0, 0, 0, "GG", 200, NULL},     /* 8 KiB of parameters, under the target cap */
+    {0, 8192 - 9, 0, 0, "GG", 200, NULL}, /* a target of exactly 8192 bytes */
     {0, 8192 - 8, 0, 0, "G", 414, "/problems/uri-too-long"},
     {4200, 0, 0, 0, "G", 414, "/problems/uri-too-long"},
-    {0, 0, 99, 160, "GG", 200, NULL},               /* header lines just under 16 KiB */
+    {0, 0, 99, 160, "GG", 200, NULL}, /* header lines just under 16 KiB */
     {0, 0, 104, 160, "G", 431, "/problems/headers-too-large"},
-    {0, 0, 900, 20, "G", 431, NULL},                /* more lines than fit libmicrohttpd's memory */
+    {0, 0, 900, 20, "G", 431, NULL}, /* more lines than fit libmicrohttpd's memory */
 };
 
-START_TEST(test_flood) {
+START_TEST(test_flood)
+{
     size_t len = 0;
     char *req = flood(flood_rows[_i].params, flood_rows[_i].pad, flood_rows[_i].lines, flood_rows[_i].line_len, &len);
     exchange ex = talk(req, len, false);
@@ -523,7 +732,8 @@ END_TEST
  * inside the query) is cut by the head deadline (3 s here), and still logged, and does not stay in
  * flight (the suite's SIGTERM stop then exits at once: a request left in flight would hold it for the
  * whole grace period of 600 s, past the harness's wait). */
-START_TEST(test_cut_requests_logged) {
+START_TEST(test_cut_requests_logged)
+{
     static const char *const cuts[] = {
         "GET /cut-after-line HTTP/1.1\r\n",
         "GET /cut-in-header HTTP/1.1\r\n" H "X-Half: va",
@@ -555,7 +765,8 @@ END_TEST
 
 /* With --conn-limit 40 and --conn-reserve 8, one address holds at most 32 connections; the rest of
  * its attempts are closed unanswered, and another address still gets in and is served. */
-START_TEST(test_reserve_keeps_room) {
+START_TEST(test_reserve_keeps_room)
+{
     static const char *const args[] = {"--conn-limit", "40", "--conn-reserve", "8", "--head-timeout-s", "60", NULL};
     nq_test_server s;
     ck_assert(nq_harness_start(&s, args, NULL));
@@ -582,7 +793,8 @@ START_TEST(test_reserve_keeps_room) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_conformance");
     TCase *tc = tcase_create("conformance");

@@ -13,16 +13,16 @@
 #include "harness.h"
 
 /* The limits the server is started with, so the expectations below do not depend on defaults. */
-static const char *const server_args[] = {"--max-n-solve", "20", "--max-n-count", "18", "--max-solutions", "100000",
-                                          NULL};
+static const char *const server_args[] = {"--max-n-solve", "20", "--max-n-count", "18", "--max-solutions",
+                                          "100000",        NULL};
 static nq_test_server server;
 
 typedef struct error_row {
     const char *target; /* path and raw query */
     long status;
-    const char *slug;   /* problem type after /problems/ */
-    const char *param;  /* NULL: no param member */
-    long limit;         /* -1: no limit member */
+    const char *slug;  /* problem type after /problems/ */
+    const char *param; /* NULL: no param member */
+    long limit;        /* -1: no limit member */
 } error_row;
 
 static const error_row rows[] = {
@@ -96,8 +96,9 @@ static const error_row rows[] = {
     {"/problems/no-such-problem", 404, "not-found", NULL, -1},
 };
 
-static void check_problem(const nq_http_response *r, const char *path, long status, const char *slug,
-                          const char *param, long limit) {
+static void check_problem(const nq_http_response *r, const char *path, long status, const char *slug, const char *param,
+                          long limit)
+{
     ck_assert_int_eq(r->status, status);
     ck_assert_str_eq(nq_http_header_get(r, "Content-Type"), "application/problem+json");
     ck_assert_str_eq(nq_http_header_get(r, "Cache-Control"), "no-store");
@@ -131,7 +132,8 @@ static void check_problem(const nq_http_response *r, const char *path, long stat
     cJSON_Delete(j);
 }
 
-START_TEST(test_error_row) {
+START_TEST(test_error_row)
+{
     const error_row *row = &rows[_i];
     nq_http_response r;
     ck_assert(nq_http_get(&server, row->target, &r));
@@ -147,7 +149,8 @@ END_TEST
 /* Any method but GET, HEAD and OPTIONS: 405 with Allow, on every route. */
 static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "TRACE"};
 
-START_TEST(test_method_not_allowed) {
+START_TEST(test_method_not_allowed)
+{
     static const char *const targets[] = {"/solve?n=4", "/count?n=4", "/openapi.yaml", "/problems/not-found"};
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
         nq_http_response r;
@@ -164,10 +167,11 @@ START_TEST(test_method_not_allowed) {
 END_TEST
 
 /* Each problem type named in a response is described at its URI. */
-START_TEST(test_problem_types_resolve) {
-    static const char *const slugs[] = {"missing-parameter", "unknown-parameter", "duplicate-parameter",
-                                        "invalid-parameter", "invalid-cursor",    "conflicting-parameters",
-                                        "limit-exceeded",    "result-too-large",  "not-found",
+START_TEST(test_problem_types_resolve)
+{
+    static const char *const slugs[] = {"missing-parameter",  "unknown-parameter", "duplicate-parameter",
+                                        "invalid-parameter",  "invalid-cursor",    "conflicting-parameters",
+                                        "limit-exceeded",     "result-too-large",  "not-found",
                                         "method-not-allowed", "bad-request"};
     for (size_t i = 0; i < sizeof slugs / sizeof slugs[0]; i++) {
         char target[96];
@@ -188,7 +192,8 @@ END_TEST
 
 /* The raw query is parsed by the server, not by libmicrohttpd: a raw-socket request proves that
  * what libmicrohttpd would have truncated or merged is rejected. */
-START_TEST(test_raw_queries) {
+START_TEST(test_raw_queries)
+{
     static const char *const reqs[] = {
         "GET /solve?n=4%00&n=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
         "GET /solve?n=4&n=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
@@ -206,7 +211,8 @@ END_TEST
 
 /* No route takes a body: a request announcing one is answered at once, without waiting for the body,
  * and the connection closed (a client trickling a body cannot hold it). */
-START_TEST(test_body_not_read) {
+START_TEST(test_body_not_read)
+{
     static const char *const reqs[] = {
         "POST /count?n=8 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n",
         "GET /count?n=8 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -225,8 +231,10 @@ START_TEST(test_body_not_read) {
 END_TEST
 
 /* The absolute form of a request target (RFC 9112 section 3.2.2) is served like the origin form. */
-START_TEST(test_absolute_form) {
-    static const char req[] = "GET http://example.org/count?n=5 HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n";
+START_TEST(test_absolute_form)
+{
+    static const char req[] =
+        "GET http://example.org/count?n=5 HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n";
     size_t len = 0;
     char *resp = nq_raw_request(server.port, req, sizeof req - 1, 5000, &len);
     ck_assert_ptr_nonnull(resp);
@@ -239,7 +247,8 @@ END_TEST
 /* A path with escaped unreserved characters is the same URI (RFC 3986 section 6.2.2.2): same route,
  * same bytes, same ETag. Raw socket, so the target goes out exactly as written (and the contract
  * recorder, which matches paths literally, does not see it). */
-START_TEST(test_escaped_path) {
+START_TEST(test_escaped_path)
+{
     static const char plain[] = "GET /count?n=5 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
     static const char escaped[] = "GET /c%6Fun%74?n=5 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
     size_t len = 0;
@@ -262,11 +271,11 @@ END_TEST
  * libmicrohttpd's per-connection memory and are served; just over a cap is the server's own problem.
  * The lines come as a few big ones or many small ones (libmicrohttpd keeps a record per line). */
 static const struct {
-    size_t target_len;  /* length of the request target */
-    size_t lines;       /* extra header lines */
-    size_t line_len;    /* bytes of each ("X-Pad-NNNN: 000...") */
+    size_t target_len; /* length of the request target */
+    size_t lines;      /* extra header lines */
+    size_t line_len;   /* bytes of each ("X-Pad-NNNN: 000...") */
     long status;
-    const char *type;   /* problem type, NULL for a 200 */
+    const char *type; /* problem type, NULL for a 200 */
 } head_rows[] = {
     {8100, 0, 0, 200, NULL},
     {8100, 4, 3900, 200, NULL},
@@ -276,7 +285,8 @@ static const struct {
     {8100, 100, 170, 431, "/problems/headers-too-large"},
 };
 
-START_TEST(test_heads_at_the_caps) {
+START_TEST(test_heads_at_the_caps)
+{
     const size_t tlen = head_rows[_i].target_len, lines = head_rows[_i].lines, llen = head_rows[_i].line_len;
     char *target = malloc(tlen + 1);
     char *block = malloc(lines * llen + 1);
@@ -306,7 +316,8 @@ END_TEST
 
 /* A head libmicrohttpd rejects itself (too many lines for its per-connection memory) is logged with
  * the status it sent, not 0. */
-START_TEST(test_mhd_rejection_logged) {
+START_TEST(test_mhd_rejection_logged)
+{
     static const char line[] = "X-Line-0000: 0000000000\r\n";
     const size_t lines = 600, head = 64 + lines * (sizeof line - 1);
     char *req = malloc(head);
@@ -342,7 +353,8 @@ START_TEST(test_mhd_rejection_logged) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_errors");
     TCase *tc = tcase_create("errors");

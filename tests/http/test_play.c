@@ -21,28 +21,36 @@
 static const char *const server_args[] = {"--cache-bytes", "256K", NULL};
 static nq_test_server server;
 
-static cJSON *get_json(const char *target, const char *const *headers, long status, nq_http_response *keep) {
+static cJSON *get_json(const char *target, const char *const *headers, long status, nq_http_response *keep)
+{
     nq_http_response r;
     ck_assert(nq_http_request(&server, "GET", target, headers, &r));
     ck_assert_msg(r.status == status, "%s: %ld %s", target, r.status, r.body);
     cJSON *j = cJSON_ParseWithLength(r.body, r.body_len);
     ck_assert_msg(j != NULL, "%s: not JSON", target);
-    if (keep) *keep = r;
-    else nq_http_response_free(&r);
+    if (keep)
+        *keep = r;
+    else
+        nq_http_response_free(&r);
     return j;
 }
 
-static char *get_body(const char *target, const char *const *headers, nq_http_response *keep) {
+static char *get_body(const char *target, const char *const *headers, nq_http_response *keep)
+{
     nq_http_response r;
     ck_assert(nq_http_request(&server, "GET", target, headers, &r));
     ck_assert_msg(r.status == 200, "%s: %ld %s", target, r.status, r.body);
     char *body = NULL;
     size_t len = 0;
     const char *enc = nq_http_header_get(&r, "Content-Encoding");
-    if (enc && strcmp(enc, "gzip") == 0) ck_assert(nq_harness_gunzip(r.body, r.body_len, &body, &len));
-    else body = strdup(r.body);
-    if (keep) *keep = r;
-    else nq_http_response_free(&r);
+    if (enc && strcmp(enc, "gzip") == 0)
+        ck_assert(nq_harness_gunzip(r.body, r.body_len, &body, &len));
+    else
+        body = strdup(r.body);
+    if (keep)
+        *keep = r;
+    else
+        nq_http_response_free(&r);
     return body;
 }
 
@@ -53,8 +61,10 @@ static const struct {
     const char *body;
 } completes[] = {
     {"/complete?n=8&queens=0:0", "{\"n\":8,\"solution\":[0,4,7,5,2,6,1,3],\"hint\":[1,4]}"},
-    {"/complete?n=8&queens=0:0&count=true", "{\"n\":8,\"solution\":[0,4,7,5,2,6,1,3],\"hint\":[1,4],\"completions\":4}"},
-    {"/complete?n=8&queens=1:4,0:0&count=true", "{\"n\":8,\"solution\":[0,4,7,5,2,6,1,3],\"hint\":[2,7],\"completions\":1}"},
+    {"/complete?n=8&queens=0:0&count=true",
+     "{\"n\":8,\"solution\":[0,4,7,5,2,6,1,3],\"hint\":[1,4],\"completions\":4}"},
+    {"/complete?n=8&queens=1:4,0:0&count=true",
+     "{\"n\":8,\"solution\":[0,4,7,5,2,6,1,3],\"hint\":[2,7],\"completions\":1}"},
     {"/complete?n=6&queens=&count=true", "{\"n\":6,\"solution\":[1,3,5,0,2,4],\"hint\":[0,1],\"completions\":4}"},
     {"/complete?n=8&columns=0,4,7,5,2,6,1,3", "{\"n\":8,\"solution\":[0,4,7,5,2,6,1,3],\"hint\":null}"},
     {"/complete?n=1&columns=-", "{\"n\":1,\"solution\":[0],\"hint\":[0,0]}"},
@@ -67,7 +77,8 @@ static const struct {
      "{\"n\":4,\"solution\":null,\"hint\":null,\"completions\":0}"},
 };
 
-START_TEST(complete_exact) {
+START_TEST(complete_exact)
+{
     nq_http_response r;
     cJSON *j = get_json(completes[_i].target, NULL, 200, &r);
     ck_assert_str_eq(r.body, completes[_i].body);
@@ -80,7 +91,8 @@ START_TEST(complete_exact) {
 END_TEST
 
 /* Both forms, any order: one body, one ETag; a 304 for it from a third spelling. */
-START_TEST(complete_one_entry) {
+START_TEST(complete_one_entry)
+{
     static const char *const spellings[] = {"/complete?n=4&queens=1:3,0:1", "/complete?n=4&columns=1,3,-,-",
                                             "/complete?n=4&queens=0:1,1:3"};
     nq_http_response r[3];
@@ -105,7 +117,8 @@ START_TEST(complete_one_entry) {
 END_TEST
 
 /* The first completion is the first /solve solution whose rows agree with the givens. */
-START_TEST(complete_agrees_with_solve) {
+START_TEST(complete_agrees_with_solve)
+{
     const int n = _i;
     char target[256];
     snprintf(target, sizeof target, "/solve?n=%d&format=columns", n);
@@ -131,8 +144,10 @@ START_TEST(complete_agrees_with_solve) {
         }
         cJSON *j = get_json(target, NULL, 200, NULL);
         const cJSON *got = cJSON_GetObjectItemCaseSensitive(j, "solution");
-        if (!want) ck_assert_msg(cJSON_IsNull(got), "%s", target);
-        else ck_assert_msg(cJSON_Compare(got, want, true), "%s", target);
+        if (!want)
+            ck_assert_msg(cJSON_IsNull(got), "%s", target);
+        else
+            ck_assert_msg(cJSON_Compare(got, want, true), "%s", target);
         cJSON_Delete(j);
     }
     cJSON_Delete(all);
@@ -144,19 +159,23 @@ END_TEST
 static const long trace_lengths[] = {0, 3, 8, 23, 78, 283, 1050, 4175, 17868};
 
 /* The steps of one page (a JSON array, owned by the returned document) and its next link. */
-static cJSON *trace_page(const char *target, const cJSON **steps, char *next, size_t cap) {
+static cJSON *trace_page(const char *target, const cJSON **steps, char *next, size_t cap)
+{
     cJSON *j = get_json(target, NULL, 200, NULL);
     *steps = cJSON_GetObjectItemCaseSensitive(j, "steps");
     ck_assert(cJSON_IsArray(*steps));
     const cJSON *nx = cJSON_GetObjectItemCaseSensitive(j, "next");
     next[0] = '\0';
-    if (cJSON_IsString(nx)) snprintf(next, cap, "%s", nx->valuestring);
-    else ck_assert(cJSON_IsNull(nx));
+    if (cJSON_IsString(nx))
+        snprintf(next, cap, "%s", nx->valuestring);
+    else
+        ck_assert(cJSON_IsNull(nx));
     return j;
 }
 
 /* Pages joined by next equal the whole trace, for page sizes that do and do not divide it. */
-START_TEST(trace_pages_join) {
+START_TEST(trace_pages_join)
+{
     const int n = _i;
     char target[256], next[256];
     snprintf(target, sizeof target, "/trace?n=%d&limit=100000", n);
@@ -188,7 +207,8 @@ START_TEST(trace_pages_join) {
 END_TEST
 
 /* from=k is the trace without its first k steps; NDJSON holds the same steps, one a line. */
-START_TEST(trace_from_and_ndjson) {
+START_TEST(trace_from_and_ndjson)
+{
     const cJSON *whole = NULL;
     char next[256], target[128];
     cJSON *wj = trace_page("/trace?n=6&limit=2000", &whole, next, sizeof next);
@@ -223,7 +243,8 @@ END_TEST
 
 /* Pages too big for this server's cache stream: the same bytes as cached ones would be, gzip too;
  * a large from is skipped on a worker and streamed after. */
-START_TEST(trace_streamed) {
+START_TEST(trace_streamed)
+{
     const char *const gz[] = {"Accept-Encoding: gzip", NULL};
     nq_http_response a, b;
     char *plain = get_body("/trace?n=8&limit=20000", NULL, &a);
@@ -258,7 +279,8 @@ START_TEST(trace_streamed) {
 END_TEST
 
 /* Every single-character change of a cursor is a 400 invalid-cursor, never a page. */
-START_TEST(trace_tampered_cursor) {
+START_TEST(trace_tampered_cursor)
+{
     const cJSON *steps = NULL;
     char next[256];
     cJSON *pj = trace_page("/trace?n=8&limit=100", &steps, next, sizeof next);
@@ -297,7 +319,8 @@ static const struct {
     {"/count?n=8&k=8", "{\"n\":8,\"total\":92,\"unique\":12}"}, /* k = n: the N-Queens count */
 };
 
-START_TEST(count_k_exact) {
+START_TEST(count_k_exact)
+{
     nq_http_response r;
     cJSON *j = get_json(counts_k[_i].target, NULL, 200, &r);
     ck_assert_str_eq(r.body, counts_k[_i].body);
@@ -340,7 +363,8 @@ static const struct {
     {"/count?n=12&k=3", 422, "limit-exceeded", "n"},
 };
 
-START_TEST(bad_input) {
+START_TEST(bad_input)
+{
     nq_http_response r;
     cJSON *j = get_json(bad[_i].target, NULL, bad[_i].status, &r);
     ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/problem+json");
@@ -358,7 +382,8 @@ END_TEST
 /* A search that outlives the request's deadline is a 503 with Retry-After, and goes on into the
  * cache: the same request then gets the answer. (The first completion of the empty 32 x 32 board takes
  * about a second, a thousand times the deadline; a slower machine only widens the gap.) */
-START_TEST(complete_deadline_then_cached) {
+START_TEST(complete_deadline_then_cached)
+{
     static const char *const args[] = {"--deadline-ms", "1", NULL};
     nq_test_server slow;
     ck_assert(nq_harness_start(&slow, args, NULL));
@@ -373,7 +398,9 @@ START_TEST(complete_deadline_then_cached) {
         nanosleep(&pause, NULL);
         ck_assert(nq_http_get(&slow, "/complete?n=32&queens=", &r));
         status = r.status;
-        if (status == 200) ck_assert_ptr_nonnull(strstr(r.body, "\"solution\":[0,2,4,1,3,8,10,12,14,5,17,23,25,29,24,30,27,31,26,28,15,18,9,7,16,11,20,6,13,22,19,21]"));
+        if (status == 200)
+            ck_assert_ptr_nonnull(strstr(r.body, "\"solution\":[0,2,4,1,3,8,10,12,14,5,17,23,25,29,24,30,27,31,26,28,"
+                                                 "15,18,9,7,16,11,20,6,13,22,19,21]"));
         nq_http_response_free(&r);
     }
     ck_assert_int_eq(status, 200);
@@ -381,7 +408,8 @@ START_TEST(complete_deadline_then_cached) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_play");
     TCase *tc = tcase_create("play");

@@ -9,15 +9,16 @@
 #include "check_run.h"
 #include "harness.h"
 
-static const char *const server_args[] = {"--max-solutions", "100000", "--cors-origin", "https://app.example",
-                                          NULL};
+static const char *const server_args[] = {"--max-solutions", "100000", "--cors-origin", "https://app.example", NULL};
 static nq_test_server server;
 
-static void get(const char *target, const char *const *headers, nq_http_response *r) {
+static void get(const char *target, const char *const *headers, nq_http_response *r)
+{
     ck_assert(nq_http_request(&server, "GET", target, headers, r));
 }
 
-static void check_success_headers(const nq_http_response *r) {
+static void check_success_headers(const nq_http_response *r)
+{
     ck_assert_str_eq(nq_http_header_get(r, "Cache-Control"), "public, max-age=31536000, immutable");
     ck_assert_str_eq(nq_http_header_get(r, "Vary"), "Accept, Accept-Encoding");
     ck_assert_str_eq(nq_http_header_get(r, "Access-Control-Allow-Origin"), "https://app.example");
@@ -28,7 +29,8 @@ static void check_success_headers(const nq_http_response *r) {
 }
 
 /* gzip when allowed and the body is over 1 KiB; the decoded body equals the plain one. */
-START_TEST(test_gzip) {
+START_TEST(test_gzip)
+{
     static const char *const targets[] = {"/solve?n=10", "/solve?n=13&format=columns&limit=5000", "/openapi.yaml"};
     static const char *const gz[] = {"Accept-Encoding: gzip", NULL};
     nq_http_response plain, packed;
@@ -53,7 +55,8 @@ START_TEST(test_gzip) {
 END_TEST
 
 /* Accept-Encoding values that must not give gzip, and small bodies that are never compressed. */
-START_TEST(test_no_gzip) {
+START_TEST(test_no_gzip)
+{
     static const char *const values[] = {"Accept-Encoding: gzip;q=0", "Accept-Encoding: identity",
                                          "Accept-Encoding: br", "Accept-Encoding: *;q=0, identity",
                                          "Accept-Encoding: gzip;q=0, *"};
@@ -73,7 +76,8 @@ START_TEST(test_no_gzip) {
 }
 END_TEST
 
-START_TEST(test_etag_304) {
+START_TEST(test_etag_304)
+{
     static const char *const targets[] = {"/count?n=8", "/solve?n=6", "/solve?n=13&limit=3", "/openapi.yaml",
                                           "/problems/not-found"};
     nq_http_response r, again;
@@ -110,7 +114,8 @@ END_TEST
 /* A 304 whose body the server does not hold (never computed, evicted, or served before a restart)
  * cannot state the 200's length: it must state none (RFC 9110 section 8.6), nor carry a chunked body
  * (section 15.4.5: a 304 ends at the end of its header section). Raw socket: the exact bytes count. */
-START_TEST(test_304_unknown_length) {
+START_TEST(test_304_unknown_length)
+{
     static const char *const reqs[] = {
         "GET /count?n=14 HTTP/1.1\r\nHost: t\r\nIf-None-Match: *\r\n\r\n",
         "GET /solve?n=9&limit=7&offset=3 HTTP/1.1\r\nHost: t\r\nIf-None-Match: *\r\n\r\n",
@@ -133,7 +138,8 @@ END_TEST
 
 /* If-None-Match never turns an error into a 304: "*" matches any current representation, and an
  * answer too big for one response has none (422 whatever the condition). */
-START_TEST(test_no_304_for_errors) {
+START_TEST(test_no_304_for_errors)
+{
     static const char *const targets[] = {"/solve?n=17", "/solve?n=15", "/solve?n=0", "/nowhere", "/solve?n=14"};
     static const long status[] = {422, 422, 400, 404, 422};
     static const char *const star[] = {"If-None-Match: *", NULL};
@@ -151,7 +157,8 @@ END_TEST
 
 /* A full answer (no limit) whose total is not known yet is counted before the 304, which then
  * states the length of the 200 that follows it. */
-START_TEST(test_304_after_count) {
+START_TEST(test_304_after_count)
+{
     static const char *const star[] = {"If-None-Match: *", NULL};
     nq_http_response r, full;
     get("/solve?n=11&unique=true&format=columns", star, &r);
@@ -170,7 +177,8 @@ START_TEST(test_304_after_count) {
 END_TEST
 
 /* The same request always gets the same ETag; different requests get different ones. */
-START_TEST(test_etag_stable) {
+START_TEST(test_etag_stable)
+{
     nq_http_response a, b, c;
     get("/solve?n=7&limit=5", NULL, &a);
     get("/solve?n=7&limit=5", NULL, &b);
@@ -183,7 +191,8 @@ START_TEST(test_etag_stable) {
 }
 END_TEST
 
-START_TEST(test_head) {
+START_TEST(test_head)
+{
     static const char *const targets[] = {"/solve?n=8", "/count?n=8", "/solve?n=13&format=columns", "/openapi.yaml"};
     nq_http_response g, h;
     get(targets[_i], NULL, &g);
@@ -199,7 +208,8 @@ START_TEST(test_head) {
 }
 END_TEST
 
-START_TEST(test_cors_preflight) {
+START_TEST(test_cors_preflight)
+{
     static const char *const pre[] = {"Origin: https://app.example", "Access-Control-Request-Method: GET",
                                       "Access-Control-Request-Headers: if-none-match", NULL};
     static const char *const targets[] = {"/solve", "/count", "/openapi.yaml"};
@@ -230,7 +240,8 @@ START_TEST(test_cors_preflight) {
 }
 END_TEST
 
-START_TEST(test_request_id) {
+START_TEST(test_request_id)
+{
     static const char *const given[] = {"X-Request-Id: trace-42.abc", NULL};
     nq_http_response r;
     get("/count?n=6", given, &r);
@@ -268,7 +279,8 @@ START_TEST(test_request_id) {
 END_TEST
 
 /* Server-Timing reports the solver's time: 0 on a cache hit. */
-START_TEST(test_server_timing) {
+START_TEST(test_server_timing)
+{
     nq_http_response r;
     get("/count?n=11", NULL, &r); /* computed (or already cached by an earlier test: then 0) */
     ck_assert_ptr_nonnull(strstr(nq_http_header_get(&r, "Server-Timing"), "solver;dur="));
@@ -280,7 +292,8 @@ START_TEST(test_server_timing) {
 }
 END_TEST
 
-START_TEST(test_openapi) {
+START_TEST(test_openapi)
+{
     nq_http_response r;
     get("/openapi.yaml", NULL, &r);
     ck_assert_int_eq(r.status, 200);
@@ -293,7 +306,8 @@ START_TEST(test_openapi) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_semantics");
     TCase *tc = tcase_create("semantics");

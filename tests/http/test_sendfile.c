@@ -24,7 +24,8 @@ static const char *const gzip_hdr[] = {"Accept-Encoding: gzip", NULL};
 
 /* GET target (gzip or identity): 200, a Content-Length equal to the bytes received when `framed`,
  * and the right Content-Encoding. */
-static void get_checked(const nq_test_server *s, const char *target, bool gzip, bool framed, nq_http_response *r) {
+static void get_checked(const nq_test_server *s, const char *target, bool gzip, bool framed, nq_http_response *r)
+{
     ck_assert(nq_http_request(s, "GET", target, gzip ? gzip_hdr : NULL, r));
     ck_assert_msg(r->status == 200, "%s: %ld", target, r->status);
     const char *len = nq_http_header_get(r, "Content-Length");
@@ -38,7 +39,8 @@ static void get_checked(const nq_test_server *s, const char *target, bool gzip, 
 
 /* The identity and gzip forms of a cached target agree (the gzip one's CRC checks every byte). Sets
  * *plain_len to the identity body's size; the second round is a cache hit whatever the first was. */
-static void forms_agree(const nq_test_server *s, const char *target, long *plain_len) {
+static void forms_agree(const nq_test_server *s, const char *target, long *plain_len)
+{
     for (int round = 0; round < 2; round++) {
         nq_http_response plain, gz;
         get_checked(s, target, false, true, &plain);
@@ -71,7 +73,8 @@ START_TEST(gzip_and_identity_agree_across_the_threshold)
 END_TEST
 
 /* The identity body's length for /solve?n=12&limit=limit. */
-static long body_len_at(const nq_test_server *s, long limit) {
+static long body_len_at(const nq_test_server *s, long limit)
+{
     char target[64];
     snprintf(target, sizeof target, "/solve?n=12&limit=%ld", limit);
     nq_http_response r;

@@ -20,7 +20,8 @@ static nq_test_server server;
 static const long a000170[] = {0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200};
 static const long a002562[] = {0, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787};
 
-static cJSON *get_json(const char *target) {
+static cJSON *get_json(const char *target)
+{
     nq_http_response r;
     ck_assert(nq_http_get(&server, target, &r));
     ck_assert_msg(r.status == 200, "%s: %ld %s", target, r.status, r.body);
@@ -31,9 +32,9 @@ static cJSON *get_json(const char *target) {
     return j;
 }
 
-
 /* The column of the queen in one row: a board row of n characters with one 'Q', or a number. */
-static int row_col(const cJSON *c, int n) {
+static int row_col(const cJSON *c, int n)
+{
     if (cJSON_IsNumber(c)) return (int)c->valuedouble;
     if (!cJSON_IsString(c) || strlen(c->valuestring) != (size_t)n) return -1;
     const char *q = strchr(c->valuestring, 'Q');
@@ -45,7 +46,8 @@ static int row_col(const cJSON *c, int n) {
 /* Whether sol is a solution (n rows, columns 0..n-1, no two queens attacking); its columns in cols.
  * Plain checks in the loop and one assertion per solution: Check reports every assertion to its
  * parent process, which would dominate the run time over thousands of boards. */
-static bool valid_solution(const cJSON *sol, int n, int *cols) {
+static bool valid_solution(const cJSON *sol, int n, int *cols)
+{
     if (cJSON_GetArraySize(sol) != n) return false;
     for (int r = 0; r < n; r++) {
         cols[r] = row_col(cJSON_GetArrayItem(sol, r), n);
@@ -56,18 +58,21 @@ static bool valid_solution(const cJSON *sol, int n, int *cols) {
     return true;
 }
 
-static void to_cols(const cJSON *sol, int n, int *cols) {
+static void to_cols(const cJSON *sol, int n, int *cols)
+{
     ck_assert_msg(valid_solution(sol, n, cols), "not a solution of n=%d", n);
 }
 
-static int lex_cmp(const int *a, const int *b, int n) {
+static int lex_cmp(const int *a, const int *b, int n)
+{
     for (int i = 0; i < n; i++)
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return 0;
 }
 
 /* Every solution valid, distinct and in increasing lexicographic order; returns how many. */
-static int check_solutions(const cJSON *arr, int n) {
+static int check_solutions(const cJSON *arr, int n)
+{
     /* Zeroed: valid_solution stops at the first bad row, leaving the rest of cur unwritten. */
     int prev[32] = {0}, cur[32] = {0}, count = 0;
     bool ok = true;
@@ -81,7 +86,8 @@ static int check_solutions(const cJSON *arr, int n) {
     return count;
 }
 
-START_TEST(test_totals) {
+START_TEST(test_totals)
+{
     const int n = _i;
     static const char *const formats[] = {"board", "columns"};
     for (int f = 0; f < 2; f++) {
@@ -104,7 +110,8 @@ START_TEST(test_totals) {
 }
 END_TEST
 
-START_TEST(test_n4_exact) {
+START_TEST(test_n4_exact)
+{
     nq_http_response r;
     ck_assert(nq_http_get(&server, "/solve?n=4", &r));
     ck_assert_int_eq(r.status, 200);
@@ -128,17 +135,23 @@ START_TEST(test_n4_exact) {
 END_TEST
 
 /* The 8 symmetries of a board: the lexicographically smallest image is the class representative. */
-static void transform(const int *c, int n, int t, int *out) {
+static void transform(const int *c, int n, int t, int *out)
+{
     for (int r = 0; r < n; r++) {
         int rr = r, cc = c[r];
-        if (t & 1) cc = n - 1 - cc;                     /* mirror */
-        if (t & 2) rr = n - 1 - rr;                     /* flip */
-        if (t & 4) { const int x = rr; rr = cc; cc = x; } /* transpose */
+        if (t & 1) cc = n - 1 - cc; /* mirror */
+        if (t & 2) rr = n - 1 - rr; /* flip */
+        if (t & 4) {
+            const int x = rr;
+            rr = cc;
+            cc = x;
+        } /* transpose */
         out[rr] = cc;
     }
 }
 
-START_TEST(test_unique_n8) {
+START_TEST(test_unique_n8)
+{
     cJSON *j = get_json("/solve?n=8&unique=true&format=columns");
     ck_assert_int_eq((long)nq_check_json_num(j, "total"), 12);
     const cJSON *sols = cJSON_GetObjectItemCaseSensitive(j, "solutions");
@@ -160,7 +173,8 @@ START_TEST(test_unique_n8) {
 END_TEST
 
 /* Walk n = 8 in pages of 10 through "next"; the pages concatenated are the full list. */
-START_TEST(test_pages_concatenate) {
+START_TEST(test_pages_concatenate)
+{
     cJSON *full = get_json("/solve?n=8&format=columns");
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(full, "solutions");
     cJSON *joined = cJSON_CreateArray();
@@ -193,7 +207,8 @@ START_TEST(test_pages_concatenate) {
 }
 END_TEST
 
-START_TEST(test_offset_and_after) {
+START_TEST(test_offset_and_after)
+{
     cJSON *full = get_json("/solve?n=8&format=columns");
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(full, "solutions");
     /* offset: the last two */
@@ -213,7 +228,8 @@ START_TEST(test_offset_and_after) {
     cJSON *page = get_json(target);
     const cJSON *ps = cJSON_GetObjectItemCaseSensitive(page, "solutions");
     ck_assert_int_eq(cJSON_GetArraySize(ps), 3);
-    for (int i = 0; i < 3; i++) ck_assert(cJSON_Compare(cJSON_GetArrayItem(ps, i), cJSON_GetArrayItem(all, 11 + i), true));
+    for (int i = 0; i < 3; i++)
+        ck_assert(cJSON_Compare(cJSON_GetArrayItem(ps, i), cJSON_GetArrayItem(all, 11 + i), true));
     /* after a vector that is not a solution: resumes where it would sort */
     cJSON *gap = get_json("/solve?n=4&format=columns&after=2,0,0,0");
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(gap, "solutions")), 1);
@@ -226,7 +242,8 @@ START_TEST(test_offset_and_after) {
 }
 END_TEST
 
-START_TEST(test_ndjson) {
+START_TEST(test_ndjson)
+{
     static const char *const accept[] = {"Accept: application/x-ndjson", NULL};
     nq_http_response r;
     ck_assert(nq_http_request(&server, "GET", "/solve?n=6&format=columns", accept, &r));
@@ -252,7 +269,8 @@ END_TEST
 
 /* n = 13 boards (73712 solutions, about 15 MB) are over the cache's entry bound (64 MiB / 8): the
  * body streams, chunked, with no Content-Length. */
-START_TEST(test_streamed) {
+START_TEST(test_streamed)
+{
     nq_http_response r;
     ck_assert(nq_http_get(&server, "/solve?n=13", &r));
     ck_assert_int_eq(r.status, 200);
@@ -274,7 +292,8 @@ START_TEST(test_streamed) {
     ck_assert_int_eq(cJSON_GetArraySize(sols), 53712);
     const cJSON *want = cJSON_GetArrayItem(all, 20000);
     bool same = true;
-    for (const cJSON *s = sols->child; s && want; s = s->next, want = want->next) same = same && cJSON_Compare(s, want, true);
+    for (const cJSON *s = sols->child; s && want; s = s->next, want = want->next)
+        same = same && cJSON_Compare(s, want, true);
     ck_assert(same);
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(page, "next")));
     cJSON_Delete(page);
@@ -283,7 +302,8 @@ START_TEST(test_streamed) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_solve");
     TCase *tc = tcase_create("solve");

@@ -38,20 +38,23 @@
 
 /* ---- helpers -------------------------------------------------------------------------------------- */
 
-static void sleep_ms(long ms) {
+static void sleep_ms(long ms)
+{
     const struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
 /* A fresh temporary directory and the store path in it. */
-static void temp_store(char *dir, size_t dcap, char *path, size_t pcap) {
+static void temp_store(char *dir, size_t dcap, char *path, size_t pcap)
+{
     snprintf(dir, dcap, "/tmp/nq-store-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, pcap, "%s/nqueens.db", dir);
 }
 
 /* Remove dir and the files in it (the store, its -wal and -shm, a filler). */
-static void rm_dir(const char *dir) {
+static void rm_dir(const char *dir)
+{
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
     const struct dirent *e;
@@ -66,16 +69,19 @@ static void rm_dir(const char *dir) {
 }
 
 /* Start a server with a long-count set-up (n >= 13 long, slowed by delay_ms per task) on store. */
-static void start_long(nq_test_server *s, const char *store, const char *delay_ms, const char *const *extra) {
-    const char *args[32] = {"--long-count-n", "13", "--count-threads", "1", "--count-task-delay-ms", delay_ms,
-                            "--checkpoint-ms", "100", "--store", store, "--grace-s", "5"};
+static void start_long(nq_test_server *s, const char *store, const char *delay_ms, const char *const *extra)
+{
+    const char *args[32] = {
+        "--long-count-n", "13",  "--count-threads", "1", "--count-task-delay-ms", delay_ms, "--checkpoint-ms", "100",
+        "--store",        store, "--grace-s",       "5"};
     size_t a = 12;
     for (size_t i = 0; extra && extra[i] && a < 31; i++) args[a++] = extra[i];
     args[a] = NULL;
     ck_assert_msg(nq_harness_start(s, args, NULL), "nqueensd did not start");
 }
 
-static bool get_with(const nq_test_server *s, const char *target, const char *prefer, nq_http_response *r) {
+static bool get_with(const nq_test_server *s, const char *target, const char *prefer, nq_http_response *r)
+{
     char h[64];
     snprintf(h, sizeof h, "Prefer: %s", prefer);
     const char *const headers[] = {h, NULL};
@@ -83,7 +89,8 @@ static bool get_with(const nq_test_server *s, const char *target, const char *pr
 }
 
 /* A 202 for n: the contract's headers and body; returns its progress. */
-static double check_202(const nq_http_response *r, int n) {
+static double check_202(const nq_http_response *r, int n)
+{
     ck_assert_int_eq(r->status, 202);
     ck_assert_str_eq(nq_http_header_get(r, "Cache-Control"), "no-store");
     char loc[32];
@@ -109,7 +116,8 @@ static double check_202(const nq_http_response *r, int n) {
 }
 
 /* Start n with respond-async; its progress. */
-static double start_async(const nq_test_server *s, int n) {
+static double start_async(const nq_test_server *s, int n)
+{
     char target[32];
     snprintf(target, sizeof target, "/count?n=%d", n);
     nq_http_response r;
@@ -121,7 +129,8 @@ static double start_async(const nq_test_server *s, int n) {
 }
 
 /* Poll n (Prefer: wait=1) until its 200; progress must never fall. Returns the 200 in *out. */
-static void poll_to_200(const nq_test_server *s, int n, double floor, nq_http_response *out) {
+static void poll_to_200(const nq_test_server *s, int n, double floor, nq_http_response *out)
+{
     char target[32];
     snprintf(target, sizeof target, "/count?n=%d", n);
     for (int i = 0; i < 600; i++) {
@@ -136,7 +145,8 @@ static void poll_to_200(const nq_test_server *s, int n, double floor, nq_http_re
 }
 
 /* Wait until the metric reaches at least v (or give up after a minute). */
-static bool metric_at_least(const nq_test_server *s, const char *name, double v) {
+static bool metric_at_least(const nq_test_server *s, const char *name, double v)
+{
     for (int i = 0; i < 1200; i++) {
         if (nq_harness_metric(s, name) >= v) return true;
         sleep_ms(50);
@@ -146,7 +156,8 @@ static bool metric_at_least(const nq_test_server *s, const char *name, double v)
 
 /* ---- the 202 sequence, Prefer, /counts ------------------------------------------------------------ */
 
-START_TEST(accepted_then_progress_then_200) {
+START_TEST(accepted_then_progress_then_200)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
@@ -174,7 +185,8 @@ START_TEST(accepted_then_progress_then_200) {
 }
 END_TEST
 
-START_TEST(prefer_wait_long_enough_gives_200) {
+START_TEST(prefer_wait_long_enough_gives_200)
+{
     nq_test_server s;
     static const char *const extra[] = {"--deadline-ms", "600000", NULL};
     start_long(&s, "none", "2", extra);
@@ -187,7 +199,8 @@ START_TEST(prefer_wait_long_enough_gives_200) {
 }
 END_TEST
 
-START_TEST(prefer_wait_is_capped_by_the_deadline) {
+START_TEST(prefer_wait_is_capped_by_the_deadline)
+{
     nq_test_server s;
     static const char *const extra[] = {"--deadline-ms", "1000", NULL};
     start_long(&s, "none", "20", extra); /* 869 tasks x 20 ms: over 17 s */
@@ -205,7 +218,8 @@ START_TEST(prefer_wait_is_capped_by_the_deadline) {
 }
 END_TEST
 
-START_TEST(counts_lists_finished_and_running_newest_first) {
+START_TEST(counts_lists_finished_and_running_newest_first)
+{
     nq_test_server s;
     start_long(&s, "none", "20", NULL);
     nq_http_response r;
@@ -240,7 +254,8 @@ START_TEST(counts_lists_finished_and_running_newest_first) {
 }
 END_TEST
 
-START_TEST(limits_give_503) {
+START_TEST(limits_give_503)
+{
     nq_test_server s;
     static const char *const extra[] = {"--long-counts", "1", "--long-count-queue", "1", NULL};
     start_long(&s, "none", "20", extra);
@@ -267,7 +282,8 @@ END_TEST
 
 /* ---- restarts ------------------------------------------------------------------------------------ */
 
-START_TEST(finished_count_survives_restarts) {
+START_TEST(finished_count_survives_restarts)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
@@ -295,7 +311,8 @@ END_TEST
 
 /* Run a count until a checkpoint holds at least some of it; returns the progress seen before the
  * checkpoints that followed it (so the store holds at least that much). */
-static double run_until_checkpointed(const nq_test_server *s, int n) {
+static double run_until_checkpointed(const nq_test_server *s, int n)
+{
     (void)start_async(s, n);
     char target[32];
     snprintf(target, sizeof target, "/count?n=%d", n);
@@ -312,7 +329,8 @@ static double run_until_checkpointed(const nq_test_server *s, int n) {
     return p;
 }
 
-START_TEST(kill_9_resumes_from_the_last_checkpoint) {
+START_TEST(kill_9_resumes_from_the_last_checkpoint)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
@@ -336,7 +354,8 @@ START_TEST(kill_9_resumes_from_the_last_checkpoint) {
 }
 END_TEST
 
-START_TEST(sigterm_checkpoints_and_exits_0) {
+START_TEST(sigterm_checkpoints_and_exits_0)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
@@ -367,7 +386,8 @@ END_TEST
 /* ---- files the server must refuse ------------------------------------------------------------------ */
 
 /* Run nqueensd on store until it exits (it must not start); its status, stderr in err. */
-static int run_refused(const char *store, char *err, size_t cap) {
+static int run_refused(const char *store, char *err, size_t cap)
+{
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
     const pid_t pid = fork();
@@ -388,7 +408,8 @@ static int run_refused(const char *store, char *err, size_t cap) {
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
-static char *slurp(const char *path, size_t *len) {
+static char *slurp(const char *path, size_t *len)
+{
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
     char *buf = malloc(1 << 20);
@@ -397,7 +418,8 @@ static char *slurp(const char *path, size_t *len) {
     return buf;
 }
 
-static void sql(const char *path, const char *stmt) {
+static void sql(const char *path, const char *stmt)
+{
     sqlite3 *db = NULL;
     ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, stmt, NULL, NULL, NULL), SQLITE_OK);
@@ -405,7 +427,8 @@ static void sql(const char *path, const char *stmt) {
 }
 
 /* A store with a finished count in it, closed cleanly (everything in the main file). */
-static void make_store(const char *path) {
+static void make_store(const char *path)
+{
     nq_test_server s;
     const char *a[] = {"--store", path, NULL};
     ck_assert(nq_harness_start(&s, a, NULL));
@@ -418,8 +441,8 @@ static void make_store(const char *path) {
 enum damage { GARBAGE, TRUNCATED, FOREIGN, NEWER, DAMAGES };
 
 static const struct {
-    const char *name;  /* for messages */
-    const char *says;  /* must appear in the error message */
+    const char *name; /* for messages */
+    const char *says; /* must appear in the error message */
 } damage_rows[] = {
     [GARBAGE] = {"garbage", "not an SQLite database"},
     [TRUNCATED] = {"truncated", "damaged"},
@@ -427,7 +450,8 @@ static const struct {
     [NEWER] = {"newer", "newer nqueensd"},
 };
 
-static void damage(enum damage d, const char *path) {
+static void damage(enum damage d, const char *path)
+{
     if (d == GARBAGE) {
         FILE *f = fopen(path, "wb");
         for (int i = 0; i < 8192; i++) fputc((i * 7919) & 0xff, f);
@@ -447,7 +471,8 @@ static void damage(enum damage d, const char *path) {
     }
 }
 
-START_TEST(damaged_store_is_refused_and_untouched) {
+START_TEST(damaged_store_is_refused_and_untouched)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     damage((enum damage)_i, store);
@@ -466,7 +491,8 @@ START_TEST(damaged_store_is_refused_and_untouched) {
 }
 END_TEST
 
-START_TEST(one_server_per_store) {
+START_TEST(one_server_per_store)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
@@ -482,7 +508,8 @@ END_TEST
 /* ---- a store that fills up ------------------------------------------------------------------------- */
 
 /* Fill the file system of dir (a small tmpfs) with a filler file; true when it is full. */
-static bool fill(const char *dir) {
+static bool fill(const char *dir)
+{
     char path[128];
     snprintf(path, sizeof path, "%s/filler", dir);
     const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -495,7 +522,8 @@ static bool fill(const char *dir) {
     return full;
 }
 
-START_TEST(full_disk_keeps_serving) {
+START_TEST(full_disk_keeps_serving)
+{
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     /* A private mount namespace and a 256 KB tmpfs: needs root (CI runs as root); skipped without. */
@@ -545,7 +573,8 @@ START_TEST(full_disk_keeps_serving) {
 }
 END_TEST
 
-static Suite *store_suite(void) {
+static Suite *store_suite(void)
+{
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("accepted");
     tcase_set_timeout(tc, 240);
@@ -570,7 +599,8 @@ static Suite *store_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     const int failed = nq_check_run(store_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

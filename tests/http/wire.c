@@ -17,22 +17,30 @@ typedef struct cur {
 } cur;
 
 /* Record a fault: what is wrong, and the bytes at fault (n of them at at; none when at is NULL). */
-static nq_wire_rc bad_at(cur *c, const char *what, const char *at, size_t n) {
+static nq_wire_rc bad_at(cur *c, const char *what, const char *at, size_t n)
+{
     if (c->why && c->whylen > 0) {
-        if (at) (void)snprintf(c->why, c->whylen, "%s: '%.*s'", what, (int)(n < 60 ? n : 60), at);
-        else (void)snprintf(c->why, c->whylen, "%s", what);
+        if (at)
+            (void)snprintf(c->why, c->whylen, "%s: '%.*s'", what, (int)(n < 60 ? n : 60), at);
+        else
+            (void)snprintf(c->why, c->whylen, "%s", what);
     }
     return NQ_WIRE_BAD;
 }
 
-static nq_wire_rc bad(cur *c, const char *what) { return bad_at(c, what, NULL, 0); }
+static nq_wire_rc bad(cur *c, const char *what)
+{
+    return bad_at(c, what, NULL, 0);
+}
 
-static nq_wire_rc short_of_bytes(cur *c, const char *what) {
+static nq_wire_rc short_of_bytes(cur *c, const char *what)
+{
     return c->eof ? bad_at(c, "the stream ends inside", what, strlen(what)) : NQ_WIRE_INCOMPLETE;
 }
 
 /* The next line (without its CRLF) into *line / *n. A LF not preceded by CR is a fault. */
-static nq_wire_rc next_line(cur *c, const char **line, size_t *n, const char *what) {
+static nq_wire_rc next_line(cur *c, const char **line, size_t *n, const char *what)
+{
     const char *start = c->buf + c->pos;
     const char *lf = memchr(start, '\n', c->len - c->pos);
     if (!lf) return short_of_bytes(c, what);
@@ -44,12 +52,14 @@ static nq_wire_rc next_line(cur *c, const char **line, size_t *n, const char *wh
     return NQ_WIRE_OK;
 }
 
-static bool tchar(unsigned char ch) {
+static bool tchar(unsigned char ch)
+{
     return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
            (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
 }
 
-static bool text_ok(const char *s, size_t n) {
+static bool text_ok(const char *s, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         const unsigned char ch = (unsigned char)s[i];
         if ((ch < 0x20 && ch != '\t') || ch == 0x7f) return false;
@@ -57,13 +67,13 @@ static bool text_ok(const char *s, size_t n) {
     return true;
 }
 
-static nq_wire_rc status_line(cur *c, nq_wire_response *r) {
+static nq_wire_rc status_line(cur *c, nq_wire_response *r)
+{
     const char *l = NULL;
     size_t n = 0;
     const nq_wire_rc rc = next_line(c, &l, &n, "the status line");
     if (rc != NQ_WIRE_OK) return rc;
-    if (n < 13 || memcmp(l, "HTTP/1.1 ", 9) != 0 || l[12] != ' ')
-        return bad_at(c, "malformed status line", l, n);
+    if (n < 13 || memcmp(l, "HTTP/1.1 ", 9) != 0 || l[12] != ' ') return bad_at(c, "malformed status line", l, n);
     unsigned status = 0;
     for (size_t i = 9; i < 12; i++) {
         if (l[i] < '0' || l[i] > '9') return bad(c, "status code is not three digits");
@@ -76,7 +86,8 @@ static nq_wire_rc status_line(cur *c, nq_wire_response *r) {
 }
 
 /* One "name: value" line into h. */
-static nq_wire_rc field_line(cur *c, const char *l, size_t n, nq_wire_header *h) {
+static nq_wire_rc field_line(cur *c, const char *l, size_t n, nq_wire_header *h)
+{
     if (l[0] == ' ' || l[0] == '\t') return bad(c, "folded header line");
     const char *colon = memchr(l, ':', n);
     if (!colon || colon == l) return bad_at(c, "header line without a name and colon", l, n);
@@ -90,11 +101,13 @@ static nq_wire_rc field_line(cur *c, const char *l, size_t n, nq_wire_header *h)
     return NQ_WIRE_OK;
 }
 
-static bool name_is(const nq_wire_header *h, const char *name) {
+static bool name_is(const nq_wire_header *h, const char *name)
+{
     return h->name_len == strlen(name) && strncasecmp(h->name, name, h->name_len) == 0;
 }
 
-static nq_wire_rc header_section(cur *c, nq_wire_response *r) {
+static nq_wire_rc header_section(cur *c, nq_wire_response *r)
+{
     for (;;) {
         const char *l = NULL;
         size_t n = 0;
@@ -109,7 +122,8 @@ static nq_wire_rc header_section(cur *c, nq_wire_response *r) {
 }
 
 /* Whether the comma-separated value v holds the token t (case-insensitive). */
-static bool has_token(const char *v, size_t n, const char *t) {
+static bool has_token(const char *v, size_t n, const char *t)
+{
     const size_t tl = strlen(t);
     for (size_t i = 0; i < n;) {
         while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) i++;
@@ -122,7 +136,8 @@ static bool has_token(const char *v, size_t n, const char *t) {
 }
 
 /* Content-Length, Transfer-Encoding and Connection into r; faults in their use. */
-static nq_wire_rc framing_headers(cur *c, nq_wire_response *r) {
+static nq_wire_rc framing_headers(cur *c, nq_wire_response *r)
+{
     size_t lengths = 0, codings = 0;
     for (size_t i = 0; i < r->nheaders; i++) {
         const nq_wire_header *h = &r->headers[i];
@@ -154,7 +169,8 @@ static nq_wire_rc framing_headers(cur *c, nq_wire_response *r) {
     return NQ_WIRE_OK;
 }
 
-static nq_wire_rc take_body(cur *c, nq_wire_response *r, size_t n) {
+static nq_wire_rc take_body(cur *c, nq_wire_response *r, size_t n)
+{
     char *grown = realloc(r->body, r->body_len + n + 1);
     if (!grown) return bad(c, "out of memory");
     memcpy(grown + r->body_len, c->buf + c->pos, n);
@@ -166,7 +182,8 @@ static nq_wire_rc take_body(cur *c, nq_wire_response *r, size_t n) {
 }
 
 /* chunk = size [ext] CRLF data CRLF; last-chunk = "0" [ext] CRLF; trailers; CRLF. */
-static nq_wire_rc chunked_body(cur *c, nq_wire_response *r) {
+static nq_wire_rc chunked_body(cur *c, nq_wire_response *r)
+{
     for (;;) {
         const char *l = NULL;
         size_t n = 0;
@@ -176,8 +193,10 @@ static nq_wire_rc chunked_body(cur *c, nq_wire_response *r) {
         size_t i = 0;
         for (; i < n && i < 16; i++) {
             const char ch = l[i];
-            const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                        : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+            const int d = ch >= '0' && ch <= '9'   ? ch - '0'
+                          : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                          : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                                   : -1;
             if (d < 0) break;
             size = size * 16 + (uint64_t)d;
         }
@@ -201,7 +220,8 @@ static nq_wire_rc chunked_body(cur *c, nq_wire_response *r) {
     }
 }
 
-static nq_wire_rc body(cur *c, nq_wire_response *r, bool head) {
+static nq_wire_rc body(cur *c, nq_wire_response *r, bool head)
+{
     const unsigned s = r->status;
     if (head || s < 200 || s == 204 || s == 304) return NQ_WIRE_OK;
     if (r->chunked) return chunked_body(c, r);
@@ -215,7 +235,8 @@ static nq_wire_rc body(cur *c, nq_wire_response *r, bool head) {
 }
 
 nq_wire_rc nq_wire_parse(const char *buf, size_t len, bool head, bool eof, nq_wire_response *out, size_t *used,
-                         char *why, size_t whylen) {
+                         char *why, size_t whylen)
+{
     memset(out, 0, sizeof *out);
     if (why && whylen) why[0] = '\0';
     cur c = {buf, len, 0, eof, why, whylen};
@@ -232,7 +253,8 @@ nq_wire_rc nq_wire_parse(const char *buf, size_t len, bool head, bool eof, nq_wi
     return NQ_WIRE_OK;
 }
 
-char *nq_wire_header_dup(const nq_wire_response *r, const char *name) {
+char *nq_wire_header_dup(const nq_wire_response *r, const char *name)
+{
     for (size_t i = 0; i < r->nheaders; i++) {
         if (!name_is(&r->headers[i], name)) continue;
         char *v = malloc(r->headers[i].value_len + 1);
@@ -244,13 +266,15 @@ char *nq_wire_header_dup(const nq_wire_response *r, const char *name) {
     return NULL;
 }
 
-size_t nq_wire_header_count(const nq_wire_response *r, const char *name) {
+size_t nq_wire_header_count(const nq_wire_response *r, const char *name)
+{
     size_t n = 0;
     for (size_t i = 0; i < r->nheaders; i++) n += name_is(&r->headers[i], name);
     return n;
 }
 
-void nq_wire_response_free(nq_wire_response *r) {
+void nq_wire_response_free(nq_wire_response *r)
+{
     if (!r) return;
     free(r->body);
     r->body = NULL;

@@ -27,22 +27,22 @@ typedef enum nq_wire_rc {
 } nq_wire_rc;
 
 typedef struct nq_wire_header {
-    const char *name;  /* points into the parsed buffer (not terminated) */
+    const char *name; /* points into the parsed buffer (not terminated) */
     size_t name_len;
     const char *value; /* without surrounding whitespace */
     size_t value_len;
 } nq_wire_header;
 
 typedef struct nq_wire_response {
-    unsigned status;                               /* 100..999 */
-    size_t nheaders;                               /* header lines */
-    nq_wire_header headers[NQ_WIRE_HEADERS_MAX];   /* in order */
-    char *body;                                    /* the body, de-chunked, NUL-terminated (malloc'd) */
-    size_t body_len;                               /* its length */
-    bool chunked;                                  /* sent chunked */
-    bool has_length;                               /* sent with Content-Length */
-    uint64_t length;                               /* that length (HEAD: what GET would send) */
-    bool closes;                                   /* "Connection: close" */
+    unsigned status;                             /* 100..999 */
+    size_t nheaders;                             /* header lines */
+    nq_wire_header headers[NQ_WIRE_HEADERS_MAX]; /* in order */
+    char *body;                                  /* the body, de-chunked, NUL-terminated (malloc'd) */
+    size_t body_len;                             /* its length */
+    bool chunked;                                /* sent chunked */
+    bool has_length;                             /* sent with Content-Length */
+    uint64_t length;                             /* that length (HEAD: what GET would send) */
+    bool closes;                                 /* "Connection: close" */
 } nq_wire_response;
 
 /* Parse the response at buf (len bytes). head: it answers a HEAD request (no body, whatever the

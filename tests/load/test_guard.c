@@ -92,8 +92,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_
 /* Head timeout 1 s; keep-alive allowance idle_timeout_s. */
 static void server_start(server *s, unsigned idle_timeout_s)
 {
-    const nq_guard_config cfg = {.idle_timeout_s = idle_timeout_s, .head_timeout_s = 1,
-                                 .max_uri_bytes = 100, .max_header_bytes = 200};
+    const nq_guard_config cfg = {
+        .idle_timeout_s = idle_timeout_s, .head_timeout_s = 1, .max_uri_bytes = 100, .max_header_bytes = 200};
     ck_assert_int_eq(nq_guard_create(&cfg, &s->guard), NQ_OK);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
     ck_assert_uint_ge(nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS), 3);
@@ -101,8 +101,8 @@ static void server_start(server *s, unsigned idle_timeout_s)
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, handler, s,
                                  MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_THREAD_POOL_SIZE, 2u,
-                                 MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-                                 completed, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+                                 MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                                 NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     ck_assert_ptr_nonnull(s->daemon);
     const union MHD_DaemonInfo *const info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     ck_assert_ptr_nonnull(info);
@@ -202,8 +202,11 @@ START_TEST(options)
         size_t want;
     } rows[] = {{0, 3}, {3, 4}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const nq_guard_config cfg = {.per_ip_limit = rows[i].per_ip, .idle_timeout_s = 30, .head_timeout_s = 1,
-                                     .max_uri_bytes = 64, .max_header_bytes = 1024};
+        const nq_guard_config cfg = {.per_ip_limit = rows[i].per_ip,
+                                     .idle_timeout_s = 30,
+                                     .head_timeout_s = 1,
+                                     .max_uri_bytes = 64,
+                                     .max_header_bytes = 1024};
         nq_guard *g = NULL;
         ck_assert_int_eq(nq_guard_create(&cfg, &g), NQ_OK);
         struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
@@ -298,12 +301,7 @@ static const struct {
     size_t header_len; /* length of one extra header's value */
     unsigned want;
 } cap_rows[] = {
-    {100, 0, 200},
-    {101, 0, 414},
-    {5000, 0, 414},
-    {10, 150, 200},
-    {10, 200, 431},
-    {10, 4000, 431},
+    {100, 0, 200}, {101, 0, 414}, {5000, 0, 414}, {10, 150, 200}, {10, 200, 431}, {10, 4000, 431},
 };
 
 START_TEST(caps)
@@ -358,8 +356,12 @@ START_TEST(abandoned_request_handed_back)
 {
     abandon_server s = {0};
     atomic_init(&s.handed, 0u);
-    const nq_guard_config cfg = {.idle_timeout_s = 30, .head_timeout_s = 1, .max_uri_bytes = 100,
-                                 .max_header_bytes = 200, .abandoned = abandoned, .abandoned_cls = &s};
+    const nq_guard_config cfg = {.idle_timeout_s = 30,
+                                 .head_timeout_s = 1,
+                                 .max_uri_bytes = 100,
+                                 .max_header_bytes = 200,
+                                 .abandoned = abandoned,
+                                 .abandoned_cls = &s};
     ck_assert_int_eq(nq_guard_create(&cfg, &s.guard), NQ_OK);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
     ck_assert_uint_ge(nq_guard_mhd_options(s.guard, opts, NQ_GUARD_MHD_OPTIONS), 3);

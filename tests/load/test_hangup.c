@@ -29,14 +29,14 @@
 #include "check_run.h"
 #include "harness.h"
 
-#define WAIT_S 60.0   /* upper bound on waiting for a server-side state */
-#define STOP_S 60u    /* SIGTERM to exit; the grace period is far longer, so only an idle server meets it */
+#define WAIT_S 60.0 /* upper bound on waiting for a server-side state */
+#define STOP_S 60u  /* SIGTERM to exit; the grace period is far longer, so only an idle server meets it */
 #define LONG_COUNT "GET /count?n=27 HTTP/1.1\r\nHost: test\r\n\r\n"
 
 /* No deadline, a 1 ms budget, one worker, and a grace period that outlasts STOP_S: a request left
  * in flight shows as a server that does not exit in time. */
-static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "0", "--budget-ms", "1",
-                                   "--max-n-count", "27", "--grace-s", "3600", NULL};
+static const char *const args[] = {"--solver-workers", "1",  "--deadline-ms", "0",    "--budget-ms", "1",
+                                   "--max-n-count",    "27", "--grace-s",     "3600", NULL};
 
 static double now_s(void)
 {
@@ -72,8 +72,7 @@ static int send_request(const nq_test_server *s, const char *req)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(s->port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     const size_t len = strlen(req);
-    if (connect(fd, (const struct sockaddr *)&a, sizeof a) != 0 ||
-        send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
+    if (connect(fd, (const struct sockaddr *)&a, sizeof a) != 0 || send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
         close(fd);
         return -1;
     }
@@ -169,8 +168,8 @@ START_TEST(clients_leaving_at_any_moment)
     /* Short computations, each a different answer, with clients that leave before, while or after
      * it completes: hang-up, the pool's notify and completion race every way they can (TSan runs
      * this). The server must keep serving and end with nothing in flight. */
-    static const char *const race_args[] = {"--solver-workers", "2", "--deadline-ms", "0", "--budget-ms", "1",
-                                            "--grace-s", "3600", NULL};
+    static const char *const race_args[] = {
+        "--solver-workers", "2", "--deadline-ms", "0", "--budget-ms", "1", "--grace-s", "3600", NULL};
     nq_test_server s;
     ck_assert(nq_harness_start(&s, race_args, NULL));
     for (int i = 0; i < 300; i++) {

@@ -32,13 +32,13 @@
 #include "harness.h"
 
 enum {
-    IDLE = 2000,         /* connections that never send a byte */
-    SLOW = 300,          /* connections that send one byte a second */
+    IDLE = 2000, /* connections that never send a byte */
+    SLOW = 300,  /* connections that send one byte a second */
     ATTACK = IDLE + SLOW,
-    SOURCES = 200,       /* attack source addresses: 127.0.0.2 .. 127.0.0.201 */
-    PER_IP = 16,         /* the server's per-IP limit: above ATTACK / SOURCES, so all get in */
+    SOURCES = 200, /* attack source addresses: 127.0.0.2 .. 127.0.0.201 */
+    PER_IP = 16,   /* the server's per-IP limit: above ATTACK / SOURCES, so all get in */
     HEAD_TIMEOUT_S = 2,
-    PROBE_LATE_S = 5,    /* the probe is answered at most this long after the head deadline */
+    PROBE_LATE_S = 5, /* the probe is answered at most this long after the head deadline */
     FDS_NEEDED = ATTACK + 256
 };
 
@@ -171,11 +171,19 @@ static bool probe_poll(probe *p, int ms)
     return true;
 }
 
-
 START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
 {
-    static const char *const args[] = {"--conn-limit", "2300", "--per-ip-limit", "16", "--head-timeout-s", "2",
-                                       "--idle-timeout-s", "120", "--http-threads", "2", NULL};
+    static const char *const args[] = {"--conn-limit",
+                                       "2300",
+                                       "--per-ip-limit",
+                                       "16",
+                                       "--head-timeout-s",
+                                       "2",
+                                       "--idle-timeout-s",
+                                       "120",
+                                       "--http-threads",
+                                       "2",
+                                       NULL};
     nq_test_server s;
     ck_assert(nq_harness_start(&s, args, NULL));
     nq_http_response r;
@@ -211,8 +219,9 @@ START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
     }
     ck_assert_msg(p.answered > 0, "the probe got no answer %.1f s after the head deadline", now_s() - deadline);
     ck_assert_msg(strncmp(p.head, "HTTP/1.1 200", 12) == 0, "probe answer: %s", p.head);
-    fprintf(stderr, "probe: sent %.2f s after the attack opened, answered %.2f s after the head deadline; "
-                    "RSS %ld KiB before, %ld KiB at peak\n",
+    fprintf(stderr,
+            "probe: sent %.2f s after the attack opened, answered %.2f s after the head deadline; "
+            "RSS %ld KiB before, %ld KiB at peak\n",
             p.sent - opened, p.answered - deadline, rss_before, rss_peak);
     /* The premise: the attack had filled the server, so the probe waited for the guard: it was not
      * answered before the first attacker's head deadline could possibly have passed. */

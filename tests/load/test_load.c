@@ -60,7 +60,6 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-
 /* Poll until metric name reaches at least want; true if it did within WAIT_S. */
 static bool metric_reaches(const nq_test_server *s, const char *name, double want)
 {
@@ -165,8 +164,16 @@ static double timed_probe(const nq_test_server *s, const char *target, const cha
 START_TEST(probes_and_cached_answers_fast_while_counting)
 {
     enum { PROBES = 7 };
-    static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "600000", "--grace-s", "0",
-                                       LONG_COUNT_MAX_N, "--long-count-n", "28", NULL}; /* every count on the pool */
+    static const char *const args[] = {"--solver-workers",
+                                       "1",
+                                       "--deadline-ms",
+                                       "600000",
+                                       "--grace-s",
+                                       "0",
+                                       LONG_COUNT_MAX_N,
+                                       "--long-count-n",
+                                       "28",
+                                       NULL}; /* every count on the pool */
     static const char count_8[] = "{\"n\":8,\"total\":92,\"unique\":12}";
     nq_test_server s;
     start_server(&s, args);
@@ -187,9 +194,11 @@ START_TEST(probes_and_cached_answers_fast_while_counting)
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_computations_running"), 1.0);
     qsort(healthz, PROBES, sizeof healthz[0], cmp_double);
     qsort(cached, PROBES, sizeof cached[0], cmp_double);
-    fprintf(stderr, "while counting, over %d probes: /healthz median %.1f ms (max %.1f), cached /count?n=8 "
-                    "median %.1f ms (max %.1f)\n", PROBES, healthz[PROBES / 2] * 1000.0,
-            healthz[PROBES - 1] * 1000.0, cached[PROBES / 2] * 1000.0, cached[PROBES - 1] * 1000.0);
+    fprintf(stderr,
+            "while counting, over %d probes: /healthz median %.1f ms (max %.1f), cached /count?n=8 "
+            "median %.1f ms (max %.1f)\n",
+            PROBES, healthz[PROBES / 2] * 1000.0, healthz[PROBES - 1] * 1000.0, cached[PROBES / 2] * 1000.0,
+            cached[PROBES - 1] * 1000.0);
     ck_assert_msg(healthz[PROBES / 2] < 0.050, "median /healthz took %.1f ms", healthz[PROBES / 2] * 1000.0);
     ck_assert_msg(cached[PROBES / 2] < 0.050, "median cached /count took %.1f ms", cached[PROBES / 2] * 1000.0);
     stop_server(&s);
@@ -202,8 +211,8 @@ START_TEST(identical_requests_share_one_computation)
     enum { CLIENTS = 20 };
     /* Every count on the pool; no deadline: however long count(17) takes on this machine and build,
      * all 20 wait for it. */
-    static const char *const args[] = {"--solver-workers", "2", "--http-threads", "4", "--long-count-n", "28",
-                                       "--deadline-ms", "0", NULL};
+    static const char *const args[] = {
+        "--solver-workers", "2", "--http-threads", "4", "--long-count-n", "28", "--deadline-ms", "0", NULL};
     nq_test_server s;
     start_server(&s, args);
     pthread_barrier_t start;
@@ -232,8 +241,9 @@ END_TEST
 
 START_TEST(queue_full_gives_503)
 {
-    static const char *const args[] = {"--solver-workers", "1", "--queue-len", "1", "--deadline-ms", "600000",
-                                       "--grace-s", "0", LONG_COUNT_MAX_N, "--long-count-n", "28", NULL}; /* every count on the pool */
+    static const char *const args[] = {
+        "--solver-workers", "1",  "--queue-len", "1", "--deadline-ms", "600000", "--grace-s", "0", LONG_COUNT_MAX_N,
+        "--long-count-n",   "28", NULL}; /* every count on the pool */
     nq_test_server s;
     start_server(&s, args);
     bg_request running;
@@ -288,8 +298,16 @@ END_TEST
 START_TEST(budget_cancels_unwatched_computation)
 {
     /* The caller leaves after 100 ms; 300 ms into the count (of minutes) nobody waits for it any more. */
-    static const char *const args[] = {"--solver-workers", "1", "--deadline-ms", "100", "--budget-ms", "300",
-                                       LONG_COUNT_MAX_N, "--long-count-n", "28", NULL}; /* every count on the pool */
+    static const char *const args[] = {"--solver-workers",
+                                       "1",
+                                       "--deadline-ms",
+                                       "100",
+                                       "--budget-ms",
+                                       "300",
+                                       LONG_COUNT_MAX_N,
+                                       "--long-count-n",
+                                       "28",
+                                       NULL}; /* every count on the pool */
     nq_test_server s;
     start_server(&s, args);
     nq_http_response r;
@@ -314,14 +332,10 @@ static const struct {
     size_t uri_pad;    /* bytes of query appended to /healthz? */
     size_t header_pad; /* bytes of an extra header's value */
     long status;
-    const char *type;  /* problem type, NULL when libmicrohttpd answers (its body is not ours) */
+    const char *type; /* problem type, NULL when libmicrohttpd answers (its body is not ours) */
 } cap_rows[] = {
-    {900, 0, 200, NULL},
-    {1100, 0, 414, "/problems/uri-too-long"},
-    {200000, 0, 414, NULL},
-    {0, 1800, 200, NULL},
-    {0, 2100, 431, "/problems/headers-too-large"},
-    {0, 200000, 431, NULL},
+    {900, 0, 200, NULL},  {1100, 0, 414, "/problems/uri-too-long"},      {200000, 0, 414, NULL},
+    {0, 1800, 200, NULL}, {0, 2100, 431, "/problems/headers-too-large"}, {0, 200000, 431, NULL},
 };
 
 START_TEST(oversized_heads)

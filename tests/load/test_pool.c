@@ -175,8 +175,8 @@ static bool gate_left(void *arg)
 
 static nq_pool *pool_new(unsigned workers, unsigned queue_len, unsigned deadline_ms, unsigned budget_ms)
 {
-    const nq_pool_config cfg = {.workers = workers, .queue_len = queue_len, .deadline_ms = deadline_ms,
-                                .budget_ms = budget_ms};
+    const nq_pool_config cfg = {
+        .workers = workers, .queue_len = queue_len, .deadline_ms = deadline_ms, .budget_ms = budget_ms};
     nq_pool *p = NULL;
     ck_assert_int_eq(nq_pool_create(&cfg, &p), NQ_OK);
     ck_assert_ptr_nonnull(p);

@@ -58,7 +58,6 @@ static cJSON *parse_line(const char *text)
     return j;
 }
 
-
 /* RFC 3339 UTC with milliseconds: 2026-11-30T11:40:00.123Z (checks the first 24 characters of t) */
 static void assert_time(const char *t)
 {
@@ -76,9 +75,17 @@ START_TEST(request_line_has_every_field)
 {
     capture c;
     capture_open(&c, NQ_LOG_JSON);
-    const nq_request_record r = {.method = "GET", .path = "/count", .query = "n=8", .route = "count",
-                                 .request_id = "abc-123", .remote_addr = "127.0.0.1", .status = 200,
-                                 .bytes = 31, .duration_s = 0.0042, .solver_s = 0.004, .cache = NQ_CACHE_MISS,
+    const nq_request_record r = {.method = "GET",
+                                 .path = "/count",
+                                 .query = "n=8",
+                                 .route = "count",
+                                 .request_id = "abc-123",
+                                 .remote_addr = "127.0.0.1",
+                                 .status = 200,
+                                 .bytes = 31,
+                                 .duration_s = 0.0042,
+                                 .solver_s = 0.004,
+                                 .cache = NQ_CACHE_MISS,
                                  .completed = true};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(&c, c.out[0]));
@@ -111,8 +118,7 @@ START_TEST(absent_values_are_null)
     const nq_request_record r = {.status = 0, .cache = NQ_CACHE_NONE};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(&c, c.out[0]));
-    static const char *const nulls[] = {"method",     "path",        "query", "route",
-                                        "request_id", "remote_addr", "cache"};
+    static const char *const nulls[] = {"method", "path", "query", "route", "request_id", "remote_addr", "cache"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
         ck_assert_msg(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, nulls[i])), "%s", nulls[i]);
     ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "completed")));
@@ -130,12 +136,12 @@ static const struct escape_row {
     {"/a\"b\\c", "/a\"b\\c"},
     {"/line\nbreak\r\t", "/line\nbreak\r\t"},
     {"/\x01\x1f\x7f", "/\x01\x1f\x7f"},
-    {"/caf\xc3\xa9", "/caf\xc3\xa9"},                      /* valid UTF-8 kept */
+    {"/caf\xc3\xa9", "/caf\xc3\xa9"}, /* valid UTF-8 kept */
     {"/\xe2\x82\xac\xf0\x9f\x98\x80", "/\xe2\x82\xac\xf0\x9f\x98\x80"},
-    {"/\xff", "/\xef\xbf\xbd"},                            /* invalid byte -> U+FFFD */
-    {"/\xc3", "/\xef\xbf\xbd"},                            /* truncated sequence */
-    {"/\xc0\xaf", "/\xef\xbf\xbd\xef\xbf\xbd"},            /* overlong '/' */
-    {"/\xed\xa0\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* surrogate */
+    {"/\xff", "/\xef\xbf\xbd"},                                                 /* invalid byte -> U+FFFD */
+    {"/\xc3", "/\xef\xbf\xbd"},                                                 /* truncated sequence */
+    {"/\xc0\xaf", "/\xef\xbf\xbd\xef\xbf\xbd"},                                 /* overlong '/' */
+    {"/\xed\xa0\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},                 /* surrogate */
     {"/\xf4\x90\x80\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* > U+10FFFF */
 };
 
@@ -163,8 +169,7 @@ START_TEST(long_strings_are_cut)
     big[19999] = '\0';
     capture c;
     capture_open(&c, NQ_LOG_JSON);
-    const nq_request_record r = {.method = "GET", .path = big, .query = big, .request_id = "id-1",
-                                 .status = 414};
+    const nq_request_record r = {.method = "GET", .path = big, .query = big, .request_id = "id-1", .status = 414};
     nq_accesslog_request(c.log, &r);
     cJSON *j = parse_line(drain(&c, c.out[0]));
     const char *path = nq_check_json_str(j, "path");
@@ -175,8 +180,8 @@ START_TEST(long_strings_are_cut)
     ck_assert_str_eq(nq_check_json_str(j, "request_id"), "id-1");
     cJSON_Delete(j);
 
-    const nq_request_record all = {.method = big, .path = big, .query = big, .request_id = big,
-                                   .remote_addr = big, .route = big, .status = 414};
+    const nq_request_record all = {
+        .method = big, .path = big, .query = big, .request_id = big, .remote_addr = big, .route = big, .status = 414};
     nq_accesslog_request(c.log, &all);
     const char *line = drain(&c, c.out[0]);
     ck_assert_uint_le(strlen(line), NQ_LOG_LINE_MAX);
@@ -192,8 +197,8 @@ START_TEST(events_go_to_the_right_stream)
 {
     capture c;
     capture_open(&c, NQ_LOG_JSON);
-    const nq_log_field f[] = {NQ_LOG_STR("addr", "0.0.0.0"), NQ_LOG_INT("port", 8080),
-                              NQ_LOG_REAL("grace_s", 2.5), NQ_LOG_STR("none", NULL)};
+    const nq_log_field f[] = {NQ_LOG_STR("addr", "0.0.0.0"), NQ_LOG_INT("port", 8080), NQ_LOG_REAL("grace_s", 2.5),
+                              NQ_LOG_STR("none", NULL)};
     nq_accesslog_event(c.log, NQ_LOG_INFO, "listening", f, 4);
     cJSON *j = parse_line(drain(&c, c.out[0]));
     ck_assert_str_eq(nq_check_json_str(j, "msg"), "listening");
@@ -223,9 +228,16 @@ START_TEST(text_format)
 {
     capture c;
     capture_open(&c, NQ_LOG_TEXT);
-    const nq_request_record r = {.method = "GET", .path = "/solve", .query = "n=4&format=columns",
-                                 .route = "solve", .request_id = "r1", .status = 200, .bytes = 5,
-                                 .duration_s = 0.001, .cache = NQ_CACHE_HIT, .completed = true};
+    const nq_request_record r = {.method = "GET",
+                                 .path = "/solve",
+                                 .query = "n=4&format=columns",
+                                 .route = "solve",
+                                 .request_id = "r1",
+                                 .status = 200,
+                                 .bytes = 5,
+                                 .duration_s = 0.001,
+                                 .cache = NQ_CACHE_HIT,
+                                 .completed = true};
     nq_accesslog_request(c.log, &r);
     const char *line = drain(&c, c.out[0]);
     ck_assert_str_eq(line + 30, /* after "time=2026-11-30T11:40:00.123Z " */

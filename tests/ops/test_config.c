@@ -15,16 +15,14 @@
 static int copy_list(const char *const *src, char **dst, int first, int cap)
 {
     int n = first;
-    for (int i = 0; src != NULL && src[i] != NULL && n < cap - 1; i++)
-        dst[n++] = strdup(src[i]);
+    for (int i = 0; src != NULL && src[i] != NULL && n < cap - 1; i++) dst[n++] = strdup(src[i]);
     dst[n] = NULL;
     return n;
 }
 
 static void free_list(char **list)
 {
-    for (; *list != NULL; list++)
-        free(*list);
+    for (; *list != NULL; list++) free(*list);
 }
 
 /* Load args (NULL-terminated, without the program name) and env on top of the defaults. */
@@ -80,21 +78,37 @@ END_TEST
 
 /* ---- accepted values: each row sets one option and checks the field --------------------------- */
 
-typedef enum field { F_PORT, F_BIND, F_CACHE, F_MAXN_SOLVE, F_MAXN_COUNT, F_MAXSOL, F_DEADLINE, F_ORIGIN,
-                     F_LOGFMT, F_CONN, F_URI, F_GRACE, F_THREADS, F_STORE, F_LONG_N, F_CHECKPOINT } field;
+typedef enum field {
+    F_PORT,
+    F_BIND,
+    F_CACHE,
+    F_MAXN_SOLVE,
+    F_MAXN_COUNT,
+    F_MAXSOL,
+    F_DEADLINE,
+    F_ORIGIN,
+    F_LOGFMT,
+    F_CONN,
+    F_URI,
+    F_GRACE,
+    F_THREADS,
+    F_STORE,
+    F_LONG_N,
+    F_CHECKPOINT
+} field;
 
 static const struct ok_row {
     const char *args[4];
     const char *env[3];
     field f;
-    uint64_t num;     /* expected numeric value */
-    const char *str;  /* expected string value (string fields) */
+    uint64_t num;    /* expected numeric value */
+    const char *str; /* expected string value (string fields) */
 } ok_rows[] = {
     {{"--port", "0"}, {NULL}, F_PORT, 0, NULL},
     {{"--port=65535"}, {NULL}, F_PORT, 65535, NULL},
     {{NULL}, {"NQUEENSD_PORT=9000"}, F_PORT, 9000, NULL},
-    {{"--port", "9001"}, {"NQUEENSD_PORT=9000"}, F_PORT, 9001, NULL}, /* flag beats environment */
-    {{"--port", "1", "--port", "2"}, {NULL}, F_PORT, 2, NULL},         /* last flag wins */
+    {{"--port", "9001"}, {"NQUEENSD_PORT=9000"}, F_PORT, 9001, NULL},   /* flag beats environment */
+    {{"--port", "1", "--port", "2"}, {NULL}, F_PORT, 2, NULL},          /* last flag wins */
     {{NULL}, {"NQUEENSD_PORTX=1", "NQUEENSD_PORT=7"}, F_PORT, 7, NULL}, /* prefix is not a match */
     {{"--bind", "127.0.0.1"}, {NULL}, F_BIND, 0, "127.0.0.1"},
     {{"--bind", "::1"}, {NULL}, F_BIND, 0, "::1"},
@@ -159,8 +173,7 @@ START_TEST(accepts_valid_values)
     else if (row->f == F_STORE)
         ck_assert_str_eq(c.store, row->str);
     else
-        ck_assert_msg(numeric(&c, row->f) == row->num, "row %d: got %llu", _i,
-                      (unsigned long long)numeric(&c, row->f));
+        ck_assert_msg(numeric(&c, row->f) == row->num, "row %d: got %llu", _i, (unsigned long long)numeric(&c, row->f));
 }
 END_TEST
 
@@ -172,7 +185,9 @@ static const struct bad_row {
     nq_err code;
     const char *msg; /* must appear in the message */
 } bad_rows[] = {
-    {{"--port", "65536"}, {NULL}, NQ_E_PARAM_INVALID,
+    {{"--port", "65536"},
+     {NULL},
+     NQ_E_PARAM_INVALID,
      "--port (from the command line): expected an integer in 0..65535"},
     {{"--port", "-1"}, {NULL}, NQ_E_PARAM_INVALID, "invalid value \"-1\" for --port"},
     {{"--port", "+80"}, {NULL}, NQ_E_PARAM_INVALID, "\"+80\""},
@@ -186,11 +201,15 @@ static const struct bad_row {
     {{NULL}, {"NQUEENSD_PORT=tcp://10.0.0.1:8080"}, NQ_E_PARAM_INVALID, "--port (from NQUEENSD_PORT)"},
     {{"--port"}, {NULL}, NQ_E_PARAM_MISSING, "option --port needs a value"},
     {{"--http-threads", "0"}, {NULL}, NQ_E_PARAM_INVALID, "1..256"},
-    {{"--max-n-solve", "33"}, {NULL}, NQ_E_PARAM_INVALID,
+    {{"--max-n-solve", "33"},
+     {NULL},
+     NQ_E_PARAM_INVALID,
      "--max-n-solve (from the command line): expected an integer in 1..32"},
     {{"--max-n-count", "28"}, {NULL}, NQ_E_PARAM_INVALID, "1..27"},
     {{"--max-n-count", "0"}, {NULL}, NQ_E_PARAM_INVALID, "1..27"},
-    {{"--cache-bytes", "1025G"}, {NULL}, NQ_E_PARAM_INVALID,
+    {{"--cache-bytes", "1025G"},
+     {NULL},
+     NQ_E_PARAM_INVALID,
      "a byte count in 0..1024G (suffix K, M or G: powers of 1024)"},
     {{"--cache-bytes", "1T"}, {NULL}, NQ_E_PARAM_INVALID, "suffix K, M or G"},
     {{"--max-header-bytes", "1023"}, {NULL}, NQ_E_PARAM_INVALID, "a byte count in 1K..1M"},
@@ -303,11 +322,13 @@ START_TEST(help_lists_every_option)
     nq_config_markdown(m);
     fclose(u);
     fclose(m);
-    static const char *const flags[] = {"bind", "port", "http-threads", "solver-workers", "count-threads",
-        "cache-bytes", "max-n-solve", "max-n-count", "max-solutions", "queue-len", "deadline-ms", "budget-ms",
-        "cors-origin", "log-format", "conn-limit", "per-ip-limit", "idle-timeout-s", "head-timeout-s",
-        "max-uri-bytes", "max-header-bytes", "grace-s", "long-count-n", "long-counts", "long-count-queue",
-        "store", "checkpoint-ms", "count-task-delay-ms"};
+    static const char *const flags[] = {"bind",           "port",           "http-threads",       "solver-workers",
+                                        "count-threads",  "cache-bytes",    "max-n-solve",        "max-n-count",
+                                        "max-solutions",  "queue-len",      "deadline-ms",        "budget-ms",
+                                        "cors-origin",    "log-format",     "conn-limit",         "per-ip-limit",
+                                        "idle-timeout-s", "head-timeout-s", "max-uri-bytes",      "max-header-bytes",
+                                        "grace-s",        "long-count-n",   "long-counts",        "long-count-queue",
+                                        "store",          "checkpoint-ms",  "count-task-delay-ms"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "--%s ", flags[i]);
@@ -325,9 +346,9 @@ static const struct env_row {
     const char *entry;
     bool option;
 } env_rows[] = {
-    {"NQUEENSD_PORT=1", true},      {"NQUEENSD_PORT=", true},        {"NQUEENSD_GRACE_S=3", true},
-    {"NQUEENSD_PORTS=1", false},    {"NQUEENSD_PORT", false},        {"NQUEENSD_CACHE_BYTE=1", false},
-    {"nqueensd_port=1", false},     {"PATH=/bin", false},            {"", false},
+    {"NQUEENSD_PORT=1", true},   {"NQUEENSD_PORT=", true}, {"NQUEENSD_GRACE_S=3", true},
+    {"NQUEENSD_PORTS=1", false}, {"NQUEENSD_PORT", false}, {"NQUEENSD_CACHE_BYTE=1", false},
+    {"nqueensd_port=1", false},  {"PATH=/bin", false},     {"", false},
 };
 
 START_TEST(recognises_option_variables)
@@ -347,8 +368,8 @@ END_TEST
 static const struct {
     unsigned conn_limit, per_ip, reserve, want;
 } cap_rows[] = {
-    {4096, 0, 64, 4032}, {4096, 16, 64, 16}, {4096, 5000, 64, 4032}, {4096, 0, 0, 0},   {4096, 7, 0, 7},
-    {3, 0, 64, 0},       {10, 0, 64, 8},      {40, 0, 8, 32},         {100, 0, 1000, 75},
+    {4096, 0, 64, 4032}, {4096, 16, 64, 16}, {4096, 5000, 64, 4032}, {4096, 0, 0, 0},    {4096, 7, 0, 7},
+    {3, 0, 64, 0},       {10, 0, 64, 8},     {40, 0, 8, 32},         {100, 0, 1000, 75},
 };
 
 START_TEST(per_address_cap)

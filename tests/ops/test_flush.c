@@ -48,8 +48,7 @@ static size_t fill(const conn *c)
     size_t total = 0;
     for (;;) {
         const ssize_t w = send(c->server, chunk, sizeof chunk, MSG_NOSIGNAL);
-        if (w <= 0)
-            break;
+        if (w <= 0) break;
         total += (size_t)w;
     }
     return total;
@@ -60,8 +59,7 @@ static bool flushed_within(uint16_t port, unsigned timeout_ms)
 {
     const struct timespec tick = {0, 10 * 1000000L};
     for (unsigned waited = 0; nq_flush_pending(port) > 0; waited += 10) {
-        if (waited >= timeout_ms)
-            return false;
+        if (waited >= timeout_ms) return false;
         nanosleep(&tick, NULL);
     }
     return true;

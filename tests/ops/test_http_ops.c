@@ -76,8 +76,7 @@ START_TEST(probes_answer)
         nq_http_response r;
         ck_assert(nq_http_request(&s, row->method, row->target, NULL, &r));
         ck_assert_msg(r.status == row->status, "%s %s: %ld", row->method, row->target, r.status);
-        if (row->body != NULL)
-            ck_assert_str_eq(r.body, row->body);
+        if (row->body != NULL) ck_assert_str_eq(r.body, row->body);
         if (row->status == 200) {
             ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/json");
             ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "no-store");
@@ -98,8 +97,7 @@ static const char *missing_line(const char *body, const char *const *lines, size
     for (size_t i = 0; i < n; i++) {
         char want[256];
         snprintf(want, sizeof want, "\n%s\n", lines[i]);
-        if (strstr(body, want) == NULL)
-            return lines[i];
+        if (strstr(body, want) == NULL) return lines[i];
     }
     return NULL;
 }
@@ -118,8 +116,7 @@ static char *metrics_with(const nq_test_server *s, const char *const *lines, siz
         r.body = NULL;
         nq_http_response_free(&r);
         const char *const missing = missing_line(body, lines, n);
-        if (missing == NULL)
-            return body;
+        if (missing == NULL) return body;
         if (attempt == ATTEMPTS - 1) {
             fprintf(stderr, "/metrics:\n%s\n", body); /* too long for a Check message */
             ck_abort_msg("/metrics never showed \"%s\"", missing);
@@ -203,8 +200,7 @@ static int promtool_check(const char *path)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         const int in = open(path, O_RDONLY);
-        if (in < 0 || dup2(in, 0) < 0)
-            _exit(127);
+        if (in < 0 || dup2(in, 0) < 0) _exit(127);
         execl(NQ_TEST_PROMTOOL, "promtool", "check", "metrics", (char *)NULL);
         _exit(127);
     }
@@ -260,21 +256,18 @@ static cJSON *find_line(const char *log, const char *msg, const char *needle)
             ck_assert_msg(j != NULL, "log line is not JSON: %s", line);
         }
         free(line);
-        if (j != NULL)
-            return j;
+        if (j != NULL) return j;
         p = end != NULL ? end + 1 : NULL;
     }
     return NULL;
 }
-
 
 /* Poll the server's output until it contains needle (requests are logged on completion). */
 static char *log_with(const nq_test_server *s, const char *needle)
 {
     for (int i = 0; i < 1500; i++) { /* up to 30 s: a loaded machine may log late, never early */
         char *log = nq_harness_log(s);
-        if (log != NULL && strstr(log, needle) != NULL)
-            return log;
+        if (log != NULL && strstr(log, needle) != NULL) return log;
         free(log);
         sleep_ms(20);
     }
@@ -344,8 +337,8 @@ START_TEST(text_log_format)
     if (pid == 0) {
         dup2(out[1], 1);
         close(out[0]);
-        execl(NQ_TEST_NQUEENSD, "nqueensd", "--log-format", "text", "--port", "0", "--bind", "127.0.0.1",
-              "--store", "none", (char *)NULL);
+        execl(NQ_TEST_NQUEENSD, "nqueensd", "--log-format", "text", "--port", "0", "--bind", "127.0.0.1", "--store",
+              "none", (char *)NULL);
         _exit(127);
     }
     close(out[1]);
@@ -353,8 +346,8 @@ START_TEST(text_log_format)
     char line[1024];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, log));
     const char *port_at = strstr(line, " port=");
-    ck_assert_msg(strstr(line, " level=info msg=listening bind=127.0.0.1 port=") != NULL && port_at != NULL,
-                  "%s", line);
+    ck_assert_msg(strstr(line, " level=info msg=listening bind=127.0.0.1 port=") != NULL && port_at != NULL, "%s",
+                  line);
     nq_test_server s = {.pid = 0, .port = (uint16_t)strtoul(port_at + 6, NULL, 10)};
     snprintf(s.base, sizeof s.base, "http://127.0.0.1:%u", s.port);
     nq_http_response r;
@@ -384,8 +377,8 @@ END_TEST
 
 static struct sockaddr_in loopback(uint16_t port)
 {
-    return (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(port),
-                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    return (struct sockaddr_in){
+        .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 }
 
 /* A raw response starts with a 200 status line (HTTP/1.0 requests may get either version). */
@@ -425,8 +418,7 @@ static char *read_all(int fd, size_t *total)
             cap *= 2;
         }
         const ssize_t r = recv(fd, buf + len, 65536, 0);
-        if (r <= 0)
-            break;
+        if (r <= 0) break;
         len += (size_t)r;
     }
     buf[len] = '\0';
@@ -450,8 +442,7 @@ static int warm_connection(uint16_t port)
         ck_assert_int_gt(r, 0);
         len += (size_t)r;
         buf[len] = '\0';
-        if (strstr(buf, "{\"status\":\"ok\"}") != NULL)
-            break;
+        if (strstr(buf, "{\"status\":\"ok\"}") != NULL) break;
     }
     return fd;
 }
@@ -510,8 +501,7 @@ START_TEST(sigterm_lets_the_request_in_flight_finish)
         ck_assert_int_ge(knock, 0);
         refused = connect(knock, (const struct sockaddr *)&ka, sizeof ka) != 0;
         close(knock);
-        if (!refused)
-            sleep_ms(20);
+        if (!refused) sleep_ms(20);
     }
     ck_assert_msg(refused, "the server never started draining");
 
@@ -600,8 +590,7 @@ static void fd_limits(pid_t pid, unsigned long long *soft, unsigned long long *h
     ck_assert_ptr_nonnull(f);
     *soft = *hard = 0;
     while (fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "Max open files", 14) != 0)
-            continue;
+        if (strncmp(line, "Max open files", 14) != 0) continue;
         char *end = NULL;
         *soft = strtoull(line + 14, &end, 10);
         *hard = strtoull(end, &end, 10);
@@ -615,8 +604,7 @@ START_TEST(raises_the_descriptor_limit)
 {
     struct rlimit rl;
     ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= 512)
-        return; /* nothing to raise on this machine */
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= 512) return; /* nothing to raise on this machine */
     rl.rlim_cur = 512; /* this test runs in its own process (Check forks): the change stays here */
     ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
     nq_test_server s;
@@ -667,7 +655,7 @@ END_TEST
 /* ---- command line ------------------------------------------------------------------------------- */
 
 typedef struct run_result {
-    int status;  /* exit status, or 128 + signal */
+    int status; /* exit status, or 128 + signal */
     char out[16384];
     char err[4096];
 } run_result;
@@ -676,8 +664,7 @@ static void drain_fd(int fd, char *buf, size_t cap)
 {
     size_t len = 0;
     ssize_t r;
-    while (len + 1 < cap && (r = read(fd, buf + len, cap - 1 - len)) > 0)
-        len += (size_t)r;
+    while (len + 1 < cap && (r = read(fd, buf + len, cap - 1 - len)) > 0) len += (size_t)r;
     buf[len] = '\0';
 }
 
@@ -695,8 +682,7 @@ static void run(const char *const *args, const char *const *env, run_result *res
         dup2(err[1], 2);
         /* Writable copies: execv takes char *const[] (the child exits or execs, nothing leaks). */
         char *argv[16] = {strdup(NQ_TEST_NQUEENSD)};
-        for (int i = 0; i < 14 && args[i] != NULL; i++)
-            argv[i + 1] = strdup(args[i]);
+        for (int i = 0; i < 14 && args[i] != NULL; i++) argv[i + 1] = strdup(args[i]);
         setenv("NQUEENSD_STORE", "none", 0); /* no file in the working directory; a test's own wins */
         for (int i = 0; env != NULL && env[i] != NULL; i++) {
             const char *eq = strchr(env[i], '=');
@@ -710,8 +696,7 @@ static void run(const char *const *args, const char *const *env, run_result *res
     close(out[1]);
     close(err[1]);
     int ws = 0;
-    for (int i = 0; i < 500 && waitpid(pid, &ws, WNOHANG) == 0; i++)
-        sleep_ms(20);
+    for (int i = 0; i < 500 && waitpid(pid, &ws, WNOHANG) == 0; i++) sleep_ms(20);
     if (waitpid(pid, &ws, WNOHANG) == 0) {
         kill(pid, SIGKILL);
         waitpid(pid, &ws, 0);
@@ -734,7 +719,10 @@ static const struct cli_row {
     {{"-h"}, {NULL}, 0, "Usage: ", NULL},
     {{"--version"}, {NULL}, 0, "nqueensd " NQ_TEST_VERSION "\n", NULL},
     {{"--help-markdown"}, {NULL}, 0, "| `--grace-s` | `NQUEENSD_GRACE_S` | `8` |", NULL},
-    {{"--port", "65536"}, {NULL}, 2, NULL,
+    {{"--port", "65536"},
+     {NULL},
+     2,
+     NULL,
      "nqueensd: invalid value \"65536\" for --port (from the command line): expected an integer in 0..65535\n"},
     {{"--max-n-count", "28"}, {NULL}, 2, NULL, "expected an integer in 1..27"},
     {{"--log-format", "xml"}, {NULL}, 2, NULL, "expected json or text"},

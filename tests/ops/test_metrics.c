@@ -31,17 +31,26 @@ static void assert_has(const char *text, const char *line)
 
 static nq_request_record rec(const char *route, unsigned status, double seconds, uint64_t bytes)
 {
-    return (nq_request_record){.method = "GET", .path = "/x", .route = route, .status = status,
-                               .duration_s = seconds, .bytes = bytes, .completed = true};
+    return (nq_request_record){.method = "GET",
+                               .path = "/x",
+                               .route = route,
+                               .status = status,
+                               .duration_s = seconds,
+                               .bytes = bytes,
+                               .completed = true};
 }
 
 START_TEST(requests_by_route_and_status)
 {
     nq_metrics *m = NULL;
     ck_assert_int_eq(nq_metrics_create("1.2.3", &m), NQ_OK);
-    static const struct { const char *route; unsigned status; int times; } rows[] = {
-        {"count", 200, 3}, {"count", 422, 1}, {"solve", 304, 2}, {"healthz", 200, 1},
-        {"Not A Label", 200, 1}, {NULL, 400, 1}, {"count", 0, 2}, {"count", 600, 1},
+    static const struct {
+        const char *route;
+        unsigned status;
+        int times;
+    } rows[] = {
+        {"count", 200, 3},       {"count", 422, 1}, {"solve", 304, 2}, {"healthz", 200, 1},
+        {"Not A Label", 200, 1}, {NULL, 400, 1},    {"count", 0, 2},   {"count", 600, 1},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         for (int k = 0; k < rows[i].times; k++) {
@@ -88,8 +97,7 @@ START_TEST(latency_histogram_buckets)
         "nqueensd_http_request_duration_seconds_sum{route=\"solve\"} 60.311200",
         "nqueensd_http_request_duration_seconds_count{route=\"solve\"} 7",
     };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-        assert_has(t, lines[i]);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) assert_has(t, lines[i]);
     free(t);
     nq_metrics_destroy(m);
 }
@@ -103,10 +111,23 @@ START_TEST(state_and_solver_figures)
     nq_metrics_observe_solver(m, NQ_METRICS_COUNT, 0.5);
     nq_metrics_observe_solver(m, NQ_METRICS_SOLVE, 0.000002);
     nq_metrics_observe_solver(m, (nq_metrics_kind)7, 1.0); /* ignored */
-    const nq_cache_stats cache = {.hits = 5, .misses = 6, .inserts = 7, .evictions = 8, .refused = 9,
-                                  .entries = 10, .bytes = 11, .max_bytes = 12};
-    const nq_metrics_pool pool = {.running = 1, .queued = 2, .waiting = 3, .started = 4, .finished = 5,
-                                  .cancelled = 6, .shared = 7, .rejected = 8, .deadlines = 9};
+    const nq_cache_stats cache = {.hits = 5,
+                                  .misses = 6,
+                                  .inserts = 7,
+                                  .evictions = 8,
+                                  .refused = 9,
+                                  .entries = 10,
+                                  .bytes = 11,
+                                  .max_bytes = 12};
+    const nq_metrics_pool pool = {.running = 1,
+                                  .queued = 2,
+                                  .waiting = 3,
+                                  .started = 4,
+                                  .finished = 5,
+                                  .cancelled = 6,
+                                  .shared = 7,
+                                  .rejected = 8,
+                                  .deadlines = 9};
     const nq_metrics_conns conns = {.open = 42, .accepted = 43, .head_timeouts = 44};
     const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .conns = &conns};
     char *t = render(m, &st);
@@ -136,8 +157,7 @@ START_TEST(state_and_solver_figures)
         "nqueensd_connections_accepted_total 43",
         "nqueensd_connections_head_timeout_total 44",
     };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-        assert_has(t, lines[i]);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) assert_has(t, lines[i]);
     free(t);
     /* Without state, none of those families appear. */
     t = render(m, NULL);
@@ -188,14 +208,12 @@ START_TEST(concurrent_observers_lose_nothing)
     nq_metrics *m = NULL;
     ck_assert_int_eq(nq_metrics_create("v", &m), NQ_OK);
     pthread_t th[THREADS];
-    for (int i = 0; i < THREADS; i++)
-        ck_assert_int_eq(pthread_create(&th[i], NULL, hammer, m), 0);
+    for (int i = 0; i < THREADS; i++) ck_assert_int_eq(pthread_create(&th[i], NULL, hammer, m), 0);
     for (int i = 0; i < THREADS; i++) {
         char *t = render(m, NULL); /* scrapes racing the observers must be safe */
         free(t);
     }
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(th[i], NULL);
+    for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
     char *t = render(m, NULL);
     char want[128];
     static const char *const routes[] = {"solve", "count", "healthz", "metrics"};
@@ -231,8 +249,7 @@ END_TEST
 static int write_sample(const char *path)
 {
     nq_metrics *m = NULL;
-    if (nq_metrics_create("1.0.0", &m) != NQ_OK)
-        return 1;
+    if (nq_metrics_create("1.0.0", &m) != NQ_OK) return 1;
     const nq_request_record r1 = rec("count", 200, 0.01, 30), r2 = rec("solve", 422, 0.2, 300);
     nq_metrics_observe_request(m, &r1);
     nq_metrics_observe_request(m, &r2);
@@ -247,8 +264,7 @@ static int write_sample(const char *path)
     if (nq_metrics_render(m, &st, &out, &len) == NQ_OK) {
         FILE *f = fopen(path, "w");
         rc = f == NULL || fwrite(out, 1, len, f) != len;
-        if (f != NULL && fclose(f) != 0)
-            rc = 1;
+        if (f != NULL && fclose(f) != 0) rc = 1;
     }
     free(out);
     nq_metrics_destroy(m);
@@ -272,8 +288,7 @@ static Suite *metrics_suite(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 2)
-        return write_sample(argv[1]);
+    if (argc == 2) return write_sample(argv[1]);
     const int failed = nq_check_run(metrics_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -29,13 +29,11 @@ static void *peer_main(void *arg)
 {
     peer *p = arg;
     const int c = accept(p->listen_fd, NULL, NULL);
-    if (c < 0)
-        return NULL;
+    if (c < 0) return NULL;
     size_t len = 0;
     while (len + 1 < sizeof p->request && strstr(p->request, "\r\n\r\n") == NULL) {
         const ssize_t r = recv(c, p->request + len, sizeof p->request - 1 - len, 0);
-        if (r <= 0)
-            break;
+        if (r <= 0) break;
         len += (size_t)r;
         p->request[len] = '\0';
     }
@@ -153,9 +151,9 @@ START_TEST(refused_connection)
 END_TEST
 
 static const char *const bad_urls[] = {
-    "https://127.0.0.1/", "127.0.0.1:8080", "http://", "http:///x", "http://:80/", "http://h:0/",
-    "http://h:65536/", "http://h:x/", "http://h:/", "http://[::1/", "http://[::1]x/", "http://u@h/",
-    "http://h/a b", "http://h/\r\n",
+    "https://127.0.0.1/", "127.0.0.1:8080",  "http://",      "http:///x",     "http://:80/",
+    "http://h:0/",        "http://h:65536/", "http://h:x/",  "http://h:/",    "http://[::1/",
+    "http://[::1]x/",     "http://u@h/",     "http://h/a b", "http://h/\r\n",
 };
 
 START_TEST(rejects_bad_urls)

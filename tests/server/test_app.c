@@ -13,7 +13,8 @@
 #define BODY_MAX (1u << 22)
 
 /* Request headers as a NULL-terminated list of name, value pairs. */
-static const char *lookup(void *ctx, const char *name) {
+static const char *lookup(void *ctx, const char *name)
+{
     const char *const *h = ctx;
     for (; h && h[0]; h += 2)
         if (strcasecmp(h[0], name) == 0) return h[1];
@@ -24,20 +25,23 @@ static nq_config cfg;
 static nq_cache *cache;
 static nq_app *app;
 
-static void setup(void) {
+static void setup(void)
+{
     nq_config_defaults(&cfg);
     cfg.max_solutions = 100000;
     ck_assert_int_eq(nq_cache_create(1u << 24, &cache), NQ_OK);
     ck_assert_int_eq(nq_app_create(&cfg, cache, NULL, &app), NQ_OK);
 }
 
-static void teardown(void) {
+static void teardown(void)
+{
     nq_app_destroy(app);
     nq_cache_destroy(cache);
 }
 
 /* Serve method target with headers; the body (NUL-terminated) in a malloc'd buffer. */
-static char *serve(const char *method, const char *target, const char **headers, nq_response *resp) {
+static char *serve(const char *method, const char *target, const char **headers, nq_response *resp)
+{
     char path[256];
     snprintf(path, sizeof path, "%s", target);
     char *q = strchr(path, '?');
@@ -52,7 +56,8 @@ static char *serve(const char *method, const char *target, const char **headers,
     return body;
 }
 
-START_TEST(test_count_then_hit) {
+START_TEST(test_count_then_hit)
+{
     nq_response r;
     char *body = serve("GET", "/count?n=6", NULL, &r);
     ck_assert_uint_eq(r.status, 200);
@@ -83,7 +88,8 @@ END_TEST
 
 /* Escaped unreserved characters reach the same route and the same bytes (RFC 3986 6.2.2.2); other
  * escapes do not decode, so "/solve%2F" is no route; the problem names the normalised path. */
-START_TEST(test_normalized_path) {
+START_TEST(test_normalized_path)
+{
     nq_response plain, escaped;
     char *want = serve("GET", "/solve?n=4", NULL, &plain);
     char *got = serve("GET", "/so%6Cv%65?n=4", NULL, &escaped);
@@ -108,7 +114,8 @@ START_TEST(test_normalized_path) {
 }
 END_TEST
 
-START_TEST(test_methods) {
+START_TEST(test_methods)
+{
     nq_response r;
     char *body = serve("OPTIONS", "/solve", NULL, &r);
     ck_assert_uint_eq(r.status, 204);
@@ -140,7 +147,8 @@ START_TEST(test_methods) {
 }
 END_TEST
 
-START_TEST(test_solve_bodies) {
+START_TEST(test_solve_bodies)
+{
     nq_response r;
     char *body = serve("GET", "/solve?n=5&format=columns&limit=3", NULL, &r);
     ck_assert_uint_eq(r.status, 200);
@@ -158,7 +166,8 @@ START_TEST(test_solve_bodies) {
 END_TEST
 
 /* Streams (cache too small for the answer) give the same bytes as cached bodies; HEAD reads nothing. */
-START_TEST(test_stream_equals_cached) {
+START_TEST(test_stream_equals_cached)
+{
     nq_response r;
     char *cached = serve("GET", "/solve?n=9", NULL, &r);
     ck_assert_int_eq(r.kind, NQ_BODY_CACHED);
@@ -184,7 +193,8 @@ START_TEST(test_stream_equals_cached) {
 }
 END_TEST
 
-START_TEST(test_gzip_negotiation) {
+START_TEST(test_gzip_negotiation)
+{
     const char *gz[] = {"Accept-Encoding", "deflate, gzip;q=0.5", NULL};
     nq_response r;
     char *body = serve("GET", "/solve?n=10", gz, &r);
@@ -216,7 +226,8 @@ static const verdict_row verdicts[] = {
     {NQ_E_CANCELED, "/problems/computation-cancelled"},
 };
 
-START_TEST(test_compute_split) {
+START_TEST(test_compute_split)
+{
     const nq_request req = {"GET", "/count", "n=7", 3, NULL, NULL};
     nq_response r;
     nq_response_init(&r);
@@ -253,21 +264,25 @@ END_TEST
 /* An offset on a streamed answer is skipped by the computation (the stream resumes after the
  * offset-th solution): the bytes equal those of the same page rendered for the cache. */
 static const char *const offset_targets[] = {
-    "/solve?n=8&format=columns&offset=1&limit=3",  "/solve?n=8&offset=45&limit=50",
-    "/solve?n=8&format=columns&offset=91&limit=5", "/solve?n=8&offset=92&limit=5",
-    "/solve?n=8&offset=500&limit=5",               "/solve?n=8&unique=true&format=columns&offset=11&limit=5",
+    "/solve?n=8&format=columns&offset=1&limit=3",
+    "/solve?n=8&offset=45&limit=50",
+    "/solve?n=8&format=columns&offset=91&limit=5",
+    "/solve?n=8&offset=92&limit=5",
+    "/solve?n=8&offset=500&limit=5",
+    "/solve?n=8&unique=true&format=columns&offset=11&limit=5",
     "/solve?n=8&unique=true&offset=12&limit=5",
 };
 
-START_TEST(test_stream_offset) {
+START_TEST(test_stream_offset)
+{
     nq_response r;
     char *cached = serve("GET", offset_targets[_i], NULL, &r);
     ck_assert_uint_eq(r.status, 200);
     nq_response_clear(&r);
     nq_app_destroy(app);
     ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, &app), NQ_OK); /* no cache: everything streams */
-    const nq_request req = {"GET", "/solve", strchr(offset_targets[_i], '?') + 1,
-                            strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL};
+    const nq_request req = {
+        "GET", "/solve", strchr(offset_targets[_i], '?') + 1, strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL};
     nq_app_work *w = NULL;
     nq_response_init(&r);
     ck_assert_int_eq(nq_app_handle(app, &req, &r, &w), NQ_APP_COMPUTE); /* the skip is computation */
@@ -287,7 +302,8 @@ START_TEST(test_stream_offset) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("app");
     TCase *tc = tcase_create("app");
     tcase_add_checked_fixture(tc, setup, teardown);

@@ -8,7 +8,8 @@
 
 #include "check_run.h"
 
-static nq_solve_spec spec_for(int n) {
+static nq_solve_spec spec_for(int n)
+{
     nq_solve_spec s;
     memset(&s, 0, sizeof s);
     s.n = n;
@@ -16,7 +17,8 @@ static nq_solve_spec spec_for(int n) {
     return s;
 }
 
-static char *render(const nq_solve_spec *s) {
+static char *render(const nq_solve_spec *s)
+{
     char *body = NULL;
     size_t len = 0;
     ck_assert_int_eq(nq_body_solve_render(s, 1u << 26, &body, &len), NQ_OK);
@@ -66,7 +68,8 @@ static const body_row bodies[] = {
      "\"next\":\"/solve?n=11&format=columns&limit=1&after=0,2,4,6,8,10,1,3,5,7,9\"}"},
 };
 
-START_TEST(test_exact_bodies) {
+START_TEST(test_exact_bodies)
+{
     const body_row *r = &bodies[_i];
     nq_solve_spec s = spec_for(r->n);
     s.format = r->format;
@@ -88,7 +91,8 @@ START_TEST(test_exact_bodies) {
 END_TEST
 
 /* Reading in pieces of every small size gives the same bytes as rendering at once. */
-START_TEST(test_stream_pieces) {
+START_TEST(test_stream_pieces)
+{
     nq_solve_spec s = spec_for(8);
     s.has_total = true;
     s.total = 92;
@@ -112,7 +116,8 @@ START_TEST(test_stream_pieces) {
 END_TEST
 
 /* The solution size is the same for every solution, and the bound holds for every page. */
-START_TEST(test_sizes) {
+START_TEST(test_sizes)
+{
     ck_assert_uint_eq(nq_body_solve_solution_size(4, NQ_FORMAT_BOARD), strlen("[\".Q..\",\"...Q\",\"Q...\",\"..Q.\"]"));
     ck_assert_uint_eq(nq_body_solve_solution_size(4, NQ_FORMAT_COLUMNS), strlen("[1,3,0,2]"));
     ck_assert_uint_eq(nq_body_solve_solution_size(12, NQ_FORMAT_COLUMNS), strlen("[0,2,4,7,9,11,5,10,1,6,8,3]"));
@@ -134,7 +139,8 @@ START_TEST(test_sizes) {
 END_TEST
 
 /* Walking n=8 in pages of 7 through next links gives the whole list, in order. */
-START_TEST(test_pages_concatenate) {
+START_TEST(test_pages_concatenate)
+{
     nq_solve_spec all = spec_for(8);
     all.format = NQ_FORMAT_COLUMNS;
     all.ndjson = true;
@@ -167,7 +173,8 @@ START_TEST(test_pages_concatenate) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("body_solve");
     TCase *tc = tcase_create("render");
     tcase_add_loop_test(tc, test_exact_bodies, 0, (int)(sizeof bodies / sizeof bodies[0]));

@@ -19,7 +19,8 @@
 #include "check_run.h"
 
 /* A value over body[0..body_len) with the given ETag. */
-static nq_cache_value make_value(const char *body, size_t body_len, const char *etag) {
+static nq_cache_value make_value(const char *body, size_t body_len, const char *etag)
+{
     return (nq_cache_value){
         .content_type = "application/json",
         .etag = etag,
@@ -29,20 +30,23 @@ static nq_cache_value make_value(const char *body, size_t body_len, const char *
 }
 
 /* Put key with a small body equal to the key itself; fail the test on error. */
-static void put_small(nq_cache *c, const char *key) {
+static void put_small(nq_cache *c, const char *key)
+{
     const nq_cache_value v = make_value(key, strlen(key), "\"e\"");
     ck_assert_int_eq(nq_cache_put(c, key, &v, NULL), NQ_OK);
 }
 
 /* Whether key is present, without disturbing recency more than a get does. */
-static bool has(nq_cache *c, const char *key) {
+static bool has(nq_cache *c, const char *key)
+{
     nq_cache_entry *const e = nq_cache_get(c, key);
     nq_cache_entry_release(e);
     return e != NULL;
 }
 
 /* The charge of one small entry, measured through the stats. */
-static size_t small_charge(const char *key) {
+static size_t small_charge(const char *key)
+{
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
     put_small(c, key);
@@ -52,7 +56,8 @@ static size_t small_charge(const char *key) {
     return st.bytes;
 }
 
-START_TEST(test_create_arguments) {
+START_TEST(test_create_arguments)
+{
     ck_assert_int_eq(nq_cache_create(1024, NULL), NQ_E_ARG);
     nq_cache_destroy(NULL);
     nq_cache_entry_release(NULL);
@@ -64,7 +69,8 @@ START_TEST(test_create_arguments) {
 }
 END_TEST
 
-START_TEST(test_get_put_roundtrip) {
+START_TEST(test_get_put_roundtrip)
+{
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
     ck_assert_ptr_null(nq_cache_get(c, "count?n=8"));
@@ -113,7 +119,8 @@ END_TEST
 static char long_key[NQ_CACHE_KEY_MAX + 2u];
 static char long_str[NQ_CACHE_STR_MAX + 2u];
 
-static void fill_long_strings(void) {
+static void fill_long_strings(void)
+{
     memset(long_key, 'k', sizeof long_key - 1u);
     memset(long_str, 's', sizeof long_str - 1u);
 }
@@ -134,7 +141,8 @@ static const struct {
     {"k", {.content_type = "t", .etag = "\"e\"", .gzip = NULL, .gzip_len = 3}},
 };
 
-START_TEST(test_put_rejects_bad_arguments) {
+START_TEST(test_put_rejects_bad_arguments)
+{
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
     nq_cache_entry *ref = (nq_cache_entry *)&ref; /* any non-NULL: put must clear it */
@@ -149,7 +157,8 @@ START_TEST(test_put_rejects_bad_arguments) {
 }
 END_TEST
 
-START_TEST(test_eviction_order_is_lru) {
+START_TEST(test_eviction_order_is_lru)
+{
     /* Keys and bodies of equal length cost the same, so the bound holds exactly DIVISOR of them. */
     const size_t charge = small_charge("k0");
     nq_cache *c = NULL;
@@ -187,7 +196,8 @@ START_TEST(test_eviction_order_is_lru) {
 }
 END_TEST
 
-START_TEST(test_byte_bound_holds) {
+START_TEST(test_byte_bound_holds)
+{
     enum { MAX = 64 * 1024 };
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(MAX, &c), NQ_OK);
@@ -213,7 +223,8 @@ START_TEST(test_byte_bound_holds) {
 }
 END_TEST
 
-START_TEST(test_oversize_refused) {
+START_TEST(test_oversize_refused)
+{
     enum { MAX = 80 * 1024 };
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(MAX, &c), NQ_OK);
@@ -249,7 +260,8 @@ START_TEST(test_oversize_refused) {
 }
 END_TEST
 
-START_TEST(test_disabled_cache) {
+START_TEST(test_disabled_cache)
+{
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(0, &c), NQ_OK);
     const nq_cache_value v = make_value("x", 1, "\"e\"");
@@ -264,7 +276,8 @@ START_TEST(test_disabled_cache) {
 }
 END_TEST
 
-START_TEST(test_replace_keeps_old_reader) {
+START_TEST(test_replace_keeps_old_reader)
+{
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
     nq_cache_value v = make_value("first", 5, "\"1\"");
@@ -288,7 +301,8 @@ START_TEST(test_replace_keeps_old_reader) {
 }
 END_TEST
 
-START_TEST(test_reference_outlives_eviction_and_destroy) {
+START_TEST(test_reference_outlives_eviction_and_destroy)
+{
     const size_t charge = small_charge("a00");
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(NQ_CACHE_ENTRY_DIVISOR * charge, &c), NQ_OK);
@@ -311,7 +325,8 @@ START_TEST(test_reference_outlives_eviction_and_destroy) {
 }
 END_TEST
 
-START_TEST(test_many_keys_through_rehash) {
+START_TEST(test_many_keys_through_rehash)
+{
     enum { KEYS = 5000 };
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create(64u << 20, &c), NQ_OK);
@@ -354,7 +369,8 @@ typedef struct hammer_arg {
 } hammer_arg;
 
 /* Body of key i: its key repeated to a size that varies with i, so entries differ in size. */
-static size_t fill_body(unsigned i, char *buf, size_t cap) {
+static size_t fill_body(unsigned i, char *buf, size_t cap)
+{
     const int klen = snprintf(buf, cap, "key-%u|", i);
     const size_t len = (size_t)klen * (1u + i % 40u);
     for (size_t at = (size_t)klen; at < len; at++) {
@@ -363,7 +379,8 @@ static size_t fill_body(unsigned i, char *buf, size_t cap) {
     return len;
 }
 
-static void *hammer(void *p) {
+static void *hammer(void *p)
+{
     hammer_arg *const a = p;
     char key[32];
     char body[64 * 40];
@@ -392,7 +409,8 @@ static void *hammer(void *p) {
     return NULL;
 }
 
-START_TEST(test_concurrent_get_put) {
+START_TEST(test_concurrent_get_put)
+{
     nq_cache *c = NULL;
     /* Small enough that the hot set does not fit: constant eviction under contention. */
     ck_assert_int_eq(nq_cache_create(4096, &c), NQ_OK);
@@ -429,11 +447,13 @@ static const struct file_row {
 };
 
 /* Fill buf with a pattern that differs at every offset modulo 251, so misplaced bytes show. */
-static void pattern(char *buf, size_t len, unsigned seed) {
+static void pattern(char *buf, size_t len, unsigned seed)
+{
     for (size_t i = 0; i < len; i++) buf[i] = (char)((i + seed) % 251u);
 }
 
-START_TEST(test_large_entries_in_a_sealed_file) {
+START_TEST(test_large_entries_in_a_sealed_file)
+{
     const struct file_row *row = &file_rows[_i];
     char *body = malloc(row->body_len), *gz = malloc(row->gzip_len + 1u);
     ck_assert(body && gz);
@@ -453,7 +473,7 @@ START_TEST(test_large_entries_in_a_sealed_file) {
     nq_cache_stats st;
     nq_cache_stats_get(c, &st);
     ck_assert_uint_eq(st.files, row->file ? 1u : 0u);
-    ck_assert_uint_ge(st.bytes, row->body_len + row->gzip_len); /* the bytes are charged either way */
+    ck_assert_uint_ge(st.bytes, row->body_len + row->gzip_len);                 /* the bytes are charged either way */
     ck_assert_uint_le(st.bytes, row->body_len + row->gzip_len + 4096u + 2048u); /* pages + bookkeeping */
 
     int fd = -1;
@@ -493,14 +513,14 @@ START_TEST(test_large_entries_in_a_sealed_file) {
 }
 END_TEST
 
-static Suite *cache_suite(void) {
+static Suite *cache_suite(void)
+{
     Suite *const s = suite_create("cache");
     TCase *const unit = tcase_create("unit");
     tcase_add_unchecked_fixture(unit, fill_long_strings, NULL);
     tcase_add_test(unit, test_create_arguments);
     tcase_add_test(unit, test_get_put_roundtrip);
-    tcase_add_loop_test(unit, test_put_rejects_bad_arguments, 0,
-                        (int)(sizeof bad_puts / sizeof bad_puts[0]));
+    tcase_add_loop_test(unit, test_put_rejects_bad_arguments, 0, (int)(sizeof bad_puts / sizeof bad_puts[0]));
     tcase_add_test(unit, test_eviction_order_is_lru);
     tcase_add_test(unit, test_byte_bound_holds);
     tcase_add_test(unit, test_oversize_refused);
@@ -517,7 +537,8 @@ static Suite *cache_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     const int failed = nq_check_run(cache_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

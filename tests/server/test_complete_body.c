@@ -13,19 +13,22 @@ static nq_config cfg;
 static nq_cache *cache;
 static nq_app *app;
 
-static void setup(void) {
+static void setup(void)
+{
     nq_config_defaults(&cfg);
     ck_assert_int_eq(nq_cache_create(1u << 22, &cache), NQ_OK);
     ck_assert_int_eq(nq_app_create(&cfg, cache, NULL, &app), NQ_OK);
 }
 
-static void teardown(void) {
+static void teardown(void)
+{
     nq_app_destroy(app);
     nq_cache_destroy(cache);
 }
 
 /* The GET's answer for query, its body in out (cap bytes) and its ETag in etag. */
-static void get(const char *query, char *out, size_t cap, char *etag, size_t etag_cap) {
+static void get(const char *query, char *out, size_t cap, char *etag, size_t etag_cap)
+{
     const nq_request req = {"GET", "/complete", query, strlen(query), NULL, NULL};
     nq_response resp;
     nq_response_init(&resp);
@@ -39,7 +42,8 @@ static void get(const char *query, char *out, size_t cap, char *etag, size_t eta
 }
 
 /* Run a POST through the route's steps as the core will: parse_body, answer, compute, finish. */
-static unsigned post(const char *query, const char *body, char *out, size_t cap, char *etag, size_t etag_cap) {
+static unsigned post(const char *query, const char *body, char *out, size_t cap, char *etag, size_t etag_cap)
+{
     const nq_request req = {"POST", "/complete", query, strlen(query), NULL, NULL};
     nq_app_work w;
     memset(&w, 0, sizeof w);
@@ -73,12 +77,14 @@ static const struct {
     const char *get;   /* the equivalent GET's query */
 } same[] = {
     {"", "{\"n\":8,\"queens\":[[1,4],[0,0]]}", "n=8&queens=0:0,1:4"},
-    {"count=true", "{\"n\":8,\"columns\":[0,null,null,null,null,null,null,null]}", "n=8&columns=0,-,-,-,-,-,-,-&count=true"},
+    {"count=true", "{\"n\":8,\"columns\":[0,null,null,null,null,null,null,null]}",
+     "n=8&columns=0,-,-,-,-,-,-,-&count=true"},
     {"", "{\"n\":4,\"columns\":[1,3,null,null]}", "n=4&queens=1:3,0:1"},
     {"count=true", "{\"n\":8,\"queens\":[[2,3],[5,6]]}", "n=8&queens=2:3,5:6&count=true"},
 };
 
-START_TEST(body_equals_get) {
+START_TEST(body_equals_get)
+{
     char a[512], b[512], ta[64], tb[64];
     get(same[_i].get, a, sizeof a, ta, sizeof ta);
     ck_assert_uint_eq(post(same[_i].query, same[_i].body, b, sizeof b, tb, sizeof tb), 200);
@@ -101,14 +107,16 @@ static const struct {
     {"n=8", "{\"n\":8,\"queens\":[]}", 400, "/problems/unknown-parameter"},
 };
 
-START_TEST(bad_body) {
+START_TEST(bad_body)
+{
     char out[1024], tag[64];
     ck_assert_uint_eq(post(bad[_i].query, bad[_i].body, out, sizeof out, tag, sizeof tag), bad[_i].status);
     ck_assert_ptr_nonnull(strstr(out, bad[_i].type));
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("complete_body");
     TCase *tc = tcase_create("post");
     tcase_add_checked_fixture(tc, setup, teardown);

@@ -43,7 +43,7 @@ static const struct {
     {"*;q=0, identity", NQ_ENCODING_IDENTITY},
     {"*;q=0, gzip", NQ_ENCODING_GZIP},
     {"gzip;q=0, *", NQ_ENCODING_IDENTITY},
-    {"gzip;q=0.5, *", NQ_ENCODING_IDENTITY},   /* "*" weighs identity at 1 */
+    {"gzip;q=0.5, *", NQ_ENCODING_IDENTITY}, /* "*" weighs identity at 1 */
     {"gzip;q=0.5, *;q=0.2", NQ_ENCODING_GZIP},
     {"identity;q=0", NQ_ENCODING_NONE},
     {"identity;q=0, gzip;q=0", NQ_ENCODING_NONE},
@@ -53,26 +53,27 @@ static const struct {
     {"identity;q=0.5, gzip;q=0.5", NQ_ENCODING_GZIP},
     {"identity;q=0.5, gzip;q=0.6", NQ_ENCODING_GZIP},
     {"gzip;q=0.3, identity;q=0.4", NQ_ENCODING_IDENTITY},
-    {"gzip, gzip;q=0", NQ_ENCODING_GZIP},      /* first weight counts */
-    {"gzip;q=0, gzip", NQ_ENCODING_IDENTITY},  /* first weight counts */
-    {"gzip;q=2", NQ_ENCODING_IDENTITY},        /* bad q: element ignored */
-    {"gzip;q=1.5", NQ_ENCODING_IDENTITY},      /* bad q */
-    {"gzip;q=0.1234", NQ_ENCODING_IDENTITY},   /* more than three decimals */
-    {"gzip;q=-0", NQ_ENCODING_IDENTITY},       /* sign */
-    {"gzip;q=", NQ_ENCODING_IDENTITY},         /* empty q */
-    {"gzip;q=abc", NQ_ENCODING_IDENTITY},      /* not a number */
-    {"gzip;q", NQ_ENCODING_IDENTITY},          /* parameter without value */
-    {"gzip q=1", NQ_ENCODING_IDENTITY},        /* junk after the coding */
-    {"gzip;q=2, *", NQ_ENCODING_GZIP},         /* bad element ignored, * still applies */
-    {",,gzip,,", NQ_ENCODING_GZIP},            /* empty list elements are allowed */
-    {"gzip;level=9;q=0.7", NQ_ENCODING_GZIP},  /* unknown parameters are skipped */
-    {"gzipx", NQ_ENCODING_IDENTITY},           /* a different coding */
+    {"gzip, gzip;q=0", NQ_ENCODING_GZIP},     /* first weight counts */
+    {"gzip;q=0, gzip", NQ_ENCODING_IDENTITY}, /* first weight counts */
+    {"gzip;q=2", NQ_ENCODING_IDENTITY},       /* bad q: element ignored */
+    {"gzip;q=1.5", NQ_ENCODING_IDENTITY},     /* bad q */
+    {"gzip;q=0.1234", NQ_ENCODING_IDENTITY},  /* more than three decimals */
+    {"gzip;q=-0", NQ_ENCODING_IDENTITY},      /* sign */
+    {"gzip;q=", NQ_ENCODING_IDENTITY},        /* empty q */
+    {"gzip;q=abc", NQ_ENCODING_IDENTITY},     /* not a number */
+    {"gzip;q", NQ_ENCODING_IDENTITY},         /* parameter without value */
+    {"gzip q=1", NQ_ENCODING_IDENTITY},       /* junk after the coding */
+    {"gzip;q=2, *", NQ_ENCODING_GZIP},        /* bad element ignored, * still applies */
+    {",,gzip,,", NQ_ENCODING_GZIP},           /* empty list elements are allowed */
+    {"gzip;level=9;q=0.7", NQ_ENCODING_GZIP}, /* unknown parameters are skipped */
+    {"gzipx", NQ_ENCODING_IDENTITY},          /* a different coding */
     {"gzi", NQ_ENCODING_IDENTITY},
     {"identity;q=0, *;q=0.5", NQ_ENCODING_GZIP},
-    {"\xc3\xa9gzip", NQ_ENCODING_IDENTITY},    /* non-ASCII: not a token */
+    {"\xc3\xa9gzip", NQ_ENCODING_IDENTITY}, /* non-ASCII: not a token */
 };
 
-START_TEST(test_negotiate) {
+START_TEST(test_negotiate)
+{
     const nq_encoding got = nq_compress_negotiate(negotiate_rows[_i].header);
     ck_assert_msg(got == negotiate_rows[_i].want, "Accept-Encoding \"%s\": got %d, want %d",
                   negotiate_rows[_i].header ? negotiate_rows[_i].header : "(absent)", (int)got,
@@ -83,7 +84,8 @@ END_TEST
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
 /* Grow *buf to cap bytes; the test fails (and ends) if memory runs out. */
-static void grow(char **buf, size_t cap) {
+static void grow(char **buf, size_t cap)
+{
     char *const grown = realloc(*buf, cap);
     ck_assert_ptr_nonnull(grown);
     *buf = grown;
@@ -91,7 +93,8 @@ static void grow(char **buf, size_t cap) {
 
 /* Inflate a complete gzip member; returns a malloc'd buffer of *out_len bytes, or NULL if the data is
  * not exactly one valid gzip member (CRC and length are checked by zlib). */
-static char *gunzip(const char *in, size_t len, size_t *out_len) {
+static char *gunzip(const char *in, size_t len, size_t *out_len)
+{
     z_stream z = {0};
     ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
     size_t cap = len * 4u + 64u;
@@ -120,7 +123,8 @@ static char *gunzip(const char *in, size_t len, size_t *out_len) {
 }
 
 /* A JSON-like, compressible test body of len bytes, the same for the same len. */
-static char *make_body(size_t len) {
+static char *make_body(size_t len)
+{
     char *const b = malloc(len > 0 ? len : 1u);
     ck_assert_ptr_nonnull(b);
     uint32_t x = 12345u;
@@ -140,7 +144,8 @@ static const struct {
     {0, 6}, {1, 6}, {1023, 1}, {1024, 6}, {65536, 0}, {65536, 1}, {65536, 9}, {3u << 20, 6},
 };
 
-START_TEST(test_buffer_roundtrip) {
+START_TEST(test_buffer_roundtrip)
+{
     const size_t len = buffer_rows[_i].len;
     char *const body = make_body(len);
     char *gz = NULL;
@@ -163,7 +168,8 @@ START_TEST(test_buffer_roundtrip) {
 }
 END_TEST
 
-START_TEST(test_buffer_arguments) {
+START_TEST(test_buffer_arguments)
+{
     char *gz = NULL;
     size_t gz_len = 0;
     ck_assert_int_eq(nq_compress_buffer(NULL, 1, 6, &gz, &gz_len), NQ_E_ARG);
@@ -189,7 +195,8 @@ typedef struct source {
     unsigned calls; /* calls after the end was reported */
 } source;
 
-static nq_err source_read(void *p, char *buf, size_t cap, size_t *len) {
+static nq_err source_read(void *p, char *buf, size_t cap, size_t *len)
+{
     source *const s = p;
     if (s->pos >= s->fail_at) {
         return NQ_E_CANCELED;
@@ -207,7 +214,8 @@ static nq_err source_read(void *p, char *buf, size_t cap, size_t *len) {
 }
 
 /* Drain a stream with reads of `cap` bytes into one buffer; returns the stream's final status. */
-static nq_err drain(nq_compress_stream *st, size_t cap, char **out, size_t *out_len) {
+static nq_err drain(nq_compress_stream *st, size_t cap, char **out, size_t *out_len)
+{
     size_t room = (size_t)1 << 16;
     size_t used = 0;
     char *acc = NULL;
@@ -242,21 +250,21 @@ static const struct {
     size_t cap;    /* the reader's buffer */
     int level;
 } stream_rows[] = {
-    {0, 100, 0, 4096, 1},           /* empty body: still a valid gzip member */
-    {10, 3, 4, 1, 1},               /* one output byte at a time */
-    {100000, 7, 0, 7, 1},           /* tiny pieces in, tiny chunks out */
+    {0, 100, 0, 4096, 1}, /* empty body: still a valid gzip member */
+    {10, 3, 4, 1, 1},     /* one output byte at a time */
+    {100000, 7, 0, 7, 1}, /* tiny pieces in, tiny chunks out */
     {100000, 1u << 20, 1024, 32768, 6},
     {1u << 20, 65536, 0, 65536, 1}, /* MHD-sized chunks */
     {3u << 20, 4096, 0, 16384, 1},
 };
 
-START_TEST(test_stream_roundtrip) {
+START_TEST(test_stream_roundtrip)
+{
     const size_t len = stream_rows[_i].len;
     char *const body = make_body(len);
     source src = {.body = body, .len = len, .piece = stream_rows[_i].piece, .fail_at = SIZE_MAX};
     nq_compress_stream *st = NULL;
-    ck_assert_int_eq(nq_compress_stream_create(source_read, &src, stream_rows[_i].level,
-                                               stream_rows[_i].in_cap, &st),
+    ck_assert_int_eq(nq_compress_stream_create(source_read, &src, stream_rows[_i].level, stream_rows[_i].in_cap, &st),
                      NQ_OK);
     char *gz = NULL;
     size_t gz_len = 0;
@@ -282,14 +290,14 @@ START_TEST(test_stream_roundtrip) {
 }
 END_TEST
 
-START_TEST(test_stream_matches_buffer_decoding) {
+START_TEST(test_stream_matches_buffer_decoding)
+{
     /* The streamed and the one-shot forms differ in bytes but decode to the same body. */
     const size_t len = 200000;
     char *const body = make_body(len);
     source src = {.body = body, .len = len, .piece = 5000, .fail_at = SIZE_MAX};
     nq_compress_stream *st = NULL;
-    ck_assert_int_eq(nq_compress_stream_create(source_read, &src, NQ_COMPRESS_LEVEL_STREAM, 0, &st),
-                     NQ_OK);
+    ck_assert_int_eq(nq_compress_stream_create(source_read, &src, NQ_COMPRESS_LEVEL_STREAM, 0, &st), NQ_OK);
     char *streamed = NULL;
     size_t streamed_len = 0;
     ck_assert_int_eq(drain(st, 8192, &streamed, &streamed_len), NQ_OK);
@@ -313,7 +321,8 @@ START_TEST(test_stream_matches_buffer_decoding) {
 }
 END_TEST
 
-START_TEST(test_stream_source_error) {
+START_TEST(test_stream_source_error)
+{
     const size_t len = 500000;
     char *const body = make_body(len);
     source src = {.body = body, .len = len, .piece = 1000, .fail_at = 300000};
@@ -336,7 +345,8 @@ START_TEST(test_stream_source_error) {
 }
 END_TEST
 
-START_TEST(test_stream_arguments) {
+START_TEST(test_stream_arguments)
+{
     source src = {.fail_at = SIZE_MAX, .piece = 1};
     nq_compress_stream *st = NULL;
     ck_assert_int_eq(nq_compress_stream_create(NULL, &src, 1, 0, &st), NQ_E_ARG);
@@ -356,7 +366,8 @@ START_TEST(test_stream_arguments) {
 }
 END_TEST
 
-static Suite *compress_suite(void) {
+static Suite *compress_suite(void)
+{
     Suite *const s = suite_create("compress");
     TCase *const tc = tcase_create("unit");
     tcase_set_timeout(tc, 30);
@@ -371,7 +382,8 @@ static Suite *compress_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     const int failed = nq_check_run(compress_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -21,14 +21,14 @@ typedef struct row {
 
 static const row rows[] = {
     {{"Host: t"}, true, NQ_OK, NQ_FRAMING_NONE, 0},
-    {{NULL}, false, NQ_OK, NQ_FRAMING_NONE, 0},                              /* HTTP/1.0 without Host */
-    {{NULL}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},                    /* HTTP/1.1 without Host */
+    {{NULL}, false, NQ_OK, NQ_FRAMING_NONE, 0},           /* HTTP/1.0 without Host */
+    {{NULL}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0}, /* HTTP/1.1 without Host */
     {{"Host: t", "host: u"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "Host: t"}, false, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host : t"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", ": x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "X-A: a\rb"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
-    {{"Host: t", "X-A: a\tb \xff"}, true, NQ_OK, NQ_FRAMING_NONE, 0},      /* HTAB and obs-text are fine */
+    {{"Host: t", "X-A: a\tb \xff"}, true, NQ_OK, NQ_FRAMING_NONE, 0}, /* HTAB and obs-text are fine */
     {{"Host: t", "Content-Length: 0"}, true, NQ_OK, NQ_FRAMING_NONE, 0},
     {{"Host: t", "Content-Length: 37"}, true, NQ_OK, NQ_FRAMING_LENGTH, 37},
     {{"Host: t", "content-length: 5  "}, true, NQ_OK, NQ_FRAMING_LENGTH, 5}, /* trailing OWS is no part of it */
@@ -48,11 +48,17 @@ static const row rows[] = {
     {{"Host: t", "Transfer-Encoding: chunked, gzip"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "Transfer-Encoding: gzip"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "Transfer-Encoding: chunked, chunked"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
-    {{"Host: t", "Transfer-Encoding: chunked", "Transfer-Encoding: chunked"}, true, NQ_E_BAD_REQUEST,
-     NQ_FRAMING_NONE, 0},
+    {{"Host: t", "Transfer-Encoding: chunked", "Transfer-Encoding: chunked"},
+     true,
+     NQ_E_BAD_REQUEST,
+     NQ_FRAMING_NONE,
+     0},
     {{"Host: t", "Transfer-Encoding: gzip, chunked"}, true, NQ_E_NOT_IMPLEMENTED, NQ_FRAMING_NONE, 0},
-    {{"Host: t", "Transfer-Encoding: gzip", "Transfer-Encoding: chunked"}, true, NQ_E_NOT_IMPLEMENTED,
-     NQ_FRAMING_NONE, 0},
+    {{"Host: t", "Transfer-Encoding: gzip", "Transfer-Encoding: chunked"},
+     true,
+     NQ_E_NOT_IMPLEMENTED,
+     NQ_FRAMING_NONE,
+     0},
     {{"Host: t", "Transfer-Encoding: chunked x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "Transfer-Encoding: @"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Transfer-Encoding: chunked"}, false, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
@@ -73,8 +79,10 @@ START_TEST(verdicts)
     ck_assert_int_eq(nq_framing_finish(&f, r->http11), r->err);
     ck_assert_int_eq(f.body, r->body);
     if (r->body == NQ_FRAMING_LENGTH) ck_assert_uint_eq(f.length, r->length);
-    if (r->err != NQ_OK) ck_assert_ptr_nonnull(f.detail);
-    else ck_assert_ptr_null(f.detail);
+    if (r->err != NQ_OK)
+        ck_assert_ptr_nonnull(f.detail);
+    else
+        ck_assert_ptr_null(f.detail);
 }
 END_TEST
 

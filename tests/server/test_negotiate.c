@@ -12,7 +12,8 @@ typedef struct hdrs {
     const char *accept, *accept_encoding, *if_none_match;
 } hdrs;
 
-static const char *lookup(void *ctx, const char *name) {
+static const char *lookup(void *ctx, const char *name)
+{
     const hdrs *h = ctx;
     if (strcasecmp(name, "Accept") == 0) return h->accept;
     if (strcasecmp(name, "Accept-Encoding") == 0) return h->accept_encoding;
@@ -46,7 +47,8 @@ static const accept_row accepts[] = {
     {",,;;", false},
 };
 
-START_TEST(test_accept) {
+START_TEST(test_accept)
+{
     const accept_row *row = &accepts[_i];
     hdrs h = {row->accept, NULL, NULL};
     const nq_request req = {"GET", "/solve", NULL, 0, lookup, (void *)&h};
@@ -81,7 +83,8 @@ static const inm_row inms[] = {
     {"", false, NULL},
 };
 
-START_TEST(test_if_none_match) {
+START_TEST(test_if_none_match)
+{
     const inm_row *row = &inms[_i];
     hdrs h = {NULL, row->gzip_ok ? "gzip" : NULL, row->inm};
     const nq_request req = {"GET", "/count", NULL, 0, lookup, (void *)&h};
@@ -102,7 +105,8 @@ START_TEST(test_if_none_match) {
 }
 END_TEST
 
-START_TEST(test_etag_shape) {
+START_TEST(test_etag_shape)
+{
     char a[40], b[40], gz[40];
     nq_app_etag("count?n=8", false, a, sizeof a);
     nq_app_etag("count?n=9", false, b, sizeof b);
@@ -116,7 +120,8 @@ START_TEST(test_etag_shape) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("negotiate");
     TCase *tc = tcase_create("negotiate");
     tcase_add_loop_test(tc, test_accept, 0, (int)(sizeof accepts / sizeof accepts[0]));

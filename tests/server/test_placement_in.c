@@ -9,8 +9,8 @@
 #include "check_run.h"
 
 typedef struct good_row {
-    const char *body;    /* the JSON body */
-    const char *queens;  /* the canonical queens form of what it describes */
+    const char *body;   /* the JSON body */
+    const char *queens; /* the canonical queens form of what it describes */
 } good_row;
 
 static const good_row good[] = {
@@ -23,7 +23,8 @@ static const good_row good[] = {
     {"{\"n\":4.0,\"columns\":[1e0,3,0,2]}", "0:1,1:3,2:0,3:2"}, /* integral numbers, however written */
 };
 
-START_TEST(test_good) {
+START_TEST(test_good)
+{
     const good_row *row = &good[_i];
     nq_placement *p = NULL;
     nq_placement_in_error e;
@@ -73,22 +74,26 @@ static const bad_row bad[] = {
     {"{\"n\":4,\"queens\":null}", NQ_E_BAD_REQUEST, "queens"},
 };
 
-START_TEST(test_bad) {
+START_TEST(test_bad)
+{
     const bad_row *row = &bad[_i];
     nq_placement *p = NULL;
     nq_placement_in_error e;
     ck_assert_msg(nq_placement_from_json(row->body, strlen(row->body), 1000, &p, &e) == row->err, "%s: %s", row->body,
                   e.detail);
     ck_assert_ptr_null(p);
-    if (row->param) ck_assert_str_eq(e.param, row->param);
-    else ck_assert_ptr_null(e.param);
+    if (row->param)
+        ck_assert_str_eq(e.param, row->param);
+    else
+        ck_assert_ptr_null(e.param);
     ck_assert_uint_gt(strlen(e.detail), 10);
     if (row->err == NQ_E_LIMIT) ck_assert_uint_eq(e.limit, 1000);
 }
 END_TEST
 
 /* Deep nesting is refused by the parser, not by the stack. */
-START_TEST(test_deep_nesting) {
+START_TEST(test_deep_nesting)
+{
     const size_t depth = 100000;
     char *body = malloc(2 * depth + 32);
     size_t o = (size_t)sprintf(body, "{\"n\":4,\"queens\":");
@@ -102,7 +107,8 @@ START_TEST(test_deep_nesting) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("placement_in");
     TCase *tc = tcase_create("placement_in");
     tcase_add_loop_test(tc, test_good, 0, (int)(sizeof good / sizeof good[0]));

@@ -20,19 +20,20 @@ static const struct {
     {"respond-async, wait=100", true, true, 100},
     {" wait = 5 ; foo=bar , respond-async ", true, true, 5},
     {"wait=\"7\"", false, true, 7},
-    {"wait=10, wait=20", false, true, 10},               /* the first counts */
-    {"wait=abc", false, false, 0},                       /* ignored, not an error */
+    {"wait=10, wait=20", false, true, 10}, /* the first counts */
+    {"wait=abc", false, false, 0},         /* ignored, not an error */
     {"wait=-1", false, false, 0},
     {"wait=", false, false, 0},
     {"wait", false, false, 0},
     {"wait=99999999999999999999", false, true, UINT32_MAX}, /* saturated */
-    {"respond-async=1", false, false, 0},                /* takes no value */
+    {"respond-async=1", false, false, 0},                   /* takes no value */
     {"return=minimal, handling=strict", false, false, 0},
     {"respond-asyncx", false, false, 0},
     {"waiting=5", false, false, 0},
 };
 
-START_TEST(prefer_rows) {
+START_TEST(prefer_rows)
+{
     nq_prefer p;
     nq_prefer_parse(rows[_i].value, &p);
     ck_assert_msg(p.respond_async == rows[_i].async, "row %d async", _i);
@@ -41,7 +42,8 @@ START_TEST(prefer_rows) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("prefer");
     TCase *tc = tcase_create("rows");
     tcase_add_loop_test(tc, prefer_rows, 0, (int)(sizeof rows / sizeof rows[0]));

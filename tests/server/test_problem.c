@@ -10,14 +10,15 @@
 
 #include "check_run.h"
 
-static cJSON *parse(const char *body, size_t len) {
+static cJSON *parse(const char *body, size_t len)
+{
     cJSON *j = cJSON_ParseWithLength(body, len);
     ck_assert_ptr_nonnull(j);
     return j;
 }
 
-
-START_TEST(test_limit_problem) {
+START_TEST(test_limit_problem)
+{
     const nq_problem p = {NQ_E_LIMIT, "/count", "Parameter 'n' must be at most 20.", "n", 20, 1};
     char *body = NULL;
     size_t len = 0;
@@ -30,7 +31,8 @@ START_TEST(test_limit_problem) {
 }
 END_TEST
 
-START_TEST(test_minimal_problem) {
+START_TEST(test_minimal_problem)
+{
     const nq_problem p = {NQ_E_NOT_FOUND, NULL, NULL, NULL, 0, 0};
     char *body = NULL;
     size_t len = 0;
@@ -50,8 +52,8 @@ END_TEST
 
 /* A problem without a specific detail tells the person what to do: its type's description. */
 typedef struct default_detail_row {
-    nq_err err;          /* the error */
-    const char *needle;  /* what its detail must say */
+    nq_err err;         /* the error */
+    const char *needle; /* what its detail must say */
 } default_detail_row;
 
 static const default_detail_row default_details[] = {
@@ -62,7 +64,8 @@ static const default_detail_row default_details[] = {
     {NQ_E_INTERNAL, "X-Request-Id"},
 };
 
-START_TEST(test_default_detail) {
+START_TEST(test_default_detail)
+{
     const nq_problem p = {default_details[_i].err, "/count", NULL, NULL, 0, 0};
     char *body = NULL;
     size_t len = 0;
@@ -75,7 +78,8 @@ START_TEST(test_default_detail) {
 }
 END_TEST
 
-START_TEST(test_hostile_instance) {
+START_TEST(test_hostile_instance)
+{
     /* Bytes outside printable ASCII (here invalid UTF-8, a quote stays as cJSON escapes it) are encoded. */
     const nq_problem p = {NQ_E_NOT_FOUND, "/a\xff b\"\n", "x", NULL, 0, 0};
     char *body = NULL;
@@ -101,7 +105,8 @@ static const nq_err table[] = {
 #undef ROW_
 };
 
-START_TEST(test_every_type_documented) {
+START_TEST(test_every_type_documented)
+{
     const err_case row = {table[_i], nq_err_http_status(table[_i]), nq_err_problem_slug(table[_i])};
     const err_case *c = &row;
     if (c->status < 400) return; /* NQ_OK and the other answers that are no problem (NQ_NO_SOLUTION) */
@@ -119,7 +124,8 @@ START_TEST(test_every_type_documented) {
 }
 END_TEST
 
-START_TEST(test_unknown_slug) {
+START_TEST(test_unknown_slug)
+{
     char *body = NULL;
     size_t len = 0;
     ck_assert_int_eq(nq_problem_doc("nope", 4, &body, &len), NQ_E_NOT_FOUND);
@@ -129,7 +135,8 @@ START_TEST(test_unknown_slug) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("problem");
     TCase *tc = tcase_create("problem");
     tcase_add_test(tc, test_limit_problem);

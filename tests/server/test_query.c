@@ -39,12 +39,12 @@ static const accept_row accepted[] = {
     {"after=", NQ_QK_AFTER, 0, 0, 0, NQ_FORMAT_BOARD, false, ""},
 };
 
-START_TEST(test_accepted) {
+START_TEST(test_accepted)
+{
     const accept_row *r = &accepted[_i];
     nq_query q;
     nq_query_error e;
-    ck_assert_msg(nq_query_parse(r->raw, strlen(r->raw), SOLVE_KEYS, &q, &e) == NQ_OK, "%s: %s", r->raw,
-                  e.detail);
+    ck_assert_msg(nq_query_parse(r->raw, strlen(r->raw), SOLVE_KEYS, &q, &e) == NQ_OK, "%s: %s", r->raw, e.detail);
     ck_assert_uint_eq(e.err, NQ_OK);
     ck_assert_uint_eq(q.present, r->present);
     ck_assert_uint_eq(q.n, r->n);
@@ -121,7 +121,8 @@ static const reject_row rejected[] = {
     {"n=0&foo=1", SOLVE_KEYS, NQ_E_PARAM_INVALID, "n"},
 };
 
-START_TEST(test_rejected) {
+START_TEST(test_rejected)
+{
     const reject_row *r = &rejected[_i];
     nq_query q;
     nq_query_error e;
@@ -133,7 +134,8 @@ START_TEST(test_rejected) {
 }
 END_TEST
 
-START_TEST(test_param_name_is_sanitized) {
+START_TEST(test_param_name_is_sanitized)
+{
     /* A hostile key comes back printable and cut. */
     const char raw[] = "%01%FF%22abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz=1";
     nq_query q;
@@ -147,7 +149,8 @@ START_TEST(test_param_name_is_sanitized) {
 }
 END_TEST
 
-START_TEST(test_not_nul_terminated) {
+START_TEST(test_not_nul_terminated)
+{
     /* Only len bytes are read: the '9' past the end must not be seen. */
     const char raw[] = {'n', '=', '8', '9'};
     nq_query q;
@@ -159,7 +162,8 @@ START_TEST(test_not_nul_terminated) {
 }
 END_TEST
 
-START_TEST(test_require) {
+START_TEST(test_require)
+{
     nq_query q;
     nq_query_error e;
     ck_assert_int_eq(nq_query_parse("limit=2", 7, SOLVE_KEYS, &q, &e), NQ_OK);
@@ -170,7 +174,8 @@ START_TEST(test_require) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("query");
     TCase *tc = tcase_create("parse");
     tcase_add_loop_test(tc, test_accepted, 0, (int)(sizeof accepted / sizeof accepted[0]));

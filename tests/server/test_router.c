@@ -18,16 +18,16 @@ static const match_row matches[] = {
     {"/openapi.yaml", "openapi"},
     {"/healthz", "healthz"},
     {"/problems/param-invalid", "problem_doc"},
-    {"/so%6Cve", "solve"},             /* an escaped unreserved letter is the letter (RFC 3986 6.2.2.2) */
-    {"/%73%6f%6C%76%65", "solve"},     /* every letter escaped, hex digits of either case */
-    {"/openapi%2Eyaml", "openapi"},    /* '.' is unreserved */
+    {"/so%6Cve", "solve"},          /* an escaped unreserved letter is the letter (RFC 3986 6.2.2.2) */
+    {"/%73%6f%6C%76%65", "solve"},  /* every letter escaped, hex digits of either case */
+    {"/openapi%2Eyaml", "openapi"}, /* '.' is unreserved */
     {"/problems/not%2Dfound", "problem_doc"},
-    {"/Solve", "not_found"},           /* case-sensitive */
+    {"/Solve", "not_found"}, /* case-sensitive */
     {"/solve/", "not_found"},
-    {"/solve%2F", "not_found"},        /* a reserved character stays escaped */
+    {"/solve%2F", "not_found"}, /* a reserved character stays escaped */
     {"%2Fsolve", "not_found"},
     {"/solve%3Fn=4", "not_found"},
-    {"/so%6", "not_found"},            /* malformed escapes are kept as they are */
+    {"/so%6", "not_found"}, /* malformed escapes are kept as they are */
     {"/so%", "not_found"},
     {"/so%00lve", "not_found"},
     {"/so%%6Clve", "not_found"},
@@ -35,7 +35,8 @@ static const match_row matches[] = {
     {"*", "not_found"},
 };
 
-START_TEST(test_match) {
+START_TEST(test_match)
+{
     const match_row *row = &matches[_i];
     char path[64];
     ck_assert(nq_router_normalize(row->path, path, sizeof path));
@@ -53,14 +54,15 @@ typedef struct norm_row {
 static const norm_row norms[] = {
     {"/a%7Eb%5fc", 64, "/a~b_c"},
     {"/a%20b%2fc%C3%A9", 64, "/a%20b%2fc%C3%A9"}, /* space, slash and UTF-8 bytes stay escaped */
-    {"/abc", 5, "/abc"},                         /* exactly fits */
+    {"/abc", 5, "/abc"},                          /* exactly fits */
     {"/abcd", 5, NULL},
-    {"/%61%62%63", 5, "/abc"},                   /* the decoded length counts */
+    {"/%61%62%63", 5, "/abc"}, /* the decoded length counts */
     {"", 1, ""},
     {"", 0, NULL},
 };
 
-START_TEST(test_normalize) {
+START_TEST(test_normalize)
+{
     const norm_row *row = &norms[_i];
     char out[64];
     memset(out, 'x', sizeof out);
@@ -74,7 +76,8 @@ START_TEST(test_normalize) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("router");
     TCase *tc = tcase_create("router");
     tcase_add_loop_test(tc, test_match, 0, (int)(sizeof matches / sizeof matches[0]));

@@ -12,17 +12,19 @@
 #include "store/store.h"
 
 typedef struct tmp_store {
-    char dir[64];   /* a fresh directory */
-    char path[96];  /* the store in it */
+    char dir[64];  /* a fresh directory */
+    char path[96]; /* the store in it */
 } tmp_store;
 
-static void tmp_make(tmp_store *t) {
+static void tmp_make(tmp_store *t)
+{
     snprintf(t->dir, sizeof t->dir, "/tmp/nq-store-unit-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(t->dir));
     snprintf(t->path, sizeof t->path, "%s/s.db", t->dir);
 }
 
-static void tmp_remove(const tmp_store *t) {
+static void tmp_remove(const tmp_store *t)
+{
     static const char *const suffixes[] = {"", "-wal", "-shm"};
     for (size_t i = 0; i < 3; i++) {
         char p[128];
@@ -32,13 +34,15 @@ static void tmp_remove(const tmp_store *t) {
     ck_assert_int_eq(rmdir(t->dir), 0);
 }
 
-static bool collect_count(void *arg, const nq_store_count *c) {
+static bool collect_count(void *arg, const nq_store_count *c)
+{
     nq_store_count *out = arg;
     out[c->n] = *c;
     return true;
 }
 
-static bool collect_checkpoint(void *arg, const nq_store_checkpoint *cp) {
+static bool collect_checkpoint(void *arg, const nq_store_checkpoint *cp)
+{
     uint8_t *done = arg; /* tasks bytes, copied out (cp->done is only valid during the call) */
     ck_assert_int_eq(cp->n, 17);
     ck_assert_uint_eq(cp->plan, NQ_COUNT_PLAN_VERSION);
@@ -51,7 +55,8 @@ static bool collect_checkpoint(void *arg, const nq_store_checkpoint *cp) {
     return true;
 }
 
-START_TEST(round_trip_across_a_reopen) {
+START_TEST(round_trip_across_a_reopen)
+{
     tmp_store t;
     tmp_make(&t);
     nq_store *s = NULL;
@@ -101,14 +106,16 @@ static const struct {
     {NULL, NULL, NQ_OK},
 };
 
-static void run_sql(const char *path, const char *sql) {
+static void run_sql(const char *path, const char *sql)
+{
     sqlite3 *db = NULL;
     ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 }
 
-START_TEST(refusals_by_row) {
+START_TEST(refusals_by_row)
+{
     tmp_store t;
     tmp_make(&t);
     nq_store *s = NULL;
@@ -123,13 +130,16 @@ START_TEST(refusals_by_row) {
     }
     const nq_err rc = nq_store_open(t.path, &s, err, sizeof err);
     ck_assert_msg(rc == refusals[_i].want, "row %d: %s (%s)", _i, nq_err_name(rc), err);
-    if (rc == NQ_OK) nq_store_close(s);
-    else ck_assert_ptr_nonnull(strstr(err, t.path)); /* the message names the file */
+    if (rc == NQ_OK)
+        nq_store_close(s);
+    else
+        ck_assert_ptr_nonnull(strstr(err, t.path)); /* the message names the file */
     tmp_remove(&t);
 }
 END_TEST
 
-START_TEST(bad_arguments) {
+START_TEST(bad_arguments)
+{
     nq_store *s = NULL;
     ck_assert_int_eq(nq_store_open(NULL, &s, NULL, 0), NQ_E_ARG);
     ck_assert_int_eq(nq_store_open("", &s, NULL, 0), NQ_E_ARG);
@@ -142,7 +152,8 @@ START_TEST(bad_arguments) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, round_trip_across_a_reopen);

@@ -18,7 +18,8 @@ typedef struct oracle {
     uint64_t *bits;    /* columns (n bits), then diagonals r - c + n - 1, then r + c (2n bits each) */
 } oracle;
 
-static inline bool oracle_init(oracle *o, uint64_t n) {
+static inline bool oracle_init(oracle *o, uint64_t n)
+{
     o->n = n;
     o->next_row = 0;
     o->ok = true;
@@ -27,7 +28,8 @@ static inline bool oracle_init(oracle *o, uint64_t n) {
 }
 
 /* Sets bit i; returns whether it was already set. */
-static inline bool oracle_test_and_set(uint64_t *bits, uint64_t i) {
+static inline bool oracle_test_and_set(uint64_t *bits, uint64_t i)
+{
     const uint64_t mask = UINT64_C(1) << (i % 64);
     const bool was = (bits[i / 64] & mask) != 0;
     bits[i / 64] |= mask;
@@ -35,7 +37,8 @@ static inline bool oracle_test_and_set(uint64_t *bits, uint64_t i) {
 }
 
 /* Feeds the next count rows' columns. */
-static inline void oracle_feed(oracle *o, const uint32_t *cols, uint64_t count) {
+static inline void oracle_feed(oracle *o, const uint32_t *cols, uint64_t count)
+{
     const uint64_t n = o->n;
     for (uint64_t i = 0; i < count && o->ok; i++, o->next_row++) {
         const uint64_t r = o->next_row, c = cols[i];
@@ -46,14 +49,16 @@ static inline void oracle_feed(oracle *o, const uint32_t *cols, uint64_t count) 
 }
 
 /* True when exactly n rows were fed and none clashed. Frees the bitsets. */
-static inline bool oracle_finish(oracle *o) {
+static inline bool oracle_finish(oracle *o)
+{
     free(o->bits);
     o->bits = NULL;
     return o->ok && o->next_row == o->n;
 }
 
 /* A whole board at once. */
-static inline bool oracle_is_solution(uint64_t n, const uint32_t *cols) {
+static inline bool oracle_is_solution(uint64_t n, const uint32_t *cols)
+{
     oracle o;
     if (!oracle_init(&o, n)) return false;
     oracle_feed(&o, cols, n);
@@ -61,7 +66,8 @@ static inline bool oracle_is_solution(uint64_t n, const uint32_t *cols) {
 }
 
 /* FNV-1a over the columns as little-endian 32-bit words: a platform-independent fingerprint. */
-static inline uint64_t oracle_fnv1a(const uint32_t *cols, uint64_t n) {
+static inline uint64_t oracle_fnv1a(const uint32_t *cols, uint64_t n)
+{
     uint64_t h = UINT64_C(14695981039346656037);
     for (uint64_t i = 0; i < n; i++)
         for (int b = 0; b < 4; b++) {

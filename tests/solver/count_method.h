@@ -71,8 +71,7 @@ START_TEST(thread_counts_agree)
     static const int threads[] = {1, 3, 0, 64};
     static const int boards[] = {5, 12, 14};
     for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
-        for (size_t b = 0; b < sizeof boards / sizeof *boards; b++)
-            count_method_check(boards[b], threads[t]);
+        for (size_t b = 0; b < sizeof boards / sizeof *boards; b++) count_method_check(boards[b], threads[t]);
 }
 END_TEST
 

@@ -27,11 +27,13 @@ typedef struct ref {
     int first[NQ_N_MAX];
 } ref;
 
-static bool attacks(int r1, int c1, int r2, int c2) {
+static bool attacks(int r1, int c1, int r2, int c2)
+{
     return r1 == r2 || c1 == c2 || r1 - c1 == r2 - c2 || r1 + c1 == r2 + c2;
 }
 
-static int given_col(const ref *x, int r) {
+static int given_col(const ref *x, int r)
+{
     for (size_t i = 0; i < x->count; i++)
         if ((int)x->g[i].row == r) return (int)x->g[i].col;
     return -1;
@@ -39,7 +41,8 @@ static int given_col(const ref *x, int r) {
 
 /* (r, c) clashes with a queen above it or with a given queen of another row, or leaves out a given
  * queen of row r. */
-static bool allowed(const ref *x, int r, int c) {
+static bool allowed(const ref *x, int r, int c)
+{
     for (int i = 0; i < r; i++)
         if (attacks(i, x->cols[i], r, c)) return false;
     for (size_t i = 0; i < x->count; i++) {
@@ -49,7 +52,8 @@ static bool allowed(const ref *x, int r, int c) {
     return true;
 }
 
-static void ref_search(ref *x, int r) {
+static void ref_search(ref *x, int r)
+{
     if (x->stop_at_first && x->found) return;
     if (r == x->n) {
         if (x->found++ == 0) memcpy(x->first, x->cols, sizeof x->cols);
@@ -65,14 +69,16 @@ static void ref_search(ref *x, int r) {
 
 /* Givens that attack each other (or share a row) have no completion: the reference's row-by-row
  * walk would not notice two givens in one row that never meet, so it is told here, pair by pair. */
-static bool ref_consistent(const nq_square *g, size_t count) {
+static bool ref_consistent(const nq_square *g, size_t count)
+{
     for (size_t i = 0; i < count; i++)
         for (size_t j = i + 1; j < count; j++)
             if (attacks((int)g[i].row, (int)g[i].col, (int)g[j].row, (int)g[j].col)) return false;
     return true;
 }
 
-static ref run_ref(int n, const nq_square *g, size_t count, bool first) {
+static ref run_ref(int n, const nq_square *g, size_t count, bool first)
+{
     ref x;
     memset(&x, 0, sizeof x);
     x.n = n, x.g = g, x.count = count, x.stop_at_first = first;
@@ -83,7 +89,8 @@ static ref run_ref(int n, const nq_square *g, size_t count, bool first) {
 /* ---- comparing -------------------------------------------------------------------------------- */
 
 /* The first solution of the enumerator whose rows agree with the givens (found = false when none). */
-static bool first_by_enumeration(int n, const nq_square *g, size_t count, uint8_t *out) {
+static bool first_by_enumeration(int n, const nq_square *g, size_t count, uint8_t *out)
+{
     nq_iter *it = NULL;
     ck_assert_int_eq(nq_iter_create(n, 0, &it), NQ_OK);
     uint8_t cols[NQ_N_MAX];
@@ -98,7 +105,8 @@ static bool first_by_enumeration(int n, const nq_square *g, size_t count, uint8_
     return found;
 }
 
-static void compare(int n, const nq_square *g, size_t count, bool with_enumeration) {
+static void compare(int n, const nq_square *g, size_t count, bool with_enumeration)
+{
     const ref want = run_ref(n, g, count, false);
     uint8_t cols[NQ_N_MAX];
     bool found = true;
@@ -122,7 +130,8 @@ static void compare(int n, const nq_square *g, size_t count, bool with_enumerati
 }
 
 /* Every placement of zero, one and two queens on the board of size _i. */
-START_TEST(up_to_two_queens) {
+START_TEST(up_to_two_queens)
+{
     const int n = _i;
     compare(n, NULL, 0, true);
     for (int a = 0; a < n * n; a++) {
@@ -139,7 +148,8 @@ START_TEST(up_to_two_queens) {
 END_TEST
 
 /* Random placements: a few queens each, any squares (so some attack, some share a row). */
-START_TEST(random_placements) {
+START_TEST(random_placements)
+{
     const int n = _i;
     unsigned seed = 12345u + (unsigned)n;
     for (int trial = 0; trial < 300; trial++) {
@@ -158,7 +168,8 @@ START_TEST(random_placements) {
 END_TEST
 
 /* A whole solution given: it is its own only completion; no hint row is left. */
-START_TEST(full_solution_given) {
+START_TEST(full_solution_given)
+{
     static const uint8_t sol[8] = {0, 4, 7, 5, 2, 6, 1, 3};
     nq_square g[8];
     for (uint32_t r = 0; r < 8; r++) g[r] = (nq_square){r, sol[r]};
@@ -180,19 +191,20 @@ static const struct {
     nq_square g[4];
     bool consistent; /* the givens themselves do not attack each other */
 } unsolvable[] = {
-    {8, 3, {{0, 0}, {3, 2}, {5, 6}}, true},  /* every square of row 4 is attacked */
-    {8, 3, {{0, 0}, {3, 6}, {5, 2}}, true},  /* the same, mirrored in time */
-    {8, 2, {{0, 0}, {1, 2}}, true},          /* no dead row, yet no solution holds both */
-    {4, 1, {{0, 0}}, true},                  /* no 4-queens solution uses a corner */
-    {8, 2, {{2, 3}, {5, 6}}, false},         /* one diagonal */
-    {8, 2, {{1, 4}, {4, 1}}, false},         /* one anti-diagonal */
-    {8, 2, {{0, 5}, {7, 5}}, false},         /* one column */
-    {8, 2, {{3, 0}, {3, 7}}, false},         /* one row: never completable */
-    {2, 0, {{0, 0}}, true},                  /* no solution at all */
+    {8, 3, {{0, 0}, {3, 2}, {5, 6}}, true}, /* every square of row 4 is attacked */
+    {8, 3, {{0, 0}, {3, 6}, {5, 2}}, true}, /* the same, mirrored in time */
+    {8, 2, {{0, 0}, {1, 2}}, true},         /* no dead row, yet no solution holds both */
+    {4, 1, {{0, 0}}, true},                 /* no 4-queens solution uses a corner */
+    {8, 2, {{2, 3}, {5, 6}}, false},        /* one diagonal */
+    {8, 2, {{1, 4}, {4, 1}}, false},        /* one anti-diagonal */
+    {8, 2, {{0, 5}, {7, 5}}, false},        /* one column */
+    {8, 2, {{3, 0}, {3, 7}}, false},        /* one row: never completable */
+    {2, 0, {{0, 0}}, true},                 /* no solution at all */
     {3, 0, {{0, 0}}, true},
 };
 
-START_TEST(crafted_unsolvable) {
+START_TEST(crafted_unsolvable)
+{
     const int n = unsolvable[_i].n;
     const nq_square *g = unsolvable[_i].g;
     const size_t count = unsolvable[_i].count;
@@ -210,7 +222,8 @@ START_TEST(crafted_unsolvable) {
 END_TEST
 
 /* The contract's example, and boards beyond what the reference can walk: n = 32 with givens. */
-START_TEST(large_boards) {
+START_TEST(large_boards)
+{
     const nq_square g8[1] = {{0, 0}};
     uint8_t cols[NQ_N_MAX];
     bool found = false;
@@ -230,7 +243,8 @@ START_TEST(large_boards) {
 }
 END_TEST
 
-START_TEST(arguments) {
+START_TEST(arguments)
+{
     uint8_t cols[NQ_N_MAX];
     bool found = false;
     uint64_t total = 0;
@@ -249,7 +263,8 @@ START_TEST(arguments) {
 END_TEST
 
 /* A cancelled control stops a long count, and the progress of a finished one is 1. */
-START_TEST(cancel_and_progress) {
+START_TEST(cancel_and_progress)
+{
     nq_count_ctl ctl;
     nq_count_ctl_init(&ctl);
     const nq_square g[1] = {{8, 3}};
@@ -272,7 +287,8 @@ START_TEST(cancel_and_progress) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("complete");
     TCase *tc = tcase_create("reference");
     tcase_set_timeout(tc, 120);

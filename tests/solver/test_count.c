@@ -36,7 +36,8 @@ static const struct {
     int n_max;   /* largest n run with it */
 } thread_cases[] = {{1, 16}, {2, 16}, {3, 13}, {0, 13}};
 
-static double now_seconds(void) {
+static double now_seconds(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -44,27 +45,30 @@ static double now_seconds(void) {
 
 /* CPU time of every thread of this process so far: what the counter's threads did, however long the
  * scheduler of a loaded machine kept them waiting. */
-static double cpu_seconds(void) {
+static double cpu_seconds(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void check_counts(count_fn fn, const char *name, int n, int threads) {
+static void check_counts(count_fn fn, const char *name, int n, int threads)
+{
     nq_counts got = {99, 99};
     nq_count_ctl ctl;
     nq_count_ctl_init(&ctl);
     ck_assert_msg(fn(n, threads, &ctl, &got) == NQ_OK, "%s n=%d threads=%d", name, n, threads);
     ck_assert_msg(got.total == known_counts[n].total, "%s n=%d threads=%d total %llu", name, n, threads,
                   (unsigned long long)got.total);
-    ck_assert_msg(got.unique == known_counts[n].unique, "%s n=%d threads=%d unique %llu", name, n,
-                  threads, (unsigned long long)got.unique);
+    ck_assert_msg(got.unique == known_counts[n].unique, "%s n=%d threads=%d unique %llu", name, n, threads,
+                  (unsigned long long)got.unique);
     ck_assert(nq_count_progress(&ctl) == 1.0);
 }
 
 /* _i enumerates (method, thread case) pairs. The backtracking counter stops at n = 15 here: its
  * n = 16 takes seconds and runs in the slow suite. */
-START_TEST(counts_match_oeis) {
+START_TEST(counts_match_oeis)
+{
     const size_t ncases = sizeof thread_cases / sizeof thread_cases[0];
     const size_t m = (size_t)_i / ncases;
     const int threads = thread_cases[(size_t)_i % ncases].threads;
@@ -74,7 +78,8 @@ START_TEST(counts_match_oeis) {
 }
 END_TEST
 
-START_TEST(counts_without_ctl) {
+START_TEST(counts_without_ctl)
+{
     nq_counts got;
     ck_assert_int_eq(nq_count(12, 2, NULL, &got), NQ_OK);
     ck_assert_uint_eq(got.total, 14200);
@@ -98,7 +103,8 @@ typedef struct bg_count {
     atomic_bool finished; /* set once it has returned; polled while it runs */
 } bg_count;
 
-static void *bg_run(void *arg) {
+static void *bg_run(void *arg)
+{
     bg_count *bg = arg;
     bg->err = bg->fn(bg->n, 2, &bg->ctl, &bg->counts);
     bg->finished_at = now_seconds();
@@ -110,7 +116,8 @@ static void *bg_run(void *arg) {
 /* Starts a count of n = 18 on 2 threads (seconds to tens of seconds), cancels it once it is under way
  * and returns the CPU time its threads spent between the cancel and its return; it must have returned
  * NQ_E_CANCELED before finishing. */
-static double cancel_latency(size_t method) {
+static double cancel_latency(size_t method)
+{
     bg_count bg = {.fn = methods[method].fn, .n = 18};
     pthread_t thread;
     nq_count_ctl_init(&bg.ctl);
@@ -137,7 +144,8 @@ static double cancel_latency(size_t method) {
  * looks at the flag every few microseconds of search; what a loaded machine adds is time spent
  * waiting for a CPU, which is the scheduler's, so the bound is on CPU time, not wall time, and the
  * best of three attempts is held to it. */
-START_TEST(cancel_stops_count_18) {
+START_TEST(cancel_stops_count_18)
+{
     double best = 1e9;
     for (int attempt = 0; attempt < 3 && best >= 0.200; attempt++) {
         const double cpu = cancel_latency((size_t)_i);
@@ -147,7 +155,8 @@ START_TEST(cancel_stops_count_18) {
 }
 END_TEST
 
-START_TEST(cancel_before_start) {
+START_TEST(cancel_before_start)
+{
     nq_count_ctl ctl;
     nq_counts got;
     nq_count_ctl_init(&ctl);
@@ -158,7 +167,8 @@ START_TEST(cancel_before_start) {
 END_TEST
 
 /* Progress sampled while a count runs: starts at 0, never goes down, ends at exactly 1. */
-START_TEST(progress_zero_to_one) {
+START_TEST(progress_zero_to_one)
+{
     bg_count bg = {.fn = nq_count_backtrack, .n = 15};
     pthread_t thread;
     double last = 0.0;
@@ -181,7 +191,8 @@ START_TEST(progress_zero_to_one) {
 }
 END_TEST
 
-START_TEST(bad_arguments) {
+START_TEST(bad_arguments)
+{
     nq_counts got;
     count_fn fn = methods[_i].fn;
     ck_assert_int_eq(fn(8, 1, NULL, NULL), NQ_E_ARG);
@@ -196,7 +207,8 @@ END_TEST
 
 /* threads = 0 means the CPUs of the affinity mask: pinned to one CPU (this test's own process: Check
  * forks), the process counts on one, and still right (n = 14: the half-board counter). */
-START_TEST(threads_zero_follows_the_affinity_mask) {
+START_TEST(threads_zero_follows_the_affinity_mask)
+{
     cpu_set_t mask;
     ck_assert_int_eq(sched_getaffinity(0, sizeof mask, &mask), 0);
     ck_assert_int_eq(nq_count_cpus(), CPU_COUNT(&mask));
@@ -221,11 +233,12 @@ END_TEST
 /* Sink of nq_count_tasks: each task once, sums added (tasks finish on several threads). */
 typedef struct task_log {
     pthread_mutex_t lock;
-    nq_count_sums sum;  /* of the tasks seen */
+    nq_count_sums sum;      /* of the tasks seen */
     uint8_t seen[1u << 17]; /* times each task was reported */
 } task_log;
 
-static void log_task(void *arg, uint32_t task, const nq_count_sums *sums) {
+static void log_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
     task_log *log = arg;
     pthread_mutex_lock(&log->lock);
     ck_assert_uint_lt(task, sizeof log->seen);
@@ -241,7 +254,8 @@ static const struct {
     uint32_t tasks; /* the plan's size (fixed by NQ_COUNT_PLAN_VERSION) */
 } task_cases[] = {{8, 1, 1}, {12, 2, 1}, {13, 1, 869}, {14, 2, 891}, {15, 2, 3236}, {16, 2, 3300}};
 
-START_TEST(tasks_in_two_parts) {
+START_TEST(tasks_in_two_parts)
+{
     const int n = task_cases[_i].n;
     uint32_t tasks = 0;
     ck_assert_int_eq(nq_count_plan(n, &tasks), NQ_OK);
@@ -267,7 +281,8 @@ START_TEST(tasks_in_two_parts) {
 }
 END_TEST
 
-START_TEST(tasks_bad_arguments) {
+START_TEST(tasks_bad_arguments)
+{
     uint32_t tasks = 0;
     ck_assert_int_eq(nq_count_plan(0, &tasks), NQ_E_RANGE);
     ck_assert_int_eq(nq_count_plan(NQ_COUNT_N_MAX + 1, &tasks), NQ_E_RANGE);
@@ -279,7 +294,8 @@ START_TEST(tasks_bad_arguments) {
 }
 END_TEST
 
-static Suite *count_suite(void) {
+static Suite *count_suite(void)
+{
     Suite *s = suite_create("count");
     TCase *tc = tcase_create("oeis");
     tcase_set_timeout(tc, 120);
@@ -305,7 +321,8 @@ static Suite *count_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     const int failed = nq_check_run(count_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

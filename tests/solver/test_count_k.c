@@ -24,7 +24,8 @@ typedef struct brute {
 } brute;
 
 /* Square (r, c) after symmetry g of the 8 (g & 1: transpose first; g >> 1: quarter turns). */
-static void image(int n, int g, int r, int c, int *ro, int *co) {
+static void image(int n, int g, int r, int c, int *ro, int *co)
+{
     if (g & 1) {
         const int t = r;
         r = c, c = t;
@@ -36,7 +37,8 @@ static void image(int n, int g, int r, int c, int *ro, int *co) {
     *ro = r, *co = c;
 }
 
-static uint64_t board_of(const brute *b, int k, int g) {
+static uint64_t board_of(const brute *b, int k, int g)
+{
     uint64_t m = 0;
     for (int i = 0; i < k; i++) {
         int r, c;
@@ -46,11 +48,13 @@ static uint64_t board_of(const brute *b, int k, int g) {
     return m;
 }
 
-static bool attacks(int r1, int c1, int r2, int c2) {
+static bool attacks(int r1, int c1, int r2, int c2)
+{
     return r1 == r2 || c1 == c2 || r1 - c1 == r2 - c2 || r1 + c1 == r2 + c2;
 }
 
-static void walk(brute *b, int sq, int k) {
+static void walk(brute *b, int sq, int k)
+{
     const int n = b->n;
     if (sq == n * n) {
         b->total[k]++;
@@ -68,7 +72,8 @@ static void walk(brute *b, int sq, int k) {
     walk(b, sq + 1, k + 1);
 }
 
-START_TEST(against_brute_force) {
+START_TEST(against_brute_force)
+{
     const int n = _i;
     brute *b = calloc(1, sizeof *b);
     b->n = n;
@@ -76,9 +81,9 @@ START_TEST(against_brute_force) {
     for (int k = 0; k <= n; k++) {
         nq_counts c = {0, 0};
         ck_assert_int_eq(nq_count_k(n, k, 1, NULL, &c), NQ_OK);
-        ck_assert_msg(c.total == b->total[k] && c.unique == b->unique[k],
-                      "n=%d k=%d: %llu/%llu, brute force %llu/%llu", n, k, (unsigned long long)c.total,
-                      (unsigned long long)c.unique, (unsigned long long)b->total[k], (unsigned long long)b->unique[k]);
+        ck_assert_msg(c.total == b->total[k] && c.unique == b->unique[k], "n=%d k=%d: %llu/%llu, brute force %llu/%llu",
+                      n, k, (unsigned long long)c.total, (unsigned long long)c.unique, (unsigned long long)b->total[k],
+                      (unsigned long long)b->unique[k]);
     }
     free(b);
 }
@@ -88,7 +93,8 @@ END_TEST
 static const uint64_t a000170[] = {0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200};
 static const uint64_t a002562[] = {0, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787};
 
-START_TEST(k_equals_n) {
+START_TEST(k_equals_n)
+{
     const int n = _i;
     nq_counts c;
     ck_assert_int_eq(nq_count_k(n, n, 1, NULL, &c), NQ_OK);
@@ -97,7 +103,8 @@ START_TEST(k_equals_n) {
 }
 END_TEST
 
-START_TEST(closed_forms) {
+START_TEST(closed_forms)
+{
     const uint64_t n = (uint64_t)_i;
     nq_counts c;
     ck_assert_int_eq(nq_count_k((int)n, 0, 1, NULL, &c), NQ_OK);
@@ -112,7 +119,8 @@ START_TEST(closed_forms) {
 }
 END_TEST
 
-START_TEST(arguments_and_cancel) {
+START_TEST(arguments_and_cancel)
+{
     nq_counts c;
     ck_assert_int_eq(nq_count_k(0, 0, 1, NULL, &c), NQ_E_RANGE);
     ck_assert_int_eq(nq_count_k(NQ_COUNT_N_MAX + 1, 1, 1, NULL, &c), NQ_E_RANGE);
@@ -129,7 +137,8 @@ START_TEST(arguments_and_cancel) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("count_k");
     TCase *tc = tcase_create("k");
     tcase_set_timeout(tc, 120);

@@ -51,8 +51,8 @@ START_TEST(symmetric_counts)
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         uint64_t q = 99, h = 99;
         ck_assert_int_eq(nq_count_symmetric(rows[i].n, NULL, &q, &h), NQ_OK);
-        ck_assert_msg(q == rows[i].quarter && h == rows[i].half, "n=%d quarter %llu half %llu",
-                      rows[i].n, (unsigned long long)q, (unsigned long long)h);
+        ck_assert_msg(q == rows[i].quarter && h == rows[i].half, "n=%d quarter %llu half %llu", rows[i].n,
+                      (unsigned long long)q, (unsigned long long)h);
     }
 }
 END_TEST

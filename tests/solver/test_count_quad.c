@@ -57,15 +57,11 @@ static expect expect_queen(const brute *b, int r, int c)
     const int n = b->n, a = b->a, top = r < a, edge_row = top ? a - 1 : a, across = top ? a : a - 1;
     const int d1 = r - c + n - 1, d2 = r + c, lo = a + 1, hi = n + a - 3; /* inner crossing indexes */
     expect e = {UINT64_C(1) << (d1 - b->row0) | UINT64_C(1) << (d2 - b->row0 + 32), 0, 0};
-    if (d1 >= lo && d1 <= hi)
-        e.key |= 1u << (d1 - lo);
-    if (d2 >= lo && d2 <= hi)
-        e.key |= 1u << (d2 - lo + (n - 3));
+    if (d1 >= lo && d1 <= hi) e.key |= 1u << (d1 - lo);
+    if (d2 >= lo && d2 <= hi) e.key |= 1u << (d2 - lo + (n - 3));
     for (int x = 0; x < n; x++)
-        if (abs(x - c) == abs(across - r))
-            e.mark |= 1u << x;
-    if (r == edge_row)
-        e.mark |= (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT;
+        if (abs(x - c) == abs(across - r)) e.mark |= 1u << x;
+    if (r == edge_row) e.mark |= (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT;
     return e;
 }
 
@@ -74,16 +70,14 @@ static expect expect_queen(const brute *b, int r, int c)
 static void brute_group(brute *b, uint32_t rset, uint32_t cset, expect acc, uint64_t d1, uint64_t d2)
 {
     if (rset == 0) {
-        if (cset == 0)
-            b->out[b->len++] = acc;
+        if (cset == 0) b->out[b->len++] = acc;
         return;
     }
     const int r = b->row0 + __builtin_ctz(rset);
     for (uint32_t avail = cset; avail != 0; avail &= avail - 1u) {
         const int c = b->col0 + __builtin_ctz(avail);
         const uint64_t b1 = UINT64_C(1) << (r - c + b->n - 1), b2 = UINT64_C(1) << (r + c);
-        if ((d1 & b1) || (d2 & b2))
-            continue;
+        if ((d1 & b1) || (d2 & b2)) continue;
         const expect q = expect_queen(b, r, c);
         const expect next = {acc.diag | q.diag, acc.key | q.key, acc.mark | q.mark};
         brute_group(b, rset & (rset - 1u), cset & ~(avail & (0u - avail)), next, d1 | b1, d2 | b2);
@@ -93,10 +87,8 @@ static void brute_group(brute *b, uint32_t rset, uint32_t cset, expect acc, uint
 static int expect_cmp(const void *x, const void *y)
 {
     const expect *p = x, *q = y;
-    if (p->diag != q->diag)
-        return p->diag < q->diag ? -1 : 1;
-    if (p->key != q->key)
-        return p->key < q->key ? -1 : 1;
+    if (p->diag != q->diag) return p->diag < q->diag ? -1 : 1;
+    if (p->key != q->key) return p->key < q->key ? -1 : 1;
     return p->mark < q->mark ? -1 : p->mark > q->mark;
 }
 
@@ -109,8 +101,7 @@ START_TEST(quadrants_hold_every_placement)
     const int where[4][4] = {{0, a, 0, a}, {0, a, a, b}, {a, b, 0, a}, {a, b, a, b}};
     for (int k = 0; k < 4; k++) {
         nq_quad q;
-        ck_assert_int_eq(nq_quad_create(&q, &lay, where[k][0], where[k][1], where[k][2],
-                                        where[k][3], NULL), NQ_OK);
+        ck_assert_int_eq(nq_quad_create(&q, &lay, where[k][0], where[k][1], where[k][2], where[k][3], NULL), NQ_OK);
         brute br = {n, a, q.row0, q.col0, malloc(q.len * sizeof(expect)), 0};
         expect *got = malloc(q.len * sizeof *got);
         ck_assert(br.out != NULL && got != NULL);
@@ -122,10 +113,9 @@ START_TEST(quadrants_hold_every_placement)
                 br.len = 0;
                 if (__builtin_popcount(rset) == __builtin_popcount(cset) && total < q.len)
                     brute_group(&br, rset, cset, (expect){0, 0, 0}, 0, 0);
-                ck_assert_msg(last - first == br.len, "n=%d quadrant %d rows %x cols %x: %u, want %zu",
-                              n, k, rset, cset, last - first, br.len);
-                for (uint32_t e = first; e < last; e++)
-                    got[e - first] = (expect){q.diag[e], q.key[e], q.mark[e]};
+                ck_assert_msg(last - first == br.len, "n=%d quadrant %d rows %x cols %x: %u, want %zu", n, k, rset,
+                              cset, last - first, br.len);
+                for (uint32_t e = first; e < last; e++) got[e - first] = (expect){q.diag[e], q.key[e], q.mark[e]};
                 qsort(got, br.len, sizeof *got, expect_cmp);
                 qsort(br.out, br.len, sizeof *br.out, expect_cmp);
                 ck_assert_msg(memcmp(got, br.out, br.len * sizeof *got) == 0,
@@ -227,11 +217,9 @@ static uint64_t check_set(const nq_quad_simd *set)
     for (size_t len = 0; len <= LEN; len++) {
         for (size_t l = 0; l < 3; l++) {
             uint32_t wk[3 * LEN], wm[3 * LEN];
-            const size_t want = ref->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len,
-                                          wk, wm);
+            const size_t want = ref->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len, wk, wm);
             uint32_t *ok = out_buffer(want), *om = out_buffer(want);
-            ck_assert_uint_eq(set->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len, ok,
-                                        om), want);
+            ck_assert_uint_eq(set->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len, ok, om), want);
             ck_assert(memcmp(ok, wk, want * sizeof *ok) == 0 && memcmp(om, wm, want * sizeof *om) == 0);
             free(ok);
             free(om);

@@ -15,7 +15,8 @@ static const struct {
     int direct;  /* 1: call the backtracking counter rather than the dispatcher */
 } slow_cases[] = {{17, 0, 0}, {18, 0, 0}, {16, 1, 1}, {17, 2, 1}};
 
-START_TEST(slow_counts_match_oeis) {
+START_TEST(slow_counts_match_oeis)
+{
     const int n = slow_cases[_i].n;
     nq_counts got = {0, 0};
     const nq_err err = slow_cases[_i].direct ? nq_count_backtrack(n, slow_cases[_i].threads, NULL, &got)
@@ -26,7 +27,8 @@ START_TEST(slow_counts_match_oeis) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("count_slow");
     TCase *tc = tcase_create("oeis");
     tcase_set_timeout(tc, 1800); /* minutes on a loaded 2-core machine; the ctest timeout is the same */

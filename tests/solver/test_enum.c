@@ -18,13 +18,14 @@
 /* ---- the reference: recursive backtracking into a flat array of solutions ---------------------- */
 
 typedef struct ref_list {
-    int n;         /* board size */
-    size_t count;  /* solutions stored */
-    uint8_t *cols; /* count * n bytes, in search order */
+    int n;          /* board size */
+    size_t count;   /* solutions stored */
+    uint8_t *cols;  /* count * n bytes, in search order */
     uint8_t *canon; /* count flags: solution i is its class's smallest image */
 } ref_list;
 
-static int attacked(const uint8_t *cols, int row, int col) {
+static int attacked(const uint8_t *cols, int row, int col)
+{
     for (int r = 0; r < row; r++) {
         const int d = col - cols[r];
         if (d == 0 || d == row - r || d == r - row) return 1;
@@ -32,7 +33,8 @@ static int attacked(const uint8_t *cols, int row, int col) {
     return 0;
 }
 
-static void ref_place(ref_list *list, uint8_t *cols, int row) {
+static void ref_place(ref_list *list, uint8_t *cols, int row)
+{
     if (row == list->n) {
         memcpy(list->cols + list->count * (size_t)list->n, cols, (size_t)list->n);
         list->count++;
@@ -48,17 +50,20 @@ static void ref_place(ref_list *list, uint8_t *cols, int row) {
 static const uint64_t a000170[] = {0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200};
 static const uint64_t a002562[] = {0, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787};
 
-static int is_canonical(int n, const uint8_t *cols) {
+static int is_canonical(int n, const uint8_t *cols)
+{
     uint8_t canon[NQ_N_MAX];
     ck_assert_int_eq(nq_canonical(n, cols, canon), NQ_OK);
     return memcmp(canon, cols, (size_t)n) == 0;
 }
 
-static const uint8_t *ref_at(const ref_list *list, size_t i) {
+static const uint8_t *ref_at(const ref_list *list, size_t i)
+{
     return list->cols + i * (size_t)list->n;
 }
 
-static ref_list ref_solve(int n) {
+static ref_list ref_solve(int n)
+{
     ref_list list = {n, 0, malloc(a000170[n] * (size_t)n + 1), malloc(a000170[n] + 1)};
     uint8_t cols[NQ_N_MAX];
     ck_assert_ptr_nonnull(list.cols);
@@ -69,14 +74,16 @@ static ref_list ref_solve(int n) {
     return list;
 }
 
-static void ref_free(ref_list *list) {
+static void ref_free(ref_list *list)
+{
     free(list->cols);
     free(list->canon);
 }
 
 /* Index of the first solution of list (only canonical ones if unique) sorting after cursor;
  * list->count if none. */
-static size_t ref_first_after(const ref_list *list, const uint8_t *cursor, int unique) {
+static size_t ref_first_after(const ref_list *list, const uint8_t *cursor, int unique)
+{
     for (size_t i = 0; i < list->count; i++) {
         if (memcmp(ref_at(list, i), cursor, (size_t)list->n) <= 0) continue;
         if (!unique || list->canon[i]) return i;
@@ -85,14 +92,16 @@ static size_t ref_first_after(const ref_list *list, const uint8_t *cursor, int u
 }
 
 /* Pulls one solution; returns 0 when exhausted. */
-static int pull(nq_iter *it, uint8_t *cols) {
+static int pull(nq_iter *it, uint8_t *cols)
+{
     size_t got = 99;
     ck_assert_int_eq(nq_iter_next(it, cols, 1, &got), NQ_OK);
     ck_assert_uint_le(got, 1);
     return got == 1;
 }
 
-static nq_iter *make_iter(int n, unsigned flags) {
+static nq_iter *make_iter(int n, unsigned flags)
+{
     nq_iter *it = NULL;
     ck_assert_int_eq(nq_iter_create(n, flags, &it), NQ_OK);
     ck_assert_ptr_nonnull(it);
@@ -106,7 +115,8 @@ static const uint8_t n5_all[10][5] = {
     {2, 4, 1, 3, 0}, {3, 0, 2, 4, 1}, {3, 1, 4, 2, 0}, {4, 1, 3, 0, 2}, {4, 2, 0, 3, 1},
 };
 
-START_TEST(exact_n1_n4_n5) {
+START_TEST(exact_n1_n4_n5)
+{
     uint8_t buf[16 * 5];
     size_t got = 0;
     nq_iter *it = make_iter(1, 0);
@@ -137,7 +147,8 @@ START_TEST(exact_n1_n4_n5) {
 }
 END_TEST
 
-START_TEST(exact_n8_first_and_last) {
+START_TEST(exact_n8_first_and_last)
+{
     static const uint8_t first[8] = {0, 4, 7, 5, 2, 6, 1, 3};
     static const uint8_t last[8] = {7, 3, 0, 2, 5, 1, 6, 4};
     uint8_t cols[8], prev[8];
@@ -158,7 +169,8 @@ END_TEST
 /* ---- order, unique mode, cursors, skipping ---------------------------------------------------- */
 
 /* Pulls everything left in batches of `batch` into a fresh buffer; *count receives how many. */
-static uint8_t *pull_all(nq_iter *it, size_t batch, size_t cap, size_t *count) {
+static uint8_t *pull_all(nq_iter *it, size_t batch, size_t cap, size_t *count)
+{
     const size_t n = (size_t)nq_iter_n(it);
     uint8_t *buf = malloc((cap + batch) * n);
     size_t total = 0, got = 0;
@@ -177,7 +189,8 @@ static uint8_t *pull_all(nq_iter *it, size_t batch, size_t cap, size_t *count) {
 static const size_t batches[] = {1, 7, 100, 1000000};
 
 /* For each n, the whole stream equals the reference byte for byte, whatever the batch size. */
-START_TEST(order_equals_reference) {
+START_TEST(order_equals_reference)
+{
     const int n = _i;
     ref_list ref = ref_solve(n);
     for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
@@ -195,7 +208,8 @@ END_TEST
 
 /* Resuming in the middle of a block (after a skip, or after a cursor) and then pulling large
  * batches must not mirror a block only part of which is in the batch. */
-START_TEST(order_after_resume) {
+START_TEST(order_after_resume)
+{
     const int n = _i;
     ref_list ref = ref_solve(n);
     static const size_t starts[] = {1, 3, 10, 50, 100, 200};
@@ -223,7 +237,8 @@ END_TEST
 
 /* Unique mode yields A002562(n) boards, each valid and canonical, exactly the canonical members of
  * the full stream, in the same order. */
-START_TEST(unique_yields_canonical_classes) {
+START_TEST(unique_yields_canonical_classes)
+{
     const int n = _i;
     ref_list ref = ref_solve(n);
     nq_iter *it = make_iter(n, NQ_ITER_UNIQUE);
@@ -247,7 +262,8 @@ END_TEST
 
 /* Beyond the reference's reach: unique mode still yields A002562(n) boards for n = 13, 14 (9233 and
  * 45752), each canonical and valid, in strictly increasing order. */
-START_TEST(unique_counts_13_14) {
+START_TEST(unique_counts_13_14)
+{
     const int n = 13 + _i;
     const uint64_t want = n == 13 ? 9233 : 45752; /* A002562(13), A002562(14) */
     nq_iter *it = make_iter(n, NQ_ITER_UNIQUE);
@@ -271,7 +287,8 @@ START_TEST(unique_counts_13_14) {
 END_TEST
 
 /* Seeks after cursor in a fresh iterator and checks the next solution against the reference. */
-static void check_seek(const ref_list *ref, const uint8_t *cursor, unsigned flags) {
+static void check_seek(const ref_list *ref, const uint8_t *cursor, unsigned flags)
+{
     const int n = ref->n;
     const size_t want = ref_first_after(ref, cursor, flags & NQ_ITER_UNIQUE);
     nq_iter *it = make_iter(n, flags);
@@ -288,7 +305,8 @@ static void check_seek(const ref_list *ref, const uint8_t *cursor, unsigned flag
 }
 
 /* Every solution as a cursor (the last one leaves the iterator exhausted), in both modes. */
-START_TEST(seek_after_solutions) {
+START_TEST(seek_after_solutions)
+{
     const int n = _i;
     ref_list ref = ref_solve(n);
     for (size_t i = 0; i < ref.count; i++) {
@@ -301,7 +319,8 @@ END_TEST
 
 /* Cursors that are not solutions: every vector for n <= 5, a fixed pseudo-random sample beyond,
  * plus the extremes and vectors whose second queen is attacked. */
-START_TEST(seek_after_non_solutions) {
+START_TEST(seek_after_non_solutions)
+{
     const int n = _i;
     ref_list ref = ref_solve(n);
     uint8_t cursor[NQ_N_MAX];
@@ -339,7 +358,8 @@ START_TEST(seek_after_non_solutions) {
 END_TEST
 
 /* seek_after on an iterator already in use behaves as on a fresh one. */
-START_TEST(seek_after_reused_iterator) {
+START_TEST(seek_after_reused_iterator)
+{
     ref_list ref = ref_solve(8);
     nq_iter *it = make_iter(8, 0);
     uint8_t cols[8];
@@ -352,7 +372,8 @@ START_TEST(seek_after_reused_iterator) {
 }
 END_TEST
 
-START_TEST(skip_equals_dropping) {
+START_TEST(skip_equals_dropping)
+{
     const int n = _i;
     ref_list ref = ref_solve(n);
     for (uint64_t k = 0; k <= ref.count + 2; k++) {
@@ -373,7 +394,8 @@ START_TEST(skip_equals_dropping) {
 }
 END_TEST
 
-START_TEST(skip_unique) {
+START_TEST(skip_unique)
+{
     nq_iter *it = make_iter(8, NQ_ITER_UNIQUE);
     uint64_t skipped = 0;
     uint8_t cols[8];
@@ -391,7 +413,8 @@ END_TEST
  * cursor n-1,0,0,...,0, so the search starts in row 0's last column (the lexicographically first
  * solution of n = 30 or 32 takes seconds to reach from the start), then resume after the solution
  * found and compare with the one that followed it. */
-START_TEST(large_boards) {
+START_TEST(large_boards)
+{
     for (int n = 20; n <= NQ_N_MAX; n++) {
         nq_iter *it = make_iter(n, 0);
         uint8_t cursor[NQ_N_MAX] = {0}, cols[NQ_N_MAX], again[NQ_N_MAX];
@@ -416,7 +439,8 @@ END_TEST
 
 /* A stop flag that is already set: next and skip return at once, having delivered nothing; once it
  * is cleared the iterator carries on from the start. Both modes. */
-START_TEST(stop_before_call) {
+START_TEST(stop_before_call)
+{
     atomic_bool stop;
     atomic_init(&stop, true);
     nq_iter *it = make_iter(8, _i ? NQ_ITER_UNIQUE : 0u);
@@ -442,7 +466,8 @@ typedef struct stopper {
     atomic_bool stop;    /* the iterator's stop flag */
 } stopper;
 
-static void *stop_soon(void *arg) {
+static void *stop_soon(void *arg)
+{
     stopper *st = arg;
     while (!atomic_load(&st->started)) sched_yield();
     atomic_store(&st->stop, true);
@@ -453,7 +478,8 @@ static void *stop_soon(void *arg) {
  * another thread sets the stop flag as soon as the first call is under way; each stop is cleared
  * and the pulling goes on. Returns how many calls were stopped mid-search; *total gets the
  * solutions pulled. */
-static int pull_all_with_stop(uint8_t *buf, size_t cap, size_t *total) {
+static int pull_all_with_stop(uint8_t *buf, size_t cap, size_t *total)
+{
     stopper st;
     atomic_init(&st.started, false);
     atomic_init(&st.stop, false);
@@ -486,7 +512,8 @@ static int pull_all_with_stop(uint8_t *buf, size_t cap, size_t *total) {
 /* Stopped by another thread in the middle of a call, the iterator resumes once the flag is
  * cleared, and the whole stream equals an uninterrupted one, byte for byte. Whether the other
  * thread runs during the call is up to the scheduler, so one of up to five tries must see a stop. */
-START_TEST(stop_mid_search_resumes) {
+START_TEST(stop_mid_search_resumes)
+{
     const size_t cap = 365596 + 1; /* A000170(14), plus room to see the end */
     uint8_t *mine = malloc(cap * 14), *theirs = malloc(cap * 14);
     ck_assert(mine != NULL && theirs != NULL);
@@ -509,7 +536,8 @@ END_TEST
 
 /* ---- rendering, parsing, checking, canonical form --------------------------------------------- */
 
-START_TEST(render_columns) {
+START_TEST(render_columns)
+{
     static const uint8_t c12[12] = {0, 2, 4, 7, 9, 11, 5, 10, 1, 6, 8, 3};
     char buf[NQ_COLUMNS_BUFSIZE(12)];
     size_t len = 0;
@@ -527,10 +555,10 @@ START_TEST(render_columns) {
 END_TEST
 
 typedef struct parse_row {
-    int n;                /* board size */
-    const char *text;     /* input (its strlen is passed as len) */
-    nq_err want;          /* expected result */
-    uint8_t cols[12];     /* expected columns on success */
+    int n;            /* board size */
+    const char *text; /* input (its strlen is passed as len) */
+    nq_err want;      /* expected result */
+    uint8_t cols[12]; /* expected columns on success */
 } parse_row;
 
 static const parse_row parse_rows[] = {
@@ -559,7 +587,8 @@ static const parse_row parse_rows[] = {
     {33, "0", NQ_E_RANGE, {0}},
 };
 
-START_TEST(parse_table) {
+START_TEST(parse_table)
+{
     const parse_row *row = &parse_rows[_i];
     uint8_t cols[NQ_N_MAX];
     memset(cols, 0xAA, sizeof cols);
@@ -569,14 +598,17 @@ START_TEST(parse_table) {
     ck_assert_ptr_nonnull(copy);
     memcpy(copy, row->text, len);
     ck_assert_msg(nq_parse_columns(row->n, copy, len, cols) == row->want, "input '%s'", row->text);
-    if (row->want == NQ_OK) ck_assert_mem_eq(cols, row->cols, (size_t)row->n);
-    else ck_assert_uint_eq(cols[0], 0xAA); /* untouched on error */
+    if (row->want == NQ_OK)
+        ck_assert_mem_eq(cols, row->cols, (size_t)row->n);
+    else
+        ck_assert_uint_eq(cols[0], 0xAA); /* untouched on error */
     free(copy);
 }
 END_TEST
 
 /* len bounds the read: a valid prefix followed by more bytes parses as the prefix. */
-START_TEST(parse_reads_only_len) {
+START_TEST(parse_reads_only_len)
+{
     uint8_t cols[4];
     ck_assert_int_eq(nq_parse_columns(4, "1,3,0,2,9,9", 7, cols), NQ_OK);
     ck_assert_mem_eq(cols, ((const uint8_t[]){1, 3, 0, 2}), 4);
@@ -586,33 +618,35 @@ START_TEST(parse_reads_only_len) {
 END_TEST
 
 typedef struct check_row {
-    int n;            /* board size */
-    uint8_t cols[8];  /* candidate */
-    nq_err want;      /* nq_check's answer */
+    int n;           /* board size */
+    uint8_t cols[8]; /* candidate */
+    nq_err want;     /* nq_check's answer */
 } check_row;
 
 static const check_row check_rows[] = {
     {1, {0}, NQ_OK},
     {4, {1, 3, 0, 2}, NQ_OK},
     {8, {0, 4, 7, 5, 2, 6, 1, 3}, NQ_OK},
-    {4, {1, 3, 0, 3}, NQ_E_NOT_SOLUTION},    /* same column */
-    {4, {0, 1, 3, 2}, NQ_E_NOT_SOLUTION},    /* diagonal, rows 0 and 1 */
-    {4, {1, 3, 2, 0}, NQ_E_NOT_SOLUTION},    /* anti-diagonal, rows 1 and 2 */
-    {4, {1, 3, 0, 4}, NQ_E_NOT_SOLUTION},    /* column out of range */
-    {4, {1, 3, 0, 255}, NQ_E_NOT_SOLUTION},  /* far out of range */
+    {4, {1, 3, 0, 3}, NQ_E_NOT_SOLUTION},   /* same column */
+    {4, {0, 1, 3, 2}, NQ_E_NOT_SOLUTION},   /* diagonal, rows 0 and 1 */
+    {4, {1, 3, 2, 0}, NQ_E_NOT_SOLUTION},   /* anti-diagonal, rows 1 and 2 */
+    {4, {1, 3, 0, 4}, NQ_E_NOT_SOLUTION},   /* column out of range */
+    {4, {1, 3, 0, 255}, NQ_E_NOT_SOLUTION}, /* far out of range */
     {8, {0, 4, 7, 5, 2, 6, 3, 1}, NQ_E_NOT_SOLUTION},
     {2, {0, 1}, NQ_E_NOT_SOLUTION},
     {0, {0}, NQ_E_RANGE},
     {33, {0}, NQ_E_RANGE},
 };
 
-START_TEST(check_table) {
+START_TEST(check_table)
+{
     const check_row *row = &check_rows[_i];
     ck_assert_int_eq(nq_check(row->n, row->cols), row->want);
 }
 END_TEST
 
-START_TEST(canonical_forms) {
+START_TEST(canonical_forms)
+{
     uint8_t out[8];
     /* The last n = 8 solution's mirror image is the first solution, the smallest of all. */
     ck_assert_int_eq(nq_canonical(8, (const uint8_t[]){7, 3, 0, 2, 5, 1, 6, 4}, out), NQ_OK);
@@ -630,7 +664,8 @@ END_TEST
 
 /* ---- bad arguments ---------------------------------------------------------------------------- */
 
-START_TEST(bad_arguments) {
+START_TEST(bad_arguments)
+{
     nq_iter *it = NULL;
     uint8_t cols[8] = {0, 4, 7, 5, 2, 6, 1, 3};
     char text[80];
@@ -680,7 +715,8 @@ START_TEST(bad_arguments) {
 }
 END_TEST
 
-static Suite *enum_suite(void) {
+static Suite *enum_suite(void)
+{
     Suite *s = suite_create("enumeration");
     TCase *tc = tcase_create("boards");
     tcase_add_test(tc, exact_n1_n4_n5);
@@ -714,7 +750,8 @@ static Suite *enum_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     const int failed = nq_check_run(enum_suite());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

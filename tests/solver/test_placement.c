@@ -20,12 +20,15 @@
 
 typedef enum form { COLUMNS, QUEENS } form;
 
-static nq_err parse(form f, uint32_t n, const char *s, nq_placement **p, nq_placement_error *e) {
-    return f == COLUMNS ? nq_placement_parse_columns(n, s, strlen(s), p, e) : nq_placement_parse_queens(n, s, strlen(s), p, e);
+static nq_err parse(form f, uint32_t n, const char *s, nq_placement **p, nq_placement_error *e)
+{
+    return f == COLUMNS ? nq_placement_parse_columns(n, s, strlen(s), p, e)
+                        : nq_placement_parse_queens(n, s, strlen(s), p, e);
 }
 
 /* Parses s and renders its canonical queens form. */
-static void check_canonical(form f, uint32_t n, const char *s, const char *want, size_t count) {
+static void check_canonical(form f, uint32_t n, const char *s, const char *want, size_t count)
+{
     nq_placement *p = NULL;
     nq_placement_error e;
     ck_assert_msg(parse(f, n, s, &p, &e) == NQ_OK, "'%s' rejected: reason %d entry %llu", s, (int)e.reason,
@@ -63,7 +66,8 @@ static const struct {
     {QUEENS, 1000, "10:999,10:0,9:999,0:10", "0:10,9:999,10:0,10:999", 4},
 };
 
-START_TEST(parse_good) {
+START_TEST(parse_good)
+{
     check_canonical(good_rows[_i].f, good_rows[_i].n, good_rows[_i].text, good_rows[_i].canon, good_rows[_i].count);
 }
 END_TEST
@@ -73,9 +77,9 @@ static const struct {
     uint32_t n;
     const char *text;
     nq_placement_reason reason;
-    uint64_t entry;  /* entry at fault */
-    size_t offset;   /* where it starts */
-    uint64_t value;  /* ROW_RANGE / COL_RANGE: the value; DUPLICATE: the first entry */
+    uint64_t entry; /* entry at fault */
+    size_t offset;  /* where it starts */
+    uint64_t value; /* ROW_RANGE / COL_RANGE: the value; DUPLICATE: the first entry */
 } bad_rows[] = {
     /* columns */
     {COLUMNS, 4, "", NQ_PLACEMENT_EMPTY, 0, 0, 0},
@@ -126,10 +130,11 @@ static const struct {
     {QUEENS, 4, "0:0,0:0", NQ_PLACEMENT_DUPLICATE, 1, 0, 0},
     {QUEENS, 4, "3:3,1:2,0:1,1:2", NQ_PLACEMENT_DUPLICATE, 3, 0, 1},
     {QUEENS, 4, "1:1,0:0,1:1,0:0", NQ_PLACEMENT_DUPLICATE, 3, 0, 1}, /* the smallest square: 0:0 */
-    {QUEENS, 4, "0:0,0:0,x", NQ_PLACEMENT_MALFORMED, 2, 8, 0},         /* syntax before duplicates */
+    {QUEENS, 4, "0:0,0:0,x", NQ_PLACEMENT_MALFORMED, 2, 8, 0},       /* syntax before duplicates */
 };
 
-START_TEST(parse_bad) {
+START_TEST(parse_bad)
+{
     nq_placement *p = (nq_placement *)&p; /* must stay as it is */
     nq_placement *const before = p;
     nq_placement_error e;
@@ -152,7 +157,8 @@ START_TEST(parse_bad) {
 END_TEST
 
 /* The parsers read len bytes, not up to a NUL; a NUL inside is just a bad byte. */
-START_TEST(parse_reads_only_len) {
+START_TEST(parse_reads_only_len)
+{
     nq_placement *p = NULL;
     nq_placement_error e;
     ck_assert_int_eq(nq_placement_parse_columns(4, "1,3,0,2,9", 7, &p, &e), NQ_OK);
@@ -169,7 +175,8 @@ START_TEST(parse_reads_only_len) {
 }
 END_TEST
 
-START_TEST(parse_arguments) {
+START_TEST(parse_arguments)
+{
     nq_placement *p = NULL;
     nq_placement_error e;
     ck_assert_int_eq(nq_placement_parse_columns(0, "", 0, &p, &e), NQ_E_RANGE);
@@ -187,7 +194,8 @@ START_TEST(parse_arguments) {
 END_TEST
 
 /* A huge board with a tiny input allocates by the input, not by n (ASan would see 8 GB otherwise). */
-START_TEST(parse_huge_board_small_input) {
+START_TEST(parse_huge_board_small_input)
+{
     nq_placement *p = NULL;
     nq_placement_error e;
     ck_assert_int_eq(nq_placement_parse_columns(NQ_PLACEMENT_N_MAX, "5,7", 3, &p, &e), NQ_E_PLACEMENT);
@@ -203,7 +211,8 @@ END_TEST
 
 /* ---- building and describing ------------------------------------------------------------------ */
 
-START_TEST(builder) {
+START_TEST(builder)
+{
     nq_placement *p = NULL;
     nq_placement_error e;
     ck_assert_int_eq(nq_placement_create(8, 3, &p), NQ_OK);
@@ -263,7 +272,8 @@ static const struct {
     {COLUMNS, 2, "1,0,1", "more than 2 column entries (one per row)"},
 };
 
-START_TEST(describe_errors) {
+START_TEST(describe_errors)
+{
     nq_placement *p = NULL;
     nq_placement_error e;
     ck_assert_int_eq(parse(describe_rows[_i].f, describe_rows[_i].n, describe_rows[_i].text, &p, &e), NQ_E_PLACEMENT);
@@ -279,13 +289,15 @@ END_TEST
 
 /* ---- checking against brute force ------------------------------------------------------------- */
 
-static bool attack(nq_square a, nq_square b) {
+static bool attack(nq_square a, nq_square b)
+{
     const int64_t dr = (int64_t)a.row - b.row, dc = (int64_t)a.col - b.col;
     return dr == 0 || dc == 0 || dr == dc || dr == -dc;
 }
 
 /* Every attacking pair of qs[0..q) (row-major), in order; returns how many, writes at most cap. */
-static uint64_t brute_pairs(const nq_square *qs, size_t q, nq_pair *out, size_t cap) {
+static uint64_t brute_pairs(const nq_square *qs, size_t q, nq_pair *out, size_t cap)
+{
     uint64_t count = 0;
     for (size_t i = 0; i < q; i++)
         for (size_t j = i + 1; j < q; j++)
@@ -297,21 +309,25 @@ static uint64_t brute_pairs(const nq_square *qs, size_t q, nq_pair *out, size_t 
 }
 
 /* The tests' own generator (not the library's): a 64-bit LCG, high bits. */
-static uint32_t lcg(uint64_t *x, uint32_t bound) {
+static uint32_t lcg(uint64_t *x, uint32_t bound)
+{
     *x = *x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
     return (uint32_t)((*x >> 33) % bound);
 }
 
-static bool same_square(nq_square a, nq_square b) {
+static bool same_square(nq_square a, nq_square b)
+{
     return a.row == b.row && a.col == b.col;
 }
 
-static bool same_pair(nq_pair a, nq_pair b) {
+static bool same_pair(nq_pair a, nq_pair b)
+{
     return same_square(a.first, b.first) && same_square(a.second, b.second);
 }
 
 /* Checks p with cap and compares with brute force. */
-static void compare_with_brute(const nq_placement *p, size_t cap) {
+static void compare_with_brute(const nq_placement *p, size_t cap)
+{
     const size_t q = nq_placement_count(p);
     nq_pair *got = calloc(cap + 1, sizeof *got), *want = calloc(cap + 1, sizeof *want);
     ck_assert(got && want);
@@ -333,7 +349,8 @@ static void compare_with_brute(const nq_placement *p, size_t cap) {
 
 /* 300 random placements per n (1..12), of random density, added in random order; every list in
  * full and cut at a few caps. */
-START_TEST(check_random_placements) {
+START_TEST(check_random_placements)
+{
     const uint32_t n = (uint32_t)_i;
     uint64_t x = n * UINT64_C(1000003);
     for (int round = 0; round < 300; round++) {
@@ -358,7 +375,8 @@ START_TEST(check_random_placements) {
 END_TEST
 
 /* The contract's example: n = 4, three queens, one pair. */
-START_TEST(check_contract_example) {
+START_TEST(check_contract_example)
+{
     nq_placement *p = NULL;
     ck_assert_int_eq(nq_placement_parse_columns(4, "1,-,3,0", 7, &p, NULL), NQ_OK);
     nq_pair pairs[4];
@@ -394,7 +412,8 @@ END_TEST
  * queen with each of the others, in order. k > 255 goes through the byte counters' spill. */
 typedef enum shape { ROW, COLUMN, DIAGONAL, ANTI } shape;
 
-static nq_square on_line(shape s, uint32_t n, uint32_t i) {
+static nq_square on_line(shape s, uint32_t n, uint32_t i)
+{
     switch (s) {
     case ROW: return (nq_square){3 % n, i};
     case COLUMN: return (nq_square){i, 5 % n};
@@ -409,12 +428,13 @@ static const struct {
     uint32_t n; /* board */
     uint32_t k; /* queens on the line, the first k along it */
 } line_rows[] = {
-    {ROW, 2000, 2000},      {COLUMN, 2000, 2000},        {DIAGONAL, 2000, 2000}, {ANTI, 2000, 2000},
-    {DIAGONAL, 300, 256},   {COLUMN, 600, 511},          {ANTI, 12, 12},         {DIAGONAL, 100000000, 300},
+    {ROW, 2000, 2000},        {COLUMN, 2000, 2000}, {DIAGONAL, 2000, 2000}, {ANTI, 2000, 2000},
+    {DIAGONAL, 300, 256},     {COLUMN, 600, 511},   {ANTI, 12, 12},         {DIAGONAL, 100000000, 300},
     {COLUMN, 1000000000, 40}, /* sparse counting: the board is far larger than the placement */
 };
 
-START_TEST(check_one_line) {
+START_TEST(check_one_line)
+{
     const shape s = line_rows[_i].s;
     const uint32_t n = line_rows[_i].n, k = line_rows[_i].k;
     nq_placement *p = NULL;
@@ -436,7 +456,8 @@ START_TEST(check_one_line) {
     const nq_square *q = nq_placement_queens(p);
     size_t at = 0, wrong = 0;
     for (uint32_t a = 0; a < k && at < r.listed; a++)
-        for (uint32_t b = a + 1; b < k && at < r.listed; b++, at++) wrong += !same_pair(pairs[at], (nq_pair){q[a], q[b]});
+        for (uint32_t b = a + 1; b < k && at < r.listed; b++, at++)
+            wrong += !same_pair(pairs[at], (nq_pair){q[a], q[b]});
     ck_assert_uint_eq(wrong, 0);
     nq_placement_destroy(p);
 }
@@ -444,7 +465,8 @@ END_TEST
 
 /* A full n x n board of queens: every square attacked along every line. Count in closed form: rows
  * and columns n * C(n,2) each, each diagonal family sum of C(len,2) over its 2n - 1 lines. */
-START_TEST(check_full_board) {
+START_TEST(check_full_board)
+{
     const uint32_t n = 40;
     nq_placement *p = NULL;
     ck_assert_int_eq(nq_placement_create(n, (size_t)n * n, &p), NQ_OK);
@@ -463,7 +485,8 @@ START_TEST(check_full_board) {
 END_TEST
 
 /* n queens in one row of a large board: the count is exact past 2^32. */
-START_TEST(check_count_is_64_bit) {
+START_TEST(check_count_is_64_bit)
+{
     const uint32_t n = 100000;
     nq_placement *p = NULL;
     ck_assert_int_eq(nq_placement_create(n, n, &p), NQ_OK);
@@ -481,7 +504,8 @@ START_TEST(check_count_is_64_bit) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("placement");
     TCase *tc = tcase_create("parse");
     tcase_add_loop_test(tc, parse_good, 0, (int)(sizeof good_rows / sizeof good_rows[0]));

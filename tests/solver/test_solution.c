@@ -22,7 +22,8 @@
 /* ---- the generator ---------------------------------------------------------------------------- */
 
 /* splitmix64 from 1234567 (the reference code's test values) and xoshiro256** from state 1, 2, 3, 4. */
-START_TEST(prng_reference_outputs) {
+START_TEST(prng_reference_outputs)
+{
     static const uint64_t splitmix[] = {UINT64_C(6457827717110365317), UINT64_C(3203168211198807973),
                                         UINT64_C(9817491932198370423), UINT64_C(4593380528125082431),
                                         UINT64_C(16408922859458223821)};
@@ -35,15 +36,18 @@ START_TEST(prng_reference_outputs) {
 END_TEST
 
 /* Bounded draws stay in range and hit every value of a small range. */
-START_TEST(prng_below_in_range) {
+START_TEST(prng_below_in_range)
+{
     nq_prng g;
     nq_prng_seed(&g, 99);
     unsigned seen[7] = {0};
     unsigned outside = 0; /* counted, asserted once: a Check assertion costs a write to its log */
     for (int i = 0; i < 7000; i++) {
         const uint32_t v = nq_prng_below(&g, 7);
-        if (v < 7) seen[v]++;
-        else outside++;
+        if (v < 7)
+            seen[v]++;
+        else
+            outside++;
         outside += nq_prng_below(&g, 1) != 0;
         outside += nq_prng_below(&g, UINT32_MAX) == UINT32_MAX;
     }
@@ -55,8 +59,8 @@ END_TEST
 /* ---- the construction ------------------------------------------------------------------------- */
 
 static const struct {
-    uint32_t n;          /* board */
-    uint32_t cols[16];   /* the construction's board */
+    uint32_t n;        /* board */
+    uint32_t cols[16]; /* the construction's board */
 } construct_rows[] = {
     {1, {0}},
     {4, {1, 3, 0, 2}},
@@ -69,7 +73,8 @@ static const struct {
     {15, {3, 5, 7, 9, 11, 13, 1, 4, 6, 8, 10, 12, 14, 0, 2}},
 };
 
-START_TEST(construct_exact_boards) {
+START_TEST(construct_exact_boards)
+{
     const uint32_t n = construct_rows[_i].n;
     nq_construct c;
     uint32_t cols[16];
@@ -82,7 +87,8 @@ START_TEST(construct_exact_boards) {
 }
 END_TEST
 
-START_TEST(construct_none_for_2_and_3) {
+START_TEST(construct_none_for_2_and_3)
+{
     nq_construct c;
     ck_assert_int_eq(nq_construct_init(&c, 2), NQ_NO_SOLUTION);
     ck_assert_int_eq(nq_construct_init(&c, 3), NQ_NO_SOLUTION);
@@ -94,14 +100,20 @@ START_TEST(construct_none_for_2_and_3) {
     static const struct {
         uint64_t n;
         bool exists;
-    } exists[] = {{0, false}, {1, true}, {2, false}, {3, false}, {4, true}, {NQ_SOLUTION_N_MAX, true},
+    } exists[] = {{0, false},
+                  {1, true},
+                  {2, false},
+                  {3, false},
+                  {4, true},
+                  {NQ_SOLUTION_N_MAX, true},
                   {(uint64_t)NQ_SOLUTION_N_MAX + 1, false}};
     for (size_t i = 0; i < sizeof exists / sizeof exists[0]; i++)
         ck_assert_msg(nq_solution_exists(exists[i].n) == exists[i].exists, "n=%llu", (unsigned long long)exists[i].n);
 }
 END_TEST
 
-START_TEST(construct_rows_arguments) {
+START_TEST(construct_rows_arguments)
+{
     nq_construct c;
     uint32_t cols[8];
     ck_assert_int_eq(nq_construct_init(&c, 8), NQ_OK);
@@ -120,7 +132,8 @@ END_TEST
 
 /* Every n from 1 to 20,000 (n = 2, 3 have none), in blocks of a size that splits runs unevenly;
  * the per-row function agrees with the blocks up to n = 2,000. */
-START_TEST(construct_every_n_to_20000) {
+START_TEST(construct_every_n_to_20000)
+{
     uint32_t *cols = malloc(20000 * sizeof *cols);
     ck_assert_ptr_nonnull(cols);
     for (uint32_t n = 1; n <= 20000; n++) {
@@ -147,7 +160,8 @@ START_TEST(construct_every_n_to_20000) {
 END_TEST
 
 /* Streams the construction of n through the oracle in blocks; spot-checks the per-row function. */
-static void check_construct_streamed(uint64_t n) {
+static void check_construct_streamed(uint64_t n)
+{
     enum { BLOCK = 1 << 16 };
     static uint32_t block[BLOCK];
     nq_construct c;
@@ -166,12 +180,14 @@ static void check_construct_streamed(uint64_t n) {
 /* Every residue mod 6 around 10^5 and 10^6 (fast), 10^7 and 10^8 (slow). */
 static const uint64_t sample_bases[] = {100000, 1000000, 10000000, 100000000};
 
-START_TEST(construct_samples_fast) {
+START_TEST(construct_samples_fast)
+{
     for (uint64_t k = 0; k < 6; k++) check_construct_streamed(sample_bases[_i] + k);
 }
 END_TEST
 
-START_TEST(construct_largest_rows) {
+START_TEST(construct_largest_rows)
+{
     nq_construct c;
     ck_assert_int_eq(nq_construct_init(&c, NQ_SOLUTION_N_MAX), NQ_OK); /* 10^9 = 4 mod 6 */
     ck_assert_uint_eq(nq_construct_column(&c, 0), 1);
@@ -183,7 +199,8 @@ END_TEST
 
 /* ---- the random solution ---------------------------------------------------------------------- */
 
-static uint32_t *random_board(uint64_t n, uint64_t seed) {
+static uint32_t *random_board(uint64_t n, uint64_t seed)
+{
     uint32_t *cols = malloc(n * sizeof *cols);
     ck_assert_ptr_nonnull(cols);
     ck_assert_int_eq(nq_random_solution(n, seed, NULL, cols), NQ_OK);
@@ -194,7 +211,8 @@ static uint32_t *random_board(uint64_t n, uint64_t seed) {
 
 /* n = 4..160 (both methods and the boundary between them) with 12 seeds each; equal seeds give equal
  * boards; from n = 12 on, the 12 seeds give 12 different boards. */
-START_TEST(random_valid_equal_different) {
+START_TEST(random_valid_equal_different)
+{
     for (uint32_t n = 4; n <= 160; n++) {
         uint32_t *boards[12];
         for (uint64_t seed = 0; seed < 12; seed++) boards[seed] = random_board(n, seed * UINT64_C(0x9e3779b97f4a7c15));
@@ -209,7 +227,8 @@ START_TEST(random_valid_equal_different) {
 }
 END_TEST
 
-START_TEST(random_larger_boards) {
+START_TEST(random_larger_boards)
+{
     static const uint64_t ns[] = {1000, 4096, 10007, 65536, 200000};
     for (uint64_t seed = 0; seed < 3; seed++) free(random_board(ns[_i], seed));
 }
@@ -225,13 +244,14 @@ static const struct {
     {4, 0, {2, 0, 3, 1}},
     {8, 1, {5, 2, 4, 6, 0, 3, 1, 7}},
     {12, 42, {1, 6, 9, 11, 8, 4, 0, 3, 10, 7, 5, 2}},
-    {32, 7, {22, 31, 0, 7, 25, 30, 11, 21, 8, 24, 4, 23, 19, 26, 13, 5,
-             9, 20, 28, 2, 6, 3, 1, 15, 12, 16, 27, 29, 17, 14, 10, 18}},
-    {40, UINT64_MAX, {22, 30, 21, 37, 24, 32, 27, 6, 16, 10, 4, 25, 14, 28, 7, 0, 13, 26, 31, 11,
-                      38, 33, 3, 19, 8, 2, 12, 34, 18, 39, 17, 36, 23, 15, 29, 35, 9, 20, 1, 5}},
+    {32, 7, {22, 31, 0,  7, 25, 30, 11, 21, 8,  24, 4,  23, 19, 26, 13, 5,
+             9,  20, 28, 2, 6,  3,  1,  15, 12, 16, 27, 29, 17, 14, 10, 18}},
+    {40, UINT64_MAX, {22, 30, 21, 37, 24, 32, 27, 6,  16, 10, 4,  25, 14, 28, 7,  0,  13, 26, 31, 11,
+                      38, 33, 3,  19, 8,  2,  12, 34, 18, 39, 17, 36, 23, 15, 29, 35, 9,  20, 1,  5}},
 };
 
-START_TEST(random_fixed_vectors) {
+START_TEST(random_fixed_vectors)
+{
     uint32_t *cols = random_board(random_rows[_i].n, random_rows[_i].seed);
     for (uint32_t r = 0; r < random_rows[_i].n; r++)
         ck_assert_msg(cols[r] == random_rows[_i].cols[r], "n=%u seed=%llu row %u: %u", random_rows[_i].n,
@@ -247,7 +267,8 @@ static const struct {
     {100000, 12345, UINT64_C(1424134018534494385)},
 };
 
-START_TEST(random_fixed_hashes) {
+START_TEST(random_fixed_hashes)
+{
     uint32_t *cols = random_board(random_hashes[_i].n, random_hashes[_i].seed);
     const uint64_t h = oracle_fnv1a(cols, random_hashes[_i].n);
     ck_assert_msg(h == random_hashes[_i].fnv, "n=%llu: fnv %llu", (unsigned long long)random_hashes[_i].n,
@@ -256,7 +277,8 @@ START_TEST(random_fixed_hashes) {
 }
 END_TEST
 
-START_TEST(random_arguments) {
+START_TEST(random_arguments)
+{
     uint32_t cols[8] = {9, 9, 9, 9, 9, 9, 9, 9};
     ck_assert_int_eq(nq_random_solution(2, 0, NULL, cols), NQ_NO_SOLUTION);
     ck_assert_int_eq(nq_random_solution(3, 0, NULL, cols), NQ_NO_SOLUTION);
@@ -273,7 +295,8 @@ START_TEST(random_arguments) {
 }
 END_TEST
 
-START_TEST(random_progress_reaches_one) {
+START_TEST(random_progress_reaches_one)
+{
     nq_count_ctl ctl;
     nq_count_ctl_init(&ctl);
     uint32_t *cols = malloc(50000 * sizeof *cols);
@@ -288,7 +311,8 @@ START_TEST(random_progress_reaches_one) {
 }
 END_TEST
 
-START_TEST(random_cancel_before) {
+START_TEST(random_cancel_before)
+{
     nq_count_ctl ctl;
     nq_count_ctl_init(&ctl);
     nq_count_cancel(&ctl);
@@ -305,14 +329,16 @@ typedef struct bg_random {
     nq_err err;       /* the search's answer */
 } bg_random;
 
-static void *run_random(void *arg) {
+static void *run_random(void *arg)
+{
     bg_random *bg = arg;
     bg->err = nq_random_solution(3000000, 11, &bg->ctl, bg->cols);
     return NULL;
 }
 
 /* Cancelled once progress shows: the search has published progress before it could finish. */
-START_TEST(random_cancel_midway) {
+START_TEST(random_cancel_midway)
+{
     bg_random bg = {.cols = malloc(3000000 * sizeof(uint32_t))};
     ck_assert_ptr_nonnull(bg.cols);
     nq_count_ctl_init(&bg.ctl);
@@ -330,18 +356,21 @@ END_TEST
 
 /* ---- slow ------------------------------------------------------------------------------------- */
 
-START_TEST(construct_samples_slow) {
+START_TEST(construct_samples_slow)
+{
     for (uint64_t k = 0; k < 6; k++) check_construct_streamed(sample_bases[_i] + k);
 }
 END_TEST
 
-START_TEST(random_slow_boards) {
+START_TEST(random_slow_boards)
+{
     static const uint64_t ns[] = {1000000, 3000000};
     free(random_board(ns[_i], 2));
 }
 END_TEST
 
-static Suite *fast_suite(void) {
+static Suite *fast_suite(void)
+{
     Suite *s = suite_create("solution");
     TCase *tc = tcase_create("generator");
     tcase_add_test(tc, prng_reference_outputs);
@@ -370,7 +399,8 @@ static Suite *fast_suite(void) {
 }
 
 /* The control block shared with other threads: small enough for TSan (label concurrency). */
-static Suite *threads_suite(void) {
+static Suite *threads_suite(void)
+{
     Suite *s = suite_create("solution_threads");
     TCase *tc = tcase_create("control");
     tcase_set_timeout(tc, 120);
@@ -381,7 +411,8 @@ static Suite *threads_suite(void) {
     return s;
 }
 
-static Suite *slow_suite(void) {
+static Suite *slow_suite(void)
+{
     Suite *s = suite_create("solution_slow");
     TCase *tc = tcase_create("large");
     tcase_set_timeout(tc, 1200);
@@ -392,12 +423,16 @@ static Suite *slow_suite(void) {
 }
 
 /* test_solution [fast|threads|slow]: the selection to run (default fast). */
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const char *which = argc > 1 ? argv[1] : "fast";
     Suite *s = NULL;
-    if (strcmp(which, "fast") == 0) s = fast_suite();
-    else if (strcmp(which, "threads") == 0) s = threads_suite();
-    else if (strcmp(which, "slow") == 0) s = slow_suite();
+    if (strcmp(which, "fast") == 0)
+        s = fast_suite();
+    else if (strcmp(which, "threads") == 0)
+        s = threads_suite();
+    else if (strcmp(which, "slow") == 0)
+        s = slow_suite();
     if (s == NULL) {
         fprintf(stderr, "usage: test_solution [fast|threads|slow]\n");
         return EXIT_FAILURE;

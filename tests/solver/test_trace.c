@@ -22,7 +22,8 @@ typedef struct ref {
     int cols[NQ_N_MAX];
 } ref;
 
-static void emit(ref *x, nq_trace_op op, int r, int c, nq_trace_rule by) {
+static void emit(ref *x, nq_trace_op op, int r, int c, nq_trace_rule by)
+{
     if (x->len == x->cap) {
         x->cap = x->cap ? 2 * x->cap : 64;
         x->steps = realloc(x->steps, x->cap * sizeof *x->steps);
@@ -39,7 +40,8 @@ static void emit(ref *x, nq_trace_op op, int r, int c, nq_trace_rule by) {
 }
 
 /* The first rule (r, c) breaks against the queens of rows 0..r-1, looked at one by one. */
-static nq_trace_rule first_broken(const ref *x, int r, int c) {
+static nq_trace_rule first_broken(const ref *x, int r, int c)
+{
     for (int i = 0; i < r; i++)
         if (x->cols[i] == c) return NQ_TRACE_BY_COLUMN;
     for (int i = 0; i < r; i++)
@@ -49,7 +51,8 @@ static nq_trace_rule first_broken(const ref *x, int r, int c) {
     return NQ_TRACE_BY_NONE;
 }
 
-static void ref_row(ref *x, int r) {
+static void ref_row(ref *x, int r)
+{
     for (int c = 0; c < x->n; c++) {
         const nq_trace_rule by = first_broken(x, r, c);
         if (by != NQ_TRACE_BY_NONE) {
@@ -58,13 +61,16 @@ static void ref_row(ref *x, int r) {
         }
         x->cols[r] = c;
         emit(x, NQ_TRACE_PLACE, r, c, NQ_TRACE_BY_NONE);
-        if (r == x->n - 1) emit(x, NQ_TRACE_SOLUTION, 0, 0, NQ_TRACE_BY_NONE);
-        else ref_row(x, r + 1);
+        if (r == x->n - 1)
+            emit(x, NQ_TRACE_SOLUTION, 0, 0, NQ_TRACE_BY_NONE);
+        else
+            ref_row(x, r + 1);
         emit(x, NQ_TRACE_REMOVE, r, c, NQ_TRACE_BY_NONE);
     }
 }
 
-static ref make_ref(int n) {
+static ref make_ref(int n)
+{
     ref x;
     memset(&x, 0, sizeof x);
     x.n = n;
@@ -72,11 +78,13 @@ static ref make_ref(int n) {
     return x;
 }
 
-static void same_step(const nq_trace_step *a, const nq_trace_step *b, int n) {
+static void same_step(const nq_trace_step *a, const nq_trace_step *b, int n)
+{
     ck_assert_uint_eq(a->step, b->step);
     ck_assert_int_eq(a->op, b->op);
     ck_assert_int_eq(a->by, b->by);
-    if (a->op == NQ_TRACE_SOLUTION) ck_assert_mem_eq(a->columns, b->columns, (size_t)n);
+    if (a->op == NQ_TRACE_SOLUTION)
+        ck_assert_mem_eq(a->columns, b->columns, (size_t)n);
     else {
         ck_assert_uint_eq(a->row, b->row);
         ck_assert_uint_eq(a->col, b->col);
@@ -88,7 +96,8 @@ static void same_step(const nq_trace_step *a, const nq_trace_step *b, int n) {
 static const size_t trace_lengths[] = {0, 3, 8, 23, 78, 283, 1050, 4175, 17868};
 
 /* The whole trace, in one call and one step at a time. */
-START_TEST(whole_trace) {
+START_TEST(whole_trace)
+{
     const int n = _i;
     ref x = make_ref(n);
     ck_assert_uint_eq(x.len, trace_lengths[n]);
@@ -110,7 +119,8 @@ START_TEST(whole_trace) {
 END_TEST
 
 /* Pages of every size up to 40, each resumed from the previous page's cursor in a fresh trace. */
-START_TEST(pages_by_cursor) {
+START_TEST(pages_by_cursor)
+{
     const int n = _i;
     ref x = make_ref(n);
     for (size_t limit = 1; limit <= 40; limit++) {
@@ -130,7 +140,8 @@ START_TEST(pages_by_cursor) {
                 size_t len = 0;
                 ck_assert_int_eq(nq_trace_cursor(t, cursor, sizeof cursor, &len), NQ_OK);
                 ck_assert_uint_eq(len, strlen(cursor));
-                ck_assert_uint_eq(strspn(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"), len);
+                ck_assert_uint_eq(strspn(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
+                                  len);
             }
             nq_trace_destroy(t);
         }
@@ -141,7 +152,8 @@ START_TEST(pages_by_cursor) {
 END_TEST
 
 /* Starting at step k gives the trace without its first k steps, for every k. */
-START_TEST(from_step) {
+START_TEST(from_step)
+{
     const int n = _i;
     ref x = make_ref(n);
     for (size_t k = 0; k <= x.len + 2; k++) {
@@ -163,7 +175,8 @@ END_TEST
 
 /* Every single-character change of every cursor of n = 5 is rejected or names a real position
  * (then it must be exactly that position's continuation: checked against the reference). */
-START_TEST(tampered_cursors) {
+START_TEST(tampered_cursors)
+{
     const int n = 5;
     ref x = make_ref(n);
     static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/ .%";
@@ -208,7 +221,8 @@ START_TEST(tampered_cursors) {
 END_TEST
 
 /* The JSON of each kind of step, as the contract writes it. */
-START_TEST(render) {
+START_TEST(render)
+{
     ref x = make_ref(4);
     static const struct {
         size_t step;
@@ -237,7 +251,8 @@ START_TEST(render) {
 }
 END_TEST
 
-START_TEST(arguments) {
+START_TEST(arguments)
+{
     nq_trace *t = NULL;
     ck_assert_int_eq(nq_trace_create(0, &t), NQ_E_RANGE);
     ck_assert_int_eq(nq_trace_create(33, &t), NQ_E_RANGE);
@@ -262,7 +277,8 @@ START_TEST(arguments) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *s = suite_create("trace");
     TCase *tc = tcase_create("reference");
     tcase_set_timeout(tc, 120);

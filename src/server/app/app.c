@@ -41,7 +41,8 @@ struct nq_app {
     nq_count_jobs *jobs;          /* the long counts (count_jobs.h) */
 };
 
-nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out) {
+nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out)
+{
     if (!cfg || !out) return NQ_E_ARG;
     nq_app *app = calloc(1, sizeof *app);
     if (!app) return NQ_E_NOMEM;
@@ -55,16 +56,16 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
         app->id_seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
     /* The document is constant: compress it once, and derive its ETag from its bytes. */
     size_t gzip_len = 0;
-    const nq_err rc = nq_compress_buffer(nq_openapi_yaml, nq_openapi_yaml_len, NQ_COMPRESS_LEVEL_ONCE,
-                                         &app->openapi_gzip, &gzip_len);
+    const nq_err rc =
+        nq_compress_buffer(nq_openapi_yaml, nq_openapi_yaml_len, NQ_COMPRESS_LEVEL_ONCE, &app->openapi_gzip, &gzip_len);
     if (rc != NQ_OK) {
         free(app);
         return rc;
     }
     nq_app_etag(nq_openapi_yaml, false, app->openapi_etag, sizeof app->openapi_etag);
     nq_app_etag(nq_openapi_yaml, true, app->openapi_etag_gz, sizeof app->openapi_etag_gz);
-    app->openapi = (nq_app_document){nq_openapi_yaml, nq_openapi_yaml_len, app->openapi_gzip, gzip_len,
-                                     app->openapi_etag, app->openapi_etag_gz};
+    app->openapi = (nq_app_document){nq_openapi_yaml, nq_openapi_yaml_len, app->openapi_gzip,
+                                     gzip_len,        app->openapi_etag,   app->openapi_etag_gz};
     const nq_err jrc = nq_count_jobs_create(app, app->hooks.store, &app->jobs);
     if (jrc != NQ_OK) {
         nq_app_destroy(app);
@@ -74,26 +75,49 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
     return NQ_OK;
 }
 
-void nq_app_destroy(nq_app *app) {
+void nq_app_destroy(nq_app *app)
+{
     if (!app) return;
     nq_count_jobs_destroy(app->jobs); /* its last checkpoints go to the store */
     free(app->openapi_gzip);
     free(app);
 }
 
-void nq_app_set_draining(nq_app *app, bool draining) { atomic_store(&app->draining, draining); }
-bool nq_app_draining(const nq_app *app) { return atomic_load(&app->draining); }
-const nq_config *nq_app_config(const nq_app *app) { return app->cfg; }
-nq_cache *nq_app_cache(const nq_app *app) { return app->cache; }
-const nq_app_hooks *nq_app_hooks_of(const nq_app *app) { return &app->hooks; }
-const nq_app_document *nq_app_openapi(const nq_app *app) { return &app->openapi; }
-nq_count_jobs *nq_app_jobs(const nq_app *app) { return app->jobs; }
+void nq_app_set_draining(nq_app *app, bool draining)
+{
+    atomic_store(&app->draining, draining);
+}
+bool nq_app_draining(const nq_app *app)
+{
+    return atomic_load(&app->draining);
+}
+const nq_config *nq_app_config(const nq_app *app)
+{
+    return app->cfg;
+}
+nq_cache *nq_app_cache(const nq_app *app)
+{
+    return app->cache;
+}
+const nq_app_hooks *nq_app_hooks_of(const nq_app *app)
+{
+    return &app->hooks;
+}
+const nq_app_document *nq_app_openapi(const nq_app *app)
+{
+    return &app->openapi;
+}
+nq_count_jobs *nq_app_jobs(const nq_app *app)
+{
+    return app->jobs;
+}
 
 /* ---- headers every response carries ---------------------------------------------------------- */
 
 /* An incoming id is echoed when it is short and made of visible ASCII other than quote and
  * backslash (it ends up in JSON log lines); anything else is replaced by a generated one. */
-static bool request_id_ok(const char *id) {
+static bool request_id_ok(const char *id)
+{
     const size_t len = strlen(id);
     if (len == 0 || len > NQ_REQUEST_ID_MAX) return false;
     for (size_t i = 0; i < len; i++) {
@@ -104,7 +128,8 @@ static bool request_id_ok(const char *id) {
 }
 
 /* splitmix64 of seed + counter: unique per process, unpredictable enough for correlation ids. */
-static void generate_request_id(nq_app *app, char *out, size_t cap) {
+static void generate_request_id(nq_app *app, char *out, size_t cap)
+{
     uint64_t z = app->id_seed + atomic_fetch_add(&app->next_id, 1) * 0x9e3779b97f4a7c15ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -112,10 +137,13 @@ static void generate_request_id(nq_app *app, char *out, size_t cap) {
     (void)snprintf(out, cap, "%016llx", (unsigned long long)z);
 }
 
-static void common_headers(nq_app *app, const nq_request *req, nq_response *resp) {
+static void common_headers(nq_app *app, const nq_request *req, nq_response *resp)
+{
     const char *id = req->header ? req->header(req->header_ctx, "X-Request-Id") : NULL;
-    if (id && request_id_ok(id)) memcpy(resp->request_id, id, strlen(id) + 1);
-    else generate_request_id(app, resp->request_id, sizeof resp->request_id);
+    if (id && request_id_ok(id))
+        memcpy(resp->request_id, id, strlen(id) + 1);
+    else
+        generate_request_id(app, resp->request_id, sizeof resp->request_id);
     nq_response_add_header(resp, "X-Request-Id", resp->request_id);
     if (app->cfg->cors_origin[0]) {
         nq_response_add_header(resp, "Access-Control-Allow-Origin", app->cfg->cors_origin);
@@ -124,7 +152,8 @@ static void common_headers(nq_app *app, const nq_request *req, nq_response *resp
 }
 
 void nq_app_success(nq_response *resp, unsigned status, const char *media, const char *etag, bool gzip,
-                    double solver_seconds) {
+                    double solver_seconds)
+{
     char timing[48];
     (void)snprintf(timing, sizeof timing, "solver;dur=%.3f", solver_seconds * 1000.0);
     resp->status = status;
@@ -137,8 +166,9 @@ void nq_app_success(nq_response *resp, unsigned status, const char *media, const
     nq_response_add_header(resp, "Server-Timing", timing);
 }
 
-void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param,
-                    const char *detail, bool has_limit, uint64_t limit) {
+void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param, const char *detail,
+                    bool has_limit, uint64_t limit)
+{
     const nq_problem p = {err, instance, detail, param, limit, has_limit};
     char *body = NULL;
     size_t len = 0;
@@ -154,17 +184,21 @@ void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const c
     if (resp->status == 503) nq_response_add_header(resp, "Retry-After", "1");
 }
 
-void nq_app_query_problem(nq_response *resp, const char *instance, const nq_query_error *qe) {
+void nq_app_query_problem(nq_response *resp, const char *instance, const nq_query_error *qe)
+{
     nq_app_problem(resp, instance, qe->err, qe->param, qe->detail, false, 0);
 }
 
 void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_variant *v, double seconds,
-                        nq_cache_outcome outcome) {
+                        nq_cache_outcome outcome)
+{
     const nq_cache_value *val = nq_cache_entry_value(entry);
     const bool gz = v->gzip_ok && val->gzip != NULL;
     char etag[NQ_CACHE_STR_MAX + 8];
-    if (gz) nq_app_etag_gzip(val->etag, etag, sizeof etag);
-    else (void)snprintf(etag, sizeof etag, "%s", val->etag);
+    if (gz)
+        nq_app_etag_gzip(val->etag, etag, sizeof etag);
+    else
+        (void)snprintf(etag, sizeof etag, "%s", val->etag);
     nq_app_success(resp, 200, val->content_type, etag, gz, seconds);
     resp->kind = NQ_BODY_CACHED;
     resp->entry = entry;
@@ -173,12 +207,14 @@ void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_varia
     resp->cache = outcome;
 }
 
-void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_variant *v) {
+void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_variant *v)
+{
     nq_cache_entry_retain(r->entry); /* the result is shared; the response takes its own reference */
     nq_app_serve_entry(resp, r->entry, v, r->seconds, NQ_CACHE_MISS);
 }
 
-void nq_app_static_json(nq_response *resp, unsigned status, const char *body) {
+void nq_app_static_json(nq_response *resp, unsigned status, const char *body)
+{
     resp->status = status;
     resp->kind = NQ_BODY_STATIC;
     resp->body = body;
@@ -187,7 +223,8 @@ void nq_app_static_json(nq_response *resp, unsigned status, const char *body) {
     nq_response_add_header(resp, "Cache-Control", "no-store");
 }
 
-bool nq_app_parse_query(const nq_request *req, unsigned keys, nq_query *q, nq_response *resp) {
+bool nq_app_parse_query(const nq_request *req, unsigned keys, nq_query *q, nq_response *resp)
+{
     nq_query_error qe;
     if (nq_query_parse(req->query, req->query_len, keys, q, &qe) == NQ_OK) return true;
     nq_app_query_problem(resp, req->path, &qe);
@@ -196,7 +233,8 @@ bool nq_app_parse_query(const nq_request *req, unsigned keys, nq_query *q, nq_re
 
 /* ---- the three steps ------------------------------------------------------------------------- */
 
-static void preflight(const nq_route *route, nq_response *resp) {
+static void preflight(const nq_route *route, nq_response *resp)
+{
     resp->status = 204;
     nq_response_add_header(resp, "Allow", route->allow);
     nq_response_add_header(resp, "Access-Control-Allow-Methods", route->allow);
@@ -205,7 +243,8 @@ static void preflight(const nq_route *route, nq_response *resp) {
 }
 
 /* The method rules every route shares; true when resp is complete (OPTIONS, 405). */
-static bool method_answered(const nq_route *route, const nq_request *req, nq_response *resp) {
+static bool method_answered(const nq_route *route, const nq_request *req, nq_response *resp)
+{
     if (strcmp(req->method, "OPTIONS") == 0) {
         preflight(route, resp);
         return true;
@@ -219,7 +258,8 @@ static bool method_answered(const nq_route *route, const nq_request *req, nq_res
 }
 
 /* A new work for route, with the variant negotiated once for every step; NULL without memory. */
-static nq_app_work *work_new(nq_app *app, const nq_route *route, const nq_request *req) {
+static nq_app_work *work_new(nq_app *app, const nq_route *route, const nq_request *req)
+{
     nq_app_work *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->app = app;
@@ -231,7 +271,8 @@ static nq_app_work *work_new(nq_app *app, const nq_route *route, const nq_reques
 
 /* Steps 1 and 2 of route; *work keeps w when a computation is asked for, else w is freed. */
 static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_request *req, nq_response *resp,
-                             nq_app_work **work) {
+                             nq_app_work **work)
+{
     nq_app_work *w = work_new(app, route, req);
     if (!w) {
         nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
@@ -252,7 +293,8 @@ static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_reques
     return NQ_APP_DONE;
 }
 
-nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work) {
+nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work)
+{
     *work = NULL;
     /* Route (and name in problems) the normalised path; one too long for the buffer matches no route
      * either way, and keeps its raw form. */
@@ -276,9 +318,13 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
     return run_route(app, route, req, resp, work);
 }
 
-const char *nq_app_work_key(const nq_app_work *work) { return work->flight[0] ? work->flight : work->key; }
+const char *nq_app_work_key(const nq_app_work *work)
+{
+    return work->flight[0] ? work->flight : work->key;
+}
 
-nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out) {
+nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out)
+{
     if (!work || !out || !work->route->compute) return NQ_E_ARG;
     nq_app_result *r = calloc(1, sizeof *r);
     if (!r) return NQ_E_NOMEM;
@@ -295,7 +341,8 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
     return NQ_OK;
 }
 
-void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp) {
+void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp)
+{
     (void)app;
     if (rc == NQ_E_DEADLINE && work->route->late)
         work->route->late(work, resp);
@@ -306,29 +353,36 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
     nq_app_work_destroy(work);
 }
 
-static void plan_free(nq_app_work *w) {
+static void plan_free(nq_app_work *w)
+{
     if (w->plan && w->plan_cleanup) w->plan_cleanup(w->plan);
     free(w->plan);
     w->plan = NULL;
     w->plan_cleanup = NULL;
 }
 
-void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan)) { w->plan_cleanup = cleanup; }
+void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan))
+{
+    w->plan_cleanup = cleanup;
+}
 
-void *nq_app_plan_new(nq_app_work *w, size_t size) {
+void *nq_app_plan_new(nq_app_work *w, size_t size)
+{
     plan_free(w);
     w->plan = calloc(1, size);
     w->plan_size = w->plan ? size : 0;
     return w->plan;
 }
 
-void *nq_app_result_data_new(nq_app_result *r, size_t size) {
+void *nq_app_result_data_new(nq_app_result *r, size_t size)
+{
     free(r->data);
     r->data = calloc(1, size);
     return r->data;
 }
 
-nq_app_work *nq_app_work_copy(const nq_app_work *work) {
+nq_app_work *nq_app_work_copy(const nq_app_work *work)
+{
     if (work->plan_cleanup) return NULL; /* a plan that owns memory cannot be byte-copied */
     nq_app_work *w = malloc(sizeof *w);
     if (!w) return NULL;
@@ -342,29 +396,36 @@ nq_app_work *nq_app_work_copy(const nq_app_work *work) {
     return w;
 }
 
-void nq_app_work_destroy(nq_app_work *work) {
+void nq_app_work_destroy(nq_app_work *work)
+{
     if (!work) return;
     plan_free(work);
     free(work);
 }
 
-void nq_app_result_destroy(nq_app_result *result) {
+void nq_app_result_destroy(nq_app_result *result)
+{
     if (!result) return;
     nq_cache_entry_release(result->entry);
     free(result->data);
     free(result);
 }
 
-double nq_app_result_seconds(const nq_app_result *result) { return result ? result->seconds : 0.0; }
+double nq_app_result_seconds(const nq_app_result *result)
+{
+    return result ? result->seconds : 0.0;
+}
 
-void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *detail, nq_response *resp) {
+void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *detail, nq_response *resp)
+{
     resp->route = "rejected";
     resp->head = strcmp(req->method, "HEAD") == 0;
     common_headers(app, req, resp);
     nq_app_problem(resp, req->path, err, NULL, detail, false, 0);
 }
 
-void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp) {
+void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp)
+{
     nq_app_work *work = NULL;
     if (nq_app_handle(app, req, resp, &work) == NQ_APP_DONE) return;
     nq_app_result *result = NULL;

@@ -35,22 +35,22 @@
 #include "cache/cache.h"
 #include "nqueens/solver.h"
 
-typedef struct nq_app nq_app;                 /* opaque, shared */
-typedef struct nq_app_work nq_app_work;       /* opaque, one pending request */
-typedef struct nq_app_result nq_app_result;   /* opaque, one computation's outcome */
+typedef struct nq_app nq_app;               /* opaque, shared */
+typedef struct nq_app_work nq_app_work;     /* opaque, one pending request */
+typedef struct nq_app_result nq_app_result; /* opaque, one computation's outcome */
 
 /* Case-insensitive lookup of a request header; NULL when absent. */
 typedef const char *(*nq_header_fn)(void *ctx, const char *name);
 
 /* A request as the application sees it. All pointers are borrowed for the duration of the calls. */
 typedef struct nq_request {
-    const char *method;    /* "GET", "HEAD", ... */
-    const char *path;      /* the raw path of the request target, "/solve" (routed after
+    const char *method;  /* "GET", "HEAD", ... */
+    const char *path;    /* the raw path of the request target, "/solve" (routed after
                               nq_router_normalize: "/so%6Cve" is "/solve") */
-    const char *query;     /* the raw query after '?', or NULL when the target has no '?' */
-    size_t query_len;      /* its length */
-    nq_header_fn header;   /* header lookup; NULL: no headers */
-    void *header_ctx;      /* passed to header */
+    const char *query;   /* the raw query after '?', or NULL when the target has no '?' */
+    size_t query_len;    /* its length */
+    nq_header_fn header; /* header lookup; NULL: no headers */
+    void *header_ctx;    /* passed to header */
 } nq_request;
 
 /* Pull reader of a streamed body: as nq_compress_source_fn (len 0 with NQ_OK ends the body). */
@@ -65,9 +65,9 @@ typedef enum nq_body_kind {
                          an empty stream (HEAD), sent with the framing GET would use */
 } nq_body_kind;
 
-#define NQ_RESPONSE_HEADERS_MAX 20   /* headers one response may carry */
-#define NQ_RESPONSE_ARENA 2048       /* bytes for header values (the CORS origin is the longest) */
-#define NQ_REQUEST_ID_MAX 64         /* longest X-Request-Id echoed; longer ones are replaced */
+#define NQ_RESPONSE_HEADERS_MAX 20 /* headers one response may carry */
+#define NQ_RESPONSE_ARENA 2048     /* bytes for header values (the CORS origin is the longest) */
+#define NQ_REQUEST_ID_MAX 64       /* longest X-Request-Id echoed; longer ones are replaced */
 
 typedef struct nq_header_field {
     const char *name;  /* static string */
@@ -78,25 +78,25 @@ typedef struct nq_header_field {
  * the body to its transport takes it over by setting kind to NQ_BODY_NONE (then clear frees nothing
  * of it); the transport then frees it as the kind says (free, nq_cache_entry_release, stream_free). */
 typedef struct nq_response {
-    unsigned status;                                     /* HTTP status */
-    bool head;                                           /* the request was HEAD: send no body */
-    size_t nheaders;                                     /* headers used */
+    unsigned status;                                  /* HTTP status */
+    bool head;                                        /* the request was HEAD: send no body */
+    size_t nheaders;                                  /* headers used */
     nq_header_field headers[NQ_RESPONSE_HEADERS_MAX]; /* in order */
-    char arena[NQ_RESPONSE_ARENA];                       /* storage for header values */
-    size_t arena_used;                                   /* bytes of arena used */
-    nq_body_kind kind;                                   /* what the body is */
-    const char *body;                                    /* STATIC, OWNED, CACHED: the bytes */
-    size_t body_len;                                     /* their length */
-    char *owned;                                         /* OWNED: what to free() */
-    nq_cache_entry *entry;                               /* CACHED: the reference to release */
-    nq_body_read_fn read;                                /* STREAM: reader */
-    void *stream;                                        /* STREAM: its state */
-    void (*stream_free)(void *stream);                   /* STREAM: frees state */
+    char arena[NQ_RESPONSE_ARENA];                    /* storage for header values */
+    size_t arena_used;                                /* bytes of arena used */
+    nq_body_kind kind;                                /* what the body is */
+    const char *body;                                 /* STATIC, OWNED, CACHED: the bytes */
+    size_t body_len;                                  /* their length */
+    char *owned;                                      /* OWNED: what to free() */
+    nq_cache_entry *entry;                            /* CACHED: the reference to release */
+    nq_body_read_fn read;                             /* STREAM: reader */
+    void *stream;                                     /* STREAM: its state */
+    void (*stream_free)(void *stream);                /* STREAM: frees state */
     /* for the request record */
-    const char *route;                                   /* route name (static) */
-    char request_id[NQ_REQUEST_ID_MAX + 1];              /* X-Request-Id sent */
-    double solver_seconds;                               /* solver time behind this answer */
-    nq_cache_outcome cache;                              /* hit, miss or none */
+    const char *route;                      /* route name (static) */
+    char request_id[NQ_REQUEST_ID_MAX + 1]; /* X-Request-Id sent */
+    double solver_seconds;                  /* solver time behind this answer */
+    nq_cache_outcome cache;                 /* hit, miss or none */
 } nq_response;
 
 typedef enum nq_app_step {

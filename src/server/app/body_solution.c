@@ -15,34 +15,36 @@
 #include "nqueens/json.h"
 #include "nqueens/solution.h"
 
-#define BLOCK_ROWS 1024u                /* columns fetched from the construction at a time */
-#define STAGE_CAP ((size_t)64 * 1024)   /* staging buffer; a board row is at most 4096 + 4 bytes */
-#define HEAD_MAX 128                    /* {"n":<10>,"method":"construct","seed":<20>,"solution":[ */
+#define BLOCK_ROWS 1024u              /* columns fetched from the construction at a time */
+#define STAGE_CAP ((size_t)64 * 1024) /* staging buffer; a board row is at most 4096 + 4 bytes */
+#define HEAD_MAX 128                  /* {"n":<10>,"method":"construct","seed":<20>,"solution":[ */
 
 struct nq_body_solution {
-    nq_solution_spec spec;     /* what is rendered */
-    bool none;                 /* n = 2, 3: "solution":null */
-    nq_construct construct;    /* the rows, when cols is NULL */
-    uint32_t *cols;            /* owned rows of a random solution, or NULL */
-    uint32_t next_row;         /* next row to render */
-    bool head_done;            /* envelope head staged */
-    bool tail_done;            /* envelope tail staged: the end is near */
+    nq_solution_spec spec;      /* what is rendered */
+    bool none;                  /* n = 2, 3: "solution":null */
+    nq_construct construct;     /* the rows, when cols is NULL */
+    uint32_t *cols;             /* owned rows of a random solution, or NULL */
+    uint32_t next_row;          /* next row to render */
+    bool head_done;             /* envelope head staged */
+    bool tail_done;             /* envelope tail staged: the end is near */
     uint32_t block[BLOCK_ROWS]; /* columns of the rows being rendered */
-    uint32_t block_first;      /* row of block[0] */
-    uint32_t block_len;        /* rows in block */
-    char stage[STAGE_CAP];     /* rendered bytes not yet handed out */
-    size_t stage_len;          /* bytes in stage */
-    size_t stage_pos;          /* bytes of stage handed out */
+    uint32_t block_first;       /* row of block[0] */
+    uint32_t block_len;         /* rows in block */
+    char stage[STAGE_CAP];      /* rendered bytes not yet handed out */
+    size_t stage_len;           /* bytes in stage */
+    size_t stage_pos;           /* bytes of stage handed out */
 };
 
 /* Decimal digits of every number 0..n-1: sum over each power of ten band. */
-static size_t digits_below(uint64_t n) {
+static size_t digits_below(uint64_t n)
+{
     size_t total = 0;
     for (uint64_t lo = 0, hi = 10, d = 1; lo < n; lo = hi, hi *= 10, d++) total += (size_t)((hi < n ? hi : n) - lo) * d;
     return total;
 }
 
-static size_t render_head(const nq_solution_spec *s, bool none, char *out, size_t cap) {
+static size_t render_head(const nq_solution_spec *s, bool none, char *out, size_t cap)
+{
     char seed[24] = "null";
     if (s->has_seed) (void)snprintf(seed, sizeof seed, "%" PRIu64, s->seed);
     const int w = snprintf(out, cap, "{\"n\":%" PRIu32 ",\"method\":\"%s\",\"seed\":%s,\"solution\":%s", s->n,
@@ -50,7 +52,8 @@ static size_t render_head(const nq_solution_spec *s, bool none, char *out, size_
     return w > 0 && (size_t)w < cap ? (size_t)w : 0;
 }
 
-size_t nq_body_solution_size(const nq_solution_spec *spec) {
+size_t nq_body_solution_size(const nq_solution_spec *spec)
+{
     char head[HEAD_MAX];
     const bool none = !nq_solution_exists(spec->n);
     const size_t h = render_head(spec, none, head, sizeof head);
@@ -60,7 +63,8 @@ size_t nq_body_solution_size(const nq_solution_spec *spec) {
     return h + rows + (n - 1) + 2; /* commas, "]}" */
 }
 
-nq_err nq_body_solution_create(const nq_solution_spec *spec, uint32_t *cols, nq_body_solution **out) {
+nq_err nq_body_solution_create(const nq_solution_spec *spec, uint32_t *cols, nq_body_solution **out)
+{
     if (!spec || !out) {
         free(cols);
         return NQ_E_ARG;
@@ -84,14 +88,16 @@ nq_err nq_body_solution_create(const nq_solution_spec *spec, uint32_t *cols, nq_
     return NQ_OK;
 }
 
-void nq_body_solution_destroy(nq_body_solution *b) {
+void nq_body_solution_destroy(nq_body_solution *b)
+{
     if (!b) return;
     free(b->cols);
     free(b);
 }
 
 /* The column of row r (r < n, rows asked for in increasing order). */
-static uint32_t column(nq_body_solution *b, uint32_t r) {
+static uint32_t column(nq_body_solution *b, uint32_t r)
+{
     if (b->cols) return b->cols[r];
     if (r >= b->block_first + b->block_len) {
         const uint32_t left = b->spec.n - r;
@@ -104,7 +110,8 @@ static uint32_t column(nq_body_solution *b, uint32_t r) {
 
 /* Append row r (with its separator) to the stage, as the library renders it (nqueens/json.h);
  * false when it does not fit. */
-static bool stage_row(nq_body_solution *b, uint32_t r) {
+static bool stage_row(nq_body_solution *b, uint32_t r)
+{
     const nq_json_shape shape = b->spec.format == NQ_FORMAT_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
     size_t w = 0;
     char *const at = b->stage + b->stage_len;
@@ -116,7 +123,8 @@ static bool stage_row(nq_body_solution *b, uint32_t r) {
 }
 
 /* Refill the (drained) stage with what comes next. */
-static void refill(nq_body_solution *b) {
+static void refill(nq_body_solution *b)
+{
     b->stage_len = b->stage_pos = 0;
     if (!b->head_done) {
         b->stage_len = render_head(&b->spec, b->none, b->stage, STAGE_CAP);
@@ -132,7 +140,8 @@ static void refill(nq_body_solution *b) {
     }
 }
 
-nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t *len) {
+nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t *len)
+{
     if (!b || !buf || !len) return NQ_E_ARG;
     size_t o = 0;
     while (o < cap) {
@@ -149,15 +158,18 @@ nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t 
     return NQ_OK;
 }
 
-nq_err nq_body_solution_render(const nq_solution_spec *spec, uint32_t *cols, char **out, size_t *len) {
+nq_err nq_body_solution_render(const nq_solution_spec *spec, uint32_t *cols, char **out, size_t *len)
+{
     nq_body_solution *b = NULL;
     nq_err rc = nq_body_solution_create(spec, cols, &b);
     if (rc != NQ_OK) return rc;
     const size_t size = nq_body_solution_size(spec);
     char *buf = malloc(size + 1);
     size_t got = 0;
-    if (!buf) rc = NQ_E_NOMEM;
-    else rc = nq_body_solution_read(b, buf, size + 1, &got);
+    if (!buf)
+        rc = NQ_E_NOMEM;
+    else
+        rc = nq_body_solution_read(b, buf, size + 1, &got);
     nq_body_solution_destroy(b);
     if (rc != NQ_OK) {
         free(buf);

@@ -23,11 +23,11 @@
 
 /* What to render; validated by the caller (1 <= n <= NQ_SOLUTION_N_MAX; board only for small n). */
 typedef struct nq_solution_spec {
-    uint32_t n;         /* board size */
-    nq_method method;   /* construct or random (names the method in the body) */
-    bool has_seed;      /* random: the seed, rendered as a number; else "seed":null */
-    uint64_t seed;      /* the seed */
-    nq_format format;   /* columns (numbers) or board (strings of '.' and 'Q') */
+    uint32_t n;       /* board size */
+    nq_method method; /* construct or random (names the method in the body) */
+    bool has_seed;    /* random: the seed, rendered as a number; else "seed":null */
+    uint64_t seed;    /* the seed */
+    nq_format format; /* columns (numbers) or board (strings of '.' and 'Q') */
 } nq_solution_spec;
 
 typedef struct nq_body_solution nq_body_solution; /* opaque stream */

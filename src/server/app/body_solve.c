@@ -14,10 +14,10 @@
 
 #include "nqueens/json.h"
 
-#define BATCH 64       /* solutions rendered per refill: amortises the iterator call, bounds memory */
-#define HEAD_MAX 96    /* room for the envelope head: {"n":..,"total":<20 digits>,"solutions":[ */
-#define TAIL_MAX 256   /* room for the tail: ],"next":"/solve?...&after=<32 columns>"} */
-#define PREFIX_MAX 80  /* the next link up to its cursor: /solve?n=..&format=..&unique=..&limit=..&after= */
+#define BATCH 64      /* solutions rendered per refill: amortises the iterator call, bounds memory */
+#define HEAD_MAX 96   /* room for the envelope head: {"n":..,"total":<20 digits>,"solutions":[ */
+#define TAIL_MAX 256  /* room for the tail: ],"next":"/solve?...&after=<32 columns>"} */
+#define PREFIX_MAX 80 /* the next link up to its cursor: /solve?n=..&format=..&unique=..&limit=..&after= */
 
 _Static_assert(NQ_JSON_HEAD_MAX <= HEAD_MAX, "the longest head fits");
 _Static_assert(NQ_JSON_TAIL_MAX(NQ_N_MAX, PREFIX_MAX) <= TAIL_MAX, "the longest tail fits");
@@ -25,32 +25,36 @@ _Static_assert(NQ_JSON_TAIL_MAX(NQ_N_MAX, PREFIX_MAX) <= TAIL_MAX, "the longest 
 typedef enum stage { ST_HEAD, ST_SOLUTIONS, ST_TAIL, ST_DONE } stage;
 
 struct nq_body_solve {
-    nq_solve_spec spec;      /* what to render (copied) */
-    nq_iter *it;             /* positioned enumerator */
-    stage stage;             /* what the next refill produces */
-    uint64_t emitted;        /* solutions rendered so far */
-    uint8_t last[NQ_N_MAX];  /* the last solution rendered: the next page's cursor */
-    uint8_t *cols;           /* BATCH solutions of n columns, from the iterator */
-    char *chunk;             /* rendered bytes not yet handed out */
-    size_t chunk_cap;        /* its size, fixed at creation */
-    size_t chunk_len;        /* bytes rendered into it */
-    size_t chunk_pos;        /* bytes of it already handed out */
+    nq_solve_spec spec;     /* what to render (copied) */
+    nq_iter *it;            /* positioned enumerator */
+    stage stage;            /* what the next refill produces */
+    uint64_t emitted;       /* solutions rendered so far */
+    uint8_t last[NQ_N_MAX]; /* the last solution rendered: the next page's cursor */
+    uint8_t *cols;          /* BATCH solutions of n columns, from the iterator */
+    char *chunk;            /* rendered bytes not yet handed out */
+    size_t chunk_cap;       /* its size, fixed at creation */
+    size_t chunk_len;       /* bytes rendered into it */
+    size_t chunk_pos;       /* bytes of it already handed out */
 };
 
-static nq_json_shape shape_of(nq_format format) {
+static nq_json_shape shape_of(nq_format format)
+{
     return format == NQ_FORMAT_COLUMNS ? NQ_JSON_COLUMNS : NQ_JSON_BOARD;
 }
 
-size_t nq_body_solve_solution_size(int n, nq_format format) {
+size_t nq_body_solve_solution_size(int n, nq_format format)
+{
     return nq_json_solution_size(n, shape_of(format));
 }
 
-static size_t sat_mul(size_t a, uint64_t b) {
+static size_t sat_mul(size_t a, uint64_t b)
+{
     if (a != 0 && b > SIZE_MAX / a) return SIZE_MAX;
     return a * (size_t)b;
 }
 
-size_t nq_body_solve_size_max(const nq_solve_spec *spec) {
+size_t nq_body_solve_size_max(const nq_solve_spec *spec)
+{
     uint64_t k = spec->limit;
     if (spec->has_total && !spec->has_after) {
         const uint64_t left = spec->offset < spec->total ? spec->total - spec->offset : 0;
@@ -61,7 +65,8 @@ size_t nq_body_solve_size_max(const nq_solve_spec *spec) {
     return body > SIZE_MAX - HEAD_MAX - TAIL_MAX ? SIZE_MAX : body + HEAD_MAX + TAIL_MAX;
 }
 
-static nq_err put_head(nq_body_solve *b) {
+static nq_err put_head(nq_body_solve *b)
+{
     if (b->spec.ndjson) return NQ_OK;
     const nq_json_total mode = b->spec.has_total ? NQ_JSON_TOTAL_VALUE : NQ_JSON_TOTAL_NULL;
     return nq_json_list_head(b->spec.n, mode, b->spec.total, b->chunk, b->chunk_cap, &b->chunk_len);
@@ -69,13 +74,14 @@ static nq_err put_head(nq_body_solve *b) {
 
 /* The next page's URL up to its cursor: the same query, then after=. Every character is URL- and
  * JSON-safe (commas are allowed in a query), so the renderer copies it as is. */
-static void next_prefix(const nq_solve_spec *s, char *p, size_t cap) {
+static void next_prefix(const nq_solve_spec *s, char *p, size_t cap)
+{
     (void)snprintf(p, cap, "/solve?n=%d%s%s&limit=%" PRIu64 "&after=", s->n,
-                   s->format == NQ_FORMAT_COLUMNS ? "&format=columns" : "", s->unique ? "&unique=true" : "",
-                   s->limit);
+                   s->format == NQ_FORMAT_COLUMNS ? "&format=columns" : "", s->unique ? "&unique=true" : "", s->limit);
 }
 
-static nq_err put_tail(nq_body_solve *b) {
+static nq_err put_tail(nq_body_solve *b)
+{
     if (b->spec.ndjson) return NQ_OK;
     bool more = false;
     if (b->emitted == b->spec.limit) { /* a full page: is there anything after it? */
@@ -89,7 +95,8 @@ static nq_err put_tail(nq_body_solve *b) {
     return nq_json_list_tail(b->spec.n, more ? b->last : NULL, prefix, b->chunk, b->chunk_cap, &b->chunk_len);
 }
 
-static nq_err put_batch(nq_body_solve *b) {
+static nq_err put_batch(nq_body_solve *b)
+{
     const uint64_t left = b->spec.limit - b->emitted;
     const size_t want = left < BATCH ? (size_t)left : BATCH;
     size_t got = 0;
@@ -118,24 +125,20 @@ static nq_err put_batch(nq_body_solve *b) {
 }
 
 /* Render the next piece into the (empty) chunk buffer. */
-static nq_err refill(nq_body_solve *b) {
+static nq_err refill(nq_body_solve *b)
+{
     b->chunk_len = b->chunk_pos = 0;
     switch (b->stage) {
-    case ST_HEAD:
-        b->stage = ST_SOLUTIONS;
-        return put_head(b);
-    case ST_SOLUTIONS:
-        return put_batch(b);
-    case ST_TAIL:
-        b->stage = ST_DONE;
-        return put_tail(b);
-    case ST_DONE:
-        return NQ_OK;
+    case ST_HEAD: b->stage = ST_SOLUTIONS; return put_head(b);
+    case ST_SOLUTIONS: return put_batch(b);
+    case ST_TAIL: b->stage = ST_DONE; return put_tail(b);
+    case ST_DONE: return NQ_OK;
     }
     return NQ_E_INTERNAL;
 }
 
-nq_err nq_body_solve_create(const nq_solve_spec *spec, nq_body_solve **out) {
+nq_err nq_body_solve_create(const nq_solve_spec *spec, nq_body_solve **out)
+{
     if (!spec || !out || spec->limit == 0) return NQ_E_ARG;
     if (spec->n < NQ_N_MIN || spec->n > NQ_N_MAX) return NQ_E_RANGE;
     nq_err rc = NQ_E_NOMEM;
@@ -148,8 +151,10 @@ nq_err nq_body_solve_create(const nq_solve_spec *spec, nq_body_solve **out) {
     if (!b->chunk || !b->cols) goto fail;
     rc = nq_iter_create(spec->n, spec->unique ? NQ_ITER_UNIQUE : 0u, &b->it);
     if (rc != NQ_OK) goto fail;
-    if (spec->has_after) rc = nq_iter_seek_after(b->it, spec->after, (size_t)spec->n);
-    else if (spec->offset > 0) rc = nq_iter_skip(b->it, spec->offset, NULL);
+    if (spec->has_after)
+        rc = nq_iter_seek_after(b->it, spec->after, (size_t)spec->n);
+    else if (spec->offset > 0)
+        rc = nq_iter_skip(b->it, spec->offset, NULL);
     if (rc != NQ_OK) goto fail;
     *out = b;
     return NQ_OK;
@@ -158,7 +163,8 @@ fail:
     return rc;
 }
 
-nq_err nq_body_solve_read(nq_body_solve *b, char *buf, size_t cap, size_t *len) {
+nq_err nq_body_solve_read(nq_body_solve *b, char *buf, size_t cap, size_t *len)
+{
     if (!b || !buf || !len) return NQ_E_ARG;
     size_t o = 0;
     while (o < cap) {
@@ -181,7 +187,8 @@ nq_err nq_body_solve_read(nq_body_solve *b, char *buf, size_t cap, size_t *len) 
     return NQ_OK;
 }
 
-nq_err nq_body_solve_render(const nq_solve_spec *spec, size_t cap, char **out, size_t *len) {
+nq_err nq_body_solve_render(const nq_solve_spec *spec, size_t cap, char **out, size_t *len)
+{
     if (!spec || !out || !len) return NQ_E_ARG;
     const size_t max = nq_body_solve_size_max(spec);
     if (max > cap) return NQ_E_TOO_LARGE;
@@ -208,7 +215,8 @@ nq_err nq_body_solve_render(const nq_solve_spec *spec, size_t cap, char **out, s
     return NQ_OK;
 }
 
-void nq_body_solve_destroy(nq_body_solve *b) {
+void nq_body_solve_destroy(nq_body_solve *b)
+{
     if (!b) return;
     nq_iter_destroy(b->it);
     free(b->cols);

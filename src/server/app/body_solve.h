@@ -26,17 +26,17 @@
 /* What to render; fully validated by the caller (n within the enumerator's range, a cursor of n
  * columns each < n, limit >= 1). */
 typedef struct nq_solve_spec {
-    int n;                    /* board size */
-    nq_format format;         /* board or columns */
-    bool unique;              /* one solution per symmetry class */
-    bool ndjson;              /* NDJSON lines instead of the JSON envelope */
-    uint64_t limit;           /* at most this many solutions in the body (>= 1) */
-    bool limit_given;         /* the client asked for a page: "next" links repeat limit */
-    uint64_t offset;          /* solutions to skip first */
-    bool has_after;           /* start after `after` (excludes offset) */
-    uint8_t after[NQ_N_MAX];  /* the cursor: n columns */
-    bool has_total;           /* total known: rendered as a number, else null */
-    uint64_t total;           /* size of the whole set (all, or unique, solutions) */
+    int n;                   /* board size */
+    nq_format format;        /* board or columns */
+    bool unique;             /* one solution per symmetry class */
+    bool ndjson;             /* NDJSON lines instead of the JSON envelope */
+    uint64_t limit;          /* at most this many solutions in the body (>= 1) */
+    bool limit_given;        /* the client asked for a page: "next" links repeat limit */
+    uint64_t offset;         /* solutions to skip first */
+    bool has_after;          /* start after `after` (excludes offset) */
+    uint8_t after[NQ_N_MAX]; /* the cursor: n columns */
+    bool has_total;          /* total known: rendered as a number, else null */
+    uint64_t total;          /* size of the whole set (all, or unique, solutions) */
 } nq_solve_spec;
 
 typedef struct nq_body_solve nq_body_solve; /* opaque stream */

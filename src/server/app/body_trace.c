@@ -13,34 +13,37 @@
 
 #define ITEM_MAX ((size_t)400) /* a step, or the tail */
 _Static_assert(400 >= NQ_TRACE_STEP_JSON_MAX + 2 * NQ_TRACE_CURSOR_MAX + 64, "an item holds a step or the tail");
-#define STEP_TEXT_MAX(n) ((size_t)(n) * 3u + 60u)   /* a solution step: 20 digits of step, n columns */
-#define OTHER_TEXT_MAX 90u                           /* the longest other step ("anti-diagonal") */
+#define STEP_TEXT_MAX(n) ((size_t)(n)*3u + 60u) /* a solution step: 20 digits of step, n columns */
+#define OTHER_TEXT_MAX 90u                      /* the longest other step ("anti-diagonal") */
 
 typedef enum part { PART_HEAD, PART_STEPS, PART_TAIL, PART_END } part;
 
 struct nq_body_trace {
-    nq_trace_spec spec;   /* the page */
-    nq_trace *trace;      /* positioned at the next step to render */
-    uint64_t sent;        /* steps rendered so far */
-    part part;            /* what comes next */
-    char item[ITEM_MAX];  /* the text being copied out */
-    size_t item_len;      /* its length */
-    size_t item_off;      /* bytes of it already copied */
+    nq_trace_spec spec;  /* the page */
+    nq_trace *trace;     /* positioned at the next step to render */
+    uint64_t sent;       /* steps rendered so far */
+    part part;           /* what comes next */
+    char item[ITEM_MAX]; /* the text being copied out */
+    size_t item_len;     /* its length */
+    size_t item_off;     /* bytes of it already copied */
 };
 
-size_t nq_body_trace_size_max(const nq_trace_spec *spec) {
+size_t nq_body_trace_size_max(const nq_trace_spec *spec)
+{
     const size_t step = (STEP_TEXT_MAX(spec->n) > OTHER_TEXT_MAX ? STEP_TEXT_MAX(spec->n) : OTHER_TEXT_MAX) + 1;
     if (spec->limit > (SIZE_MAX - ITEM_MAX * 2u) / step) return SIZE_MAX;
     return (size_t)spec->limit * step + ITEM_MAX * 2u;
 }
 
-void nq_body_trace_destroy(nq_body_trace *b) {
+void nq_body_trace_destroy(nq_body_trace *b)
+{
     if (!b) return;
     nq_trace_destroy(b->trace);
     free(b);
 }
 
-nq_err nq_body_trace_create(const nq_trace_spec *spec, nq_count_ctl *ctl, nq_body_trace **out) {
+nq_err nq_body_trace_create(const nq_trace_spec *spec, nq_count_ctl *ctl, nq_body_trace **out)
+{
     nq_body_trace *b = calloc(1, sizeof *b);
     if (!b) return NQ_E_NOMEM;
     b->spec = *spec;
@@ -57,13 +60,15 @@ nq_err nq_body_trace_create(const nq_trace_spec *spec, nq_count_ctl *ctl, nq_bod
     return NQ_OK;
 }
 
-nq_err nq_body_trace_cursor(const nq_body_trace *b, char *out, size_t cap) {
+nq_err nq_body_trace_cursor(const nq_body_trace *b, char *out, size_t cap)
+{
     if (!b || !out || cap == 0) return NQ_E_ARG;
     return nq_trace_cursor(b->trace, out, cap, NULL);
 }
 
 /* The tail of the envelope: the next link, or null once the trace is done. */
-static void make_tail(nq_body_trace *b) {
+static void make_tail(nq_body_trace *b)
+{
     char cursor[NQ_TRACE_CURSOR_MAX] = "";
     const bool more = !nq_trace_done(b->trace) && nq_trace_cursor(b->trace, cursor, sizeof cursor, NULL) == NQ_OK;
     const int w = more ? snprintf(b->item, sizeof b->item, "],\"next\":\"/trace?n=%d&limit=%" PRIu64 "&cursor=%s\"}",
@@ -73,7 +78,8 @@ static void make_tail(nq_body_trace *b) {
 }
 
 /* Fill b->item with the next piece of the body; false when the body is complete. */
-static bool next_item(nq_body_trace *b) {
+static bool next_item(nq_body_trace *b)
+{
     b->item_off = 0;
     b->item_len = 0;
     switch (b->part) {
@@ -108,7 +114,8 @@ static bool next_item(nq_body_trace *b) {
     return false;
 }
 
-nq_err nq_body_trace_read(nq_body_trace *b, char *buf, size_t cap, size_t *len) {
+nq_err nq_body_trace_read(nq_body_trace *b, char *buf, size_t cap, size_t *len)
+{
     if (!b || !buf || !len) return NQ_E_ARG;
     size_t o = 0;
     while (o < cap) {
@@ -122,7 +129,8 @@ nq_err nq_body_trace_read(nq_body_trace *b, char *buf, size_t cap, size_t *len) 
     return NQ_OK;
 }
 
-nq_err nq_body_trace_render(const nq_trace_spec *spec, nq_count_ctl *ctl, char **out, size_t *len) {
+nq_err nq_body_trace_render(const nq_trace_spec *spec, nq_count_ctl *ctl, char **out, size_t *len)
+{
     nq_body_trace *b = NULL;
     nq_err rc = nq_body_trace_create(spec, ctl, &b);
     if (rc != NQ_OK) return rc;

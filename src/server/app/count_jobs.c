@@ -28,48 +28,52 @@
 #define ETA_MIN_GAIN 0.002 /* ...and this much progress made in it */
 
 typedef struct slot {
-    nq_job_state state;       /* see count_jobs.h */
-    nq_err err;               /* why the last run failed (state NONE), NQ_OK otherwise */
-    uint32_t tasks;           /* tasks in n's plan; 0 until planned */
-    uint8_t *done;            /* tasks bytes: non-zero once the task is counted (owned) */
-    uint32_t ndone;           /* how many are */
-    nq_count_sums sums;       /* of the tasks done */
-    double elapsed_before;    /* seconds spent in earlier runs (other processes) */
-    double run_t0;            /* nq_clock_s() when this run started; 0 when not running */
-    double progress_t0;       /* progress when this run started */
-    int64_t started_at;       /* first start, Unix seconds */
-    int64_t finished_at;      /* DONE: Unix seconds */
-    nq_counts counts;         /* DONE */
-    double seconds;           /* DONE: wall time it took */
-    uint64_t seq;             /* queue order (smaller: earlier) */
-    bool dirty;               /* tasks done since the last checkpoint written */
-    bool unsaved;             /* DONE but not in the store yet */
-    nq_count_ctl ctl;         /* the running count's control block */
+    nq_job_state state;    /* see count_jobs.h */
+    nq_err err;            /* why the last run failed (state NONE), NQ_OK otherwise */
+    uint32_t tasks;        /* tasks in n's plan; 0 until planned */
+    uint8_t *done;         /* tasks bytes: non-zero once the task is counted (owned) */
+    uint32_t ndone;        /* how many are */
+    nq_count_sums sums;    /* of the tasks done */
+    double elapsed_before; /* seconds spent in earlier runs (other processes) */
+    double run_t0;         /* nq_clock_s() when this run started; 0 when not running */
+    double progress_t0;    /* progress when this run started */
+    int64_t started_at;    /* first start, Unix seconds */
+    int64_t finished_at;   /* DONE: Unix seconds */
+    nq_counts counts;      /* DONE */
+    double seconds;        /* DONE: wall time it took */
+    uint64_t seq;          /* queue order (smaller: earlier) */
+    bool dirty;            /* tasks done since the last checkpoint written */
+    bool unsaved;          /* DONE but not in the store yet */
+    nq_count_ctl ctl;      /* the running count's control block */
 } slot;
 
 struct nq_count_jobs {
-    nq_app *app;                          /* borrowed: configuration, cache, event hook */
-    nq_store *store;                      /* borrowed, may be NULL */
-    const nq_config *cfg;                 /* borrowed */
-    pthread_mutex_t store_lock;           /* orders a count's store writes (taken before lock) */
-    pthread_mutex_t lock;                 /* guards everything below but the threads */
-    pthread_cond_t changed;               /* a slot changed state, or stopping */
-    slot slots[NQ_COUNT_N_MAX + 1];       /* by n */
-    uint64_t next_seq;                    /* for the next queued slot */
-    bool stopping;                        /* destroy began */
-    nq_count_jobs_stats stats;            /* counters (the state gauges are computed) */
-    pthread_t runners[RUNNERS_MAX];       /* the runner threads */
-    unsigned nrunners;                    /* started */
-    pthread_t ticker;                     /* the checkpoint thread */
-    bool ticker_started;                  /* and whether it runs */
+    nq_app *app;                    /* borrowed: configuration, cache, event hook */
+    nq_store *store;                /* borrowed, may be NULL */
+    const nq_config *cfg;           /* borrowed */
+    pthread_mutex_t store_lock;     /* orders a count's store writes (taken before lock) */
+    pthread_mutex_t lock;           /* guards everything below but the threads */
+    pthread_cond_t changed;         /* a slot changed state, or stopping */
+    slot slots[NQ_COUNT_N_MAX + 1]; /* by n */
+    uint64_t next_seq;              /* for the next queued slot */
+    bool stopping;                  /* destroy began */
+    nq_count_jobs_stats stats;      /* counters (the state gauges are computed) */
+    pthread_t runners[RUNNERS_MAX]; /* the runner threads */
+    unsigned nrunners;              /* started */
+    pthread_t ticker;               /* the checkpoint thread */
+    bool ticker_started;            /* and whether it runs */
 };
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
-static int64_t wall_s(void) { return (int64_t)time(NULL); }
+static int64_t wall_s(void)
+{
+    return (int64_t)time(NULL);
+}
 
 /* now + ms as an absolute CLOCK_REALTIME time, for pthread_cond_timedwait. */
-static struct timespec after_ms(uint32_t ms) {
+static struct timespec after_ms(uint32_t ms)
+{
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     const uint64_t ns = (uint64_t)t.tv_nsec + (uint64_t)ms * 1000000u;
@@ -79,7 +83,8 @@ static struct timespec after_ms(uint32_t ms) {
 }
 
 static void event(const nq_count_jobs *j, nq_app_event_level level, const char *msg, int n, double progress,
-                  double seconds, nq_err err) {
+                  double seconds, nq_err err)
+{
     const nq_app_hooks *h = nq_app_hooks_of(j->app);
     if (!h->event) return;
     const nq_app_event e = {level, msg, n, progress, seconds, err != NQ_OK ? nq_err_name(err) : NULL};
@@ -88,7 +93,8 @@ static void event(const nq_count_jobs *j, nq_app_event_level level, const char *
 
 /* Fraction done of s: its own bitmap, or the counter's view when that is further (a plan of one task
  * reports progress within it). Caller holds the lock. */
-static double progress_of(const slot *s) {
+static double progress_of(const slot *s)
+{
     if (s->state == NQ_JOB_DONE) return 1.0;
     const double own = s->tasks ? (double)s->ndone / (double)s->tasks : 0.0;
     const double ctl = s->state == NQ_JOB_RUNNING ? nq_count_progress(&s->ctl) : 0.0;
@@ -97,7 +103,8 @@ static double progress_of(const slot *s) {
 }
 
 /* Caller holds the lock. */
-static void view_of(const slot *s, int n, nq_job_view *v) {
+static void view_of(const slot *s, int n, nq_job_view *v)
+{
     memset(v, 0, sizeof *v);
     v->n = n;
     v->state = s->state;
@@ -119,14 +126,16 @@ static void view_of(const slot *s, int n, nq_job_view *v) {
         v->eta_s = (1.0 - v->progress) * run / gain;
 }
 
-static size_t count_state(const nq_count_jobs *j, nq_job_state st) {
+static size_t count_state(const nq_count_jobs *j, nq_job_state st)
+{
     size_t c = 0;
     for (int n = 1; n <= NQ_COUNT_N_MAX; n++) c += j->slots[n].state == st;
     return c;
 }
 
 /* Give s its plan's bitmap (all to do) unless it has one. Caller holds the lock. */
-static nq_err plan_slot(slot *s, int n) {
+static nq_err plan_slot(slot *s, int n)
+{
     if (s->tasks) return NQ_OK;
     uint32_t tasks = 0;
     const nq_err rc = nq_count_plan(n, &tasks);
@@ -139,7 +148,8 @@ static nq_err plan_slot(slot *s, int n) {
     return NQ_OK;
 }
 
-static void slot_forget_plan(slot *s) {
+static void slot_forget_plan(slot *s)
+{
     free(s->done);
     s->done = NULL;
     s->tasks = s->ndone = 0;
@@ -150,7 +160,8 @@ static void slot_forget_plan(slot *s) {
 
 /* Write s's checkpoint from a copy taken under the lock; the write itself runs without it, but
  * under store_lock, so that it cannot land after the finished count's write (which drops it). */
-static void checkpoint(nq_count_jobs *j, int n) {
+static void checkpoint(nq_count_jobs *j, int n)
+{
     pthread_mutex_lock(&j->store_lock);
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
@@ -168,8 +179,8 @@ static void checkpoint(nq_count_jobs *j, int n) {
     }
     memcpy(copy, s->done, s->tasks);
     const double run = s->run_t0 > 0 ? nq_clock_s() - s->run_t0 : 0.0;
-    const nq_store_checkpoint cp = {n, NQ_COUNT_PLAN_VERSION, s->tasks, copy, s->sums, s->elapsed_before + run,
-                                    s->started_at};
+    const nq_store_checkpoint cp = {n,       NQ_COUNT_PLAN_VERSION,   s->tasks,     copy,
+                                    s->sums, s->elapsed_before + run, s->started_at};
     s->dirty = false;
     pthread_mutex_unlock(&j->lock);
     const nq_err rc = nq_store_put_checkpoint(j->store, &cp);
@@ -187,7 +198,8 @@ static void checkpoint(nq_count_jobs *j, int n) {
 }
 
 /* Store a finished count; false (counted, logged) when the store refused it. */
-static bool save_count(nq_count_jobs *j, int n, const nq_counts *c, double seconds, int64_t finished_at) {
+static bool save_count(nq_count_jobs *j, int n, const nq_counts *c, double seconds, int64_t finished_at)
+{
     if (!j->store) return true;
     const nq_store_count sc = {n, *c, seconds, finished_at};
     const nq_err rc = nq_store_put_count(j->store, &sc);
@@ -200,7 +212,8 @@ static bool save_count(nq_count_jobs *j, int n, const nq_counts *c, double secon
 }
 
 /* Retry the finished counts the store refused. */
-static void retry_unsaved(nq_count_jobs *j) {
+static void retry_unsaved(nq_count_jobs *j)
+{
     for (int n = 1; n <= NQ_COUNT_N_MAX; n++) {
         pthread_mutex_lock(&j->lock);
         const slot *s = &j->slots[n];
@@ -217,7 +230,8 @@ static void retry_unsaved(nq_count_jobs *j) {
     }
 }
 
-static void *ticker_main(void *arg) {
+static void *ticker_main(void *arg)
+{
     nq_count_jobs *j = arg;
     pthread_mutex_lock(&j->lock);
     while (!j->stopping) {
@@ -241,7 +255,8 @@ typedef struct task_ctx {
 } task_ctx;
 
 /* nq_count_tasks' report, on a solver worker thread. */
-static void on_task(void *arg, uint32_t task, const nq_count_sums *sums) {
+static void on_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
     const task_ctx *t = arg;
     nq_count_jobs *j = t->j;
     pthread_mutex_lock(&j->lock);
@@ -261,7 +276,8 @@ static void on_task(void *arg, uint32_t task, const nq_count_sums *sums) {
 }
 
 /* A run ended with rc. Caller holds the lock; it is released and taken again around the store write. */
-static void run_ended(nq_count_jobs *j, int n, nq_err rc) {
+static void run_ended(nq_count_jobs *j, int n, nq_err rc)
+{
     slot *s = &j->slots[n];
     const double run = nq_clock_s() - s->run_t0;
     s->run_t0 = 0;
@@ -271,14 +287,19 @@ static void run_ended(nq_count_jobs *j, int n, nq_err rc) {
         const int64_t at = wall_s();
         s->dirty = false;
         pthread_mutex_unlock(&j->lock);
-        pthread_mutex_lock(&j->store_lock); /* after any checkpoint of n in flight */
+        pthread_mutex_lock(&j->store_lock);                /* after any checkpoint of n in flight */
         const bool saved = save_count(j, n, &c, secs, at); /* on disk before anyone hears of it */
         pthread_mutex_unlock(&j->store_lock);
         nq_counts_publish(j->app, n, &c, secs, NULL);
         event(j, NQ_APP_EVENT_INFO, "count finished", n, 1.0, secs, NQ_OK);
         pthread_mutex_lock(&j->lock);
-        *s = (slot){.state = NQ_JOB_DONE, .counts = c, .seconds = secs, .finished_at = at, .unsaved = !saved,
-                    .started_at = s->started_at, .done = s->done};
+        *s = (slot){.state = NQ_JOB_DONE,
+                    .counts = c,
+                    .seconds = secs,
+                    .finished_at = at,
+                    .unsaved = !saved,
+                    .started_at = s->started_at,
+                    .done = s->done};
         slot_forget_plan(s);
         j->stats.completed++;
     } else if (j->stopping) {
@@ -298,7 +319,8 @@ static void run_ended(nq_count_jobs *j, int n, nq_err rc) {
 }
 
 /* The oldest queued slot, or 0. Caller holds the lock. */
-static int next_queued(const nq_count_jobs *j) {
+static int next_queued(const nq_count_jobs *j)
+{
     int best = 0;
     for (int n = 1; n <= NQ_COUNT_N_MAX; n++)
         if (j->slots[n].state == NQ_JOB_QUEUED && (!best || j->slots[n].seq < j->slots[best].seq)) best = n;
@@ -306,7 +328,8 @@ static int next_queued(const nq_count_jobs *j) {
 }
 
 /* Count n's remaining tasks. Caller holds the lock, which is released while counting. */
-static void run_one(nq_count_jobs *j, int n) {
+static void run_one(nq_count_jobs *j, int n)
+{
     slot *s = &j->slots[n];
     nq_err rc = plan_slot(s, n);
     uint8_t *todo = rc == NQ_OK ? malloc(s->tasks) : NULL;
@@ -325,8 +348,7 @@ static void run_one(nq_count_jobs *j, int n) {
     const double progress = s->progress_t0;
     pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
-    event(j, NQ_APP_EVENT_INFO, resumed ? "count resumes from its checkpoint" : "count starts", n, progress, -1,
-          NQ_OK);
+    event(j, NQ_APP_EVENT_INFO, resumed ? "count resumes from its checkpoint" : "count starts", n, progress, -1, NQ_OK);
     task_ctx t = {j, n};
     rc = nq_count_tasks(n, (int)j->cfg->count_threads, todo, &s->ctl, on_task, &t);
     free(todo);
@@ -334,13 +356,16 @@ static void run_one(nq_count_jobs *j, int n) {
     run_ended(j, n, rc);
 }
 
-static void *runner_main(void *arg) {
+static void *runner_main(void *arg)
+{
     nq_count_jobs *j = arg;
     pthread_mutex_lock(&j->lock);
     while (!j->stopping) {
         const int n = next_queued(j);
-        if (n) run_one(j, n);
-        else pthread_cond_wait(&j->changed, &j->lock);
+        if (n)
+            run_one(j, n);
+        else
+            pthread_cond_wait(&j->changed, &j->lock);
     }
     pthread_mutex_unlock(&j->lock);
     return NULL;
@@ -348,16 +373,18 @@ static void *runner_main(void *arg) {
 
 /* ---- start-up: what the store holds ------------------------------------------------------------- */
 
-static bool load_count(void *arg, const nq_store_count *c) {
+static bool load_count(void *arg, const nq_store_count *c)
+{
     nq_count_jobs *j = arg;
     if (c->n < NQ_N_MIN || c->n > NQ_COUNT_N_MAX) return true; /* not a board this release counts */
-    j->slots[c->n] = (slot){.state = NQ_JOB_DONE, .counts = c->counts, .seconds = c->seconds,
-                            .finished_at = c->finished_at};
+    j->slots[c->n] =
+        (slot){.state = NQ_JOB_DONE, .counts = c->counts, .seconds = c->seconds, .finished_at = c->finished_at};
     nq_counts_publish(j->app, c->n, &c->counts, c->seconds, NULL);
     return true;
 }
 
-static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp) {
+static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp)
+{
     nq_count_jobs *j = arg;
     uint32_t tasks = 0;
     /* Only a checkpoint of this plan, for a count this server would start, can be resumed. */
@@ -383,7 +410,8 @@ static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp) {
     return true;
 }
 
-static nq_err load_store(nq_count_jobs *j) {
+static nq_err load_store(nq_count_jobs *j)
+{
     if (!j->store) return NQ_OK;
     nq_err rc = nq_store_each_count(j->store, load_count, j);
     if (rc == NQ_OK) rc = nq_store_each_checkpoint(j->store, load_checkpoint, j);
@@ -392,7 +420,8 @@ static nq_err load_store(nq_count_jobs *j) {
 
 /* ---- the interface -------------------------------------------------------------------------------- */
 
-nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out) {
+nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out)
+{
     if (!app || !out) return NQ_E_ARG;
     nq_count_jobs *j = calloc(1, sizeof *j);
     if (!j) return NQ_E_NOMEM;
@@ -405,8 +434,10 @@ nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out) {
     nq_err rc = load_store(j);
     const unsigned want = j->cfg->long_counts < RUNNERS_MAX ? j->cfg->long_counts : RUNNERS_MAX;
     while (rc == NQ_OK && j->nrunners < (want ? want : 1)) {
-        if (pthread_create(&j->runners[j->nrunners], NULL, runner_main, j) != 0) rc = NQ_E_THREAD;
-        else j->nrunners++; /* only started threads are joined */
+        if (pthread_create(&j->runners[j->nrunners], NULL, runner_main, j) != 0)
+            rc = NQ_E_THREAD;
+        else
+            j->nrunners++; /* only started threads are joined */
     }
     if (rc == NQ_OK && store) {
         j->ticker_started = pthread_create(&j->ticker, NULL, ticker_main, j) == 0;
@@ -420,7 +451,8 @@ nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out) {
     return NQ_OK;
 }
 
-void nq_count_jobs_destroy(nq_count_jobs *j) {
+void nq_count_jobs_destroy(nq_count_jobs *j)
+{
     if (!j) return;
     pthread_mutex_lock(&j->lock);
     j->stopping = true;
@@ -439,7 +471,8 @@ void nq_count_jobs_destroy(nq_count_jobs *j) {
     free(j);
 }
 
-nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view) {
+nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view)
+{
     if (!j || n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_ARG;
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
@@ -463,8 +496,8 @@ nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view) {
     return rc;
 }
 
-nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomic_bool *cancel,
-                          nq_job_view *view) {
+nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomic_bool *cancel, nq_job_view *view)
+{
     if (!j || !view || n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_ARG;
     const double until = nq_clock_s() + (double)wait_ms / 1000.0;
     pthread_mutex_lock(&j->lock);
@@ -491,7 +524,8 @@ nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomi
     return rc;
 }
 
-void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view) {
+void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view)
+{
     if (!j || n < NQ_N_MIN || n > NQ_COUNT_N_MAX) {
         memset(view, 0, sizeof *view);
         view->n = n;
@@ -503,7 +537,8 @@ void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view) {
     pthread_mutex_unlock(&j->lock);
 }
 
-void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double seconds) {
+void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double seconds)
+{
     if (!j || n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return;
     pthread_mutex_lock(&j->lock);
     const bool known = j->slots[n].state != NQ_JOB_NONE;
@@ -514,19 +549,25 @@ void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double se
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
     if (s->state == NQ_JOB_NONE)
-        *s = (slot){.state = NQ_JOB_DONE, .counts = *c, .seconds = seconds, .finished_at = at, .started_at = at,
+        *s = (slot){.state = NQ_JOB_DONE,
+                    .counts = *c,
+                    .seconds = seconds,
+                    .finished_at = at,
+                    .started_at = at,
                     .unsaved = !saved};
     pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
 }
 
-static int newest_first(const void *a, const void *b) {
+static int newest_first(const void *a, const void *b)
+{
     const nq_job_view *x = a, *y = b;
     if (x->since != y->since) return x->since > y->since ? -1 : 1;
     return x->n > y->n ? -1 : x->n < y->n; /* same second: the larger board first */
 }
 
-size_t nq_count_jobs_list(nq_count_jobs *j, nq_job_view *out, size_t cap) {
+size_t nq_count_jobs_list(nq_count_jobs *j, nq_job_view *out, size_t cap)
+{
     if (!j || !out) return 0;
     size_t len = 0;
     pthread_mutex_lock(&j->lock);
@@ -537,7 +578,8 @@ size_t nq_count_jobs_list(nq_count_jobs *j, nq_job_view *out, size_t cap) {
     return len;
 }
 
-void nq_count_jobs_stats_get(nq_count_jobs *j, nq_count_jobs_stats *out) {
+void nq_count_jobs_stats_get(nq_count_jobs *j, nq_count_jobs_stats *out)
+{
     memset(out, 0, sizeof *out);
     if (!j) return;
     pthread_mutex_lock(&j->lock);
@@ -549,7 +591,8 @@ void nq_count_jobs_stats_get(nq_count_jobs *j, nq_count_jobs_stats *out) {
     out->store_bytes = nq_store_bytes(j->store);
 }
 
-unsigned nq_count_jobs_retry_after(const nq_job_view *view) {
+unsigned nq_count_jobs_retry_after(const nq_job_view *view)
+{
     /* Ask again when it should be done, but at least every minute (the estimate may be wrong), and
      * not more than once a second. Without an estimate: soon, while one forms. */
     if (view->eta_s < 0) return 2;

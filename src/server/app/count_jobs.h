@@ -41,25 +41,25 @@ typedef enum nq_job_state {
 
 /* A consistent snapshot of one count. */
 typedef struct nq_job_view {
-    int n;               /* board size */
-    nq_job_state state;  /* where it is */
-    double progress;     /* fraction of its tasks done, 0..1 */
-    double elapsed_s;    /* wall time spent on it, over every run */
-    double eta_s;        /* estimated seconds to go; < 0 while it cannot be estimated */
-    nq_counts counts;    /* DONE: the counts */
-    double seconds;      /* DONE: the wall time the count took */
-    int64_t since;       /* DONE: when it finished; else when it was first started (Unix s) */
+    int n;              /* board size */
+    nq_job_state state; /* where it is */
+    double progress;    /* fraction of its tasks done, 0..1 */
+    double elapsed_s;   /* wall time spent on it, over every run */
+    double eta_s;       /* estimated seconds to go; < 0 while it cannot be estimated */
+    nq_counts counts;   /* DONE: the counts */
+    double seconds;     /* DONE: the wall time the count took */
+    int64_t since;      /* DONE: when it finished; else when it was first started (Unix s) */
 } nq_job_view;
 
 /* Counters for /metrics. */
 typedef struct nq_count_jobs_stats {
-    size_t queued, running, finished;  /* counts in each state now */
-    uint64_t completed;                /* long counts finished by this process */
-    uint64_t resumed;                  /* counts resumed from a checkpoint at start-up */
-    uint64_t checkpoints;              /* checkpoint transactions written */
-    uint64_t checkpoint_failures;      /* checkpoint transactions that failed */
-    uint64_t store_failures;           /* writes of finished counts that failed (retried) */
-    uint64_t store_bytes;              /* the store's size on disk; 0 without one */
+    size_t queued, running, finished; /* counts in each state now */
+    uint64_t completed;               /* long counts finished by this process */
+    uint64_t resumed;                 /* counts resumed from a checkpoint at start-up */
+    uint64_t checkpoints;             /* checkpoint transactions written */
+    uint64_t checkpoint_failures;     /* checkpoint transactions that failed */
+    uint64_t store_failures;          /* writes of finished counts that failed (retried) */
+    uint64_t store_bytes;             /* the store's size on disk; 0 without one */
 } nq_count_jobs_stats;
 
 /* Create the registry over app and store (may be NULL), load what the store holds and start the
@@ -79,8 +79,7 @@ nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view);
 /* Wait up to wait_ms (UINT32_MAX: no limit) for n to be DONE, returning early when *cancel (may be
  * NULL) becomes true. NQ_OK with *view, DONE or not; the count's error when it failed meanwhile
  * (NQ_E_NOMEM, NQ_E_THREAD); NQ_E_DRAINING when the registry stops. */
-nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomic_bool *cancel,
-                          nq_job_view *view);
+nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomic_bool *cancel, nq_job_view *view);
 
 /* The state of n now (state NONE when unknown). */
 void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view);

@@ -11,22 +11,29 @@
 #include "nqueens/json.h"
 #include "nqueens/kqueens.h"
 
-void nq_counts_k_key(int n, int k, char *out, size_t cap) { (void)snprintf(out, cap, "count?n=%d&k=%d", n, k); }
+void nq_counts_k_key(int n, int k, char *out, size_t cap)
+{
+    (void)snprintf(out, cap, "count?n=%d&k=%d", n, k);
+}
 
-size_t nq_counts_k_render(int n, int k, const nq_counts *c, char *out, size_t cap) {
+size_t nq_counts_k_render(int n, int k, const nq_counts *c, char *out, size_t cap)
+{
     size_t len = 0; /* the library's renderer, as the CLI's (nqueens/json.h) */
     return nq_json_counts_k(n, k, c, out, cap, &len) == NQ_OK ? len : 0;
 }
 
-nq_err nq_counts_k_get(nq_app *app, int n, int k, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry) {
+nq_err nq_counts_k_get(nq_app *app, int n, int k, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry)
+{
     char key[40];
     nq_counts_k_key(n, k, key, sizeof key);
     if (entry) *entry = NULL;
     nq_cache_entry *e = nq_cache_get(nq_app_cache(app), key);
     if (e) {
         *counts = nq_cache_entry_value(e)->counts;
-        if (entry) *entry = e;
-        else nq_cache_entry_release(e);
+        if (entry)
+            *entry = e;
+        else
+            nq_cache_entry_release(e);
         return NQ_OK;
     }
     const double t0 = nq_clock_s();

@@ -21,17 +21,20 @@
 #define ETAG_KEY "nqueensd-etag-v1"
 _Static_assert(sizeof ETAG_KEY == 16 + 1, "a SipHash key is 16 bytes");
 
-static const char *header(const nq_request *req, const char *name) {
+static const char *header(const nq_request *req, const char *name)
+{
     return req->header ? req->header(req->header_ctx, name) : NULL;
 }
 
-static const char *skip_ows(const char *p) {
+static const char *skip_ows(const char *p)
+{
     while (*p == ' ' || *p == '\t') p++;
     return p;
 }
 
 /* The q of one Accept element [p, end) ("type/sub;a=b;q=0.5"), 1000 when absent, -1 if malformed. */
-static int element_q(const char *p, const char *end) {
+static int element_q(const char *p, const char *end)
+{
     const char *semi = memchr(p, ';', (size_t)(end - p));
     while (semi) {
         const char *param = skip_ows(semi + 1);
@@ -47,7 +50,8 @@ static int element_q(const char *p, const char *end) {
 
 /* The weight Accept gives `media` ("application/x-ndjson"): its own element's q, else (when
  * wildcards count) that of "type/ *" or "* / *", else 0. Absent Accept: 1000 for everything. */
-static int accept_weight(const char *accept, const char *media, bool wildcards) {
+static int accept_weight(const char *accept, const char *media, bool wildcards)
+{
     if (!accept) return 1000;
     const size_t mlen = strlen(media);
     const char *slash = strchr(media, '/');
@@ -63,9 +67,12 @@ static int accept_weight(const char *accept, const char *media, bool wildcards) 
         const size_t rlen = (size_t)(range_end - p);
         const int q = element_q(p, end);
         if (q >= 0) {
-            if (rlen == mlen && strncasecmp(p, media, mlen) == 0) exact = q;
-            else if (rlen == tlen + 1 && strncasecmp(p, media, tlen) == 0 && p[tlen] == '*') type_any = q;
-            else if (rlen == 3 && memcmp(p, "*/*", 3) == 0) any = q;
+            if (rlen == mlen && strncasecmp(p, media, mlen) == 0)
+                exact = q;
+            else if (rlen == tlen + 1 && strncasecmp(p, media, tlen) == 0 && p[tlen] == '*')
+                type_any = q;
+            else if (rlen == 3 && memcmp(p, "*/*", 3) == 0)
+                any = q;
         }
         p = comma ? comma + 1 : end;
     }
@@ -75,7 +82,8 @@ static int accept_weight(const char *accept, const char *media, bool wildcards) 
     return any >= 0 ? any : 0;
 }
 
-void nq_app_negotiate(const nq_request *req, nq_variant *v) {
+void nq_app_negotiate(const nq_request *req, nq_variant *v)
+{
     v->head = strcmp(req->method, "HEAD") == 0;
     v->gzip_ok = nq_compress_negotiate(header(req, "Accept-Encoding")) == NQ_ENCODING_GZIP;
     /* NDJSON only when asked for by name (a wildcard means "anything", and JSON is the default) and
@@ -85,19 +93,22 @@ void nq_app_negotiate(const nq_request *req, nq_variant *v) {
     v->ndjson = nd > 0 && nd >= accept_weight(accept, NQ_MEDIA_JSON, true);
 }
 
-void nq_app_etag(const char *key, bool gzip, char *out, size_t cap) {
+void nq_app_etag(const char *key, bool gzip, char *out, size_t cap)
+{
     const nq_hash_key k = nq_hash_key_from_bytes((const unsigned char *)ETAG_KEY);
     const uint64_t h = nq_hash_bytes(&k, key, strlen(key));
     (void)snprintf(out, cap, "\"%016llx%s\"", (unsigned long long)h, gzip ? "-gzip" : "");
 }
 
-void nq_app_etag_gzip(const char *etag, char *out, size_t cap) {
+void nq_app_etag_gzip(const char *etag, char *out, size_t cap)
+{
     (void)snprintf(out, cap, "%.*s-gzip\"", (int)strlen(etag) - 1, etag); /* before the closing quote */
 }
 
 /* Whether the If-None-Match list contains tag (weak comparison, RFC 9110 section 13.1.2). Empty
  * elements (",\"a\"", "\"a\",,\"b\"") are skipped, as RFC 9110 section 5.6.1 asks of every list. */
-static bool list_has(const char *list, const char *tag) {
+static bool list_has(const char *list, const char *tag)
+{
     const size_t tlen = strlen(tag);
     for (const char *p = list; *p;) {
         p = skip_ows(p);
@@ -117,21 +128,24 @@ static bool list_has(const char *list, const char *tag) {
     return false;
 }
 
-const char *nq_app_inm_match(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v) {
+const char *nq_app_inm_match(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v)
+{
     const char *inm = header(req, "If-None-Match");
     if (!inm) return NULL;
     return list_has(inm, etag) ? etag : (v->gzip_ok && list_has(inm, etag_gz)) ? etag_gz : NULL;
 }
 
 bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v,
-                    nq_response *resp) {
+                    nq_response *resp)
+{
     const char *tag = nq_app_inm_match(req, etag, etag_gz, v);
     if (!tag) return false;
     nq_app_not_modified(resp, tag);
     return true;
 }
 
-void nq_app_not_modified(nq_response *resp, const char *tag) {
+void nq_app_not_modified(nq_response *resp, const char *tag)
+{
     resp->status = 304;
     resp->cache = NQ_CACHE_HIT;
     nq_response_add_header(resp, "ETag", tag);
@@ -140,7 +154,8 @@ void nq_app_not_modified(nq_response *resp, const char *tag) {
     nq_response_add_header(resp, "Server-Timing", "solver;dur=0.000");
 }
 
-void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key) {
+void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key)
+{
     nq_cache_entry *e = nq_cache_get(cache, key);
     if (!e) return;
     const nq_cache_value *val = nq_cache_entry_value(e);

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-extern const char nq_openapi_yaml[];    /* the document's bytes (NUL-terminated) */
+extern const char nq_openapi_yaml[];     /* the document's bytes (NUL-terminated) */
 extern const size_t nq_openapi_yaml_len; /* their length without the NUL */
 
 #endif /* NQ_OPENAPI_DATA_H */

@@ -41,7 +41,6 @@
 /* Longest canonical request key (also the cache and single-flight key). */
 #define NQ_APP_KEY_MAX 256
 
-
 /* What a negotiated request wants back. */
 typedef struct nq_variant {
     bool head;    /* HEAD: headers only */
@@ -66,9 +65,9 @@ struct nq_app_work {
 };
 
 struct nq_app_result {
-    double seconds;                                         /* solver time spent */
-    nq_cache_entry *entry;                                  /* the published response, or NULL */
-    void *data;                                             /* the route's own outcome, or NULL */
+    double seconds;        /* solver time spent */
+    nq_cache_entry *entry; /* the published response, or NULL */
+    void *data;            /* the route's own outcome, or NULL */
 };
 
 /* Give w a zeroed plan of size bytes (owned by w, copied and freed with it); NULL without memory. */
@@ -95,12 +94,12 @@ const nq_app_hooks *nq_app_hooks_of(const nq_app *app);
 
 /* The embedded openapi.yaml: its bytes, gzip form and ETags, made once at creation. */
 typedef struct nq_app_document {
-    const char *body;     /* the identity bytes */
-    size_t body_len;      /* their length */
-    const char *gzip;     /* the gzip form */
-    size_t gzip_len;      /* its length */
-    const char *etag;     /* strong ETag of the identity form */
-    const char *etag_gz;  /* and of the gzip form */
+    const char *body;    /* the identity bytes */
+    size_t body_len;     /* their length */
+    const char *gzip;    /* the gzip form */
+    size_t gzip_len;     /* its length */
+    const char *etag;    /* strong ETag of the identity form */
+    const char *etag_gz; /* and of the gzip form */
 } nq_app_document;
 const nq_app_document *nq_app_openapi(const nq_app *app);
 
@@ -112,8 +111,8 @@ void nq_app_success(nq_response *resp, unsigned status, const char *media, const
                     double solver_seconds);
 
 /* A problem response for err with detail, param and (when has_limit) limit. Always complete. */
-void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param,
-                    const char *detail, bool has_limit, uint64_t limit);
+void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param, const char *detail,
+                    bool has_limit, uint64_t limit);
 
 /* The problem response for a rejected query. */
 void nq_app_query_problem(nq_response *resp, const char *instance, const nq_query_error *qe);

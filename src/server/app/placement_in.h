@@ -22,7 +22,7 @@
 
 /* Why a placement could not be read: the error, the parameter or member at fault, a sentence. */
 typedef struct nq_placement_in_error {
-    nq_err err;       /* NQ_E_PARAM_*, NQ_E_PLACEMENT, NQ_E_BAD_REQUEST, NQ_E_LIMIT, NQ_E_NOMEM */
+    nq_err err;        /* NQ_E_PARAM_*, NQ_E_PLACEMENT, NQ_E_BAD_REQUEST, NQ_E_LIMIT, NQ_E_NOMEM */
     const char *param; /* "n", "columns", "queens", or NULL */
     uint64_t limit;    /* NQ_E_LIMIT: the largest n accepted */
     char detail[224];  /* for the problem body */

@@ -5,10 +5,14 @@
 #include <string.h>
 #include <strings.h>
 
-static bool ows(char c) { return c == ' ' || c == '\t'; }
+static bool ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
 
 /* delta-seconds: 1*DIGIT, saturated (RFC 9111 section 1.2.2); false when not all digits. */
-static bool delta_seconds(const char *p, size_t len, uint64_t *out) {
+static bool delta_seconds(const char *p, size_t len, uint64_t *out)
+{
     if (len == 0) return false;
     uint64_t v = 0;
     for (size_t i = 0; i < len; i++) {
@@ -22,13 +26,15 @@ static bool delta_seconds(const char *p, size_t len, uint64_t *out) {
 
 /* One preference [p, end): its token, and its value before any ";" parameter. */
 /* The first c in [p, end), or NULL. */
-static const char *find(const char *p, const char *end, char c) {
+static const char *find(const char *p, const char *end, char c)
+{
     for (; p < end; p++)
         if (*p == c) return p;
     return NULL;
 }
 
-static void one(const char *p, const char *end, nq_prefer *out) {
+static void one(const char *p, const char *end, nq_prefer *out)
+{
     while (p < end && ows(*p)) p++;
     const char *semi = find(p, end, ';');
     if (semi) end = semi;
@@ -50,7 +56,8 @@ static void one(const char *p, const char *end, nq_prefer *out) {
     }
 }
 
-void nq_prefer_parse(const char *value, nq_prefer *out) {
+void nq_prefer_parse(const char *value, nq_prefer *out)
+{
     memset(out, 0, sizeof *out);
     if (!value) return;
     const char *p = value;

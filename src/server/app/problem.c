@@ -10,7 +10,8 @@
 
 /* Copy a request path for "instance": printable ASCII as is, anything else percent-encoded, so the
  * body is valid JSON text whatever bytes the request carried. */
-static void sanitize_instance(const char *in, char *out, size_t cap) {
+static void sanitize_instance(const char *in, char *out, size_t cap)
+{
     static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && o + 4 <= cap; p++) {
@@ -27,17 +28,20 @@ static void sanitize_instance(const char *in, char *out, size_t cap) {
 
 /* NQ_PROBLEM_TYPE_BASE + slug into out (TYPE_MAX bytes); false if it does not fit. */
 #define TYPE_MAX (sizeof NQ_PROBLEM_TYPE_BASE + 48)
-static bool type_uri(const char *slug, char *out) {
+static bool type_uri(const char *slug, char *out)
+{
     const int w = snprintf(out, TYPE_MAX, "%s%s", NQ_PROBLEM_TYPE_BASE, slug);
     return w > 0 && (size_t)w < TYPE_MAX;
 }
 
-static bool add_string(cJSON *obj, const char *name, const char *value) {
+static bool add_string(cJSON *obj, const char *name, const char *value)
+{
     return cJSON_AddStringToObject(obj, name, value) != NULL;
 }
 
 /* Print obj compactly into malloc'd memory owned by the caller. */
-static nq_err print_owned(cJSON *obj, char **out, size_t *len) {
+static nq_err print_owned(cJSON *obj, char **out, size_t *len)
+{
     char *text = cJSON_PrintUnformatted(obj);
     if (!text) return NQ_E_NOMEM;
     *out = text;
@@ -45,7 +49,8 @@ static nq_err print_owned(cJSON *obj, char **out, size_t *len) {
     return NQ_OK;
 }
 
-nq_err nq_problem_render(const nq_problem *p, char **out, size_t *len) {
+nq_err nq_problem_render(const nq_problem *p, char **out, size_t *len)
+{
     if (!p || !out || !len) return NQ_E_ARG;
     nq_err rc = NQ_E_NOMEM;
     char type[TYPE_MAX];
@@ -75,7 +80,8 @@ end:
     return rc;
 }
 
-nq_err nq_problem_doc(const char *slug, size_t slug_len, char **out, size_t *len) {
+nq_err nq_problem_doc(const char *slug, size_t slug_len, char **out, size_t *len)
+{
     if (!slug || !out || !len) return NQ_E_ARG;
     const nq_problem_type *d = nq_problem_find(slug, slug_len);
     if (!d) return NQ_E_NOT_FOUND;

@@ -24,14 +24,15 @@ typedef struct key_row {
 } key_row;
 
 static const key_row keys[] = {
-    {NQ_QK_N, "n"},         {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
-    {NQ_QK_LIMIT, "limit"}, {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
-    {NQ_QK_METHOD, "method"}, {NQ_QK_SEED, "seed"}, {NQ_QK_COLUMNS, "columns"},
-    {NQ_QK_QUEENS, "queens"}, {NQ_QK_COUNT, "count"}, {NQ_QK_K, "k"},
-    {NQ_QK_FROM, "from"}, {NQ_QK_CURSOR, "cursor"},
+    {NQ_QK_N, "n"},           {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
+    {NQ_QK_LIMIT, "limit"},   {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
+    {NQ_QK_METHOD, "method"}, {NQ_QK_SEED, "seed"},     {NQ_QK_COLUMNS, "columns"},
+    {NQ_QK_QUEENS, "queens"}, {NQ_QK_COUNT, "count"},   {NQ_QK_K, "k"},
+    {NQ_QK_FROM, "from"},     {NQ_QK_CURSOR, "cursor"},
 };
 
-const char *nq_query_key_name(nq_query_key key) {
+const char *nq_query_key_name(nq_query_key key)
+{
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].key == key) return keys[i].name;
     return "";
@@ -40,7 +41,8 @@ const char *nq_query_key_name(nq_query_key key) {
 /* Record code and the parameter at fault in err; the caller then writes the detail (DETAIL below),
  * naming the parameter through err->param. The name may come straight from the request: only
  * printable ASCII is kept, so the problem body stays valid UTF-8 JSON and log lines stay one line. */
-static void fail(nq_query_error *err, nq_err code, const char *param) {
+static void fail(nq_query_error *err, nq_err code, const char *param)
+{
     err->err = code;
     size_t i = 0;
     for (; param && param[i] && i < NQ_QUERY_PARAM_MAX; i++) {
@@ -51,9 +53,10 @@ static void fail(nq_query_error *err, nq_err code, const char *param) {
 }
 
 /* Write the detail sentence of a failure. */
-#define DETAIL(err, ...) ((void)snprintf((err)->detail, sizeof (err)->detail, __VA_ARGS__))
+#define DETAIL(err, ...) ((void)snprintf((err)->detail, sizeof(err)->detail, __VA_ARGS__))
 
-int nq_query_hex_digit(char c) {
+int nq_query_hex_digit(char c)
+{
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -61,7 +64,8 @@ int nq_query_hex_digit(char c) {
 }
 
 /* Percent-decode len bytes of src into dst (cap bytes plus a NUL); *out_len gets the length. */
-static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size_t *out_len) {
+static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size_t *out_len)
+{
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         char c = src[i];
@@ -84,7 +88,8 @@ static decode_rc decode(const char *src, size_t len, char *dst, size_t cap, size
 typedef enum int_rc { INT_OK, INT_MALFORMED, INT_OVERFLOW } int_rc;
 
 /* Plain ASCII decimal digits, nothing else (nq_parse_u64), told apart from a number too large. */
-static int_rc parse_u64(const char *s, size_t len, uint64_t *out) {
+static int_rc parse_u64(const char *s, size_t len, uint64_t *out)
+{
     const nq_err rc = nq_parse_u64(s, len, UINT64_MAX, out);
     return rc == NQ_OK ? INT_OK : rc == NQ_E_OVERFLOW ? INT_OVERFLOW : INT_MALFORMED;
 }
@@ -92,29 +97,31 @@ static int_rc parse_u64(const char *s, size_t len, uint64_t *out) {
 /* Parse an integer parameter of at least min (range says so in words); on failure fill err, saying
  * whether the digits overflowed or were no integer at all. */
 static nq_err int_value(nq_query_error *err, const char *name, const char *v, size_t len, uint64_t min,
-                        const char *range, uint64_t *out) {
+                        const char *range, uint64_t *out)
+{
     const int_rc rc = parse_u64(v, len, out);
     if (rc == INT_OK && *out >= min) return NQ_OK;
     fail(err, NQ_E_PARAM_INVALID, name);
     if (rc == INT_OVERFLOW)
         DETAIL(err, "Parameter '%s' overflows: it must be an integer below 2^64 (18446744073709551616), %s.", name,
                range);
-    else DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
+    else
+        DETAIL(err, "Parameter '%s' must be an integer written in plain decimal digits, %s.", name, range);
     return err->err;
 }
 
 /* Interpret one decoded value for its key. */
-static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err) {
+static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err)
+{
     switch (key) {
-    case NQ_QK_N:
-        return int_value(err, "n", v, len, 1, "at least 1", &q->n);
-    case NQ_QK_LIMIT:
-        return int_value(err, "limit", v, len, 1, "at least 1", &q->limit);
-    case NQ_QK_OFFSET:
-        return int_value(err, "offset", v, len, 0, "0 or more", &q->offset);
+    case NQ_QK_N: return int_value(err, "n", v, len, 1, "at least 1", &q->n);
+    case NQ_QK_LIMIT: return int_value(err, "limit", v, len, 1, "at least 1", &q->limit);
+    case NQ_QK_OFFSET: return int_value(err, "offset", v, len, 0, "0 or more", &q->offset);
     case NQ_QK_FORMAT:
-        if (strcmp(v, "board") == 0) q->format = NQ_FORMAT_BOARD;
-        else if (strcmp(v, "columns") == 0) q->format = NQ_FORMAT_COLUMNS;
+        if (strcmp(v, "board") == 0)
+            q->format = NQ_FORMAT_BOARD;
+        else if (strcmp(v, "columns") == 0)
+            q->format = NQ_FORMAT_COLUMNS;
         else {
             fail(err, NQ_E_PARAM_INVALID, "format");
             DETAIL(err, "Parameter 'format' must be 'board' or 'columns'.");
@@ -122,8 +129,10 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         }
         return NQ_OK;
     case NQ_QK_UNIQUE:
-        if (strcmp(v, "true") == 0) q->unique = true;
-        else if (strcmp(v, "false") == 0) q->unique = false;
+        if (strcmp(v, "true") == 0)
+            q->unique = true;
+        else if (strcmp(v, "false") == 0)
+            q->unique = false;
         else {
             fail(err, NQ_E_PARAM_INVALID, "unique");
             DETAIL(err, "Parameter 'unique' must be 'true' or 'false'.");
@@ -135,46 +144,48 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         q->after_len = len;
         return NQ_OK;
     case NQ_QK_METHOD:
-        if (strcmp(v, "construct") == 0) q->method = NQ_METHOD_CONSTRUCT;
-        else if (strcmp(v, "random") == 0) q->method = NQ_METHOD_RANDOM;
+        if (strcmp(v, "construct") == 0)
+            q->method = NQ_METHOD_CONSTRUCT;
+        else if (strcmp(v, "random") == 0)
+            q->method = NQ_METHOD_RANDOM;
         else {
             fail(err, NQ_E_PARAM_INVALID, "method");
             DETAIL(err, "Parameter 'method' must be 'construct' or 'random'.");
             return err->err;
         }
         return NQ_OK;
-    case NQ_QK_SEED:
-        return int_value(err, "seed", v, len, 0, "from 0 to 18446744073709551615", &q->seed);
+    case NQ_QK_SEED: return int_value(err, "seed", v, len, 0, "from 0 to 18446744073709551615", &q->seed);
     case NQ_QK_COUNT:
-        if (strcmp(v, "true") == 0) q->count = true;
-        else if (strcmp(v, "false") == 0) q->count = false;
+        if (strcmp(v, "true") == 0)
+            q->count = true;
+        else if (strcmp(v, "false") == 0)
+            q->count = false;
         else {
             fail(err, NQ_E_PARAM_INVALID, "count");
             DETAIL(err, "Parameter 'count' must be 'true' or 'false'.");
             return err->err;
         }
         return NQ_OK;
-    case NQ_QK_K:
-        return int_value(err, "k", v, len, 0, "from 0 to n", &q->k);
-    case NQ_QK_FROM:
-        return int_value(err, "from", v, len, 0, "0 or more", &q->from);
+    case NQ_QK_K: return int_value(err, "k", v, len, 0, "from 0 to n", &q->k);
+    case NQ_QK_FROM: return int_value(err, "from", v, len, 0, "0 or more", &q->from);
     case NQ_QK_CURSOR:
         memcpy(q->cursor, v, len + 1);
         q->cursor_len = len;
         return NQ_OK;
     case NQ_QK_COLUMNS:
-    case NQ_QK_QUEENS:
-        return NQ_E_INTERNAL; /* kept raw by parse_pair */
+    case NQ_QK_QUEENS: return NQ_E_INTERNAL; /* kept raw by parse_pair */
     }
     return NQ_E_INTERNAL;
 }
 
-static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param, bool is_after) {
+static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param, bool is_after)
+{
     switch (rc) {
     case DECODE_BAD_ESCAPE:
         fail(err, param ? NQ_E_PARAM_INVALID : NQ_E_BAD_REQUEST, param);
-        DETAIL(err, "The query has a malformed percent-escape%s%s%s: each '%%' must be followed by two "
-                    "hexadecimal digits.",
+        DETAIL(err,
+               "The query has a malformed percent-escape%s%s%s: each '%%' must be followed by two "
+               "hexadecimal digits.",
                param ? " in parameter '" : "", err->param, param ? "'" : "");
         break;
     case DECODE_NUL:
@@ -192,7 +203,8 @@ static nq_err decode_error(nq_query_error *err, decode_rc rc, const char *param,
 
 /* Decode the klen bytes of a key at p and find its row among the allowed keys; NULL with err filled
  * when it is malformed or not allowed. */
-static const key_row *find_key(const char *p, size_t klen, unsigned allowed, nq_query_error *err) {
+static const key_row *find_key(const char *p, size_t klen, unsigned allowed, nq_query_error *err)
+{
     char key[KEY_CAP + 1];
     size_t key_len = 0;
     const decode_rc krc = decode(p, klen, key, KEY_CAP, &key_len);
@@ -206,14 +218,16 @@ static const key_row *find_key(const char *p, size_t klen, unsigned allowed, nq_
     for (size_t i = 0; krc == DECODE_OK && i < sizeof keys / sizeof keys[0]; i++)
         if ((allowed & keys[i].key) && strcmp(key, keys[i].name) == 0) return &keys[i];
     fail(err, NQ_E_PARAM_UNKNOWN, key);
-    DETAIL(err, "Unknown parameter '%s': this resource accepts no parameter of that name (names are "
-                "case-sensitive).",
+    DETAIL(err,
+           "Unknown parameter '%s': this resource accepts no parameter of that name (names are "
+           "case-sensitive).",
            err->param);
     return NULL;
 }
 
 /* Parse one "key=value" pair of len bytes. */
-static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *q, nq_query_error *err) {
+static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *q, nq_query_error *err)
+{
     if (len == 0) {
         fail(err, NQ_E_BAD_REQUEST, NULL);
         DETAIL(err, "The query has an empty parameter: remove the stray '&'.");
@@ -247,12 +261,12 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     char value[VALUE_CAP + 1];
     size_t vlen = 0;
     const decode_rc vrc = decode(eq + 1, len - klen - 1, value, VALUE_CAP, &vlen);
-    if (vrc != DECODE_OK)
-        return decode_error(err, vrc, row->name, row->key == NQ_QK_AFTER || row->key == NQ_QK_CURSOR);
+    if (vrc != DECODE_OK) return decode_error(err, vrc, row->name, row->key == NQ_QK_AFTER || row->key == NQ_QK_CURSOR);
     return set_value(q, row->key, value, vlen, err);
 }
 
-nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q, nq_query_error *err) {
+nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q, nq_query_error *err)
+{
     memset(q, 0, sizeof *q);
     q->format = NQ_FORMAT_BOARD;
     memset(err, 0, sizeof *err);
@@ -284,8 +298,8 @@ nq_err nq_query_parse(const char *raw, size_t len, unsigned allowed, nq_query *q
     return NQ_OK;
 }
 
-nq_err nq_query_decode(const char *raw, size_t len, const char *param, char **out, size_t *out_len,
-                       nq_query_error *err) {
+nq_err nq_query_decode(const char *raw, size_t len, const char *param, char **out, size_t *out_len, nq_query_error *err)
+{
     memset(err, 0, sizeof *err);
     char *buf = malloc(len + 1);
     if (!buf) return NQ_E_NOMEM;
@@ -298,7 +312,8 @@ nq_err nq_query_decode(const char *raw, size_t len, const char *param, char **ou
     return NQ_OK;
 }
 
-nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err) {
+nq_err nq_query_require(const nq_query *q, unsigned required, nq_query_error *err)
+{
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if ((required & keys[i].key) && !(q->present & keys[i].key)) {
             fail(err, NQ_E_PARAM_MISSING, keys[i].name);

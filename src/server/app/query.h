@@ -31,14 +31,14 @@
 
 /* The keys the service knows; a route passes the set it accepts as a bit mask. */
 typedef enum nq_query_key {
-    NQ_QK_N = 1u << 0,      /* board size */
-    NQ_QK_FORMAT = 1u << 1, /* board | columns */
-    NQ_QK_UNIQUE = 1u << 2, /* true | false */
-    NQ_QK_LIMIT = 1u << 3,  /* page size */
-    NQ_QK_OFFSET = 1u << 4, /* solutions to skip */
-    NQ_QK_AFTER = 1u << 5,  /* cursor: comma-separated columns */
-    NQ_QK_METHOD = 1u << 6, /* construct | random */
-    NQ_QK_SEED = 1u << 7,   /* 0 .. 2^64 - 1 */
+    NQ_QK_N = 1u << 0,       /* board size */
+    NQ_QK_FORMAT = 1u << 1,  /* board | columns */
+    NQ_QK_UNIQUE = 1u << 2,  /* true | false */
+    NQ_QK_LIMIT = 1u << 3,   /* page size */
+    NQ_QK_OFFSET = 1u << 4,  /* solutions to skip */
+    NQ_QK_AFTER = 1u << 5,   /* cursor: comma-separated columns */
+    NQ_QK_METHOD = 1u << 6,  /* construct | random */
+    NQ_QK_SEED = 1u << 7,    /* 0 .. 2^64 - 1 */
     NQ_QK_COLUMNS = 1u << 8, /* a placement, one entry per row (kept raw: see nq_query.placement) */
     NQ_QK_QUEENS = 1u << 9,  /* a placement, row:column entries (kept raw) */
     NQ_QK_COUNT = 1u << 10,  /* true | false: also count (/complete) */
@@ -89,9 +89,9 @@ typedef struct nq_query {
 /* Why a query was rejected: the error code, the parameter at fault (printable ASCII only, cut to
  * NQ_QUERY_PARAM_MAX; "" when none) and a sentence for a person, naming the accepted form. */
 typedef struct nq_query_error {
-    nq_err err;                          /* NQ_OK when no error */
-    char param[NQ_QUERY_PARAM_MAX + 1];  /* parameter at fault, "" if none */
-    char detail[192];                    /* human-readable explanation */
+    nq_err err;                         /* NQ_OK when no error */
+    char param[NQ_QUERY_PARAM_MAX + 1]; /* parameter at fault, "" if none */
+    char detail[192];                   /* human-readable explanation */
 } nq_query_error;
 
 /* Parse len bytes of raw (need not be NUL-terminated; NULL with len 0 is an empty query) into *q,

@@ -8,31 +8,29 @@
 #include <string.h>
 #include <strings.h>
 
-void nq_response_init(nq_response *resp) {
+void nq_response_init(nq_response *resp)
+{
     memset(resp, 0, sizeof *resp);
     resp->status = 500;
 }
 
-void nq_response_clear(nq_response *resp) {
+void nq_response_clear(nq_response *resp)
+{
     if (!resp) return;
     switch (resp->kind) {
-    case NQ_BODY_OWNED:
-        free(resp->owned);
-        break;
-    case NQ_BODY_CACHED:
-        nq_cache_entry_release(resp->entry);
-        break;
+    case NQ_BODY_OWNED: free(resp->owned); break;
+    case NQ_BODY_CACHED: nq_cache_entry_release(resp->entry); break;
     case NQ_BODY_STREAM:
         if (resp->stream_free) resp->stream_free(resp->stream);
         break;
     case NQ_BODY_NONE:
-    case NQ_BODY_STATIC:
-        break;
+    case NQ_BODY_STATIC: break;
     }
     nq_response_init(resp);
 }
 
-bool nq_response_add_header(nq_response *resp, const char *name, const char *value) {
+bool nq_response_add_header(nq_response *resp, const char *name, const char *value)
+{
     const size_t len = strlen(value) + 1;
     if (resp->nheaders == NQ_RESPONSE_HEADERS_MAX || len > NQ_RESPONSE_ARENA - resp->arena_used) return false;
     char *copy = resp->arena + resp->arena_used;
@@ -44,7 +42,8 @@ bool nq_response_add_header(nq_response *resp, const char *name, const char *val
     return true;
 }
 
-bool nq_response_set_header(nq_response *resp, const char *name, const char *value) {
+bool nq_response_set_header(nq_response *resp, const char *name, const char *value)
+{
     for (size_t i = 0; i < resp->nheaders; i++) {
         if (strcasecmp(resp->headers[i].name, name) != 0) continue;
         const size_t len = strlen(value) + 1;
@@ -58,17 +57,20 @@ bool nq_response_set_header(nq_response *resp, const char *name, const char *val
     return nq_response_add_header(resp, name, value);
 }
 
-const char *nq_response_header(const nq_response *resp, const char *name) {
+const char *nq_response_header(const nq_response *resp, const char *name)
+{
     for (size_t i = 0; i < resp->nheaders; i++)
         if (strcasecmp(resp->headers[i].name, name) == 0) return resp->headers[i].value;
     return NULL;
 }
 
-bool nq_response_sends_body(const nq_response *resp) {
+bool nq_response_sends_body(const nq_response *resp)
+{
     return !resp->head && resp->status != 204 && resp->status != 304;
 }
 
-nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *len) {
+nq_err nq_response_read_all(nq_response *resp, char *buf, size_t cap, size_t *len)
+{
     if (!resp || !buf || !len) return NQ_E_ARG;
     *len = 0;
     if (resp->kind == NQ_BODY_NONE || !nq_response_sends_body(resp)) return NQ_OK;

@@ -25,10 +25,14 @@ typedef struct check_plan {
     nq_placement *placement; /* owned (the plan's cleanup frees it) */
 } check_plan;
 
-static void plan_cleanup(void *plan) { nq_placement_destroy(((check_plan *)plan)->placement); }
+static void plan_cleanup(void *plan)
+{
+    nq_placement_destroy(((check_plan *)plan)->placement);
+}
 
 /* The canonical request as the ETag's source: n and the sorted squares. NULL without memory. */
-static char *canonical(const nq_placement *p) {
+static char *canonical(const nq_placement *p)
+{
     const size_t cap = nq_placement_render_size(p) + 32;
     char *key = malloc(cap);
     if (!key) return NULL;
@@ -41,7 +45,8 @@ static char *canonical(const nq_placement *p) {
     return key;
 }
 
-bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     if (!nq_app_parse_query(req, CHECK_KEYS, &q, resp)) return false;
     check_plan *p = nq_app_plan_new(w, sizeof *p);
@@ -59,13 +64,14 @@ bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
 }
 
 /* The body of a check: exact size bound from the report, written in one pass. */
-static char *render(const nq_placement *pl, const nq_check_report *r, const nq_pair *pairs, size_t *len) {
+static char *render(const nq_placement *pl, const nq_check_report *r, const nq_pair *pairs, size_t *len)
+{
     const size_t cap = HEAD_TEXT_MAX + r->listed * PAIR_TEXT_MAX + 4;
     char *out = malloc(cap);
     if (!out) return NULL;
     int w = snprintf(out, cap,
-                     "{\"n\":%" PRIu32 ",\"queens\":%" PRIu64 ",\"valid\":%s,\"complete\":%s,\"conflict_count\":%" PRIu64
-                     ",\"conflicts\":[",
+                     "{\"n\":%" PRIu32 ",\"queens\":%" PRIu64
+                     ",\"valid\":%s,\"complete\":%s,\"conflict_count\":%" PRIu64 ",\"conflicts\":[",
                      nq_placement_n(pl), r->queens, r->valid ? "true" : "false", r->complete ? "true" : "false",
                      r->conflicts);
     size_t o = w > 0 ? (size_t)w : 0;
@@ -80,7 +86,8 @@ static char *render(const nq_placement *pl, const nq_check_report *r, const nq_p
     return out;
 }
 
-nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const check_plan *p = w->plan;
     char *key = canonical(p->placement);
     if (!key) {

@@ -30,23 +30,24 @@
 #define BODY_MAX 256 /* {"n":32,"solution":[32 x "31,"],"hint":[31,31],"completions":<20 digits>} */
 
 typedef struct complete_plan {
-    int n;                       /* board size, validated */
-    bool count;                  /* count=true: also the number of completions */
-    bool consistent;             /* the givens can be part of a solution as far as they go */
-    uint32_t queens;             /* givens in `givens` (consistent plans only) */
-    nq_square givens[NQ_N_MAX];  /* row-major */
-    char etag[32];               /* inconsistent plans: the ETag of their (long) canonical text */
-    char etag_gz[40];            /* ... and of its gzip form */
+    int n;                      /* board size, validated */
+    bool count;                 /* count=true: also the number of completions */
+    bool consistent;            /* the givens can be part of a solution as far as they go */
+    uint32_t queens;            /* givens in `givens` (consistent plans only) */
+    nq_square givens[NQ_N_MAX]; /* row-major */
+    char etag[32];              /* inconsistent plans: the ETag of their (long) canonical text */
+    char etag_gz[40];           /* ... and of its gzip form */
 } complete_plan;
 
 typedef struct complete_result {
-    bool found;                /* a completion exists */
-    uint8_t cols[NQ_N_MAX];    /* the first one */
-    uint64_t completions;      /* count=true: how many */
+    bool found;             /* a completion exists */
+    uint8_t cols[NQ_N_MAX]; /* the first one */
+    uint64_t completions;   /* count=true: how many */
 } complete_result;
 
 /* The body of an answer into out (BODY_MAX bytes); its length. */
-static size_t render(const complete_plan *p, const complete_result *r, char *out) {
+static size_t render(const complete_plan *p, const complete_result *r, char *out)
+{
     int o = snprintf(out, BODY_MAX, "{\"n\":%d,\"solution\":", p->n);
     if (!r->found) {
         o += snprintf(out + o, BODY_MAX - (size_t)o, "null,\"hint\":null");
@@ -65,12 +66,13 @@ static size_t render(const complete_plan *p, const complete_result *r, char *out
 }
 
 /* The canonical request text ("complete?n=8&count=true&queens=0:1,1:3"); NULL without memory. */
-static char *canonical(const nq_placement *pl, bool count) {
+static char *canonical(const nq_placement *pl, bool count)
+{
     const size_t cap = nq_placement_render_size(pl) + 48;
     char *key = malloc(cap);
     if (!key) return NULL;
-    const int w = snprintf(key, cap, "complete?n=%" PRIu32 "&count=%s&queens=", nq_placement_n(pl),
-                           count ? "true" : "false");
+    const int w =
+        snprintf(key, cap, "complete?n=%" PRIu32 "&count=%s&queens=", nq_placement_n(pl), count ? "true" : "false");
     if (w < 0 || nq_placement_render_queens(pl, key + w, cap - (size_t)w, NULL) != NQ_OK) {
         free(key);
         return NULL;
@@ -79,13 +81,13 @@ static char *canonical(const nq_placement *pl, bool count) {
 }
 
 /* Fold a finished placement into w's plan and key; false with resp the problem. */
-static bool plan_from(nq_app_work *w, const char *path, const nq_placement *pl, bool count, nq_response *resp) {
+static bool plan_from(nq_app_work *w, const char *path, const nq_placement *pl, bool count, nq_response *resp)
+{
     const nq_config *cfg = nq_app_config(w->app);
     const uint32_t n = nq_placement_n(pl);
     if (count && n > (uint32_t)cfg->max_n_complete_count) {
         char detail[160];
-        (void)snprintf(detail, sizeof detail,
-                       "With count=true, parameter 'n' must be between 1 and %d on this server.",
+        (void)snprintf(detail, sizeof detail, "With count=true, parameter 'n' must be between 1 and %d on this server.",
                        cfg->max_n_complete_count);
         nq_app_problem(resp, path, NQ_E_LIMIT, "n", detail, true, (uint64_t)cfg->max_n_complete_count);
         return false;
@@ -110,7 +112,8 @@ static bool plan_from(nq_app_work *w, const char *path, const nq_placement *pl, 
     return true;
 }
 
-bool nq_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     if (!nq_app_parse_query(req, COMPLETE_KEYS, &q, resp)) return false;
     nq_placement *pl = NULL;
@@ -124,8 +127,8 @@ bool nq_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
     return ok;
 }
 
-bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *body, size_t len,
-                            nq_response *resp) {
+bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *body, size_t len, nq_response *resp)
+{
     nq_query q;
     if (!nq_app_parse_query(req, NQ_QK_COUNT, &q, resp)) return false;
     nq_placement *pl = NULL;
@@ -140,7 +143,8 @@ bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *b
 }
 
 /* Answer with a body rendered here (not from the cache). */
-static void respond(nq_response *resp, const nq_app_work *w, const complete_result *r, double seconds) {
+static void respond(nq_response *resp, const nq_app_work *w, const complete_result *r, double seconds)
+{
     const complete_plan *p = w->plan;
     char *body = malloc(BODY_MAX);
     if (!body) {
@@ -154,7 +158,8 @@ static void respond(nq_response *resp, const nq_app_work *w, const complete_resu
     resp->body_len = render(p, r, body);
 }
 
-nq_app_step nq_complete_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_complete_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const complete_plan *p = w->plan;
     nq_cache *cache = nq_app_cache(w->app);
     if (nq_app_try_304(req, p->etag, p->etag_gz, &w->variant, resp)) {
@@ -172,7 +177,8 @@ nq_app_step nq_complete_answer(nq_app_work *w, const nq_request *req, nq_respons
     return NQ_APP_DONE;
 }
 
-nq_err nq_complete_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
+nq_err nq_complete_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
+{
     const complete_plan *p = w->plan;
     r->entry = nq_cache_get(nq_app_cache(w->app), w->key); /* someone else published it meanwhile? */
     if (r->entry) return NQ_OK;
@@ -195,7 +201,8 @@ nq_err nq_complete_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_resul
     return NQ_OK;
 }
 
-void nq_complete_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp) {
+void nq_complete_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
+{
     resp->cache = NQ_CACHE_MISS;
     if (r->entry) {
         nq_app_serve_result(resp, r, &w->variant);

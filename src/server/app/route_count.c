@@ -30,30 +30,35 @@
 #define ACCEPTED_BODY_MAX 160 /* {"n":27,"status":"running","progress":...,"elapsed_s":...,"eta_s":...} */
 
 typedef struct count_plan {
-    int n;             /* board size, validated */
-    int k;             /* queens to place, 0..n (n when k is absent) */
-    bool long_count;   /* n >= --long-count-n: the registry runs it */
-    bool async;        /* Prefer: respond-async */
-    bool wait_given;   /* Prefer: wait=S (valid) */
-    uint32_t wait_ms;  /* how long this request waits; UINT32_MAX: as long as it takes */
+    int n;            /* board size, validated */
+    int k;            /* queens to place, 0..n (n when k is absent) */
+    bool long_count;  /* n >= --long-count-n: the registry runs it */
+    bool async;       /* Prefer: respond-async */
+    bool wait_given;  /* Prefer: wait=S (valid) */
+    uint32_t wait_ms; /* how long this request waits; UINT32_MAX: as long as it takes */
 } count_plan;
 
 typedef struct count_result {
-    nq_counts counts;  /* filled when done */
-    bool pending;      /* the count goes on: answer 202 */
+    nq_counts counts; /* filled when done */
+    bool pending;     /* the count goes on: answer 202 */
 } count_result;
 
-static int max_n(const nq_config *cfg) { return cfg->max_n_count < NQ_COUNT_N_MAX ? cfg->max_n_count : NQ_COUNT_N_MAX; }
+static int max_n(const nq_config *cfg)
+{
+    return cfg->max_n_count < NQ_COUNT_N_MAX ? cfg->max_n_count : NQ_COUNT_N_MAX;
+}
 
 /* The request's wait: Prefer's, capped by --deadline-ms (0: no cap), else the deadline itself. */
-static uint32_t wait_of(const nq_prefer *pref, const nq_config *cfg) {
+static uint32_t wait_of(const nq_prefer *pref, const nq_config *cfg)
+{
     const uint64_t cap = cfg->deadline_ms ? cfg->deadline_ms : UINT32_MAX;
     if (!pref->has_wait) return (uint32_t)cap;
     const uint64_t ms = pref->wait_s * 1000u;
     return (uint32_t)(ms < cap ? ms : cap);
 }
 
-static void plan_prefer(count_plan *p, const nq_request *req, const nq_config *cfg) {
+static void plan_prefer(count_plan *p, const nq_request *req, const nq_config *cfg)
+{
     nq_prefer pref;
     nq_prefer_parse(req->header ? req->header(req->header_ctx, "Prefer") : NULL, &pref);
     p->async = pref.respond_async;
@@ -62,7 +67,8 @@ static void plan_prefer(count_plan *p, const nq_request *req, const nq_config *c
 }
 
 /* k against n, and n against the k-queens maximum when k < n; false with resp the problem. */
-static bool k_valid(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_response *resp) {
+static bool k_valid(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_response *resp)
+{
     char detail[160];
     if (q->k > q->n) {
         (void)snprintf(detail, sizeof detail, "Parameter 'k' must be between 0 and n (%" PRIu64 ").", q->n);
@@ -78,7 +84,8 @@ static bool k_valid(const nq_config *cfg, const nq_request *req, const nq_query 
     return true;
 }
 
-bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     nq_query_error qe;
     if (nq_query_parse(req->query, req->query_len, NQ_QK_N | NQ_QK_K, &q, &qe) != NQ_OK ||
@@ -105,8 +112,10 @@ bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
     p->k = k_queens ? (int)q.k : p->n;
     p->long_count = !k_queens && p->n >= cfg->long_count_n; /* k queens: seconds at most (max_n_count_k) */
     plan_prefer(p, req, cfg);
-    if (k_queens) nq_counts_k_key(p->n, p->k, w->key, sizeof w->key);
-    else nq_counts_key(p->n, w->key, sizeof w->key);
+    if (k_queens)
+        nq_counts_k_key(p->n, p->k, w->key, sizeof w->key);
+    else
+        nq_counts_key(p->n, w->key, sizeof w->key);
     /* Waits of different lengths must not share one wait; they share the count (the registry). */
     if (p->long_count) (void)snprintf(w->flight, sizeof w->flight, "count?n=%d&wait=%" PRIu32, p->n, p->wait_ms);
     return true;
@@ -114,7 +123,8 @@ bool nq_count_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
 
 /* ---- the 202 ------------------------------------------------------------------------------------- */
 
-static size_t render_accepted(const nq_job_view *v, char *out, size_t cap) {
+static size_t render_accepted(const nq_job_view *v, char *out, size_t cap)
+{
     char eta[32] = "null";
     if (v->eta_s >= 0) (void)snprintf(eta, sizeof eta, "%.1f", v->eta_s);
     const int len = snprintf(out, cap, "{\"n\":%d,\"status\":\"%s\",\"progress\":%.4f,\"elapsed_s\":%.1f,\"eta_s\":%s}",
@@ -123,7 +133,8 @@ static size_t render_accepted(const nq_job_view *v, char *out, size_t cap) {
 }
 
 /* 202 Accepted for a count in view's state (QUEUED or RUNNING). */
-static void accepted(nq_response *resp, const char *instance, const nq_job_view *v, const count_plan *p) {
+static void accepted(nq_response *resp, const char *instance, const nq_job_view *v, const count_plan *p)
+{
     char *body = malloc(ACCEPTED_BODY_MAX);
     if (!body) {
         nq_app_problem(resp, instance, NQ_E_NOMEM, NULL, NULL, false, 0);
@@ -132,8 +143,10 @@ static void accepted(nq_response *resp, const char *instance, const nq_job_view 
     char retry[16], location[32], applied[32] = "";
     (void)snprintf(retry, sizeof retry, "%u", nq_count_jobs_retry_after(v));
     (void)snprintf(location, sizeof location, "/count?n=%d", v->n);
-    if (p->async) (void)snprintf(applied, sizeof applied, "respond-async");
-    else if (p->wait_given) (void)snprintf(applied, sizeof applied, "wait=%" PRIu32, p->wait_ms / 1000u);
+    if (p->async)
+        (void)snprintf(applied, sizeof applied, "respond-async");
+    else if (p->wait_given)
+        (void)snprintf(applied, sizeof applied, "wait=%" PRIu32, p->wait_ms / 1000u);
     resp->status = 202;
     resp->kind = NQ_BODY_OWNED;
     resp->owned = body;
@@ -147,7 +160,8 @@ static void accepted(nq_response *resp, const char *instance, const nq_job_view 
 }
 
 /* The 200 of a count known done: from the cache once published there, else rendered. */
-static void serve_done(const nq_app_work *w, const nq_job_view *v, nq_response *resp) {
+static void serve_done(const nq_app_work *w, const nq_job_view *v, nq_response *resp)
+{
     nq_cache_entry *e = NULL;
     nq_counts_publish(w->app, v->n, &v->counts, v->seconds, &e);
     if (e) {
@@ -170,7 +184,8 @@ static void serve_done(const nq_app_work *w, const nq_job_view *v, nq_response *
 
 /* ---- the steps ----------------------------------------------------------------------------------- */
 
-nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
@@ -189,14 +204,18 @@ nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *
     /* respond-async (or a wait of 0): start it and say so, without a worker. */
     nq_job_view v;
     const nq_err rc = nq_count_jobs_start(nq_app_jobs(w->app), p->n, &v);
-    if (rc != NQ_OK) nq_app_problem(resp, req->path, rc, NULL, NULL, false, 0);
-    else if (v.state == NQ_JOB_DONE) serve_done(w, &v, resp);
-    else accepted(resp, req->path, &v, p);
+    if (rc != NQ_OK)
+        nq_app_problem(resp, req->path, rc, NULL, NULL, false, 0);
+    else if (v.state == NQ_JOB_DONE)
+        serve_done(w, &v, resp);
+    else
+        accepted(resp, req->path, &v, p);
     return NQ_APP_DONE;
 }
 
 /* A short count: computed here, recorded so /counts and the store know it. */
-static nq_err short_count(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r, count_result *out) {
+static nq_err short_count(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r, count_result *out)
+{
     const count_plan *p = w->plan;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_counts_get(w->app, p->n, ctl, &out->counts, &r->entry);
@@ -204,7 +223,8 @@ static nq_err short_count(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result
     return rc;
 }
 
-nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
+nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
+{
     const count_plan *p = w->plan;
     count_result *out = nq_app_result_data_new(r, sizeof *out);
     if (!out) return NQ_E_NOMEM;
@@ -225,16 +245,20 @@ nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
     return NQ_OK;
 }
 
-void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp) {
+void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
+{
     resp->cache = NQ_CACHE_MISS;
     const count_plan *p = w->plan;
     const count_result *c = r->data;
     if (c->pending) {
         nq_job_view v; /* fresh: the result may be shared by requests that came later */
         nq_count_jobs_view(nq_app_jobs(w->app), p->n, &v);
-        if (v.state == NQ_JOB_DONE) serve_done(w, &v, resp); /* done since */
-        else if (v.state == NQ_JOB_NONE) nq_app_problem(resp, w->instance, NQ_E_INTERNAL, NULL, NULL, false, 0);
-        else accepted(resp, w->instance, &v, p);
+        if (v.state == NQ_JOB_DONE)
+            serve_done(w, &v, resp); /* done since */
+        else if (v.state == NQ_JOB_NONE)
+            nq_app_problem(resp, w->instance, NQ_E_INTERNAL, NULL, NULL, false, 0);
+        else
+            accepted(resp, w->instance, &v, p);
         return;
     }
     if (r->entry) {
@@ -256,7 +280,8 @@ void nq_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *
                                  : nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX);
 }
 
-void nq_count_late(const nq_app_work *w, nq_response *resp) {
+void nq_count_late(const nq_app_work *w, nq_response *resp)
+{
     const count_plan *p = w->plan;
     nq_job_view v;
     nq_count_jobs_view(nq_app_jobs(w->app), p->n, &v);

@@ -22,13 +22,15 @@
 
 #define ROW_MAX 256 /* one count's object, at most */
 
-static void iso_time(int64_t t, char *out, size_t cap) {
+static void iso_time(int64_t t, char *out, size_t cap)
+{
     const time_t tt = (time_t)t;
     struct tm tm;
     if (!gmtime_r(&tt, &tm) || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) (void)snprintf(out, cap, "null");
 }
 
-static int render_row(const nq_job_view *v, char *out, size_t cap) {
+static int render_row(const nq_job_view *v, char *out, size_t cap)
+{
     char when[32];
     iso_time(v->since, when, sizeof when);
     if (v->state == NQ_JOB_DONE)
@@ -44,7 +46,8 @@ static int render_row(const nq_job_view *v, char *out, size_t cap) {
                     v->n, v->state == NQ_JOB_QUEUED ? "queued" : "running", v->progress, v->elapsed_s, eta, when);
 }
 
-nq_app_step nq_counts_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_counts_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     if (!nq_app_parse_query(req, 0, &q, resp)) return NQ_APP_DONE;
     nq_job_view views[NQ_COUNT_N_MAX];

@@ -12,13 +12,15 @@
 #define MEDIA_YAML "application/yaml" /* RFC 9512 */
 
 /* These documents take no parameters: any query is an unknown parameter (or malformed). */
-bool nq_docs_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_docs_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     (void)w;
     nq_query q;
     return nq_app_parse_query(req, 0, &q, resp);
 }
 
-nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const nq_app_document *d = nq_app_openapi(w->app);
     const bool not_modified = nq_app_try_304(req, d->etag, d->etag_gz, &w->variant, resp);
     const bool gz = not_modified ? strcmp(nq_response_header(resp, "ETag"), d->etag_gz) == 0
@@ -30,7 +32,8 @@ nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response
     return NQ_APP_DONE;
 }
 
-nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const char *slug = req->path + strlen(NQ_PROBLEM_TYPE_BASE);
     char *body = NULL;
     size_t len = 0;
@@ -48,7 +51,7 @@ nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_resp
     (void)snprintf(key, sizeof key, "problem:%s", slug);
     nq_app_etag(key, false, etag, sizeof etag);
     nq_app_etag(key, true, etag_gz, sizeof etag_gz);
-    if (!nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) /* a 304 keeps the body to size Content-Length */
+    if (!nq_app_try_304(req, etag, etag_gz, &w->variant, resp))     /* a 304 keeps the body to size Content-Length */
         nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, 0.0); /* a few hundred bytes: never gzip */
     resp->kind = NQ_BODY_OWNED;
     resp->owned = body;
@@ -57,7 +60,8 @@ nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_resp
     return NQ_APP_DONE;
 }
 
-nq_app_step nq_not_found_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_not_found_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     (void)w;
     nq_app_problem(resp, req->path, NQ_E_NOT_FOUND, NULL,
                    "No resource lives at this path; /openapi.yaml lists the routes.", false, 0);

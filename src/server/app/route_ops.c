@@ -20,14 +20,16 @@
 /* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
 #define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
-nq_app_step nq_healthz_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_healthz_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     (void)w;
     (void)req;
     nq_app_static_json(resp, 200, "{\"status\":\"ok\"}");
     return NQ_APP_DONE;
 }
 
-nq_app_step nq_readyz_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_readyz_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     if (nq_app_draining(w->app))
         nq_app_problem(resp, req->path, NQ_E_DRAINING, NULL,
                        "This instance is shutting down and takes no new work; retry on another one.", false, 0);
@@ -37,7 +39,8 @@ nq_app_step nq_readyz_answer(nq_app_work *w, const nq_request *req, nq_response 
 }
 
 /* Hand the rendered text to resp, gzip-compressed when the client takes it and it is worth it. */
-static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok) {
+static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok)
+{
     char *gz = NULL;
     size_t gz_len = 0;
     /* The body changes on every scrape, so it is compressed every time: the streaming level. */
@@ -55,7 +58,8 @@ static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok
 }
 
 /* The app's own figures, the long counts and the store, appended to the server's text. */
-static nq_err append_jobs(nq_app *app, char **text, size_t *len) {
+static nq_err append_jobs(nq_app *app, char **text, size_t *len)
+{
     nq_count_jobs_stats st;
     nq_count_jobs_stats_get(nq_app_jobs(app), &st);
     char *grown = realloc(*text, *len + JOBS_METRICS_MAX);
@@ -87,7 +91,8 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len) {
     return NQ_OK;
 }
 
-nq_app_step nq_metrics_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_metrics_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const nq_app_hooks *h = nq_app_hooks_of(w->app);
     char *text = NULL;
     size_t len = 0;

@@ -25,7 +25,7 @@
 #include "nqueens/solution.h"
 
 #define SOLUTION_KEYS (NQ_QK_N | NQ_QK_METHOD | NQ_QK_SEED | NQ_QK_FORMAT)
-#define STREAM_IN_CAP ((size_t)32 * 1024) /* identity bytes the gzip stream pulls at a time */
+#define STREAM_IN_CAP ((size_t)32 * 1024)          /* identity bytes the gzip stream pulls at a time */
 #define SEED_CHOSEN_MASK ((UINT64_C(1) << 53) - 1) /* server-chosen seeds fit a JSON number exactly */
 
 typedef struct solution_plan {
@@ -40,12 +40,14 @@ typedef struct solution_result {
     uint32_t cols[]; /* the solution */
 } solution_result;
 
-static void over_limit(nq_response *resp, const char *path, const char *param, uint64_t limit, const char *detail) {
+static void over_limit(nq_response *resp, const char *path, const char *param, uint64_t limit, const char *detail)
+{
     nq_app_problem(resp, path, NQ_E_LIMIT, param, detail, true, limit);
 }
 
 /* The configuration's bounds on top of the query's syntax; false with resp the problem. */
-static bool validate(const nq_app_work *w, const nq_request *req, const nq_query *q, nq_response *resp) {
+static bool validate(const nq_app_work *w, const nq_request *req, const nq_query *q, nq_response *resp)
+{
     const nq_config *cfg = nq_app_config(w->app);
     char detail[192];
     if (q->n > cfg->max_n_solution) {
@@ -70,7 +72,8 @@ static bool validate(const nq_app_work *w, const nq_request *req, const nq_query
 }
 
 /* A seed for a request that gave none; a failed getrandom falls back on the request id's counter. */
-static uint64_t choose_seed(const nq_response *resp) {
+static uint64_t choose_seed(const nq_response *resp)
+{
     uint64_t seed = 0;
     if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
         for (const char *p = resp->request_id; *p; p++) seed = seed * 31u + (unsigned char)*p;
@@ -78,7 +81,8 @@ static uint64_t choose_seed(const nq_response *resp) {
 }
 
 /* The canonical form of the request: also its permalink, with the release for the key. */
-static void permalink(const nq_solution_spec *s, char *out, size_t cap) {
+static void permalink(const nq_solution_spec *s, char *out, size_t cap)
+{
     char seed[32] = "";
     if (s->has_seed) (void)snprintf(seed, sizeof seed, "&seed=%" PRIu64, s->seed);
     (void)snprintf(out, cap, "/solution?n=%" PRIu32 "&method=%s%s&format=%s", s->n,
@@ -86,7 +90,8 @@ static void permalink(const nq_solution_spec *s, char *out, size_t cap) {
                    s->format == NQ_FORMAT_BOARD ? "board" : "columns");
 }
 
-bool nq_solution_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_solution_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     nq_query_error qe;
     if (nq_query_parse(req->query, req->query_len, SOLUTION_KEYS, &q, &qe) != NQ_OK ||
@@ -116,7 +121,8 @@ bool nq_solution_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
 }
 
 /* The headers that differ when the server chose the seed. */
-static void seed_headers(const solution_plan *p, nq_response *resp) {
+static void seed_headers(const solution_plan *p, nq_response *resp)
+{
     if (!p->seed_chosen || resp->status != 200) return;
     char link[160];
     permalink(&p->spec, link, sizeof link);
@@ -129,16 +135,19 @@ typedef struct solution_stream {
     nq_compress_stream *gz; /* gzip over body, or NULL */
 } solution_stream;
 
-static nq_err body_read(void *src, char *buf, size_t cap, size_t *len) {
+static nq_err body_read(void *src, char *buf, size_t cap, size_t *len)
+{
     return nq_body_solution_read(src, buf, cap, len);
 }
 
-static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len) {
+static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+{
     solution_stream *s = src;
     return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : nq_body_solution_read(s->body, buf, cap, len);
 }
 
-static void stream_free(void *src) {
+static void stream_free(void *src)
+{
     solution_stream *s = src;
     if (!s) return;
     nq_compress_stream_destroy(s->gz);
@@ -147,7 +156,8 @@ static void stream_free(void *src) {
 }
 
 /* Answer with a stream over cols (taken over; NULL: the construction), gzip when allowed. */
-static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds, nq_response *resp) {
+static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds, nq_response *resp)
+{
     const solution_plan *p = w->plan;
     const bool gz = w->variant.gzip_ok && nq_body_solution_size(&p->spec) > NQ_COMPRESS_MIN_BYTES;
     solution_stream *s = NULL;
@@ -178,7 +188,8 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
     seed_headers(p, resp);
 }
 
-nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const solution_plan *p = w->plan;
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
@@ -205,7 +216,8 @@ nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_respons
 }
 
 /* Render the body of cols (taken over; NULL: the construction), compress it once, publish both. */
-static nq_err publish(const nq_app_work *w, uint32_t *cols, nq_app_result *r) {
+static nq_err publish(const nq_app_work *w, uint32_t *cols, nq_app_result *r)
+{
     const solution_plan *p = w->plan;
     char *body = NULL, *gzip = NULL;
     size_t len = 0, gzip_len = 0;
@@ -230,7 +242,8 @@ static nq_err publish(const nq_app_work *w, uint32_t *cols, nq_app_result *r) {
 }
 
 /* The random solution of the plan into new memory (*cols, n entries; NULL when the board has none). */
-static nq_err search(const solution_plan *p, nq_count_ctl *ctl, uint32_t **cols) {
+static nq_err search(const solution_plan *p, nq_count_ctl *ctl, uint32_t **cols)
+{
     *cols = NULL;
     if (!nq_solution_exists(p->spec.n)) return NQ_OK;
     uint32_t *c = malloc((size_t)p->spec.n * sizeof *c);
@@ -244,7 +257,8 @@ static nq_err search(const solution_plan *p, nq_count_ctl *ctl, uint32_t **cols)
     return NQ_OK;
 }
 
-nq_err nq_solution_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
+nq_err nq_solution_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
+{
     const solution_plan *p = w->plan;
     r->entry = nq_cache_get(nq_app_cache(w->app), w->key); /* someone else published it meanwhile? */
     if (r->entry) return NQ_OK;
@@ -273,7 +287,8 @@ nq_err nq_solution_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_resul
     return res ? NQ_OK : NQ_E_NOMEM;
 }
 
-void nq_solution_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp) {
+void nq_solution_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
+{
     resp->cache = NQ_CACHE_MISS;
     if (r->entry) {
         nq_app_serve_result(resp, r, &w->variant);

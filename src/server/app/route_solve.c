@@ -66,20 +66,24 @@ typedef struct solve_result {
     uint8_t cursor[NQ_N_MAX]; /* ... the offset-th solution: the page starts after it */
 } solve_result;
 
-static int max_n(const nq_config *cfg) { return cfg->max_n_solve < NQ_N_MAX ? cfg->max_n_solve : NQ_N_MAX; }
+static int max_n(const nq_config *cfg)
+{
+    return cfg->max_n_solve < NQ_N_MAX ? cfg->max_n_solve : NQ_N_MAX;
+}
 
 /* 422 for a value beyond this server's limits. */
-static void over_limit(nq_response *resp, const char *path, const char *param, uint64_t limit,
-                              const char *why) {
+static void over_limit(nq_response *resp, const char *path, const char *param, uint64_t limit, const char *why)
+{
     char detail[192];
-    (void)snprintf(detail, sizeof detail, "Parameter '%s' must be at most %" PRIu64 " on this server%s.", param,
-                   limit, why);
+    (void)snprintf(detail, sizeof detail, "Parameter '%s' must be at most %" PRIu64 " on this server%s.", param, limit,
+                   why);
     nq_app_problem(resp, path, NQ_E_LIMIT, param, detail, true, limit);
 }
 
 /* Validate q against the configuration into spec; false with resp complete on a violation. */
 static bool validate(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_solve_spec *spec,
-                     nq_response *resp) {
+                     nq_response *resp)
+{
     const bool limit_given = (q->present & NQ_QK_LIMIT) != 0;
     if (q->n > (uint64_t)max_n(cfg)) {
         over_limit(resp, req->path, "n", (uint64_t)max_n(cfg), "");
@@ -95,8 +99,7 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
     }
     memset(spec, 0, sizeof *spec);
     spec->n = (int)q->n;
-    if ((q->present & NQ_QK_AFTER) &&
-        nq_parse_columns(spec->n, q->after, q->after_len, spec->after) != NQ_OK) {
+    if ((q->present & NQ_QK_AFTER) && nq_parse_columns(spec->n, q->after, q->after_len, spec->after) != NQ_OK) {
         char detail[192];
         (void)snprintf(detail, sizeof detail,
                        "Parameter 'after' must be %d comma-separated column numbers from 0 to %d, as "
@@ -116,17 +119,19 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
 }
 
 /* The canonical request: what makes two requests get the same bytes. */
-static void canonical_key(const nq_solve_spec *s, const nq_query *q, bool ndjson, char *out, size_t cap) {
+static void canonical_key(const nq_solve_spec *s, const nq_query *q, bool ndjson, char *out, size_t cap)
+{
     char limit[24] = "all";
     if (s->limit_given) (void)snprintf(limit, sizeof limit, "%" PRIu64, s->limit);
     (void)snprintf(out, cap, "solve?n=%d&format=%s&unique=%s&limit=%s&offset=%" PRIu64 "&after=%s&type=%s", s->n,
-                   s->format == NQ_FORMAT_COLUMNS ? "columns" : "board", s->unique ? "true" : "false", limit,
-                   s->offset, s->has_after ? q->after : "", ndjson ? "ndjson" : "json");
+                   s->format == NQ_FORMAT_COLUMNS ? "columns" : "board", s->unique ? "true" : "false", limit, s->offset,
+                   s->has_after ? q->after : "", ndjson ? "ndjson" : "json");
 }
 
 /* The one place the page's rules are applied, once its total is known (when it has one): spec gets
  * the total, and the verdict says what the answer is. */
-static solve_verdict decide(nq_app *app, nq_solve_spec *spec, const nq_counts *counts) {
+static solve_verdict decide(nq_app *app, nq_solve_spec *spec, const nq_counts *counts)
+{
     if (spec->has_total) spec->total = spec->unique ? counts->unique : counts->total;
     if (!spec->limit_given && (!spec->has_total || spec->total > nq_app_config(app)->max_solutions))
         return VERDICT_TOO_LARGE;
@@ -135,7 +140,8 @@ static solve_verdict decide(nq_app *app, nq_solve_spec *spec, const nq_counts *c
     return spec->offset > 0 ? VERDICT_POSITION : VERDICT_STREAM;
 }
 
-static void too_large(const nq_app_work *w, nq_response *resp) {
+static void too_large(const nq_app_work *w, nq_response *resp)
+{
     const uint64_t cap = nq_app_config(w->app)->max_solutions;
     char detail[192];
     (void)snprintf(detail, sizeof detail,
@@ -145,14 +151,16 @@ static void too_large(const nq_app_work *w, nq_response *resp) {
     nq_app_problem(resp, w->instance, NQ_E_TOO_LARGE, "limit", detail, true, cap);
 }
 
-static void not_modified(const nq_app_work *w, const solve_plan *p, nq_response *resp) {
+static void not_modified(const nq_app_work *w, const solve_plan *p, nq_response *resp)
+{
     nq_app_not_modified(resp, p->not_modified);
     nq_app_304_body(resp, nq_app_cache(w->app), w->key);
 }
 
 static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds, nq_response *resp);
 
-bool nq_solve_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_solve_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     nq_query_error qe;
     if (nq_query_parse(req->query, req->query_len, SOLVE_KEYS, &q, &qe) != NQ_OK ||
@@ -171,7 +179,8 @@ bool nq_solve_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
     return true;
 }
 
-nq_app_step nq_solve_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_solve_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     solve_plan *p = w->plan;
     nq_solve_spec spec = p->spec;
     nq_counts counts = {0, 0};
@@ -208,20 +217,23 @@ nq_app_step nq_solve_answer(nq_app_work *w, const nq_request *req, nq_response *
 /* ---- the streamed body ------------------------------------------------------------------------ */
 
 typedef struct solve_stream {
-    nq_body_solve *body;     /* identity bytes */
-    nq_compress_stream *gz;  /* gzip over body, or NULL */
+    nq_body_solve *body;    /* identity bytes */
+    nq_compress_stream *gz; /* gzip over body, or NULL */
 } solve_stream;
 
-static nq_err body_read(void *src, char *buf, size_t cap, size_t *len) {
+static nq_err body_read(void *src, char *buf, size_t cap, size_t *len)
+{
     return nq_body_solve_read(src, buf, cap, len);
 }
 
-static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len) {
+static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+{
     solve_stream *s = src;
     return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : nq_body_solve_read(s->body, buf, cap, len);
 }
 
-static void stream_free(void *src) {
+static void stream_free(void *src)
+{
     solve_stream *s = src;
     if (!s) return;
     nq_compress_stream_destroy(s->gz);
@@ -229,7 +241,8 @@ static void stream_free(void *src) {
     free(s);
 }
 
-static nq_err stream_create(const nq_solve_spec *spec, bool gzip, solve_stream **out) {
+static nq_err stream_create(const nq_solve_spec *spec, bool gzip, solve_stream **out)
+{
     solve_stream *s = calloc(1, sizeof *s);
     if (!s) return NQ_E_NOMEM;
     nq_err rc = nq_body_solve_create(spec, &s->body);
@@ -243,7 +256,8 @@ static nq_err stream_create(const nq_solve_spec *spec, bool gzip, solve_stream *
     return NQ_OK;
 }
 
-static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds, nq_response *resp) {
+static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds, nq_response *resp)
+{
     const bool gz = w->variant.gzip_ok && nq_body_solve_size_max(spec) > NQ_COMPRESS_MIN_BYTES;
     solve_stream *s = NULL;
     const double t0 = nq_clock_s();
@@ -255,8 +269,7 @@ static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, doub
     }
     char etag[40];
     nq_app_etag(w->key, gz, etag, sizeof etag);
-    nq_app_success(resp, 200, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, etag, gz,
-                   seconds + (nq_clock_s() - t0));
+    nq_app_success(resp, 200, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, etag, gz, seconds + (nq_clock_s() - t0));
     resp->kind = NQ_BODY_STREAM; /* for HEAD an empty one: the headers of GET, no body, no work */
     resp->read = s ? stream_read : NULL;
     resp->stream = s;
@@ -265,7 +278,8 @@ static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, doub
 }
 
 /* Skip the offset once, for every stream of this request: the offset-th solution becomes the cursor. */
-static nq_err position(const nq_solve_spec *spec, solve_result *r) {
+static nq_err position(const nq_solve_spec *spec, solve_result *r)
+{
     nq_iter *it = NULL;
     nq_err rc = nq_iter_create(spec->n, spec->unique ? NQ_ITER_UNIQUE : 0u, &it);
     uint64_t skipped = 0;
@@ -280,7 +294,8 @@ static nq_err position(const nq_solve_spec *spec, solve_result *r) {
 
 /* Render the whole body, compress it once, publish both. */
 static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec, const nq_counts *counts,
-                                 nq_cache_entry **entry) {
+                                 nq_cache_entry **entry)
+{
     char *body = NULL, *gzip = NULL;
     size_t len = 0, gzip_len = 0;
     const double t0 = nq_clock_s();
@@ -306,7 +321,8 @@ static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec
     return rc;
 }
 
-nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
+nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
+{
     const solve_plan *p = w->plan;
     nq_solve_spec spec = p->spec;
     solve_result *res = nq_app_result_data_new(r, sizeof *res);
@@ -326,7 +342,8 @@ nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
     return r->entry ? NQ_OK : render_and_publish(w, &spec, &res->counts, &r->entry);
 }
 
-void nq_solve_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp) {
+void nq_solve_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
+{
     const solve_plan *p = w->plan;
     const solve_result *res = r->data;
     nq_solve_spec spec = p->spec;
@@ -342,8 +359,10 @@ void nq_solve_finish(const nq_app_work *w, const nq_app_result *r, nq_response *
         if (res->positioned) { /* resume after the offset-th solution */
             spec.offset = 0;
             spec.has_after = true;
-            if (res->exhausted) memset(spec.after, spec.n - 1, (size_t)spec.n); /* the last vector */
-            else memcpy(spec.after, res->cursor, (size_t)spec.n);
+            if (res->exhausted)
+                memset(spec.after, spec.n - 1, (size_t)spec.n); /* the last vector */
+            else
+                memcpy(spec.after, res->cursor, (size_t)spec.n);
         }
         /* Too big to cache (or the cache refused it: the stream then skips the offset itself). */
         respond_stream(w, &spec, r->seconds, resp);

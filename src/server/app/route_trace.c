@@ -33,7 +33,8 @@ typedef struct trace_result {
     char cursor[NQ_TRACE_CURSOR_MAX]; /* a streamed page: the cursor of its first step (maybe the end) */
 } trace_result;
 
-static void over_limit(nq_response *resp, const char *path, const char *param, uint64_t limit) {
+static void over_limit(nq_response *resp, const char *path, const char *param, uint64_t limit)
+{
     char detail[160];
     (void)snprintf(detail, sizeof detail, "Parameter '%s' must be between 1 and %" PRIu64 " on this server.", param,
                    limit);
@@ -42,7 +43,8 @@ static void over_limit(nq_response *resp, const char *path, const char *param, u
 
 /* The configuration's bounds and the cursor's validity on top of the query; false with resp set. */
 static bool validate(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_trace_spec *s,
-                     nq_response *resp) {
+                     nq_response *resp)
+{
     if (q->n > (uint64_t)cfg->max_n_trace) {
         over_limit(resp, req->path, "n", (uint64_t)cfg->max_n_trace);
         return false;
@@ -52,8 +54,9 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
         return false;
     }
     s->n = (int)q->n;
-    s->limit = (q->present & NQ_QK_LIMIT) ? q->limit
-                                          : (LIMIT_DEFAULT < cfg->max_trace_limit ? LIMIT_DEFAULT : cfg->max_trace_limit);
+    s->limit = (q->present & NQ_QK_LIMIT)
+                   ? q->limit
+                   : (LIMIT_DEFAULT < cfg->max_trace_limit ? LIMIT_DEFAULT : cfg->max_trace_limit);
     s->from = q->from;
     s->has_cursor = (q->present & NQ_QK_CURSOR) != 0;
     if (!s->has_cursor) return true;
@@ -68,14 +71,16 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
     if (rc != NQ_OK) {
         nq_app_problem(resp, req->path, NQ_E_CURSOR, "cursor",
                        "Parameter 'cursor' is not a cursor of this board: use the 'next' link of the previous page "
-                       "as it was given.", false, 0);
+                       "as it was given.",
+                       false, 0);
         return false;
     }
     memcpy(s->cursor, q->cursor, q->cursor_len + 1);
     return true;
 }
 
-bool nq_trace_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
+bool nq_trace_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     nq_query q;
     nq_query_error qe;
     if (nq_query_parse(req->query, req->query_len, TRACE_KEYS, &q, &qe) != NQ_OK ||
@@ -93,8 +98,10 @@ bool nq_trace_parse(nq_app_work *w, const nq_request *req, nq_response *resp) {
     const size_t max = nq_body_trace_size_max(&p->spec);
     p->cacheable = nq_cache_fits(nq_app_cache(w->app), max, max);
     char start[NQ_TRACE_CURSOR_MAX + 32];
-    if (p->spec.has_cursor) (void)snprintf(start, sizeof start, "cursor=%s", p->spec.cursor);
-    else (void)snprintf(start, sizeof start, "from=%" PRIu64, p->spec.from);
+    if (p->spec.has_cursor)
+        (void)snprintf(start, sizeof start, "cursor=%s", p->spec.cursor);
+    else
+        (void)snprintf(start, sizeof start, "from=%" PRIu64, p->spec.from);
     (void)snprintf(w->key, sizeof w->key, "trace?n=%d&limit=%" PRIu64 "&%s&type=%s", p->spec.n, p->spec.limit, start,
                    p->spec.ndjson ? "ndjson" : "json");
     return true;
@@ -107,14 +114,19 @@ typedef struct trace_stream {
     nq_compress_stream *gz; /* gzip over body, or NULL */
 } trace_stream;
 
-static nq_err body_read(void *src, char *buf, size_t cap, size_t *len) { return nq_body_trace_read(src, buf, cap, len); }
+static nq_err body_read(void *src, char *buf, size_t cap, size_t *len)
+{
+    return nq_body_trace_read(src, buf, cap, len);
+}
 
-static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len) {
+static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+{
     trace_stream *s = src;
     return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : nq_body_trace_read(s->body, buf, cap, len);
 }
 
-static void stream_free(void *src) {
+static void stream_free(void *src)
+{
     trace_stream *s = src;
     if (!s) return;
     nq_compress_stream_destroy(s->gz);
@@ -123,7 +135,8 @@ static void stream_free(void *src) {
 }
 
 /* Answer with a stream of spec's page (positioned in O(n): a cursor, or step 0). */
-static void respond_stream(const nq_app_work *w, const nq_trace_spec *spec, double seconds, nq_response *resp) {
+static void respond_stream(const nq_app_work *w, const nq_trace_spec *spec, double seconds, nq_response *resp)
+{
     const bool gz = w->variant.gzip_ok && nq_body_trace_size_max(spec) > NQ_COMPRESS_MIN_BYTES;
     trace_stream *s = NULL;
     nq_err rc = NQ_OK;
@@ -148,7 +161,8 @@ static void respond_stream(const nq_app_work *w, const nq_trace_spec *spec, doub
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
 }
 
-nq_app_step nq_trace_answer(nq_app_work *w, const nq_request *req, nq_response *resp) {
+nq_app_step nq_trace_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
     const trace_plan *p = w->plan;
     char etag[32], etag_gz[40];
     nq_app_etag(w->key, false, etag, sizeof etag);
@@ -170,7 +184,8 @@ nq_app_step nq_trace_answer(nq_app_work *w, const nq_request *req, nq_response *
 }
 
 /* Render the page, compress it once, publish both. */
-static nq_err publish(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
+static nq_err publish(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
+{
     const trace_plan *p = w->plan;
     char *body = NULL, *gzip = NULL;
     size_t len = 0, gzip_len = 0;
@@ -194,7 +209,8 @@ static nq_err publish(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
     return rc;
 }
 
-nq_err nq_trace_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r) {
+nq_err nq_trace_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
+{
     const trace_plan *p = w->plan;
     trace_result *res = nq_app_result_data_new(r, sizeof *res);
     if (!res) return NQ_E_NOMEM;
@@ -212,7 +228,8 @@ nq_err nq_trace_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *
     return rc;
 }
 
-void nq_trace_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp) {
+void nq_trace_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
+{
     const trace_plan *p = w->plan;
     const trace_result *res = r->data;
     resp->cache = NQ_CACHE_MISS;

@@ -27,7 +27,8 @@ static const nq_route routes[] = {
 };
 /* clang-format on */
 
-const nq_route *nq_router_match(const char *path) {
+const nq_route *nq_router_match(const char *path)
+{
     const nq_route *r = routes;
     for (; r->path; r++) {
         const size_t len = strlen(r->path);
@@ -36,13 +37,15 @@ const nq_route *nq_router_match(const char *path) {
     return r;
 }
 
-static bool unreserved(int c) {
+static bool unreserved(int c)
+{
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
            c == '_' || c == '~';
 }
 
 /* The byte an escape at p ("%6C") stands for when it is an unreserved character, else -1. */
-static int unreserved_escape(const char *p) {
+static int unreserved_escape(const char *p)
+{
     if (p[0] != '%') return -1;
     const int hi = nq_query_hex_digit(p[1]);
     const int lo = hi < 0 ? -1 : nq_query_hex_digit(p[2]); /* p[1] is not NUL here, so p[2] is readable */
@@ -50,7 +53,8 @@ static int unreserved_escape(const char *p) {
     return unreserved(c) ? c : -1;
 }
 
-bool nq_router_normalize(const char *raw, char *out, size_t cap) {
+bool nq_router_normalize(const char *raw, char *out, size_t cap)
+{
     size_t o = 0;
     for (const char *p = raw; *p; p++) {
         if (o + 1 >= cap) return false;

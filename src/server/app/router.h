@@ -87,8 +87,7 @@ nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *
 /* /complete (route_complete.c). nq_complete_parse_body is parse for a POST: the placement comes from
  * the JSON body (body[0..len), placement_in.h), the query may hold only count. */
 bool nq_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
-bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *body, size_t len,
-                            nq_response *resp);
+bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *body, size_t len, nq_response *resp);
 nq_app_step nq_complete_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_err nq_complete_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
 void nq_complete_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);

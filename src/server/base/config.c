@@ -21,28 +21,28 @@
 #include "base/probe.h"
 
 typedef enum opt_type {
-    T_PORT,    /* uint16_t */
-    T_UINT,    /* unsigned */
-    T_INT,     /* int (board sizes) */
-    T_U64,     /* uint64_t */
-    T_SIZE,    /* size_t, with an optional K/M/G suffix */
-    T_ADDR,    /* char[], a numeric IPv4 or IPv6 address */
-    T_ORIGIN,  /* char[], visible ASCII only (it becomes a header value) */
-    T_LOGFMT,  /* nq_log_format */
-    T_PATH     /* char[], a file path: no control characters */
+    T_PORT,   /* uint16_t */
+    T_UINT,   /* unsigned */
+    T_INT,    /* int (board sizes) */
+    T_U64,    /* uint64_t */
+    T_SIZE,   /* size_t, with an optional K/M/G suffix */
+    T_ADDR,   /* char[], a numeric IPv4 or IPv6 address */
+    T_ORIGIN, /* char[], visible ASCII only (it becomes a header value) */
+    T_LOGFMT, /* nq_log_format */
+    T_PATH    /* char[], a file path: no control characters */
 } opt_type;
 
 typedef struct opt_row {
-    const char *flag;  /* without the leading "--" */
-    const char *env;   /* environment variable */
-    opt_type type;     /* how the value is parsed and stored */
-    size_t offset;     /* field in nq_config */
-    size_t cap;        /* field size (strings: capacity including the NUL) */
-    const char *def;   /* default, as text */
-    uint64_t min;      /* numeric range, inclusive */
+    const char *flag; /* without the leading "--" */
+    const char *env;  /* environment variable */
+    opt_type type;    /* how the value is parsed and stored */
+    size_t offset;    /* field in nq_config */
+    size_t cap;       /* field size (strings: capacity including the NUL) */
+    const char *def;  /* default, as text */
+    uint64_t min;     /* numeric range, inclusive */
     uint64_t max;
-    const char *meta;  /* value placeholder in --help */
-    const char *help;  /* one line */
+    const char *meta; /* value placeholder in --help */
+    const char *help; /* one line */
 } opt_row;
 
 #define FIELD(f) offsetof(nq_config, f), sizeof(((nq_config *)0)->f)
@@ -61,14 +61,14 @@ static const opt_row opts[] = {
      "computations that run at the same time"},
     {"count-threads", "NQUEENSD_COUNT_THREADS", T_UINT, FIELD(count_threads), "0", 0, NQ_COUNT_THREADS_MAX, "N",
      "threads one /count computation uses; 0 = one per CPU this process may use (affinity mask, cgroup CPU quota)"},
-    {"cache-bytes", "NQUEENSD_CACHE_BYTES", T_SIZE, FIELD(cache_bytes), "64M", 0, (uint64_t)1 << 40,
-     "BYTES", "response cache capacity; 0 disables the cache"},
+    {"cache-bytes", "NQUEENSD_CACHE_BYTES", T_SIZE, FIELD(cache_bytes), "64M", 0, (uint64_t)1 << 40, "BYTES",
+     "response cache capacity; 0 disables the cache"},
     {"max-n-solve", "NQUEENSD_MAX_N_SOLVE", T_INT, FIELD(max_n_solve), "20", NQ_N_MIN, NQ_N_MAX, "N",
      "largest board /solve accepts; larger gets 422"},
-    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "19", NQ_N_MIN, NQ_COUNT_N_MAX,
-     "N", "largest board /count accepts (and so the largest count the server ever starts); larger gets 422"},
-    {"long-count-n", "NQUEENSD_LONG_COUNT_N", T_INT, FIELD(long_count_n), "17", NQ_N_MIN, NQ_COUNT_N_MAX + 1,
-     "N", "counts of this n and larger run in the background (202 + progress until done, checkpointed, "
+    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "19", NQ_N_MIN, NQ_COUNT_N_MAX, "N",
+     "largest board /count accepts (and so the largest count the server ever starts); larger gets 422"},
+    {"long-count-n", "NQUEENSD_LONG_COUNT_N", T_INT, FIELD(long_count_n), "17", NQ_N_MIN, NQ_COUNT_N_MAX + 1, "N",
+     "counts of this n and larger run in the background (202 + progress until done, checkpointed, "
      "resumed after a restart); smaller ones are answered within the request"},
     {"long-counts", "NQUEENSD_LONG_COUNTS", T_UINT, FIELD(long_counts), "1", 1, 64, "N",
      "long counts that run at the same time (each takes the memory of its n)"},
@@ -78,10 +78,10 @@ static const opt_row opts[] = {
      "SQLite file of finished counts and checkpoints (created if missing); none = keep nothing"},
     {"checkpoint-ms", "NQUEENSD_CHECKPOINT_MS", T_UINT, FIELD(checkpoint_ms), "5000", 50, 3600000, "MS",
      "a running long count records its finished tasks in the store this often"},
-    {"count-task-delay-ms", "NQUEENSD_COUNT_TASK_DELAY_MS", T_UINT, FIELD(count_task_delay_ms), "0", 0, 60000,
-     "MS", "for tests only: a long count's worker waits this long after each task (makes a cheap n slow)"},
-    {"max-solutions", "NQUEENSD_MAX_SOLUTIONS", T_U64, FIELD(max_solutions), "100000", 1, 100000000,
-     "N", "most solutions one /solve response carries; a larger answer needs limit/after"},
+    {"count-task-delay-ms", "NQUEENSD_COUNT_TASK_DELAY_MS", T_UINT, FIELD(count_task_delay_ms), "0", 0, 60000, "MS",
+     "for tests only: a long count's worker waits this long after each task (makes a cheap n slow)"},
+    {"max-solutions", "NQUEENSD_MAX_SOLUTIONS", T_U64, FIELD(max_solutions), "100000", 1, 100000000, "N",
+     "most solutions one /solve response carries; a larger answer needs limit/after"},
     {"max-n-solution", "NQUEENSD_MAX_N_SOLUTION", T_UINT, FIELD(max_n_solution), "1000000", 1, 100000000, "N",
      "largest board /solution and /check accept; larger gets 422"},
     {"max-n-board", "NQUEENSD_MAX_N_BOARD", T_UINT, FIELD(max_n_board), "256", 1, 4096, "N",
@@ -123,10 +123,10 @@ static const opt_row opts[] = {
     {"head-timeout-s", "NQUEENSD_HEAD_TIMEOUT_S", T_UINT, FIELD(head_timeout_s), "10", 1, 3600, "S",
      "the whole request head must arrive within this many seconds (of the connection opening, or of "
      "the previous response on it)"},
-    {"max-uri-bytes", "NQUEENSD_MAX_URI_BYTES", T_SIZE, FIELD(max_uri_bytes), "8K", 64, 64 * KIB,
-     "BYTES", "longest request target; longer gets 414"},
-    {"max-header-bytes", "NQUEENSD_MAX_HEADER_BYTES", T_SIZE, FIELD(max_header_bytes), "16K", 1 * KIB,
-     1 * MIB, "BYTES", "largest request header section; larger gets 431"},
+    {"max-uri-bytes", "NQUEENSD_MAX_URI_BYTES", T_SIZE, FIELD(max_uri_bytes), "8K", 64, 64 * KIB, "BYTES",
+     "longest request target; longer gets 414"},
+    {"max-header-bytes", "NQUEENSD_MAX_HEADER_BYTES", T_SIZE, FIELD(max_header_bytes), "16K", 1 * KIB, 1 * MIB, "BYTES",
+     "largest request header section; larger gets 431"},
     {"grace-s", "NQUEENSD_GRACE_S", T_UINT, FIELD(grace_s), "8", 0, 3600, "S",
      "on SIGTERM, requests in flight get this long to finish; keep it below the orchestrator's kill "
      "timeout (docker stop: 10 s)"},
@@ -156,22 +156,22 @@ const char *nq_config_log_format_name(nq_log_format f)
 static bool parse_digits(const char *s, uint64_t *out, const char **end)
 {
     const size_t len = nq_parse_digits_len(s, strlen(s));
-    if (nq_parse_u64(s, len, UINT64_MAX, out) != NQ_OK)
-        return false;
+    if (nq_parse_u64(s, len, UINT64_MAX, out) != NQ_OK) return false;
     *end = s + len;
     return true;
 }
 
 static uint64_t size_multiplier(const char *suffix)
 {
-    if (suffix[0] == '\0')
-        return 1;
-    if (suffix[1] != '\0')
-        return 0;
+    if (suffix[0] == '\0') return 1;
+    if (suffix[1] != '\0') return 0;
     switch (suffix[0]) {
-    case 'K': case 'k': return KIB;
-    case 'M': case 'm': return MIB;
-    case 'G': case 'g': return GIB;
+    case 'K':
+    case 'k': return KIB;
+    case 'M':
+    case 'm': return MIB;
+    case 'G':
+    case 'g': return GIB;
     default: return 0;
     }
 }
@@ -180,14 +180,11 @@ static bool parse_number(const opt_row *o, const char *s, uint64_t *out)
 {
     uint64_t v = 0;
     const char *end = NULL;
-    if (!parse_digits(s, &v, &end))
-        return false;
+    if (!parse_digits(s, &v, &end)) return false;
     const uint64_t mult = o->type == T_SIZE ? size_multiplier(end) : (*end == '\0' ? 1 : 0);
-    if (mult == 0 || v > UINT64_MAX / mult)
-        return false;
+    if (mult == 0 || v > UINT64_MAX / mult) return false;
     v *= mult;
-    if (v < o->min || v > o->max)
-        return false;
+    if (v < o->min || v > o->max) return false;
     *out = v;
     return true;
 }
@@ -197,11 +194,27 @@ static void store_number(const opt_row *o, nq_config *c, uint64_t v)
     unsigned char *field = (unsigned char *)c + o->offset;
     /* memcpy, not a cast: the field's type is only known through the row. Ranges were checked. */
     switch (o->type) {
-    case T_PORT: { const uint16_t x = (uint16_t)v; memcpy(field, &x, sizeof x); break; }
-    case T_UINT: { const unsigned x = (unsigned)v; memcpy(field, &x, sizeof x); break; }
-    case T_INT: { const int x = (int)v; memcpy(field, &x, sizeof x); break; }
+    case T_PORT: {
+        const uint16_t x = (uint16_t)v;
+        memcpy(field, &x, sizeof x);
+        break;
+    }
+    case T_UINT: {
+        const unsigned x = (unsigned)v;
+        memcpy(field, &x, sizeof x);
+        break;
+    }
+    case T_INT: {
+        const int x = (int)v;
+        memcpy(field, &x, sizeof x);
+        break;
+    }
     case T_U64: memcpy(field, &v, sizeof v); break;
-    case T_SIZE: { const size_t x = (size_t)v; memcpy(field, &x, sizeof x); break; }
+    case T_SIZE: {
+        const size_t x = (size_t)v;
+        memcpy(field, &x, sizeof x);
+        break;
+    }
     default: assert(0 && "not a numeric option");
     }
 }
@@ -214,8 +227,7 @@ static bool is_ip_literal(const char *s)
 
 static bool is_visible_ascii(const char *s)
 {
-    if (*s == '\0')
-        return false;
+    if (*s == '\0') return false;
     for (; *s != '\0'; s++)
         if (*s < 0x21 || *s > 0x7e)
             return false; /* no spaces, controls or CR/LF: it is echoed into a response header */
@@ -225,20 +237,16 @@ static bool is_visible_ascii(const char *s)
 /* A non-empty path without control characters (it is logged and shown in messages). */
 static bool is_path(const char *s)
 {
-    if (*s == '\0')
-        return false;
+    if (*s == '\0') return false;
     for (; *s != '\0'; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return false;
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return false;
     return true;
 }
 
 static bool parse_string(const opt_row *o, nq_config *c, const char *s)
 {
-    if (strlen(s) >= o->cap)
-        return false;
-    if (o->type == T_ADDR ? !is_ip_literal(s) : o->type == T_PATH ? !is_path(s) : !is_visible_ascii(s))
-        return false;
+    if (strlen(s) >= o->cap) return false;
+    if (o->type == T_ADDR ? !is_ip_literal(s) : o->type == T_PATH ? !is_path(s) : !is_visible_ascii(s)) return false;
     memcpy((char *)c + o->offset, s, strlen(s) + 1);
     return true;
 }
@@ -263,8 +271,7 @@ static bool apply(const opt_row *o, nq_config *c, const char *s)
     case T_PATH: return parse_string(o, c, s);
     case T_LOGFMT: return parse_logfmt(c, s);
     default:
-        if (!parse_number(o, s, &v))
-            return false;
+        if (!parse_number(o, s, &v)) return false;
         store_number(o, c, v);
         return true;
     }
@@ -277,8 +284,10 @@ static bool apply(const opt_row *o, nq_config *c, const char *s)
 /* A byte count with the largest suffix that divides it exactly ("64K", "1024G", "1000"). */
 static void format_size(uint64_t v, char *out, size_t cap)
 {
-    static const struct { uint64_t unit; char suffix; } units[] = {
-        {GIB, 'G'}, {MIB, 'M'}, {KIB, 'K'}};
+    static const struct {
+        uint64_t unit;
+        char suffix;
+    } units[] = {{GIB, 'G'}, {MIB, 'M'}, {KIB, 'K'}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (v >= units[i].unit && v % units[i].unit == 0) {
             snprintf(out, cap, "%" PRIu64 "%c", v / units[i].unit, units[i].suffix);
@@ -312,8 +321,7 @@ static void describe_range(const opt_row *o, char *out, size_t cap)
 static void quote_value(const char *s, char *out, size_t cap)
 {
     size_t i = 0;
-    for (; i < 40 && i + 4 < cap && s[i] != '\0'; i++)
-        out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    for (; i < 40 && i + 4 < cap && s[i] != '\0'; i++) out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
     if (s[i] != '\0' && i + 4 <= cap) {
         memcpy(out + i, "...", 3);
         i += 3;
@@ -322,8 +330,7 @@ static void quote_value(const char *s, char *out, size_t cap)
 }
 
 /* Write a message to err (if there is room) and return code. */
-__attribute__((format(printf, 4, 5))) static nq_err fail(char *err, size_t errlen, nq_err code,
-                                                          const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static nq_err fail(char *err, size_t errlen, nq_err code, const char *fmt, ...)
 {
     if (err != NULL && errlen > 0) {
         va_list ap;
@@ -334,15 +341,14 @@ __attribute__((format(printf, 4, 5))) static nq_err fail(char *err, size_t errle
     return code;
 }
 
-static nq_err bad_value(const opt_row *o, const char *source, const char *value, char *err,
-                        size_t errlen)
+static nq_err bad_value(const opt_row *o, const char *source, const char *value, char *err, size_t errlen)
 {
     char shown[48];
     char range[RANGE_TEXT_MAX];
     quote_value(value, shown, sizeof shown);
     describe_range(o, range, sizeof range);
-    return fail(err, errlen, NQ_E_PARAM_INVALID, "invalid value \"%s\" for --%s (from %s): expected %s",
-                shown, o->flag, source, range);
+    return fail(err, errlen, NQ_E_PARAM_INVALID, "invalid value \"%s\" for --%s (from %s): expected %s", shown, o->flag,
+                source, range);
 }
 
 /* ---- loading ------------------------------------------------------------------------------------ */
@@ -351,19 +357,16 @@ static const char *env_lookup(char **envp, const char *name)
 {
     const size_t len = strlen(name);
     for (; envp != NULL && *envp != NULL; envp++)
-        if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
-            return *envp + len + 1;
+        if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=') return *envp + len + 1;
     return NULL;
 }
 
 bool nq_config_is_option_env(const char *entry)
 {
-    if (entry == NULL)
-        return false;
+    if (entry == NULL) return false;
     for (size_t i = 0; i < NOPTS; i++) {
         const size_t len = strlen(opts[i].env);
-        if (strncmp(entry, opts[i].env, len) == 0 && entry[len] == '=')
-            return true;
+        if (strncmp(entry, opts[i].env, len) == 0 && entry[len] == '=') return true;
     }
     return false;
 }
@@ -372,8 +375,7 @@ static nq_err load_env(nq_config *c, char **envp, char *err, size_t errlen)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         const char *v = env_lookup(envp, opts[i].env);
-        if (v != NULL && !apply(&opts[i], c, v))
-            return bad_value(&opts[i], opts[i].env, v, err, errlen);
+        if (v != NULL && !apply(&opts[i], c, v)) return bad_value(&opts[i], opts[i].env, v, err, errlen);
     }
     return NQ_OK;
 }
@@ -381,15 +383,17 @@ static nq_err load_env(nq_config *c, char **envp, char *err, size_t errlen)
 static const opt_row *find_flag(const char *name, size_t len)
 {
     for (size_t i = 0; i < NOPTS; i++)
-        if (strlen(opts[i].flag) == len && strncmp(opts[i].flag, name, len) == 0)
-            return &opts[i];
+        if (strlen(opts[i].flag) == len && strncmp(opts[i].flag, name, len) == 0) return &opts[i];
     return NULL;
 }
 
 /* The commands that take no value; returns false if arg is not one of them. */
 static bool command_flag(nq_config *c, const char *arg)
 {
-    static const struct { const char *flag; nq_config_action action; } cmds[] = {
+    static const struct {
+        const char *flag;
+        nq_config_action action;
+    } cmds[] = {
         {"--help", NQ_ACTION_HELP},
         {"-h", NQ_ACTION_HELP},
         {"--version", NQ_ACTION_VERSION},
@@ -410,15 +414,15 @@ _Static_assert(NQ_CONFIG_URL_MAX >= NQ_PROBE_URL_MAX + 1, "probe_url holds any U
 static nq_err probe_flag(nq_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
 {
     c->action = NQ_ACTION_PROBE;
-    if (*i + 1 >= argc || argv[*i + 1][0] == '-')
-        return NQ_OK;
+    if (*i + 1 >= argc || argv[*i + 1][0] == '-') return NQ_OK;
     const char *url = argv[++*i];
     if (!nq_probe_url_plausible(url)) {
         char shown[48];
         quote_value(url, shown, sizeof shown);
         return fail(err, errlen, NQ_E_PARAM_INVALID,
                     "invalid value \"%s\" for --probe: expected an http:// URL of at most %zu visible "
-                    "ASCII characters", shown, (size_t)NQ_PROBE_URL_MAX);
+                    "ASCII characters",
+                    shown, (size_t)NQ_PROBE_URL_MAX);
     }
     memcpy(c->probe_url, url, strlen(url) + 1);
     return NQ_OK;
@@ -438,8 +442,7 @@ static nq_err option_flag(nq_config *c, int argc, char **argv, int *i, char *err
     const char *value = eq != NULL ? eq + 1 : NULL;
     if (value == NULL) {
         if (*i + 1 >= argc)
-            return fail(err, errlen, NQ_E_PARAM_MISSING, "option --%s needs a value (%s)", o->flag,
-                        o->meta);
+            return fail(err, errlen, NQ_E_PARAM_MISSING, "option --%s needs a value (%s)", o->flag, o->meta);
         value = argv[++*i];
     }
     return apply(o, c, value) ? NQ_OK : bad_value(o, "the command line", value, err, errlen);
@@ -450,8 +453,7 @@ static nq_err load_args(nq_config *c, int argc, char **argv, char *err, size_t e
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         nq_err rc = NQ_OK;
-        if (command_flag(c, arg))
-            continue;
+        if (command_flag(c, arg)) continue;
         if (strcmp(arg, "--probe") == 0)
             rc = probe_flag(c, argc, argv, &i, err, errlen);
         else if (strncmp(arg, "--", 2) == 0)
@@ -459,11 +461,9 @@ static nq_err load_args(nq_config *c, int argc, char **argv, char *err, size_t e
         else {
             char shown[48];
             quote_value(arg, shown, sizeof shown);
-            rc = fail(err, errlen, NQ_E_PARAM_UNKNOWN, "unexpected argument \"%s\" (try --help)",
-                      shown);
+            rc = fail(err, errlen, NQ_E_PARAM_UNKNOWN, "unexpected argument \"%s\" (try --help)", shown);
         }
-        if (rc != NQ_OK)
-            return rc;
+        if (rc != NQ_OK) return rc;
     }
     return NQ_OK;
 }
@@ -481,10 +481,8 @@ void nq_config_defaults(nq_config *c)
 
 nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *err, size_t errlen)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
-    if (c == NULL || argv == NULL || argc < 0)
-        return NQ_E_ARG;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (c == NULL || argv == NULL || argc < 0) return NQ_E_ARG;
     const nq_err rc = load_env(c, envp, err, errlen);
     return rc != NQ_OK ? rc : load_args(c, argc, argv, err, errlen);
 }
@@ -494,8 +492,7 @@ unsigned nq_config_per_address_cap(const nq_config *c)
     const unsigned quarter = c->conn_limit / 4u;
     const unsigned reserve = c->conn_reserve < quarter ? c->conn_reserve : quarter;
     const unsigned cap = reserve > 0 ? c->conn_limit - reserve : 0;
-    if (c->per_ip_limit > 0 && (cap == 0 || c->per_ip_limit < cap))
-        return c->per_ip_limit;
+    if (c->per_ip_limit > 0 && (cap == 0 || c->per_ip_limit < cap)) return c->per_ip_limit;
     return cap;
 }
 
@@ -526,7 +523,7 @@ void nq_config_markdown(FILE *out)
     for (size_t i = 0; i < NOPTS; i++) {
         char range[RANGE_TEXT_MAX];
         describe_range(&opts[i], range, sizeof range);
-        fprintf(out, "| `--%s` | `%s` | `%s` | %s | %s |\n", opts[i].flag, opts[i].env, opts[i].def,
-                range, opts[i].help);
+        fprintf(out, "| `--%s` | `%s` | `%s` | %s | %s |\n", opts[i].flag, opts[i].env, opts[i].def, range,
+                opts[i].help);
     }
 }

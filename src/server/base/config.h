@@ -20,7 +20,7 @@
 
 #include "nqueens/error.h"
 
-#define NQ_CONFIG_ADDR_MAX 64   /* bind_addr capacity, NUL included (an IPv6 literal needs 46) */
+#define NQ_CONFIG_ADDR_MAX 64    /* bind_addr capacity, NUL included (an IPv6 literal needs 46) */
 #define NQ_CONFIG_ORIGIN_MAX 256 /* cors_origin capacity, NUL included */
 #define NQ_CONFIG_URL_MAX 512    /* probe_url capacity, NUL included */
 #define NQ_CONFIG_PATH_MAX 1024  /* store capacity, NUL included */
@@ -41,46 +41,46 @@ typedef enum nq_log_format {
 } nq_log_format;
 
 typedef struct nq_config {
-    nq_config_action action;               /* what main() should do */
-    char bind_addr[NQ_CONFIG_ADDR_MAX];    /* numeric IPv4 or IPv6 address to listen on */
-    uint16_t port;                         /* TCP port; 0 = let the kernel pick one */
-    unsigned http_threads;                 /* libmicrohttpd worker threads (network I/O only) */
-    unsigned solver_workers;               /* computations that run at once */
-    unsigned count_threads;                /* threads one /count computation uses; 0 = one per CPU
+    nq_config_action action;                /* what main() should do */
+    char bind_addr[NQ_CONFIG_ADDR_MAX];     /* numeric IPv4 or IPv6 address to listen on */
+    uint16_t port;                          /* TCP port; 0 = let the kernel pick one */
+    unsigned http_threads;                  /* libmicrohttpd worker threads (network I/O only) */
+    unsigned solver_workers;                /* computations that run at once */
+    unsigned count_threads;                 /* threads one /count computation uses; 0 = one per CPU
                                               (main resolves it with nq_cpus_available) */
-    size_t cache_bytes;                    /* response cache capacity in bytes; 0 disables it */
-    int max_n_solve;                       /* largest n /solve accepts (422 beyond) */
-    int max_n_count;                       /* largest n /count accepts (422 beyond) */
-    int long_count_n;                      /* counts from this n on run in the background (202) */
-    unsigned long_counts;                  /* long counts that run at once */
-    unsigned long_count_queue;             /* long counts that may wait for a runner; excess gets 503 */
-    char store[NQ_CONFIG_PATH_MAX];        /* SQLite store path; "none" = no store */
-    unsigned checkpoint_ms;                /* a long count's checkpoint interval */
-    unsigned count_task_delay_ms;          /* tests only: sleep after each task of a long count */
-    uint64_t max_solutions;                /* most solutions one /solve response may carry */
-    unsigned max_n_solution;               /* largest n /solution and /check accept (422 beyond) */
-    unsigned max_n_board;                  /* largest n /solution renders with format=board */
-    unsigned max_conflicts;                /* most attacking pairs one /check lists */
-    int max_n_complete;                    /* largest n /complete accepts (422 beyond) */
-    int max_n_complete_count;              /* largest n /complete accepts with count=true */
-    int max_n_trace;                       /* largest n /trace accepts */
-    uint64_t max_trace_limit;              /* most steps one /trace page carries */
-    int max_n_count_k;                     /* largest n /count accepts with k < n */
-    unsigned queue_len;                    /* computations that may wait for a worker; excess gets 503 */
-    unsigned deadline_ms;                  /* a caller waits this long for its computation; 0: no limit */
-    unsigned budget_ms;                    /* an unwatched computation past this is cancelled; 0: never */
+    size_t cache_bytes;                     /* response cache capacity in bytes; 0 disables it */
+    int max_n_solve;                        /* largest n /solve accepts (422 beyond) */
+    int max_n_count;                        /* largest n /count accepts (422 beyond) */
+    int long_count_n;                       /* counts from this n on run in the background (202) */
+    unsigned long_counts;                   /* long counts that run at once */
+    unsigned long_count_queue;              /* long counts that may wait for a runner; excess gets 503 */
+    char store[NQ_CONFIG_PATH_MAX];         /* SQLite store path; "none" = no store */
+    unsigned checkpoint_ms;                 /* a long count's checkpoint interval */
+    unsigned count_task_delay_ms;           /* tests only: sleep after each task of a long count */
+    uint64_t max_solutions;                 /* most solutions one /solve response may carry */
+    unsigned max_n_solution;                /* largest n /solution and /check accept (422 beyond) */
+    unsigned max_n_board;                   /* largest n /solution renders with format=board */
+    unsigned max_conflicts;                 /* most attacking pairs one /check lists */
+    int max_n_complete;                     /* largest n /complete accepts (422 beyond) */
+    int max_n_complete_count;               /* largest n /complete accepts with count=true */
+    int max_n_trace;                        /* largest n /trace accepts */
+    uint64_t max_trace_limit;               /* most steps one /trace page carries */
+    int max_n_count_k;                      /* largest n /count accepts with k < n */
+    unsigned queue_len;                     /* computations that may wait for a worker; excess gets 503 */
+    unsigned deadline_ms;                   /* a caller waits this long for its computation; 0: no limit */
+    unsigned budget_ms;                     /* an unwatched computation past this is cancelled; 0: never */
     char cors_origin[NQ_CONFIG_ORIGIN_MAX]; /* Access-Control-Allow-Origin value */
-    nq_log_format log_format;              /* access and event log format on stdout */
-    unsigned conn_limit;                   /* open connections at most */
-    unsigned per_ip_limit;                 /* open connections per client address; 0 = unlimited */
-    unsigned conn_reserve;                 /* connections kept out of any one address's reach
+    nq_log_format log_format;               /* access and event log format on stdout */
+    unsigned conn_limit;                    /* open connections at most */
+    unsigned per_ip_limit;                  /* open connections per client address; 0 = unlimited */
+    unsigned conn_reserve;                  /* connections kept out of any one address's reach
                                               (nq_config_per_address_cap) */
-    unsigned idle_timeout_s;               /* an idle keep-alive connection is closed after this */
-    unsigned head_timeout_s;               /* the whole request head must arrive within this */
-    size_t max_uri_bytes;                  /* longer request target: 414 */
-    size_t max_header_bytes;               /* larger header section: 431 */
-    unsigned grace_s;                      /* on SIGTERM, in-flight requests get this long to finish */
-    char probe_url[NQ_CONFIG_URL_MAX];     /* --probe target; "" = http://127.0.0.1:<port>/healthz */
+    unsigned idle_timeout_s;                /* an idle keep-alive connection is closed after this */
+    unsigned head_timeout_s;                /* the whole request head must arrive within this */
+    size_t max_uri_bytes;                   /* longer request target: 414 */
+    size_t max_header_bytes;                /* larger header section: 431 */
+    unsigned grace_s;                       /* on SIGTERM, in-flight requests get this long to finish */
+    char probe_url[NQ_CONFIG_URL_MAX];      /* --probe target; "" = http://127.0.0.1:<port>/healthz */
 } nq_config;
 
 /* Fill c with the built-in defaults (action NQ_ACTION_SERVE). Never fails. Thread-safe on distinct c. */

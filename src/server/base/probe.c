@@ -27,8 +27,8 @@
 #include "nqueens/parse.h"
 
 typedef struct url_parts {
-    char host[256]; /* without brackets */
-    char port[6];   /* decimal */
+    char host[256];   /* without brackets */
+    char port[6];     /* decimal */
     const char *path; /* into the URL; "/" when it has none */
 } url_parts;
 
@@ -48,8 +48,7 @@ __attribute__((format(printf, 3, 4))) static nq_err fail(char *err, size_t errle
 static bool visible_ascii(const char *s)
 {
     for (; *s != '\0'; s++)
-        if (*s < 0x21 || *s > 0x7e)
-            return false;
+        if (*s < 0x21 || *s > 0x7e) return false;
     return true;
 }
 
@@ -57,8 +56,7 @@ static bool visible_ascii(const char *s)
 static bool parse_port(const char *s, size_t len, char out[6])
 {
     uint64_t v = 0;
-    if (len > 5 || nq_parse_u64(s, len, 65535, &v) != NQ_OK || v == 0)
-        return false;
+    if (len > 5 || nq_parse_u64(s, len, 65535, &v) != NQ_OK || v == 0) return false;
     snprintf(out, 6, "%u", (unsigned)v);
     return true;
 }
@@ -70,8 +68,7 @@ bool nq_probe_url_plausible(const char *url)
 
 static bool parse_url(const char *url, url_parts *u)
 {
-    if (!nq_probe_url_plausible(url))
-        return false;
+    if (!nq_probe_url_plausible(url)) return false;
     const char *auth = url + 7;
     const char *slash = strchr(auth, '/');
     const char *end = slash != NULL ? slash : auth + strlen(auth);
@@ -80,16 +77,14 @@ static bool parse_url(const char *url, url_parts *u)
     if (*auth == '[') { /* [IPv6]:port */
         host = auth + 1;
         host_end = memchr(host, ']', (size_t)(end - host));
-        if (host_end == NULL || (host_end + 1 != end && host_end[1] != ':'))
-            return false;
+        if (host_end == NULL || (host_end + 1 != end && host_end[1] != ':')) return false;
         colon = host_end + 1 != end ? host_end + 1 : NULL;
     } else {
         colon = memchr(auth, ':', (size_t)(end - auth));
         host_end = colon != NULL ? colon : end;
     }
     const size_t hlen = (size_t)(host_end - host);
-    if (hlen == 0 || hlen >= sizeof u->host || memchr(host, '@', hlen) != NULL)
-        return false;
+    if (hlen == 0 || hlen >= sizeof u->host || memchr(host, '@', hlen) != NULL) return false;
     memcpy(u->host, host, hlen);
     u->host[hlen] = '\0';
     if (colon == NULL) {
@@ -106,24 +101,19 @@ static int wait_fd(int fd, short events, long long deadline)
 {
     for (;;) {
         const long long left = deadline - (long long)nq_clock_ms();
-        if (left <= 0)
-            return 0;
+        if (left <= 0) return 0;
         struct pollfd p = {.fd = fd, .events = events};
         const int r = poll(&p, 1, left > 60000 ? 60000 : (int)left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r != 0)
-            return r > 0 ? 1 : -1;
+        if (r < 0 && errno == EINTR) continue;
+        if (r != 0) return r > 0 ? 1 : -1;
     }
 }
 
 static int connect_one(const struct addrinfo *ai, long long deadline)
 {
     const int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-        return fd;
+    if (fd < 0) return -1;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) return fd;
     int soerr = errno;
     if (soerr == EINPROGRESS && wait_fd(fd, POLLOUT, deadline) == 1) {
         socklen_t len = sizeof soerr;
@@ -141,8 +131,7 @@ static int connect_one(const struct addrinfo *ai, long long deadline)
 /* Connect to the first address of host:port that answers; -1 with a message otherwise. */
 static int dial(const url_parts *u, long long deadline, char *err, size_t errlen)
 {
-    const struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                                   .ai_flags = AI_NUMERICSERV};
+    const struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *res = NULL;
     const int gai = getaddrinfo(u->host, u->port, &hints, &res);
     if (gai != 0) {
@@ -168,12 +157,10 @@ static bool send_all(int fd, const char *p, size_t n, long long deadline)
     while (n > 0) {
         const ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
         if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-            if (wait_fd(fd, POLLOUT, deadline) != 1)
-                return false;
+            if (wait_fd(fd, POLLOUT, deadline) != 1) return false;
             continue;
         }
-        if (w <= 0)
-            return false;
+        if (w <= 0) return false;
         p += w;
         n -= (size_t)w;
     }
@@ -188,17 +175,14 @@ static size_t read_status_line(int fd, char *buf, size_t cap, long long deadline
     while (len + 1 < cap) {
         const ssize_t r = recv(fd, buf + len, cap - 1 - len, 0);
         if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-            if (wait_fd(fd, POLLIN, deadline) != 1)
-                break;
+            if (wait_fd(fd, POLLIN, deadline) != 1) break;
             continue;
         }
-        if (r <= 0)
-            break;
+        if (r <= 0) break;
         const char *fresh = buf + len;
         len += (size_t)r;
         buf[len] = '\0';
-        if (memchr(fresh, '\n', (size_t)r) != NULL)
-            break;
+        if (memchr(fresh, '\n', (size_t)r) != NULL) break;
     }
     return len;
 }
@@ -206,12 +190,10 @@ static size_t read_status_line(int fd, char *buf, size_t cap, long long deadline
 /* "HTTP/1.x SSS ..." -> SSS, or 0 if the line is not that. */
 static unsigned parse_status(const char *line)
 {
-    if (strncmp(line, "HTTP/1.", 7) != 0 || line[7] < '0' || line[7] > '9' || line[8] != ' ')
-        return 0;
+    if (strncmp(line, "HTTP/1.", 7) != 0 || line[7] < '0' || line[7] > '9' || line[8] != ' ') return 0;
     unsigned s = 0;
     for (int i = 9; i < 12; i++) {
-        if (line[i] < '0' || line[i] > '9')
-            return 0;
+        if (line[i] < '0' || line[i] > '9') return 0;
         s = s * 10 + (unsigned)(line[i] - '0');
     }
     return (line[12] == ' ' || line[12] == '\r') && s >= 100 ? s : 0;
@@ -219,8 +201,7 @@ static unsigned parse_status(const char *line)
 
 nq_err nq_probe_get(const char *url, unsigned timeout_ms, unsigned *status, char *err, size_t errlen)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (err != NULL && errlen > 0) err[0] = '\0';
     url_parts u;
     if (url == NULL || status == NULL || !parse_url(url, &u)) {
         fail(err, errlen, "not a URL this probe takes (http://host[:port][/path])");
@@ -228,8 +209,7 @@ nq_err nq_probe_get(const char *url, unsigned timeout_ms, unsigned *status, char
     }
     const long long deadline = (long long)nq_clock_ms() + timeout_ms;
     const int fd = dial(&u, deadline, err, errlen);
-    if (fd < 0)
-        return NQ_E_INTERNAL;
+    if (fd < 0) return NQ_E_INTERNAL;
     char req[NQ_PROBE_URL_MAX + 384];
     const bool v6 = strchr(u.host, ':') != NULL;
     const int n = snprintf(req, sizeof req,

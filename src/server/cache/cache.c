@@ -74,27 +74,32 @@ struct nq_cache {
 /* Keys embed client input (cursors, offsets), so an unkeyed hash would let a client pick keys that
  * share one bucket and turn every lookup under the lock into a scan; SipHash under a random
  * per-cache key (base/hash.h) makes bucket placement unpredictable. */
-static uint64_t hash_key(const nq_hash_key *seed, const char *key, size_t len) {
+static uint64_t hash_key(const nq_hash_key *seed, const char *key, size_t len)
+{
     return nq_hash_bytes(seed, key, len);
 }
 
 /* Whether an entry of these sizes keeps its bytes in a memory file (when one can be had). */
-static bool file_sized(size_t body_len, size_t gzip_len) {
+static bool file_sized(size_t body_len, size_t gzip_len)
+{
     return body_len >= NQ_CACHE_FILE_MIN || gzip_len >= NQ_CACHE_FILE_MIN;
 }
 
 /* Bytes of a memory file holding len bytes: whole pages. SIZE_MAX on overflow. */
-static size_t file_pages(size_t len) {
+static size_t file_pages(size_t len)
+{
     return len > SIZE_MAX - FILE_PAGE ? SIZE_MAX : (len + FILE_PAGE - 1u) / FILE_PAGE * FILE_PAGE;
 }
 
 /* Bytes an entry costs, or SIZE_MAX if the sum overflows: its allocation, plus the file's pages when
  * `file` (then body and gzip are not in the allocation). */
-static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, size_t body_len,
-                           size_t gzip_len, bool file) {
+static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, size_t body_len, size_t gzip_len,
+                           bool file)
+{
     const size_t bytes = body_len > SIZE_MAX - gzip_len ? SIZE_MAX : body_len + gzip_len;
-    const size_t parts[] = {sizeof(nq_cache_entry), key_len + 1u, type_len + 1u, etag_len + 1u,
-                            file ? file_pages(bytes) : body_len, file ? 0 : gzip_len};
+    const size_t parts[] = {
+        sizeof(nq_cache_entry), key_len + 1u, type_len + 1u, etag_len + 1u, file ? file_pages(bytes) : body_len,
+        file ? 0 : gzip_len};
     size_t sum = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (parts[i] > SIZE_MAX - sum) {
@@ -105,17 +110,20 @@ static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, siz
     return sum;
 }
 
-size_t nq_cache_entry_limit(const nq_cache *c) {
+size_t nq_cache_entry_limit(const nq_cache *c)
+{
     return c ? c->max_bytes / NQ_CACHE_ENTRY_DIVISOR : 0;
 }
 
-bool nq_cache_fits(const nq_cache *c, size_t body_len, size_t gzip_len) {
-    const size_t worst = entry_charge(NQ_CACHE_KEY_MAX, NQ_CACHE_STR_MAX, NQ_CACHE_STR_MAX, body_len,
-                                      gzip_len, file_sized(body_len, gzip_len));
+bool nq_cache_fits(const nq_cache *c, size_t body_len, size_t gzip_len)
+{
+    const size_t worst = entry_charge(NQ_CACHE_KEY_MAX, NQ_CACHE_STR_MAX, NQ_CACHE_STR_MAX, body_len, gzip_len,
+                                      file_sized(body_len, gzip_len));
     return worst != SIZE_MAX && worst <= nq_cache_entry_limit(c);
 }
 
-nq_err nq_cache_create(size_t max_bytes, nq_cache **out) {
+nq_err nq_cache_create(size_t max_bytes, nq_cache **out)
+{
     if (!out) {
         return NQ_E_ARG;
     }
@@ -136,7 +144,8 @@ nq_err nq_cache_create(size_t max_bytes, nq_cache **out) {
     return NQ_OK;
 }
 
-void nq_cache_destroy(nq_cache *c) {
+void nq_cache_destroy(nq_cache *c)
+{
     if (!c) {
         return;
     }
@@ -154,12 +163,14 @@ void nq_cache_destroy(nq_cache *c) {
 
 /* ---- hash table (caller holds the lock) ------------------------------------------------------- */
 
-static bool rehashing(const nq_cache *c) {
+static bool rehashing(const nq_cache *c)
+{
     return c->t[1].slots != NULL;
 }
 
 /* Move a few buckets from t[0] to t[1]; when t[0] is empty, t[1] becomes the main table. */
-static void rehash_step(nq_cache *c) {
+static void rehash_step(nq_cache *c)
+{
     if (!rehashing(c)) {
         return;
     }
@@ -187,7 +198,8 @@ static void rehash_step(nq_cache *c) {
 /* Start growing once the load factor passes 1. If the larger table cannot be allocated the cache
  * keeps working with longer chains; growth is retried on a later insert. The table never shrinks:
  * its size follows the peak entry count, which the byte bound already limits. */
-static void maybe_grow(nq_cache *c) {
+static void maybe_grow(nq_cache *c)
+{
     if (rehashing(c) || c->t[0].used <= c->t[0].mask || c->t[0].mask > SIZE_MAX / 4u) {
         return;
     }
@@ -202,8 +214,8 @@ static void maybe_grow(nq_cache *c) {
 
 /* The link that points at key's entry (a bucket head or a predecessor's `chain`), with the table
  * holding it in *owner; NULL when key is absent. */
-static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint64_t h,
-                                  table **owner) {
+static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint64_t h, table **owner)
+{
     for (int i = 0; i < 2; i++) {
         table *const t = &c->t[i];
         if (!t->slots) {
@@ -223,13 +235,15 @@ static nq_cache_entry **find_slot(nq_cache *c, const char *key, size_t len, uint
 
 /* ---- recency list (caller holds the lock) ----------------------------------------------------- */
 
-static void lru_unlink(nq_cache *c, nq_cache_entry *e) {
+static void lru_unlink(nq_cache *c, nq_cache_entry *e)
+{
     *(e->newer ? &e->newer->older : &c->newest) = e->older;
     *(e->older ? &e->older->newer : &c->oldest) = e->newer;
     e->newer = e->older = NULL;
 }
 
-static void lru_push_front(nq_cache *c, nq_cache_entry *e) {
+static void lru_push_front(nq_cache *c, nq_cache_entry *e)
+{
     e->newer = NULL;
     e->older = c->newest;
     *(c->newest ? &c->newest->newer : &c->oldest) = e;
@@ -238,7 +252,8 @@ static void lru_push_front(nq_cache *c, nq_cache_entry *e) {
 
 /* Unlink the entry at *link (in table t) from the table and the list and uncharge it. The cache's
  * reference is handed to the caller, who releases it once the lock is dropped. */
-static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link) {
+static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link)
+{
     nq_cache_entry *const e = *link;
     *link = e->chain;
     e->chain = NULL;
@@ -250,21 +265,24 @@ static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link) {
 }
 
 /* Detach the entry with e's key and hash, if any. */
-static nq_cache_entry *detach_key(nq_cache *c, const nq_cache_entry *e) {
+static nq_cache_entry *detach_key(nq_cache *c, const nq_cache_entry *e)
+{
     table *t = NULL;
     nq_cache_entry **const link = find_slot(c, e->key, e->key_len, e->hash, &t);
     return link ? detach(c, t, link) : NULL;
 }
 
 /* Detach victim, an entry linked in the cache: never NULL, which the eviction loop relies on. */
-static nq_cache_entry *detach_linked(nq_cache *c, const nq_cache_entry *victim) {
+static nq_cache_entry *detach_linked(nq_cache *c, const nq_cache_entry *victim)
+{
     table *t = NULL;
     nq_cache_entry **const link = find_slot(c, victim->key, victim->key_len, victim->hash, &t);
     assert(link && *link == victim);
     return detach(c, t, link);
 }
 
-static void link_new(nq_cache *c, nq_cache_entry *e) {
+static void link_new(nq_cache *c, nq_cache_entry *e)
+{
     table *const t = rehashing(c) ? &c->t[1] : &c->t[0];
     nq_cache_entry **const slot = &t->slots[e->hash & t->mask];
     e->chain = *slot;
@@ -277,7 +295,8 @@ static void link_new(nq_cache *c, nq_cache_entry *e) {
 
 /* ---- public operations ------------------------------------------------------------------------ */
 
-nq_cache_entry *nq_cache_get(nq_cache *c, const char *key) {
+nq_cache_entry *nq_cache_get(nq_cache *c, const char *key)
+{
     if (!c || !key) {
         return NULL;
     }
@@ -307,7 +326,8 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key) {
 }
 
 /* Copy the bytes at src into *cursor and advance it; return where they landed. */
-static char *put_bytes(char **cursor, const char *src, size_t len) {
+static char *put_bytes(char **cursor, const char *src, size_t len)
+{
     char *const at = *cursor;
     if (len > 0) {
         memcpy(at, src, len);
@@ -317,7 +337,8 @@ static char *put_bytes(char **cursor, const char *src, size_t len) {
 }
 
 /* Write len bytes at p to fd; false on an error. */
-static bool write_all(int fd, const char *p, size_t len) {
+static bool write_all(int fd, const char *p, size_t len)
+{
     while (len > 0) {
         const ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR) {
@@ -335,7 +356,8 @@ static bool write_all(int fd, const char *p, size_t len) {
 /* Put v's body and gzip bytes in a new memory file, sealed against any change (so what a reader
  * maps or a server sends cannot move under it), and point e's value into its read-only mapping.
  * false (nothing left open) when the kernel refuses: no memfd, no descriptor left. */
-static bool file_fill(nq_cache_entry *e, const nq_cache_value *v) {
+static bool file_fill(nq_cache_entry *e, const nq_cache_value *v)
+{
     const size_t len = v->body_len + v->gzip_len;
     const int fd = memfd_create("nqueensd-cache", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) {
@@ -360,9 +382,9 @@ static bool file_fill(nq_cache_entry *e, const nq_cache_value *v) {
 
 /* Build a detached entry holding copies of key and v, with `refs` references, its bytes in a
  * memory file when `file` (NULL if that cannot be had: the caller then builds one without). */
-static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t key_len,
-                                   const nq_cache_value *v, size_t type_len, size_t etag_len,
-                                   size_t charge, unsigned refs, bool file) {
+static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t key_len, const nq_cache_value *v,
+                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs, bool file)
+{
     const size_t size = file ? entry_charge(key_len, type_len, etag_len, 0, 0, false) : charge;
     nq_cache_entry *const e = malloc(size);
     if (!e) {
@@ -394,20 +416,22 @@ static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t ke
 }
 
 /* Whether the cache keeps fewer than NQ_CACHE_FILES_MAX memory files now. */
-static bool files_below_cap(nq_cache *c) {
+static bool files_below_cap(nq_cache *c)
+{
     pthread_mutex_lock(&c->lock);
     const bool below = c->files < NQ_CACHE_FILES_MAX;
     pthread_mutex_unlock(&c->lock);
     return below;
 }
 
-static bool value_ok(const nq_cache_value *v) {
-    return v->content_type && v->etag && (v->body || v->body_len == 0) &&
-           (v->gzip || v->gzip_len == 0);
+static bool value_ok(const nq_cache_value *v)
+{
+    return v->content_type && v->etag && (v->body || v->body_len == 0) && (v->gzip || v->gzip_len == 0);
 }
 
 /* Release a chain of detached entries linked through `chain`. */
-static void release_chain(nq_cache_entry *e) {
+static void release_chain(nq_cache_entry *e)
+{
     while (e) {
         nq_cache_entry *const next = e->chain;
         e->chain = NULL;
@@ -416,7 +440,8 @@ static void release_chain(nq_cache_entry *e) {
     }
 }
 
-nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out) {
+nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out)
+{
     if (out) {
         *out = NULL;
     }
@@ -426,8 +451,7 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     const size_t key_len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
     const size_t type_len = strnlen(v->content_type, NQ_CACHE_STR_MAX + 1);
     const size_t etag_len = strnlen(v->etag, NQ_CACHE_STR_MAX + 1);
-    if (key_len == 0 || key_len > NQ_CACHE_KEY_MAX || type_len > NQ_CACHE_STR_MAX ||
-        etag_len > NQ_CACHE_STR_MAX) {
+    if (key_len == 0 || key_len > NQ_CACHE_KEY_MAX || type_len > NQ_CACHE_STR_MAX || etag_len > NQ_CACHE_STR_MAX) {
         return NQ_E_ARG;
     }
     /* The file count is read before the entry is linked: concurrent puts may pass the cap by a few,
@@ -477,7 +501,8 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     return NQ_OK;
 }
 
-void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out) {
+void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out)
+{
     assert(out);
     *out = (nq_cache_stats){0};
     if (!c) {
@@ -498,17 +523,20 @@ void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out) {
     pthread_mutex_unlock(&c->lock);
 }
 
-const nq_cache_value *nq_cache_entry_value(const nq_cache_entry *e) {
+const nq_cache_value *nq_cache_entry_value(const nq_cache_entry *e)
+{
     assert(e);
     return &e->value;
 }
 
-void nq_cache_entry_retain(nq_cache_entry *e) {
+void nq_cache_entry_retain(nq_cache_entry *e)
+{
     assert(e);
     atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
 }
 
-void nq_cache_entry_release(nq_cache_entry *e) {
+void nq_cache_entry_release(nq_cache_entry *e)
+{
     if (!e) {
         return;
     }
@@ -522,7 +550,8 @@ void nq_cache_entry_release(nq_cache_entry *e) {
     }
 }
 
-bool nq_cache_entry_file(const nq_cache_entry *e, const char *bytes, int *fd, uint64_t *offset) {
+bool nq_cache_entry_file(const nq_cache_entry *e, const char *bytes, int *fd, uint64_t *offset)
+{
     assert(e && fd && offset);
     const char *const base = e->map;
     if (e->fd < 0 || !bytes || bytes < base || bytes >= base + e->map_len) {
@@ -533,6 +562,7 @@ bool nq_cache_entry_file(const nq_cache_entry *e, const char *bytes, int *fd, ui
     return true;
 }
 
-void nq_cache_release_cb(void *entry) {
+void nq_cache_release_cb(void *entry)
+{
     nq_cache_entry_release(entry);
 }

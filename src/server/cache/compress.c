@@ -13,12 +13,14 @@
 #define MEM_LEVEL 8                /* zlib's default: ~128 KiB of hash state per stream */
 #define STREAM_IN_DEFAULT ((size_t)16 * 1024)
 
-static bool level_ok(int level) {
+static bool level_ok(int level)
+{
     return level >= 0 && level <= 9;
 }
 
 /* zlib counts in uInt; feed it at most this much at a time. */
-static uInt clamp_uint(size_t n) {
+static uInt clamp_uint(size_t n)
+{
     return n > UINT_MAX ? UINT_MAX : (uInt)n;
 }
 
@@ -27,13 +29,15 @@ static uInt clamp_uint(size_t n) {
 /* Deflate all of in[0..len) in one call. len fits a uInt (nq_compress_buffer refuses a bound past
  * UINT_MAX, and the bound is at least len), and the output buffer was sized with deflateBound, with
  * which zlib guarantees that Z_FINISH completes at once. */
-static nq_err deflate_all(z_stream *z, const char *in, size_t len) {
+static nq_err deflate_all(z_stream *z, const char *in, size_t len)
+{
     z->next_in = (const Bytef *)in;
     z->avail_in = (uInt)len;
     return deflate(z, Z_FINISH) == Z_STREAM_END ? NQ_OK : NQ_E_INTERNAL;
 }
 
-nq_err nq_compress_buffer(const char *in, size_t len, int level, char **out, size_t *out_len) {
+nq_err nq_compress_buffer(const char *in, size_t len, int level, char **out, size_t *out_len)
+{
     if (!out || !out_len || (!in && len > 0) || !level_ok(level)) {
         return NQ_E_ARG;
     }
@@ -78,14 +82,15 @@ struct nq_compress_stream {
     void *src;                  /* its state, not owned */
     char *in;                   /* input buffer of in_cap bytes */
     size_t in_cap;
-    size_t in_total;            /* identity bytes pulled so far */
-    bool src_done;              /* the source reported its end */
-    bool finished;              /* deflate wrote the gzip trailer */
-    nq_err failed;              /* sticky error, NQ_OK while healthy */
+    size_t in_total; /* identity bytes pulled so far */
+    bool src_done;   /* the source reported its end */
+    bool finished;   /* deflate wrote the gzip trailer */
+    nq_err failed;   /* sticky error, NQ_OK while healthy */
 };
 
 nq_err nq_compress_stream_create(nq_compress_source_fn read, void *src, int level, size_t in_cap,
-                                 nq_compress_stream **out) {
+                                 nq_compress_stream **out)
+{
     if (!read || !out || !level_ok(level)) {
         return NQ_E_ARG;
     }
@@ -95,8 +100,7 @@ nq_err nq_compress_stream_create(nq_compress_source_fn read, void *src, int leve
     }
     s->in_cap = in_cap > 0 ? clamp_uint(in_cap) : STREAM_IN_DEFAULT;
     s->in = malloc(s->in_cap);
-    if (!s->in || deflateInit2(&s->z, level, Z_DEFLATED, GZIP_WINDOW_BITS, MEM_LEVEL,
-                               Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (!s->in || deflateInit2(&s->z, level, Z_DEFLATED, GZIP_WINDOW_BITS, MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(s->in);
         free(s);
         return NQ_E_NOMEM;
@@ -107,7 +111,8 @@ nq_err nq_compress_stream_create(nq_compress_source_fn read, void *src, int leve
     return NQ_OK;
 }
 
-void nq_compress_stream_destroy(nq_compress_stream *s) {
+void nq_compress_stream_destroy(nq_compress_stream *s)
+{
     if (!s) {
         return;
     }
@@ -116,12 +121,14 @@ void nq_compress_stream_destroy(nq_compress_stream *s) {
     free(s);
 }
 
-size_t nq_compress_stream_in_bytes(const nq_compress_stream *s) {
+size_t nq_compress_stream_in_bytes(const nq_compress_stream *s)
+{
     return s ? s->in_total : 0;
 }
 
 /* Refill the input buffer from the source once it has been consumed. */
-static nq_err refill(nq_compress_stream *s) {
+static nq_err refill(nq_compress_stream *s)
+{
     if (s->z.avail_in > 0 || s->src_done) {
         return NQ_OK;
     }
@@ -140,7 +147,8 @@ static nq_err refill(nq_compress_stream *s) {
     return NQ_OK;
 }
 
-nq_err nq_compress_stream_read(nq_compress_stream *s, char *buf, size_t cap, size_t *len) {
+nq_err nq_compress_stream_read(nq_compress_stream *s, char *buf, size_t cap, size_t *len)
+{
     if (!s || !buf || !len || cap == 0) {
         return NQ_E_ARG;
     }
@@ -176,11 +184,13 @@ nq_err nq_compress_stream_read(nq_compress_stream *s, char *buf, size_t cap, siz
 #define Q_UNSET (-1) /* weight not given */
 #define Q_ONE 1000   /* weights are kept in thousandths */
 
-static bool is_ows(char c) {
+static bool is_ows(char c)
+{
     return c == ' ' || c == '\t';
 }
 
-static const char *skip_ows(const char *p) {
+static const char *skip_ows(const char *p)
+{
     while (is_ows(*p)) {
         p++;
     }
@@ -188,12 +198,14 @@ static const char *skip_ows(const char *p) {
 }
 
 /* RFC 9110 tchar. */
-static bool is_tchar(char c) {
+static bool is_tchar(char c)
+{
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
-static const char *skip_token(const char *p) {
+static const char *skip_token(const char *p)
+{
     while (is_tchar(*p)) {
         p++;
     }
@@ -201,7 +213,8 @@ static const char *skip_token(const char *p) {
 }
 
 /* Whether [p, end) equals the lowercase word w, ignoring ASCII case. */
-static bool token_is(const char *p, const char *end, const char *w) {
+static bool token_is(const char *p, const char *end, const char *w)
+{
     const size_t n = strlen(w);
     if ((size_t)(end - p) != n) {
         return false;
@@ -215,7 +228,8 @@ static bool token_is(const char *p, const char *end, const char *w) {
     return true;
 }
 
-int nq_compress_qvalue(const char *p, const char *end) {
+int nq_compress_qvalue(const char *p, const char *end)
+{
     if (p == end || (*p != '0' && *p != '1')) {
         return -1;
     }
@@ -238,7 +252,8 @@ int nq_compress_qvalue(const char *p, const char *end) {
 
 /* Parse the parameters that follow a coding, up to the next ',' or the end, into *q (Q_ONE when
  * there is no q parameter). False if the element is malformed. */
-static bool parse_weight(const char *p, int *q) {
+static bool parse_weight(const char *p, int *q)
+{
     *q = Q_ONE;
     for (p = skip_ows(p); *p == ';'; p = skip_ows(p)) {
         const char *const name = skip_ows(p + 1);
@@ -259,7 +274,8 @@ static bool parse_weight(const char *p, int *q) {
 }
 
 /* Where the weight of the coding [p, end) is kept, or NULL for a coding we do not offer. */
-static int *weight_slot(const char *p, const char *end, int *gzip, int *identity, int *star) {
+static int *weight_slot(const char *p, const char *end, int *gzip, int *identity, int *star)
+{
     if (token_is(p, end, "gzip") || token_is(p, end, "x-gzip")) {
         return gzip;
     }
@@ -270,12 +286,14 @@ static int *weight_slot(const char *p, const char *end, int *gzip, int *identity
 }
 
 /* Skip to just past the next ',' (or to the end). */
-static const char *next_element(const char *p) {
+static const char *next_element(const char *p)
+{
     const char *const comma = strchr(p, ',');
     return comma ? comma + 1 : p + strlen(p);
 }
 
-nq_encoding nq_compress_negotiate(const char *accept_encoding) {
+nq_encoding nq_compress_negotiate(const char *accept_encoding)
+{
     if (!accept_encoding) {
         return NQ_ENCODING_IDENTITY;
     }

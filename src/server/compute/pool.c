@@ -35,66 +35,66 @@ typedef enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_OVER } job_state;
 typedef enum ticket_state { TICKET_WAITING, TICKET_NOTIFYING, TICKET_DONE } ticket_state;
 
 struct nq_pool_ticket {
-    job *job;                    /* the computation waited for; the ticket holds a reference */
-    nq_pool_ticket *jprev;       /* neighbours on job->waiters while WAITING */
+    job *job;              /* the computation waited for; the ticket holds a reference */
+    nq_pool_ticket *jprev; /* neighbours on job->waiters while WAITING */
     nq_pool_ticket *jnext;
-    nq_pool_ticket *dprev;       /* neighbours on pool's deadline list while WAITING */
+    nq_pool_ticket *dprev; /* neighbours on pool's deadline list while WAITING */
     nq_pool_ticket *dnext;
-    nq_pool_ticket *nnext;       /* next on a batch being notified */
-    bool on_deadline_list;       /* linked through dprev/dnext */
-    ticket_state state;          /* see the life of a ticket in pool.h */
-    nq_err err;                  /* outcome, set when leaving WAITING */
-    nq_pool_notify_fn notify;    /* owner's callback */
-    void *arg;                   /* its argument */
-    uint64_t submitted_ms;       /* monotonic submit time */
-    uint64_t deadline_ms;        /* monotonic time NQ_E_DEADLINE is due (when on the deadline list) */
-    uint64_t notified_ms;        /* monotonic time the outcome was set */
+    nq_pool_ticket *nnext;    /* next on a batch being notified */
+    bool on_deadline_list;    /* linked through dprev/dnext */
+    ticket_state state;       /* see the life of a ticket in pool.h */
+    nq_err err;               /* outcome, set when leaving WAITING */
+    nq_pool_notify_fn notify; /* owner's callback */
+    void *arg;                /* its argument */
+    uint64_t submitted_ms;    /* monotonic submit time */
+    uint64_t deadline_ms;     /* monotonic time NQ_E_DEADLINE is due (when on the deadline list) */
+    uint64_t notified_ms;     /* monotonic time the outcome was set */
 };
 
 struct job {
-    nq_pool *pool;               /* owner */
-    job *bucket_next;            /* chain in pool->buckets while in the table */
-    job *qnext;                  /* next on the queue while QUEUED */
-    job *rprev;                  /* neighbours on pool's running list while RUNNING */
+    nq_pool *pool;    /* owner */
+    job *bucket_next; /* chain in pool->buckets while in the table */
+    job *qnext;       /* next on the queue while QUEUED */
+    job *rprev;       /* neighbours on pool's running list while RUNNING */
     job *rnext;
-    nq_pool_ticket *waiters;     /* tickets still WAITING, doubly linked through jprev/jnext */
-    size_t nwaiters;             /* length of that list */
-    size_t refs;                 /* 1 for the pool while not OVER, plus 1 per unreleased ticket */
+    nq_pool_ticket *waiters; /* tickets still WAITING, doubly linked through jprev/jnext */
+    size_t nwaiters;         /* length of that list */
+    size_t refs;             /* 1 for the pool while not OVER, plus 1 per unreleased ticket */
     job_state state;
-    bool in_table;               /* findable by key (false once over or cancelled) */
-    bool cancel_requested;       /* the pool cancelled it (budget or abort) */
-    nq_pool_task task;           /* what to run; task.ctx is freed right after the run */
-    nq_count_ctl ctl;            /* passed to the run function; cancelled through it */
-    uint64_t started_ms;         /* monotonic start time, when RUNNING */
-    nq_err err;                  /* outcome, when OVER */
-    void *result;                /* the run's result when err is NQ_OK; freed with the last ref */
-    size_t hash;                 /* of key */
-    char key[];                  /* NUL-terminated copy */
+    bool in_table;         /* findable by key (false once over or cancelled) */
+    bool cancel_requested; /* the pool cancelled it (budget or abort) */
+    nq_pool_task task;     /* what to run; task.ctx is freed right after the run */
+    nq_count_ctl ctl;      /* passed to the run function; cancelled through it */
+    uint64_t started_ms;   /* monotonic start time, when RUNNING */
+    nq_err err;            /* outcome, when OVER */
+    void *result;          /* the run's result when err is NQ_OK; freed with the last ref */
+    size_t hash;           /* of key */
+    char key[];            /* NUL-terminated copy */
 };
 
 struct nq_pool {
-    pthread_mutex_t lock;        /* guards everything below but the immutable config and threads */
-    pthread_cond_t work_cv;      /* workers: a job was queued, or stop */
-    pthread_cond_t timer_cv;     /* timer: the earliest deadline may have changed, or stop */
-    pthread_cond_t notified_cv;  /* a batch of notifications ended */
-    nq_pool_config cfg;          /* immutable after create */
-    job **buckets;               /* single-flight table, nbuckets chains */
-    size_t nbuckets;             /* a power of two */
-    nq_hash_key hash_key;        /* SipHash key of the table, random per pool; immutable */
-    job *qhead;                  /* FIFO of QUEUED jobs */
+    pthread_mutex_t lock;       /* guards everything below but the immutable config and threads */
+    pthread_cond_t work_cv;     /* workers: a job was queued, or stop */
+    pthread_cond_t timer_cv;    /* timer: the earliest deadline may have changed, or stop */
+    pthread_cond_t notified_cv; /* a batch of notifications ended */
+    nq_pool_config cfg;         /* immutable after create */
+    job **buckets;              /* single-flight table, nbuckets chains */
+    size_t nbuckets;            /* a power of two */
+    nq_hash_key hash_key;       /* SipHash key of the table, random per pool; immutable */
+    job *qhead;                 /* FIFO of QUEUED jobs */
     job *qtail;
-    job *running;                /* RUNNING jobs, doubly linked */
-    nq_pool_ticket *dhead;       /* WAITING tickets with a deadline, in deadline order */
+    job *running;          /* RUNNING jobs, doubly linked */
+    nq_pool_ticket *dhead; /* WAITING tickets with a deadline, in deadline order */
     nq_pool_ticket *dtail;
-    size_t pending;              /* jobs QUEUED or RUNNING (what admission bounds) */
-    size_t notifying;            /* tickets NOTIFYING */
-    size_t tickets;              /* tickets not yet released */
-    bool aborted;                /* nq_pool_abort was called: refuse new work */
-    bool stopping;               /* threads must exit */
-    nq_pool_stats stats;         /* counters (running/queued/waiting kept current here too) */
-    pthread_t timer;             /* the timer thread, valid when timer_started */
+    size_t pending;      /* jobs QUEUED or RUNNING (what admission bounds) */
+    size_t notifying;    /* tickets NOTIFYING */
+    size_t tickets;      /* tickets not yet released */
+    bool aborted;        /* nq_pool_abort was called: refuse new work */
+    bool stopping;       /* threads must exit */
+    nq_pool_stats stats; /* counters (running/queued/waiting kept current here too) */
+    pthread_t timer;     /* the timer thread, valid when timer_started */
     bool timer_started;
-    pthread_t *threads;          /* workers, nthreads of them started */
+    pthread_t *threads; /* workers, nthreads of them started */
     unsigned nthreads;
 };
 
@@ -434,8 +434,7 @@ static void timed_wait(nq_pool *p, uint64_t until_ms)
         pthread_cond_wait(&p->timer_cv, &p->lock);
         return;
     }
-    const struct timespec ts = {.tv_sec = (time_t)(until_ms / 1000u),
-                                .tv_nsec = (long)(until_ms % 1000u) * 1000000L};
+    const struct timespec ts = {.tv_sec = (time_t)(until_ms / 1000u), .tv_nsec = (long)(until_ms % 1000u) * 1000000L};
     const int rc = pthread_cond_timedwait(&p->timer_cv, &p->lock, &ts);
     assert(rc == 0 || rc == ETIMEDOUT);
     (void)rc;
@@ -674,15 +673,14 @@ static nq_err admit(nq_pool *p, job *fresh, nq_pool_ticket *t, bool *used)
     return NQ_OK;
 }
 
-nq_err nq_pool_submit(nq_pool *p, const char *key, const nq_pool_task *task, nq_pool_notify_fn notify,
-                      void *arg, nq_pool_ticket **out)
+nq_err nq_pool_submit(nq_pool *p, const char *key, const nq_pool_task *task, nq_pool_notify_fn notify, void *arg,
+                      nq_pool_ticket **out)
 {
     if (task == NULL) {
         return NQ_E_ARG;
     }
     const size_t keylen = key != NULL ? strnlen(key, NQ_POOL_KEY_MAX + 1u) : 0;
-    if (p == NULL || task->run == NULL || notify == NULL || out == NULL || keylen == 0 ||
-        keylen > NQ_POOL_KEY_MAX) {
+    if (p == NULL || task->run == NULL || notify == NULL || out == NULL || keylen == 0 || keylen > NQ_POOL_KEY_MAX) {
         task_ctx_free(task, task->ctx);
         return NQ_E_ARG;
     }

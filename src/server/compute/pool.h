@@ -77,18 +77,18 @@ typedef void (*nq_pool_notify_fn)(void *arg);
 
 /* Counters for metrics: a consistent snapshot taken under the lock. */
 typedef struct nq_pool_stats {
-    unsigned workers;    /* configured workers */
-    unsigned queue_len;  /* configured queue length */
-    size_t running;      /* computations on a worker now */
-    size_t queued;       /* computations waiting for a worker now */
-    size_t waiting;      /* tickets not notified yet */
-    uint64_t submitted;  /* nq_pool_submit calls that returned a ticket */
-    uint64_t shared;     /* of those, the ones that attached to a computation already in flight */
-    uint64_t started;    /* computations a worker began */
-    uint64_t finished;   /* computations that ended without being cancelled (successfully or not) */
-    uint64_t cancelled;  /* computations cancelled (budget or abort) or dropped from the queue by abort */
-    uint64_t rejected;   /* submits refused with NQ_E_BUSY */
-    uint64_t deadlines;  /* tickets told NQ_E_DEADLINE */
+    unsigned workers;   /* configured workers */
+    unsigned queue_len; /* configured queue length */
+    size_t running;     /* computations on a worker now */
+    size_t queued;      /* computations waiting for a worker now */
+    size_t waiting;     /* tickets not notified yet */
+    uint64_t submitted; /* nq_pool_submit calls that returned a ticket */
+    uint64_t shared;    /* of those, the ones that attached to a computation already in flight */
+    uint64_t started;   /* computations a worker began */
+    uint64_t finished;  /* computations that ended without being cancelled (successfully or not) */
+    uint64_t cancelled; /* computations cancelled (budget or abort) or dropped from the queue by abort */
+    uint64_t rejected;  /* submits refused with NQ_E_BUSY */
+    uint64_t deadlines; /* tickets told NQ_E_DEADLINE */
 } nq_pool_stats;
 
 /* Create a pool and start its worker threads and its timer thread.
@@ -107,8 +107,8 @@ void nq_pool_destroy(nq_pool *p);
  * Errors (no ticket, notify never called, task.ctx already freed): NQ_E_ARG (p, key, task, task->run,
  * notify or out NULL, empty key or longer than NQ_POOL_KEY_MAX), NQ_E_BUSY (a new computation is
  * needed and the queue is full), NQ_E_DRAINING (after nq_pool_abort), NQ_E_NOMEM. */
-nq_err nq_pool_submit(nq_pool *p, const char *key, const nq_pool_task *task, nq_pool_notify_fn notify,
-                      void *arg, nq_pool_ticket **out);
+nq_err nq_pool_submit(nq_pool *p, const char *key, const nq_pool_task *task, nq_pool_notify_fn notify, void *arg,
+                      nq_pool_ticket **out);
 
 /* The outcome of a notified ticket: NQ_OK with the computation's result in *result (valid until the
  * ticket is released; may be NULL if the task produced none), or the error the waiter got

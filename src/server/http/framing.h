@@ -32,16 +32,16 @@ typedef enum nq_framing_body {
 } nq_framing_body;
 
 typedef struct nq_framing {
-    nq_err err;             /* first fault: NQ_E_BAD_REQUEST (400), NQ_E_NOT_IMPLEMENTED (501); NQ_OK */
-    const char *detail;     /* a static sentence naming the fault, NULL when err is NQ_OK */
-    unsigned hosts;         /* Host lines seen */
-    unsigned lengths;       /* Content-Length lines seen */
-    unsigned codings;       /* Transfer-Encoding lines seen */
-    uint64_t length;        /* the Content-Length value, when lengths == 1 and it parsed */
-    unsigned chunked;       /* how often "chunked" was named */
-    bool chunked_last;      /* the last transfer coding so far is "chunked" */
-    bool other_coding;      /* a transfer coding other than "chunked" was named */
-    nq_framing_body body;   /* the verdict (nq_framing_finish), when err is NQ_OK */
+    nq_err err;           /* first fault: NQ_E_BAD_REQUEST (400), NQ_E_NOT_IMPLEMENTED (501); NQ_OK */
+    const char *detail;   /* a static sentence naming the fault, NULL when err is NQ_OK */
+    unsigned hosts;       /* Host lines seen */
+    unsigned lengths;     /* Content-Length lines seen */
+    unsigned codings;     /* Transfer-Encoding lines seen */
+    uint64_t length;      /* the Content-Length value, when lengths == 1 and it parsed */
+    unsigned chunked;     /* how often "chunked" was named */
+    bool chunked_last;    /* the last transfer coding so far is "chunked" */
+    bool other_coding;    /* a transfer coding other than "chunked" was named */
+    nq_framing_body body; /* the verdict (nq_framing_finish), when err is NQ_OK */
 } nq_framing;
 
 /* The value head.c gives the Content-Length field it adds in front of the client's, so that

@@ -39,25 +39,25 @@ typedef struct wait_list {
 } wait_list;
 
 struct slot {
-    nq_guard *guard;     /* owner */
-    wait_list *list;     /* the list it waits on, NULL when not waiting for a head */
-    slot *prev;          /* neighbours on that list */
+    nq_guard *guard; /* owner */
+    wait_list *list; /* the list it waits on, NULL when not waiting for a head */
+    slot *prev;      /* neighbours on that list */
     slot *next;
-    bool kicked;         /* the sweeper shut the socket down; libmicrohttpd will close it */
-    void *request;       /* the request begun and not yet done, or NULL (nq_guard_request_begin) */
-    int fd;              /* the connection's socket (owned by libmicrohttpd) */
-    uint64_t since_ms;   /* monotonic time the wait for a head began */
+    bool kicked;       /* the sweeper shut the socket down; libmicrohttpd will close it */
+    void *request;     /* the request begun and not yet done, or NULL (nq_guard_request_begin) */
+    int fd;            /* the connection's socket (owned by libmicrohttpd) */
+    uint64_t since_ms; /* monotonic time the wait for a head began */
 };
 
 struct nq_guard {
-    pthread_mutex_t lock;   /* guards the lists, the slots' list fields and the counters */
-    pthread_cond_t cv;      /* sweeper: a list became non-empty, or stop */
-    nq_guard_config cfg;    /* immutable after create */
-    wait_list fresh;        /* new connections waiting for their first head */
-    wait_list kept;         /* keep-alive connections waiting for their next head */
-    bool stopping;          /* the sweeper must exit */
-    nq_guard_stats stats;   /* counters */
-    pthread_t sweeper;      /* the sweeper thread */
+    pthread_mutex_t lock; /* guards the lists, the slots' list fields and the counters */
+    pthread_cond_t cv;    /* sweeper: a list became non-empty, or stop */
+    nq_guard_config cfg;  /* immutable after create */
+    wait_list fresh;      /* new connections waiting for their first head */
+    wait_list kept;       /* keep-alive connections waiting for their next head */
+    bool stopping;        /* the sweeper must exit */
+    nq_guard_stats stats; /* counters */
+    pthread_t sweeper;    /* the sweeper thread */
 };
 
 /* ---- the wait lists (lock held) ----------------------------------------------------------------- */
@@ -102,8 +102,7 @@ static void wait_end(slot *s)
 
 static int connection_fd(struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *const info =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *const info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info != NULL ? info->connect_fd : -1;
 }
 
@@ -166,8 +165,7 @@ static slot *slot_of(struct MHD_Connection *c)
     if (c == NULL) {
         return NULL;
     }
-    const union MHD_ConnectionInfo *const info =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const union MHD_ConnectionInfo *const info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info != NULL ? info->socket_context : NULL;
 }
 
@@ -206,8 +204,7 @@ static void *sweeper_main(void *arg)
             pthread_cond_wait(&g->cv, &g->lock);
             continue;
         }
-        const struct timespec ts = {.tv_sec = (time_t)(next / 1000u),
-                                    .tv_nsec = (long)(next % 1000u) * 1000000L};
+        const struct timespec ts = {.tv_sec = (time_t)(next / 1000u), .tv_nsec = (long)(next % 1000u) * 1000000L};
         const int rc = pthread_cond_timedwait(&g->cv, &g->lock, &ts);
         assert(rc == 0 || rc == ETIMEDOUT);
         (void)rc;
@@ -242,8 +239,8 @@ static nq_err sync_init(nq_guard *g)
 
 nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out)
 {
-    if (cfg == NULL || out == NULL || cfg->head_timeout_s == 0 ||
-        cfg->max_uri_bytes == 0 || cfg->max_header_bytes == 0) {
+    if (cfg == NULL || out == NULL || cfg->head_timeout_s == 0 || cfg->max_uri_bytes == 0 ||
+        cfg->max_header_bytes == 0) {
         return NQ_E_ARG;
     }
     nq_guard *const g = calloc(1, sizeof *g);
@@ -311,14 +308,11 @@ size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap
         return 0;
     }
     size_t n = 0;
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)g->cfg.idle_timeout_s,
-                                        NULL};
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool_bytes(&g->cfg),
-                                        NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)g->cfg.idle_timeout_s, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool_bytes(&g->cfg), NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify_connection, g};
     if (g->cfg.per_ip_limit > 0) {
-        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                                            (intptr_t)g->cfg.per_ip_limit, NULL};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)g->cfg.per_ip_limit, NULL};
     }
     opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     return n;

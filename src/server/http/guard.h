@@ -55,13 +55,13 @@ typedef struct nq_guard nq_guard; /* opaque */
 typedef void (*nq_guard_abandoned_fn)(void *cls, struct MHD_Connection *c, void *request);
 
 typedef struct nq_guard_config {
-    unsigned per_ip_limit;   /* open connections per client address; 0 = no limit */
-    unsigned idle_timeout_s; /* libmicrohttpd's inactivity timeout; 0 = none */
-    unsigned head_timeout_s; /* the request head must arrive within this, >= 1 */
-    size_t max_uri_bytes;    /* longest request target (414 beyond), >= 1 */
-    size_t max_header_bytes; /* largest header section (431 beyond), >= 1 */
+    unsigned per_ip_limit;           /* open connections per client address; 0 = no limit */
+    unsigned idle_timeout_s;         /* libmicrohttpd's inactivity timeout; 0 = none */
+    unsigned head_timeout_s;         /* the request head must arrive within this, >= 1 */
+    size_t max_uri_bytes;            /* longest request target (414 beyond), >= 1 */
+    size_t max_header_bytes;         /* largest header section (431 beyond), >= 1 */
     nq_guard_abandoned_fn abandoned; /* requests a closed connection left unfinished; NULL: none */
-    void *abandoned_cls;     /* its first argument */
+    void *abandoned_cls;             /* its first argument */
 } nq_guard_config;
 
 typedef struct nq_guard_stats {

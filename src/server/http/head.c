@@ -25,7 +25,8 @@
  * nor closes. The server parses the raw query itself (query.h), from its own copy. The request
  * line lives in libmicrohttpd's read buffer, which it passes here as const but cuts in place at the
  * '?' right after this callback: an empty string after the '?' leaves it nothing to parse. */
-static void hide_query(const char *uri) {
+static void hide_query(const char *uri)
+{
     char *const q = uri ? strchr(uri, '?') : NULL; /* strchr's result is writable, as the buffer is */
     if (q) q[1] = '\0';
 }
@@ -35,21 +36,24 @@ static void hide_query(const char *uri) {
  * malformed one with its broken 400) and the first handler call decides from every line
  * (nq_head_check). A Transfer-Encoding of the client's still makes libmicrohttpd expect a body, which
  * nq_head_check then refuses or answers without reading. */
-static bool frame_ourselves(struct MHD_Connection *c) {
+static bool frame_ourselves(struct MHD_Connection *c)
+{
     return MHD_set_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH, nq_framing_synthetic) ==
            MHD_YES;
 }
 
 /* The request target must be non-empty and hold no SP or control byte (libmicrohttpd takes
  * everything up to the line's last SP as the target). Checked whole, before hide_query cuts it. */
-static bool target_ok(const char *uri) {
+static bool target_ok(const char *uri)
+{
     if (!uri || *uri == '\0') return false;
     for (const char *t = uri; *t; t++)
         if ((unsigned char)*t <= 0x20 || (unsigned char)*t == 0x7f) return false;
     return true;
 }
 
-unsigned nq_head_begin(struct MHD_Connection *c, const char *uri) {
+unsigned nq_head_begin(struct MHD_Connection *c, const char *uri)
+{
     const unsigned flags = target_ok(uri) ? NQ_HEAD_TARGET_OK : 0u;
     hide_query(uri);
     return flags | (frame_ourselves(c) ? NQ_HEAD_FRAMED : 0u);
@@ -61,7 +65,8 @@ unsigned nq_head_begin(struct MHD_Connection *c, const char *uri) {
  * (RFC 9112 section 3). libmicrohttpd replaces the first SP with a NUL, skips any further ones and
  * hands uri_log the target, so method, NUL and target are adjacent unless the method held a NUL of
  * its own ("G\0T", which it would shorten to "G") or more than one SP followed it. */
-static bool request_line_ok(const char *method, const char *uri, unsigned flags) {
+static bool request_line_ok(const char *method, const char *uri, unsigned flags)
+{
     const size_t mlen = strlen(method);
     return (flags & NQ_HEAD_TARGET_OK) && uri == method + mlen + 1 && nq_framing_is_token(method, mlen);
 }
@@ -72,7 +77,8 @@ static bool request_line_ok(const char *method, const char *uri, unsigned flags)
  * name, the NUL that replaced the colon and optional whitespace. So a value that is not there, by
  * address (value before the name compares as a huge difference), is a folded line. Only bytes of
  * the line itself are read. */
-static bool folded(const char *key, size_t key_size, const char *value) {
+static bool folded(const char *key, size_t key_size, const char *value)
+{
     const uintptr_t gap = (uintptr_t)value - (uintptr_t)key;
     if (gap <= key_size || gap - key_size > FOLD_GAP_MAX || key[key_size] != '\0') return true;
     for (size_t i = key_size + 1; i < gap; i++)
@@ -81,7 +87,8 @@ static bool folded(const char *key, size_t key_size, const char *value) {
 }
 
 static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                   const char *value, size_t value_size) {
+                                   const char *value, size_t value_size)
+{
     (void)kind;
     nq_framing *f = cls;
     if (nq_framing_is_synthetic(value)) return MHD_YES;
@@ -90,8 +97,9 @@ static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri,
-                   unsigned flags, nq_head_verdict *out) {
+void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri, unsigned flags,
+                   nq_head_verdict *out)
+{
     *out = (nq_head_verdict){NQ_OK, NULL, NQ_FRAMING_NONE, 0};
     if (!(flags & NQ_HEAD_FRAMED)) { /* no memory for the server's own Content-Length: libmicrohttpd may frame a body */
         out->err = NQ_E_NOMEM;
@@ -118,10 +126,11 @@ void nq_head_check(struct MHD_Connection *c, const char *method, const char *ver
 /* Repeated header lines combined into one value, kept until the request ends. */
 struct nq_head_joined {
     struct nq_head_joined *next; /* older ones */
-    char value[];        /* "first, second, ..." */
+    char value[];                /* "first, second, ..." */
 };
 
-void nq_head_joined_free(nq_head_joined *j) {
+void nq_head_joined_free(nq_head_joined *j)
+{
     while (j) {
         nq_head_joined *next = j->next;
         free(j);
@@ -132,16 +141,17 @@ void nq_head_joined_free(nq_head_joined *j) {
 /* nq_head_lookup's walk over the header lines: counts those called name and, on the second pass,
  * copies them into out joined by ", ". */
 typedef struct header_walk {
-    const char *name; /* the field name looked up */
-    unsigned count;   /* lines seen */
-    size_t bytes;     /* their value bytes */
+    const char *name;  /* the field name looked up */
+    unsigned count;    /* lines seen */
+    size_t bytes;      /* their value bytes */
     const char *first; /* the first one's value */
-    char *out;        /* second pass: where the joined value goes, NULL on the first */
-    size_t used;      /* bytes of out used */
+    char *out;         /* second pass: where the joined value goes, NULL on the first */
+    size_t used;       /* bytes of out used */
 } header_walk;
 
 static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                   const char *value, size_t value_size) {
+                                   const char *value, size_t value_size)
+{
     (void)kind;
     header_walk *w = cls;
     if (key_size != strlen(w->name) || strncasecmp(key, w->name, key_size) != 0) return MHD_YES;
@@ -161,7 +171,8 @@ static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-const char *nq_head_lookup(struct MHD_Connection *c, const char *name, nq_head_joined **keep) {
+const char *nq_head_lookup(struct MHD_Connection *c, const char *name, nq_head_joined **keep)
+{
     header_walk w = {.name = name};
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, walk_header, &w);
     if (w.count <= 1) return w.first;

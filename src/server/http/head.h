@@ -52,8 +52,8 @@ typedef struct nq_head_verdict {
 /* Check the whole head on the first handler call: the request line (method and version as the
  * handler got them, uri as nq_head_begin got it), then every header line and the framing they
  * give. flags is what nq_head_begin returned. */
-void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri,
-                   unsigned flags, nq_head_verdict *out);
+void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri, unsigned flags,
+                   nq_head_verdict *out);
 
 /* Repeated lines combined by nq_head_lookup, kept until the request ends. */
 typedef struct nq_head_joined nq_head_joined;

@@ -41,17 +41,17 @@
 #define STALE_MS 2000u
 
 struct nq_listener {
-    int fd;                  /* the listening socket, owned; -1 once stopped */
-    struct MHD_Daemon *mhd;  /* borrowed: connections go there */
-    nq_guard *guard;         /* borrowed: counts the connections workers have taken up */
-    unsigned conn_limit;     /* accept while fewer connections are open */
-    atomic_bool stopping;    /* set by nq_listener_stop before it shuts the socket down */
-    pthread_t thread;        /* runs accept_loop */
+    int fd;                 /* the listening socket, owned; -1 once stopped */
+    struct MHD_Daemon *mhd; /* borrowed: connections go there */
+    nq_guard *guard;        /* borrowed: counts the connections workers have taken up */
+    unsigned conn_limit;    /* accept while fewer connections are open */
+    atomic_bool stopping;   /* set by nq_listener_stop before it shuts the socket down */
+    pthread_t thread;       /* runs accept_loop */
     /* The loop thread's own bookkeeping (see the file comment): */
-    uint64_t handed;         /* connections MHD_add_connection took */
-    uint64_t given_up;       /* of those, written off as dropped before their report */
-    uint64_t last_started;   /* the guard's `accepted` at the previous look */
-    uint64_t moved_ms;       /* when a hand-over or a report last happened */
+    uint64_t handed;       /* connections MHD_add_connection took */
+    uint64_t given_up;     /* of those, written off as dropped before their report */
+    uint64_t last_started; /* the guard's `accepted` at the previous look */
+    uint64_t moved_ms;     /* when a hand-over or a report last happened */
 };
 
 static void pause_ms(unsigned ms)
@@ -77,10 +77,8 @@ static bool about_one_connection(int err)
     case ENONET:
     case EHOSTUNREACH:
     case EOPNOTSUPP:
-    case ENETUNREACH:
-        return true;
-    default:
-        return false;
+    case ENETUNREACH: return true;
+    default: return false;
     }
 }
 

@@ -53,47 +53,47 @@
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
 struct nq_server {
-    const nq_config *cfg;                        /* borrowed, read-only */
-    struct MHD_Daemon *mhd;                      /* the daemon */
-    nq_cache *cache;                             /* response cache */
-    nq_app *app;                                 /* request -> response */
-    nq_guard *guard;                             /* connection hardening */
-    nq_pool *pool;                               /* solver workers: computations run there */
-    nq_watch *watch;                             /* notices clients leaving suspended connections */
-    uint16_t port;                               /* bound port */
-    atomic_size_t in_flight;                     /* requests between uri_log and completion */
-    atomic_bool draining;                        /* nq_server_drain called */
-    nq_listener *listener;                       /* accepts connections into the daemon until drain */
-    const nq_ops *ops;                           /* borrowed: access log and metrics, or NULL */
+    const nq_config *cfg;    /* borrowed, read-only */
+    struct MHD_Daemon *mhd;  /* the daemon */
+    nq_cache *cache;         /* response cache */
+    nq_app *app;             /* request -> response */
+    nq_guard *guard;         /* connection hardening */
+    nq_pool *pool;           /* solver workers: computations run there */
+    nq_watch *watch;         /* notices clients leaving suspended connections */
+    uint16_t port;           /* bound port */
+    atomic_size_t in_flight; /* requests between uri_log and completion */
+    atomic_bool draining;    /* nq_server_drain called */
+    nq_listener *listener;   /* accepts connections into the daemon until drain */
+    const nq_ops *ops;       /* borrowed: access log and metrics, or NULL */
 };
 
 /* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
 typedef struct request_ctx {
-    nq_server *s;         /* the server */
-    double t0;            /* when the request line was parsed */
-    char *target;         /* raw request target, NUL-terminated; split at '?' into path and query */
-    const char *query;    /* raw query, or NULL */
-    size_t query_len;     /* its length */
-    const char *uri_at;   /* where libmicrohttpd's request line had the target (nq_head_check) */
-    unsigned head_flags;  /* what nq_head_begin found (NQ_HEAD_*) */
-    bool head_seen;       /* first handler call done */
-    nq_err head_error;    /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
-    const char *head_detail; /* a static sentence saying why, or NULL */
-    nq_framing_body body; /* how the request's body is delimited (framing.h) */
-    uint64_t body_length; /* its announced length, when body is NQ_FRAMING_LENGTH */
-    nq_head_joined *joined; /* repeated header lines combined for lookup_header, freed at the end */
-    uint64_t bytes;       /* body bytes handed to libmicrohttpd */
-    nq_response resp;     /* the response (headers, record fields) */
+    nq_server *s;                /* the server */
+    double t0;                   /* when the request line was parsed */
+    char *target;                /* raw request target, NUL-terminated; split at '?' into path and query */
+    const char *query;           /* raw query, or NULL */
+    size_t query_len;            /* its length */
+    const char *uri_at;          /* where libmicrohttpd's request line had the target (nq_head_check) */
+    unsigned head_flags;         /* what nq_head_begin found (NQ_HEAD_*) */
+    bool head_seen;              /* first handler call done */
+    nq_err head_error;           /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
+    const char *head_detail;     /* a static sentence saying why, or NULL */
+    nq_framing_body body;        /* how the request's body is delimited (framing.h) */
+    uint64_t body_length;        /* its announced length, when body is NQ_FRAMING_LENGTH */
+    nq_head_joined *joined;      /* repeated header lines combined for lookup_header, freed at the end */
+    uint64_t bytes;              /* body bytes handed to libmicrohttpd */
+    nq_response resp;            /* the response (headers, record fields) */
     struct MHD_Connection *conn; /* the connection: header lookups, the pool's resume callback */
-    nq_app_work *work;    /* the pending computation's request, until nq_app_finish consumes it */
-    nq_pool_ticket *ticket; /* our wait on the pool, while offloaded */
-    bool offloaded;       /* the connection was suspended for a computation */
-    nq_watch_id watch_id; /* its socket's hang-up watch while suspended, 0 when none */
-    atomic_bool resumed;  /* the suspension was ended (by the pool's notify or a hang-up) */
-    bool hung_up;         /* the client left while suspended: the ticket was withdrawn */
-    nq_err offload_err;   /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
-    bool answered;        /* a response was handed to MHD_queue_response */
-    char method[16];      /* request method, cut */
+    nq_app_work *work;           /* the pending computation's request, until nq_app_finish consumes it */
+    nq_pool_ticket *ticket;      /* our wait on the pool, while offloaded */
+    bool offloaded;              /* the connection was suspended for a computation */
+    nq_watch_id watch_id;        /* its socket's hang-up watch while suspended, 0 when none */
+    atomic_bool resumed;         /* the suspension was ended (by the pool's notify or a hang-up) */
+    bool hung_up;                /* the client left while suspended: the ticket was withdrawn */
+    nq_err offload_err;          /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
+    bool answered;               /* a response was handed to MHD_queue_response */
+    char method[16];             /* request method, cut */
 } request_ctx;
 
 /* ---- request context ------------------------------------------------------------------------- */
@@ -101,7 +101,8 @@ typedef struct request_ctx {
 /* A malloc'd copy of the origin form ("/solve?n=8") of a request target. A proxy-style absolute form
  * ("http://host/solve?n=8"), which RFC 9112 section 3.2.2 says a server must accept, loses its scheme
  * and authority, and an empty path becomes "/" ("http://host?n=8" is "/?n=8"). NULL if out of memory. */
-static char *origin_form(const char *target) {
+static char *origin_form(const char *target)
+{
     if (strncasecmp(target, "http://", 7) != 0 && strncasecmp(target, "https://", 8) != 0) return strdup(target);
     const char *authority = strstr(target, "://") + 3;
     const char *rest = authority + strcspn(authority, "/?");
@@ -114,7 +115,8 @@ static char *origin_form(const char *target) {
     return out;
 }
 
-static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
+static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
+{
     nq_server *s = cls;
     request_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
@@ -142,27 +144,32 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
 }
 
 /* The client's numeric address into addr (INET6_ADDRSTRLEN bytes); "" when unknown. */
-static void client_address(struct MHD_Connection *c, char *addr) {
+static void client_address(struct MHD_Connection *c, char *addr)
+{
     addr[0] = '\0';
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!ci || !ci->client_addr) return;
     const struct sockaddr *sa = ci->client_addr;
     const void *ip = NULL;
-    if (sa->sa_family == AF_INET6) ip = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-    else if (sa->sa_family == AF_INET) ip = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+    if (sa->sa_family == AF_INET6)
+        ip = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    else if (sa->sa_family == AF_INET)
+        ip = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
     if (!ip || !inet_ntop(sa->sa_family, ip, addr, INET6_ADDRSTRLEN)) addr[0] = '\0';
 }
 
 /* The status that went out: ours, or, when libmicrohttpd answered before the handler ran (a head over
  * its memory, a malformed header), the one it queued itself; 0 when none was sent. */
-static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c) {
+static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c)
+{
     if (ctx->resp.status != 0) return ctx->resp.status;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
     return ci ? ci->http_status : 0;
 }
 
 /* Observe the record of ctx's request and free it. ok: libmicrohttpd reported it completed. */
-static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *ctx, bool ok) {
+static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *ctx, bool ok)
+{
     char addr[INET6_ADDRSTRLEN];
     client_address(c, addr);
     const nq_request_record rec = {
@@ -181,7 +188,7 @@ static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *
     };
     nq_ops_request_done(s->ops, &rec);
     (void)nq_watch_remove(s->watch, ctx->watch_id); /* closed after the resume, before the handler ran */
-    nq_pool_ticket_release(ctx->ticket); /* still set only if the connection died while suspended */
+    nq_pool_ticket_release(ctx->ticket);            /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
     nq_response_clear(&ctx->resp);
     nq_head_joined_free(ctx->joined);
@@ -190,7 +197,8 @@ static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *
     atomic_fetch_sub(&s->in_flight, 1);
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
+static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
     request_ctx *ctx = *req_cls;
     nq_guard_request_done(c);
     if (!ctx) return;
@@ -202,7 +210,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
  * reported completed: libmicrohttpd drops a request it refused itself before the handler ran
  * without NOTIFY_COMPLETED on some paths, and the request must still be logged and leave the
  * in-flight count (a drain waits for that count). */
-static void abandoned(void *cls, struct MHD_Connection *c, void *request) {
+static void abandoned(void *cls, struct MHD_Connection *c, void *request)
+{
     finish_request(cls, c, request, false);
 }
 
@@ -216,7 +225,8 @@ typedef struct stream_src {
     uint64_t *bytes;                   /* the request's byte counter (reads end before completion) */
 } stream_src;
 
-static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
     (void)pos;
     stream_src *src = cls;
     if (!src->read) return MHD_CONTENT_READER_END_OF_STREAM;
@@ -227,7 +237,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
     return (ssize_t)len;
 }
 
-static void stream_release(void *cls) {
+static void stream_release(void *cls)
+{
     stream_src *src = cls;
     if (src->stream_free) src->stream_free(src->stream);
     free(src);
@@ -235,7 +246,8 @@ static void stream_release(void *cls) {
 
 /* libmicrohttpd takes `void *` buffers but only reads them. The constness is dropped in this one
  * place, through a union, so that -Wcast-qual stays meaningful everywhere else. */
-static void *unconst(const void *p) {
+static void *unconst(const void *p)
+{
     const union {
         const void *c;
         void *m;
@@ -243,7 +255,8 @@ static void *unconst(const void *p) {
     return u.m;
 }
 
-static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max) {
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
     (void)cls;
     (void)pos;
     (void)buf;
@@ -260,7 +273,8 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max) {
  *  - HEAD of a streamed answer, whose length is unknown without computing it: 0.9.75 sends the
  *    chunked answer's last chunk ("0\r\n\r\n") after the head of a HEAD response, which the client
  *    then reads as the start of the next response (RFC 9110 section 9.3.2: no content). */
-static struct MHD_Response *unframed_response(void) {
+static struct MHD_Response *unframed_response(void)
+{
     struct MHD_Response *m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
     if (m && MHD_set_response_options(m, MHD_RF_HTTP_VERSION_1_0_ONLY, MHD_RO_END) != MHD_YES) {
         MHD_destroy_response(m);
@@ -269,7 +283,8 @@ static struct MHD_Response *unframed_response(void) {
     return m;
 }
 
-static struct MHD_Response *empty_response(unsigned status) {
+static struct MHD_Response *empty_response(unsigned status)
+{
     if (status != 304) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     return unframed_response();
 }
@@ -278,7 +293,8 @@ static struct MHD_Response *empty_response(unsigned status) {
  * that file (libmicrohttpd closes the descriptor it is given; the sealed file keeps the bytes, so the
  * entry's reference is given back at once); anything else, and a HEAD or 304 (no body is sent, the
  * length is all that counts), goes from the entry's bytes, which the response then holds. */
-static struct MHD_Response *cached_response(nq_response *r) {
+static struct MHD_Response *cached_response(nq_response *r)
+{
     int fd = -1;
     uint64_t off = 0;
     if (r->body_len >= NQ_CACHE_FILE_MIN && nq_response_sends_body(r) &&
@@ -298,22 +314,17 @@ static struct MHD_Response *cached_response(nq_response *r) {
 
 /* Build the libmicrohttpd response for resp and take its body over. NULL on allocation failure; the
  * body is freed either way (by resp if no response could be made, else with the response). */
-static struct MHD_Response *to_mhd(request_ctx *ctx) {
+static struct MHD_Response *to_mhd(request_ctx *ctx)
+{
     nq_response *r = &ctx->resp;
     struct MHD_Response *m = NULL;
     switch (r->kind) {
-    case NQ_BODY_NONE:
-        m = empty_response(r->status);
-        break;
+    case NQ_BODY_NONE: m = empty_response(r->status); break;
     case NQ_BODY_STATIC:
         m = MHD_create_response_from_buffer(r->body_len, unconst(r->body), MHD_RESPMEM_PERSISTENT);
         break;
-    case NQ_BODY_OWNED:
-        m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free);
-        break;
-    case NQ_BODY_CACHED:
-        m = cached_response(r);
-        break;
+    case NQ_BODY_OWNED: m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free); break;
+    case NQ_BODY_CACHED: m = cached_response(r); break;
     case NQ_BODY_STREAM: {
         if (!r->read) { /* HEAD: see unframed_response */
             m = unframed_response();
@@ -345,7 +356,8 @@ static struct MHD_Response *to_mhd(request_ctx *ctx) {
 /* ---- the handler ----------------------------------------------------------------------------- */
 
 /* The app's header lookup (nq_request.header): every line of a repeated header, as one list. */
-static const char *lookup_header(void *arg, const char *name) {
+static const char *lookup_header(void *arg, const char *name)
+{
     request_ctx *ctx = arg;
     return nq_head_lookup(ctx->conn, name, &ctx->joined);
 }
@@ -353,33 +365,45 @@ static const char *lookup_header(void *arg, const char *name) {
 /* ---- computations on the worker pool ---------------------------------------------------------- */
 
 /* The pool's task: run on a solver worker, over the pool's own copy of the work. */
-static nq_err run_work(void *work, nq_count_ctl *ctl, void **result) {
+static nq_err run_work(void *work, nq_count_ctl *ctl, void **result)
+{
     nq_app_result *r = NULL;
     const nq_err rc = nq_app_compute(work, ctl, &r);
     *result = r;
     return rc;
 }
 
-static void free_work(void *work) { nq_app_work_destroy(work); }
+static void free_work(void *work)
+{
+    nq_app_work_destroy(work);
+}
 
-static void free_result(void *result) { nq_app_result_destroy(result); }
+static void free_result(void *result)
+{
+    nq_app_result_destroy(result);
+}
 
 /* End the suspension, once: the pool's notify and a hang-up may both try, and a second
  * MHD_resume_connection would cancel the connection's next suspension (libmicrohttpd takes a resume
  * of a connection that is not suspended as one that is still on its way). */
-static void resume_once(request_ctx *ctx) {
+static void resume_once(request_ctx *ctx)
+{
     if (!atomic_exchange(&ctx->resumed, true)) MHD_resume_connection(ctx->conn);
 }
 
 /* The pool's notification, on a pool thread: the outcome is in, let libmicrohttpd call us again. */
-static void resume_request(void *arg) { resume_once(arg); }
+static void resume_request(void *arg)
+{
+    resume_once(arg);
+}
 
 /* The watch's callback, on its thread: the client of a suspended connection left. Withdraw the
  * waiter first (so the computation's budget applies at once; release waits out a notify in
  * progress, after which none comes), then resume, so that libmicrohttpd sees the close and ends
  * the request. The network thread reads ticket and hung_up only after nq_watch_remove, which
  * waits for this to return. */
-static void client_left(void *arg) {
+static void client_left(void *arg)
+{
     request_ctx *ctx = arg;
     nq_pool_ticket_release(ctx->ticket);
     ctx->ticket = NULL;
@@ -389,7 +413,8 @@ static void client_left(void *arg) {
 
 /* Watch the suspended connection's socket for its client leaving. Without a watch (no descriptor,
  * no memory) the request still ends when its computation does. */
-static void watch_client(request_ctx *ctx, struct MHD_Connection *c) {
+static void watch_client(request_ctx *ctx, struct MHD_Connection *c)
+{
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci) (void)nq_watch_add(ctx->s->watch, ci->connect_fd, client_left, ctx, &ctx->watch_id);
 }
@@ -397,23 +422,26 @@ static void watch_client(request_ctx *ctx, struct MHD_Connection *c) {
 /* Hand ctx->work's computation to the pool and suspend the connection until it is done. The
  * connection is suspended before the submit, so the pool cannot resume it before it is suspended; a
  * refused submit (busy, draining) resumes it at once and is answered on the next call. */
-static void offload(request_ctx *ctx, struct MHD_Connection *c) {
+static void offload(request_ctx *ctx, struct MHD_Connection *c)
+{
     ctx->offloaded = true;
     MHD_suspend_connection(c);
     nq_app_work *copy = nq_app_work_copy(ctx->work); /* the pool's: may outlive this request */
     const nq_pool_task task = {run_work, free_work, free_result, copy};
-    ctx->offload_err = copy ? nq_pool_submit(ctx->s->pool, nq_app_work_key(ctx->work), &task, resume_request, ctx,
-                                             &ctx->ticket)
-                            : NQ_E_NOMEM;
+    ctx->offload_err =
+        copy ? nq_pool_submit(ctx->s->pool, nq_app_work_key(ctx->work), &task, resume_request, ctx, &ctx->ticket)
+             : NQ_E_NOMEM;
     if (ctx->offload_err != NQ_OK) resume_once(ctx);
     /* After the submit: the ticket is set for client_left. This thread serves the connection, so it
      * is not called again before offload returns, even if the pool resumes it meanwhile. */
-    else watch_client(ctx, c);
+    else
+        watch_client(ctx, c);
 }
 
 /* Back from the pool: turn its outcome into the response. false when the client left meanwhile
  * (nothing to answer: the connection is closed). */
-static bool finish_offloaded(request_ctx *ctx) {
+static bool finish_offloaded(request_ctx *ctx)
+{
     (void)nq_watch_remove(ctx->s->watch, ctx->watch_id); /* after it, client_left has run or never will */
     ctx->watch_id = 0;
     if (ctx->hung_up) return false;
@@ -426,7 +454,8 @@ static bool finish_offloaded(request_ctx *ctx) {
     return true;
 }
 
-static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method) {
+static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method)
+{
     /* While the daemon stops, MHD_queue_response reports success without queuing, and libmicrohttpd
      * calls the handler again: there is nothing more to say, so let it close the connection. */
     if (ctx->answered) return MHD_NO;
@@ -452,7 +481,8 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
 
 /* Check the head on the first handler call: the guard's caps (414, 431), then the request line,
  * every header line and the framing they give (head.h). */
-static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *version) {
+static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *version)
+{
     const size_t uri_len = strlen(ctx->target) + (ctx->query ? ctx->query_len + 1 : 0);
     ctx->head_error = nq_guard_check_head(ctx->s->guard, c, uri_len);
     if (ctx->head_error != NQ_OK) return;
@@ -472,13 +502,14 @@ static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *m
  * the route's cap (NQ_E_BODY_TOO_LARGE, a 413 before a byte is read); uri_log must then leave out
  * the server's own Content-Length for that path, so that libmicrohttpd delimits the body, and the
  * guard's head deadline must run until the body is in. */
-static bool answer_now(const request_ctx *ctx) {
+static bool answer_now(const request_ctx *ctx)
+{
     return ctx->head_error != NQ_OK || ctx->body != NQ_FRAMING_NONE;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                               const char *version, const char *upload_data, size_t *upload_data_size,
-                               void **req_cls) {
+                               const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
+{
     (void)url;
     (void)cls;
     (void)upload_data;
@@ -499,7 +530,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 
 /* ---- daemon ---------------------------------------------------------------------------------- */
 
-static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool *v6) {
+static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool *v6)
+{
     memset(ss, 0, sizeof *ss);
     struct sockaddr_in *in4 = (struct sockaddr_in *)(void *)ss;
     struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)ss;
@@ -523,7 +555,8 @@ static nq_err parse_bind(const nq_config *cfg, struct sockaddr_storage *ss, bool
  * would not start. SO_REUSEADDR only (restart through TIME_WAIT); never SO_REUSEPORT, which would let
  * a second nqueensd share the port silently. Non-blocking: the listener waits in poll and must not
  * block in accept when a waiting connection went away meanwhile. On success *fd is the caller's. */
-static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd) {
+static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd)
+{
     const int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0) return NQ_E_LISTEN;
     const int on = 1;
@@ -538,7 +571,8 @@ static nq_err open_listener(const struct sockaddr_storage *ss, bool v6, int *fd)
 }
 
 /* The port fd is bound to (the kernel's pick when the configuration said 0), or 0 if unknown. */
-static uint16_t bound_port(int fd) {
+static uint16_t bound_port(int fd)
+{
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
     if (getsockname(fd, (struct sockaddr *)(void *)&ss, &len) != 0) return 0;
@@ -546,7 +580,8 @@ static uint16_t bound_port(int fd) {
     return ntohs(((const struct sockaddr_in *)(const void *)&ss)->sin_port);
 }
 
-static nq_err start_daemon(nq_server *s) {
+static nq_err start_daemon(nq_server *s)
+{
     struct sockaddr_storage ss;
     bool v6 = false;
     int listen_fd = -1;
@@ -555,8 +590,13 @@ static nq_err start_daemon(nq_server *s) {
     if (rc != NQ_OK) return rc;
     /* The per-address cap keeps a reserve of slots out of any one address's reach (config.h): one
      * client holding thousands of idle sockets must not lock probes and other clients out. */
-    const nq_guard_config gc = {nq_config_per_address_cap(s->cfg), s->cfg->idle_timeout_s, s->cfg->head_timeout_s,
-                                s->cfg->max_uri_bytes, s->cfg->max_header_bytes, abandoned, s};
+    const nq_guard_config gc = {nq_config_per_address_cap(s->cfg),
+                                s->cfg->idle_timeout_s,
+                                s->cfg->head_timeout_s,
+                                s->cfg->max_uri_bytes,
+                                s->cfg->max_header_bytes,
+                                abandoned,
+                                s};
     rc = nq_guard_create(&gc, &s->guard);
     struct MHD_OptionItem opts[NQ_GUARD_MHD_OPTIONS];
     if (rc == NQ_OK && nq_guard_mhd_options(s->guard, opts, NQ_GUARD_MHD_OPTIONS) == 0) rc = NQ_E_ARG;
@@ -565,19 +605,15 @@ static nq_err start_daemon(nq_server *s) {
         return rc;
     }
     /* No listening socket of its own: listener.h says why connections come through the listener. */
-    const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                           MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
+    const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC |
+                           MHD_USE_NO_LISTEN_SOCKET;
     const unsigned threads = s->cfg->http_threads > 0 ? s->cfg->http_threads : 1;
     /* The listener holds the total to conn_limit. libmicrohttpd's own limit must never bind (at it,
      * 0.9.75 leaves a mutex locked: listener.h): UINT_MAX, split among at most 256 threads, is over
      * 16 million connections per thread, beyond any descriptor limit. */
-    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
-                              MHD_OPTION_CONNECTION_LIMIT, UINT_MAX,
-                              MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
-                              MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                              MHD_OPTION_THREAD_POOL_SIZE, threads,
-                              MHD_OPTION_ARRAY, opts,
-                              MHD_OPTION_END);
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s, MHD_OPTION_CONNECTION_LIMIT, UINT_MAX,
+                              MHD_OPTION_URI_LOG_CALLBACK, uri_log, s, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                              MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     const uint16_t port = bound_port(listen_fd);
     s->port = port != 0 ? port : s->cfg->port;
     rc = s->mhd ? nq_listener_start(listen_fd, s->mhd, s->guard, s->cfg->conn_limit, &s->listener) : NQ_E_THREAD;
@@ -589,7 +625,8 @@ static nq_err start_daemon(nq_server *s) {
 
 /* /metrics: the figures of the layers this server owns, sampled now, rendered by the ops bundle. The
  * pool and guard are set before the daemon serves, so no request sees them unset. */
-static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len) {
+static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len)
+{
     const nq_server *s = ctx;
     nq_cache_stats cache;
     nq_pool_stats ps;
@@ -597,21 +634,29 @@ static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len) {
     nq_cache_stats_get(s->cache, &cache);
     nq_pool_stats_get(s->pool, &ps);
     nq_guard_stats_get(s->guard, &gs);
-    const nq_metrics_pool pool = {.running = ps.running, .queued = ps.queued, .waiting = ps.waiting,
-                                  .started = ps.started, .finished = ps.finished, .cancelled = ps.cancelled,
-                                  .shared = ps.shared, .rejected = ps.rejected, .deadlines = ps.deadlines};
+    const nq_metrics_pool pool = {.running = ps.running,
+                                  .queued = ps.queued,
+                                  .waiting = ps.waiting,
+                                  .started = ps.started,
+                                  .finished = ps.finished,
+                                  .cancelled = ps.cancelled,
+                                  .shared = ps.shared,
+                                  .rejected = ps.rejected,
+                                  .deadlines = ps.deadlines};
     const nq_metrics_conns conns = {.open = gs.open, .accepted = gs.accepted, .head_timeouts = gs.head_timeouts};
     const nq_metrics_state st = {.ready = ready, .cache = &cache, .pool = &pool, .conns = &conns};
     return nq_ops_render_metrics(s->ops, &st, text, len);
 }
 
-static void solver_done(void *ctx, const char *route, double seconds) {
+static void solver_done(void *ctx, const char *route, double seconds)
+{
     const nq_server *s = ctx;
     nq_ops_solver_done(s->ops, route, seconds);
 }
 
 /* The app's events (long counts, the store) as log lines, with the fields that apply. */
-static void app_event(void *ctx, const nq_app_event *e) {
+static void app_event(void *ctx, const nq_app_event *e)
+{
     const nq_server *s = ctx;
     if (!s->ops) return;
     nq_log_field f[4];
@@ -620,13 +665,14 @@ static void app_event(void *ctx, const nq_app_event *e) {
     if (e->progress >= 0) f[k++] = NQ_LOG_REAL("progress", e->progress);
     if (e->seconds >= 0) f[k++] = NQ_LOG_REAL("seconds", e->seconds);
     if (e->error) f[k++] = NQ_LOG_STR("error", e->error);
-    const nq_log_level level = e->level == NQ_APP_EVENT_ERROR ? NQ_LOG_ERROR
+    const nq_log_level level = e->level == NQ_APP_EVENT_ERROR  ? NQ_LOG_ERROR
                                : e->level == NQ_APP_EVENT_WARN ? NQ_LOG_WARN
                                                                : NQ_LOG_INFO;
     nq_accesslog_event(nq_ops_log(s->ops), level, e->msg, f, k);
 }
 
-nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store, nq_server **out) {
+nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store, nq_server **out)
+{
     if (!cfg || !out) return NQ_E_ARG;
     nq_server *s = calloc(1, sizeof *s);
     if (!s) return NQ_E_NOMEM;
@@ -651,25 +697,33 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store
     return NQ_OK;
 }
 
-uint16_t nq_server_port(const nq_server *s) { return s->port; }
+uint16_t nq_server_port(const nq_server *s)
+{
+    return s->port;
+}
 
-void nq_server_drain(nq_server *s) {
+void nq_server_drain(nq_server *s)
+{
     if (atomic_exchange(&s->draining, true)) return;
     nq_app_set_draining(s->app, true);
     /* The kernel refuses new connections from here; open ones go on being served. */
     nq_listener_stop(s->listener);
 }
 
-bool nq_server_idle(const nq_server *s) { return atomic_load(&s->in_flight) == 0; }
+bool nq_server_idle(const nq_server *s)
+{
+    return atomic_load(&s->in_flight) == 0;
+}
 
-void nq_server_destroy(nq_server *s) {
+void nq_server_destroy(nq_server *s)
+{
     if (!s) return;
     nq_listener_destroy(s->listener); /* no connection arrives after this */
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
     nq_watch_stop(s->watch); /* a hang-up being handled resumes its connection before this returns */
     if (s->mhd) MHD_stop_daemon(s->mhd);
-    nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
+    nq_pool_destroy(s->pool);   /* joins the workers before the app and cache they use go away */
     nq_watch_destroy(s->watch); /* after the daemon: its completions remove their registrations */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);

@@ -19,9 +19,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#define SLOTS_MIN 64u   /* first table size */
-#define EVENTS_MAX 64   /* events taken per epoll_wait */
-#define STOP_TOKEN 0u   /* the eventfd's epoll data: ids are never 0 */
+#define SLOTS_MIN 64u       /* first table size */
+#define EVENTS_MAX 64       /* events taken per epoll_wait */
+#define STOP_TOKEN 0u       /* the eventfd's epoll data: ids are never 0 */
 #define GEN_MAX 0x7fffffffu /* generations wrap below this, and never reach 0 */
 
 typedef enum slot_state {
@@ -32,31 +32,35 @@ typedef enum slot_state {
 } slot_state;
 
 typedef struct slot {
-    uint32_t gen;      /* generation, part of the id; bumped by remove */
-    uint32_t next;     /* next free slot (when free) */
-    slot_state state;  /* see above */
-    int fd;            /* the socket (borrowed) */
-    nq_watch_fn fn;    /* callback */
-    void *arg;         /* its argument */
+    uint32_t gen;     /* generation, part of the id; bumped by remove */
+    uint32_t next;    /* next free slot (when free) */
+    slot_state state; /* see above */
+    int fd;           /* the socket (borrowed) */
+    nq_watch_fn fn;   /* callback */
+    void *arg;        /* its argument */
 } slot;
 
 struct nq_watch {
-    pthread_mutex_t lock;   /* guards everything below but the descriptors and the thread */
-    pthread_cond_t fired;   /* signalled when a callback returns */
-    slot *slots;            /* the table */
-    uint32_t cap;           /* slots allocated */
-    uint32_t free_head;     /* first free slot, or cap when none */
-    bool stopped;           /* nq_watch_stop called */
-    int ep;                 /* the epoll set */
-    int wake;               /* eventfd that stops the thread */
-    pthread_t thread;       /* the watch's thread */
-    bool running;           /* thread started and not joined */
+    pthread_mutex_t lock; /* guards everything below but the descriptors and the thread */
+    pthread_cond_t fired; /* signalled when a callback returns */
+    slot *slots;          /* the table */
+    uint32_t cap;         /* slots allocated */
+    uint32_t free_head;   /* first free slot, or cap when none */
+    bool stopped;         /* nq_watch_stop called */
+    int ep;               /* the epoll set */
+    int wake;             /* eventfd that stops the thread */
+    pthread_t thread;     /* the watch's thread */
+    bool running;         /* thread started and not joined */
 };
 
-static nq_watch_id make_id(uint32_t idx, uint32_t gen) { return ((uint64_t)gen << 32) | idx; }
+static nq_watch_id make_id(uint32_t idx, uint32_t gen)
+{
+    return ((uint64_t)gen << 32) | idx;
+}
 
 /* The slot id names, if it is still that registration; NULL otherwise. Caller holds the lock. */
-static slot *lookup(const nq_watch *w, nq_watch_id id) {
+static slot *lookup(const nq_watch *w, nq_watch_id id)
+{
     const uint32_t idx = (uint32_t)id;
     const uint32_t gen = (uint32_t)(id >> 32);
     if (gen == 0 || idx >= w->cap) return NULL;
@@ -65,7 +69,8 @@ static slot *lookup(const nq_watch *w, nq_watch_id id) {
 }
 
 /* Chain slots [from, to) onto the free list. Caller holds the lock. */
-static void free_range(nq_watch *w, uint32_t from, uint32_t to) {
+static void free_range(nq_watch *w, uint32_t from, uint32_t to)
+{
     for (uint32_t i = to; i-- > from;) {
         w->slots[i] = (slot){.gen = 1, .next = w->free_head, .state = SLOT_FREE, .fd = -1};
         w->free_head = i;
@@ -73,7 +78,8 @@ static void free_range(nq_watch *w, uint32_t from, uint32_t to) {
 }
 
 /* Double the table. false when out of memory (or at the id's limit). Caller holds the lock. */
-static bool grow(nq_watch *w) {
+static bool grow(nq_watch *w)
+{
     const uint32_t cap = w->cap ? w->cap * 2u : SLOTS_MIN;
     if (cap <= w->cap) return false;
     slot *s = realloc(w->slots, (size_t)cap * sizeof *s);
@@ -87,7 +93,8 @@ static bool grow(nq_watch *w) {
 }
 
 /* The peer of registration id left: run its callback once, unless it was removed meanwhile. */
-static void fire(nq_watch *w, nq_watch_id id) {
+static void fire(nq_watch *w, nq_watch_id id)
+{
     pthread_mutex_lock(&w->lock);
     slot *s = lookup(w, id);
     if (!s || s->state != SLOT_ARMED) {
@@ -107,7 +114,8 @@ static void fire(nq_watch *w, nq_watch_id id) {
     pthread_mutex_unlock(&w->lock);
 }
 
-static void *watch_main(void *arg) {
+static void *watch_main(void *arg)
+{
     nq_watch *w = arg;
     struct epoll_event ev[EVENTS_MAX];
     for (;;) {
@@ -121,7 +129,8 @@ static void *watch_main(void *arg) {
     }
 }
 
-nq_err nq_watch_create(nq_watch **out) {
+nq_err nq_watch_create(nq_watch **out)
+{
     if (!out) return NQ_E_ARG;
     nq_watch *w = calloc(1, sizeof *w);
     if (!w) return NQ_E_NOMEM;
@@ -152,7 +161,8 @@ fail_fds:
     return rc;
 }
 
-void nq_watch_stop(nq_watch *w) {
+void nq_watch_stop(nq_watch *w)
+{
     if (!w || !w->running) return;
     pthread_mutex_lock(&w->lock);
     w->stopped = true;
@@ -164,7 +174,8 @@ void nq_watch_stop(nq_watch *w) {
     w->running = false;
 }
 
-void nq_watch_destroy(nq_watch *w) {
+void nq_watch_destroy(nq_watch *w)
+{
     if (!w) return;
     nq_watch_stop(w);
     (void)close(w->ep);
@@ -175,13 +186,16 @@ void nq_watch_destroy(nq_watch *w) {
     free(w);
 }
 
-nq_err nq_watch_add(nq_watch *w, int fd, nq_watch_fn fn, void *arg, nq_watch_id *id) {
+nq_err nq_watch_add(nq_watch *w, int fd, nq_watch_fn fn, void *arg, nq_watch_id *id)
+{
     if (id) *id = 0;
     if (!w || !fn || !id || fd < 0) return NQ_E_ARG;
     nq_err rc = NQ_OK;
     pthread_mutex_lock(&w->lock);
-    if (w->stopped) rc = NQ_E_DRAINING;
-    else if (w->free_head == w->cap && !grow(w)) rc = NQ_E_NOMEM;
+    if (w->stopped)
+        rc = NQ_E_DRAINING;
+    else if (w->free_head == w->cap && !grow(w))
+        rc = NQ_E_NOMEM;
     if (rc != NQ_OK) {
         pthread_mutex_unlock(&w->lock);
         return rc;
@@ -205,7 +219,8 @@ nq_err nq_watch_add(nq_watch *w, int fd, nq_watch_fn fn, void *arg, nq_watch_id 
     return NQ_OK;
 }
 
-bool nq_watch_remove(nq_watch *w, nq_watch_id id) {
+bool nq_watch_remove(nq_watch *w, nq_watch_id id)
+{
     if (id == 0) return false;
     pthread_mutex_lock(&w->lock);
     slot *s = lookup(w, id);

@@ -43,11 +43,9 @@ static const char *const level_names[] = {"info", "warn", "error"};
 
 nq_err nq_accesslog_create(int out_fd, int err_fd, nq_log_format format, nq_accesslog **out)
 {
-    if (out == NULL || out_fd < 0 || err_fd < 0 || (format != NQ_LOG_JSON && format != NQ_LOG_TEXT))
-        return NQ_E_ARG;
+    if (out == NULL || out_fd < 0 || err_fd < 0 || (format != NQ_LOG_JSON && format != NQ_LOG_TEXT)) return NQ_E_ARG;
     nq_accesslog *l = malloc(sizeof *l);
-    if (l == NULL)
-        return NQ_E_NOMEM;
+    if (l == NULL) return NQ_E_NOMEM;
     *l = (nq_accesslog){.out_fd = out_fd, .err_fd = err_fd, .format = format};
     *out = l;
     return NQ_OK;
@@ -61,8 +59,7 @@ void nq_accesslog_destroy(nq_accesslog *l)
 /* Write v as `width` decimal digits (zero-padded) at p. */
 static void digits(char *p, unsigned v, int width)
 {
-    for (int i = width - 1; i >= 0; i--, v /= 10)
-        p[i] = (char)('0' + v % 10);
+    for (int i = width - 1; i >= 0; i--, v /= 10) p[i] = (char)('0' + v % 10);
 }
 
 void nq_accesslog_time(char *out, size_t cap)
@@ -71,8 +68,7 @@ void nq_accesslog_time(char *out, size_t cap)
     struct tm tm;
     char t[] = "0000-00-00T00:00:00.000Z";
     clock_gettime(CLOCK_REALTIME, &now);
-    if (cap == 0)
-        return;
+    if (cap == 0) return;
     if (gmtime_r(&now.tv_sec, &tm) != NULL) {
         /* By hand rather than strftime + snprintf: this runs once per request. */
         digits(t, (unsigned)(tm.tm_year + 1900) % 10000u, 4);
@@ -108,11 +104,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
         lo = c == 0xF0 ? 0x90 : 0x80;
         hi = c == 0xF4 ? 0x8F : 0xBF;
     }
-    if (len == 0 || n < len || s[1] < lo || s[1] > hi)
-        return 0;
+    if (len == 0 || n < len || s[1] < lo || s[1] > hi) return 0;
     for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
     return len;
 }
 
@@ -168,8 +162,7 @@ static void put_raw(line *l, const char *s, size_t n)
 static size_t plain_run(const unsigned char *s, size_t n)
 {
     size_t i = 0;
-    while (i < n && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
-        i++;
+    while (i < n && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\') i++;
     return i;
 }
 
@@ -203,8 +196,7 @@ static void put_escaped(line *l, const char *str)
 /* In text format a value made only of these characters is written bare, anything else quoted. */
 static bool is_bare(const char *s)
 {
-    if (*s == '\0')
-        return false;
+    if (*s == '\0') return false;
     for (; *s != '\0'; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
               strchr("./_:-+", *s) != NULL))
@@ -226,8 +218,7 @@ static bool put_key(line *l, const char *key)
         put_raw(l, key, klen);
         put_raw(l, "\":", 2);
     } else {
-        if (l->fields > 0)
-            put_raw(l, " ", 1);
+        if (l->fields > 0) put_raw(l, " ", 1);
         put_raw(l, key, klen);
         put_raw(l, "=", 1);
     }
@@ -237,8 +228,7 @@ static bool put_key(line *l, const char *key)
 
 static void put_str(line *l, const char *key, const char *v)
 {
-    if (!put_key(l, key))
-        return;
+    if (!put_key(l, key)) return;
     if (v == NULL)
         put_raw(l, "null", 4);
     else if (!l->json && is_bare(v))
@@ -257,16 +247,14 @@ __attribute__((format(printf, 3, 4))) static void put_num(line *l, const char *k
     va_start(ap, fmt);
     const int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n > 0 && (size_t)n < sizeof tmp && put_key(l, key))
-        put_raw(l, tmp, (size_t)n);
+    if (n > 0 && (size_t)n < sizeof tmp && put_key(l, key)) put_raw(l, tmp, (size_t)n);
 }
 
 /* Decimal digits of v into the end of buf[0..24); returns where they start. */
 static char *decimal(uint64_t v, char buf[24])
 {
     char *p = buf + 24;
-    do
-        *--p = (char)('0' + v % 10);
+    do *--p = (char)('0' + v % 10);
     while ((v /= 10) > 0);
     return p;
 }
@@ -276,8 +264,7 @@ static void put_uint(line *l, const char *key, uint64_t v)
 {
     char buf[24];
     const char *p = decimal(v, buf);
-    if (put_key(l, key))
-        put_raw(l, p, (size_t)(buf + 24 - p));
+    if (put_key(l, key)) put_raw(l, p, (size_t)(buf + 24 - p));
 }
 
 /* seconds as milliseconds with three decimals ("1.234"), rounded to the microsecond. */
@@ -295,8 +282,7 @@ static void put_millis(line *l, const char *key, double seconds)
 
 static void put_bool(line *l, const char *key, bool v)
 {
-    if (put_key(l, key))
-        put_raw(l, v ? "true" : "false", v ? 4 : 5);
+    if (put_key(l, key)) put_raw(l, v ? "true" : "false", v ? 4 : 5);
 }
 
 static void begin(line *l, const nq_accesslog *log, nq_log_level level, const char *msg)
@@ -306,8 +292,7 @@ static void begin(line *l, const nq_accesslog *log, nq_log_level level, const ch
     l->len = 0;
     l->fields = 0;
     l->full = false;
-    if (l->json)
-        put_raw(l, "{", 1);
+    if (l->json) put_raw(l, "{", 1);
     nq_accesslog_time(t, sizeof t);
     put_str(l, "time", t);
     put_str(l, "level", level_names[level]);
@@ -318,10 +303,8 @@ static void write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
         const ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* the log is gone or full: drop the line rather than fail a request */
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return; /* the log is gone or full: drop the line rather than fail a request */
         p += w;
         n -= (size_t)w;
     }
@@ -330,8 +313,7 @@ static void write_all(int fd, const char *p, size_t n)
 static void finish(line *l, int fd)
 {
     /* RESERVE guarantees room for these two bytes. */
-    if (l->json)
-        l->buf[l->len++] = '}';
+    if (l->json) l->buf[l->len++] = '}';
     l->buf[l->len++] = '\n';
     write_all(fd, l->buf, l->len);
 }
@@ -345,8 +327,7 @@ static const char *cache_name(nq_cache_outcome c)
 
 void nq_accesslog_request(const nq_accesslog *log, const nq_request_record *r)
 {
-    if (log == NULL || r == NULL)
-        return;
+    if (log == NULL || r == NULL) return;
     line l;
     begin(&l, log, NQ_LOG_INFO, "request");
     put_str(&l, "method", r->method);
@@ -364,11 +345,10 @@ void nq_accesslog_request(const nq_accesslog *log, const nq_request_record *r)
     finish(&l, log->out_fd);
 }
 
-void nq_accesslog_event(const nq_accesslog *log, nq_log_level level, const char *msg,
-                        const nq_log_field *fields, size_t n)
+void nq_accesslog_event(const nq_accesslog *log, nq_log_level level, const char *msg, const nq_log_field *fields,
+                        size_t n)
 {
-    if (log == NULL || msg == NULL || (unsigned)level > NQ_LOG_ERROR)
-        return;
+    if (log == NULL || msg == NULL || (unsigned)level > NQ_LOG_ERROR) return;
     line l;
     begin(&l, log, level, msg);
     for (size_t i = 0; fields != NULL && i < n; i++) {

@@ -84,8 +84,7 @@ static unsigned v2_quota(const char *dir)
 {
     char path[PATH_CAP];
     char text[64];
-    if (snprintf(path, sizeof path, "%s/cpu.max", dir) >= (int)sizeof path ||
-        !read_text(path, text, sizeof text)) {
+    if (snprintf(path, sizeof path, "%s/cpu.max", dir) >= (int)sizeof path || !read_text(path, text, sizeof text)) {
         return 0;
     }
     char *end = NULL;
@@ -103,8 +102,8 @@ static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
     char path[PATH_CAP];
     char text[32];
     char *end = NULL;
-    return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path &&
-           read_text(path, text, sizeof text) && parse_u64(text, &end, out) && at_line_end(end);
+    return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path && read_text(path, text, sizeof text) &&
+           parse_u64(text, &end, out) && at_line_end(end);
 }
 
 /* cgroup v1: dir/cpu.cfs_quota_us holds -1 (no quota) or QUOTA, dir/cpu.cfs_period_us PERIOD. */
@@ -210,8 +209,7 @@ static void unescape(char *s)
 {
     char *w = s;
     for (const char *r = s; *r != '\0'; r++) {
-        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
-            r[3] <= '7') {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
             *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
             r += 3;
         } else {

@@ -24,8 +24,7 @@ static bool hex_field(const char **p, char end, unsigned long *out)
 {
     char *e = NULL;
     const unsigned long v = strtoul(*p, &e, 16);
-    if (e == *p || *e != end)
-        return false;
+    if (e == *p || *e != end) return false;
     *out = v;
     *p = e + 1;
     return true;
@@ -35,29 +34,23 @@ static bool hex_field(const char **p, char end, unsigned long *out)
 static uint64_t line_pending(const char *line, uint16_t port)
 {
     const char *p = strchr(line, ':'); /* after the slot number */
-    if (p == NULL)
-        return 0;
+    if (p == NULL) return 0;
     p = strchr(p + 1, ':'); /* between local address and port */
     unsigned long local_port = 0, remote = 0, state = 0, tx = 0;
-    if (p == NULL)
-        return 0;
+    if (p == NULL) return 0;
     p++;
-    if (!hex_field(&p, ' ', &local_port) || local_port != port)
-        return 0;
+    if (!hex_field(&p, ' ', &local_port) || local_port != port) return 0;
     p = strchr(p, ':'); /* the remote address's port */
-    if (p == NULL)
-        return 0;
+    if (p == NULL) return 0;
     p++;
-    if (!hex_field(&p, ' ', &remote) || !hex_field(&p, ' ', &state) || !hex_field(&p, ':', &tx))
-        return 0;
+    if (!hex_field(&p, ' ', &remote) || !hex_field(&p, ' ', &state) || !hex_field(&p, ':', &tx)) return 0;
     return state == TCP_LISTEN ? 0 : (uint64_t)tx;
 }
 
 static uint64_t file_pending(const char *path, uint16_t port)
 {
     FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     uint64_t sum = 0;
     char line[512];
     while (fgets(line, sizeof line, f) != NULL)

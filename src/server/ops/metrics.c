@@ -25,12 +25,11 @@
 
 /* Latency bucket upper bounds in seconds: cached answers take well under a millisecond, counts of
  * large boards take seconds, and the deadline caps what a caller waits. */
-static const double bucket_le[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                   0.1,    0.25,  0.5,    1,     2.5,  5,     10, 30};
+static const double bucket_le[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 #define NBUCKETS (sizeof bucket_le / sizeof bucket_le[0])
 
 #define STATUS_MIN 100u
-#define STATUS_SLOTS 500u /* 100..599 */
+#define STATUS_SLOTS 500u                 /* 100..599 */
 #define OTHER_ROUTE NQ_METRICS_ROUTES_MAX /* index of the catch-all "other" slot */
 #define NKINDS 5u
 
@@ -45,14 +44,14 @@ typedef struct route_stats {
 } route_stats;
 
 struct nq_metrics {
-    char version[64];                               /* build_info label */
-    double start_time;                              /* Unix time at create */
-    pthread_mutex_t publish;                        /* serialises adding a route slot */
-    atomic_size_t nroutes;                          /* slots [0, nroutes) are published */
-    route_stats routes[NQ_METRICS_ROUTES_MAX + 1];  /* plus the "other" slot */
-    counter unanswered;                             /* requests that ended without a response */
-    counter solver_runs[NKINDS];                    /* computations by kind */
-    counter solver_us[NKINDS];                      /* solver time by kind, microseconds */
+    char version[64];                              /* build_info label */
+    double start_time;                             /* Unix time at create */
+    pthread_mutex_t publish;                       /* serialises adding a route slot */
+    atomic_size_t nroutes;                         /* slots [0, nroutes) are published */
+    route_stats routes[NQ_METRICS_ROUTES_MAX + 1]; /* plus the "other" slot */
+    counter unanswered;                            /* requests that ended without a response */
+    counter solver_runs[NKINDS];                   /* computations by kind */
+    counter solver_us[NKINDS];                     /* solver time by kind, microseconds */
 };
 
 static const char *const kind_names[NKINDS] = {"count", "solve", "solution", "complete", "trace"};
@@ -74,11 +73,9 @@ static uint64_t to_us(double seconds)
 
 nq_err nq_metrics_create(const char *version, nq_metrics **out)
 {
-    if (version == NULL || out == NULL)
-        return NQ_E_ARG;
+    if (version == NULL || out == NULL) return NQ_E_ARG;
     nq_metrics *m = calloc(1, sizeof *m); /* zero is a valid initial value for every counter */
-    if (m == NULL)
-        return NQ_E_NOMEM;
+    if (m == NULL) return NQ_E_NOMEM;
     if (pthread_mutex_init(&m->publish, NULL) != 0) {
         free(m);
         return NQ_E_NOMEM;
@@ -94,8 +91,7 @@ nq_err nq_metrics_create(const char *version, nq_metrics **out)
 
 void nq_metrics_destroy(nq_metrics *m)
 {
-    if (m == NULL)
-        return;
+    if (m == NULL) return;
     pthread_mutex_destroy(&m->publish);
     free(m);
 }
@@ -107,27 +103,23 @@ static bool valid_label(const char *s)
 {
     size_t i = 0;
     for (; s[i] != '\0'; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-            return false;
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) return false;
     return i > 0 && i < NQ_METRICS_ROUTE_NAME_MAX;
 }
 
 static route_stats *scan(nq_metrics *m, const char *name, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(m->routes[i].name, name) == 0)
-            return &m->routes[i];
+        if (strcmp(m->routes[i].name, name) == 0) return &m->routes[i];
     return NULL;
 }
 
 static route_stats *route_slot(nq_metrics *m, const char *name)
 {
-    if (!valid_label(name))
-        return &m->routes[OTHER_ROUTE];
+    if (!valid_label(name)) return &m->routes[OTHER_ROUTE];
     /* Acquire pairs with the release below: a published slot's name is fully written. */
     route_stats *r = scan(m, name, atomic_load_explicit(&m->nroutes, memory_order_acquire));
-    if (r != NULL)
-        return r;
+    if (r != NULL) return r;
     pthread_mutex_lock(&m->publish);
     const size_t n = atomic_load_explicit(&m->nroutes, memory_order_relaxed);
     r = scan(m, name, n); /* another thread may have added it meanwhile */
@@ -143,15 +135,13 @@ static route_stats *route_slot(nq_metrics *m, const char *name)
 static size_t bucket_of(double seconds)
 {
     size_t i = 0;
-    while (i < NBUCKETS && seconds > bucket_le[i])
-        i++;
+    while (i < NBUCKETS && seconds > bucket_le[i]) i++;
     return i; /* NBUCKETS is +Inf */
 }
 
 void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r)
 {
-    if (m == NULL || r == NULL)
-        return;
+    if (m == NULL || r == NULL) return;
     if (r->status < STATUS_MIN || r->status >= STATUS_MIN + STATUS_SLOTS) {
         inc(&m->unanswered, 1);
         return;
@@ -176,8 +166,7 @@ bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out)
 
 void nq_metrics_observe_solver(nq_metrics *m, nq_metrics_kind kind, double seconds)
 {
-    if (m == NULL || (unsigned)kind >= NKINDS)
-        return;
+    if (m == NULL || (unsigned)kind >= NKINDS) return;
     inc(&m->solver_runs[kind], 1);
     inc(&m->solver_us[kind], to_us(seconds));
 }
@@ -208,8 +197,7 @@ __attribute__((format(printf, 2, 3))) static void put(tbuf *b, const char *fmt, 
             return;
         }
         size_t cap = b->cap * 2;
-        while (cap - b->len <= (size_t)n)
-            cap *= 2;
+        while (cap - b->len <= (size_t)n) cap *= 2;
         if (cap > NQ_METRICS_RENDER_MAX) {
             b->err = NQ_E_TOO_LARGE;
             return;
@@ -257,22 +245,22 @@ static void render_histogram_route(tbuf *b, const route_stats *r)
     uint64_t cumulative = 0;
     for (size_t k = 0; k < NBUCKETS; k++) {
         cumulative += get(&r->buckets[k]);
-        put(b, "nqueensd_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n",
-            r->name, bucket_le[k], cumulative);
+        put(b, "nqueensd_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n", r->name,
+            bucket_le[k], cumulative);
     }
     cumulative += get(&r->buckets[NBUCKETS]);
     /* _count is derived from the buckets so the two always agree within one scrape. */
-    put(b, "nqueensd_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n"
-           "nqueensd_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n"
-           "nqueensd_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n",
+    put(b,
+        "nqueensd_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n"
+        "nqueensd_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n"
+        "nqueensd_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n",
         r->name, cumulative, r->name, (double)get(&r->duration_us) / 1e6, r->name, cumulative);
 }
 
 static bool route_used(const route_stats *r)
 {
     for (size_t k = 0; k <= NBUCKETS; k++)
-        if (get(&r->buckets[k]) > 0)
-            return true;
+        if (get(&r->buckets[k]) > 0) return true;
     return false;
 }
 
@@ -281,8 +269,7 @@ static void render_latency(tbuf *b, const nq_metrics *m, size_t n)
     family(b, "nqueensd_http_request_duration_seconds", "histogram",
            "Time from the start of a request to its completion, by route.");
     for (size_t k = 0; k <= n; k++)
-        if (route_used(slot(m, n, k)))
-            render_histogram_route(b, slot(m, n, k));
+        if (route_used(slot(m, n, k))) render_histogram_route(b, slot(m, n, k));
     family(b, "nqueensd_http_response_body_bytes_total", "counter",
            "Response body bytes sent (after compression), by route.");
     for (size_t k = 0; k <= n; k++)
@@ -296,12 +283,10 @@ static void render_solver(tbuf *b, const nq_metrics *m)
     family(b, "nqueensd_solver_runs_total", "counter",
            "Solver computations that ended (any outcome), by kind; identical requests share one.");
     for (unsigned k = 0; k < NKINDS; k++)
-        put(b, "nqueensd_solver_runs_total{kind=\"%s\"} %" PRIu64 "\n", kind_names[k],
-            get(&m->solver_runs[k]));
+        put(b, "nqueensd_solver_runs_total{kind=\"%s\"} %" PRIu64 "\n", kind_names[k], get(&m->solver_runs[k]));
     family(b, "nqueensd_solver_seconds_total", "counter", "Wall-clock time spent in the solver, by kind.");
     for (unsigned k = 0; k < NKINDS; k++)
-        put(b, "nqueensd_solver_seconds_total{kind=\"%s\"} %.6f\n", kind_names[k],
-            (double)get(&m->solver_us[k]) / 1e6);
+        put(b, "nqueensd_solver_seconds_total{kind=\"%s\"} %.6f\n", kind_names[k], (double)get(&m->solver_us[k]) / 1e6);
 }
 
 static void scalar_gauge(tbuf *b, const char *name, const char *help, uint64_t v)
@@ -320,10 +305,8 @@ static void render_cache(tbuf *b, const nq_cache_stats *c)
 {
     scalar_counter(b, "nqueensd_cache_hits_total", "Response cache lookups that found an entry.", c->hits);
     scalar_counter(b, "nqueensd_cache_misses_total", "Response cache lookups that found nothing.", c->misses);
-    scalar_counter(b, "nqueensd_cache_evictions_total", "Entries evicted to stay within the byte bound.",
-             c->evictions);
-    scalar_counter(b, "nqueensd_cache_refused_total", "Answers too large to cache (streamed instead).",
-                   c->refused);
+    scalar_counter(b, "nqueensd_cache_evictions_total", "Entries evicted to stay within the byte bound.", c->evictions);
+    scalar_counter(b, "nqueensd_cache_refused_total", "Answers too large to cache (streamed instead).", c->refused);
     scalar_gauge(b, "nqueensd_cache_entries", "Entries in the response cache.", c->entries);
     scalar_gauge(b, "nqueensd_cache_bytes", "Bytes charged for the entries in the response cache.", c->bytes);
     scalar_gauge(b, "nqueensd_cache_max_bytes", "The configured response cache bound.", c->max_bytes);
@@ -337,29 +320,25 @@ static void render_pool(tbuf *b, const nq_metrics_pool *p)
     scalar_counter(b, "nqueensd_computations_started_total", "Computations a solver worker began.", p->started);
     scalar_counter(b, "nqueensd_computations_finished_total", "Computations that ran to the end.", p->finished);
     scalar_counter(b, "nqueensd_computations_cancelled_total",
-             "Computations cancelled (over budget with nobody waiting, or shutdown).", p->cancelled);
+                   "Computations cancelled (over budget with nobody waiting, or shutdown).", p->cancelled);
     scalar_counter(b, "nqueensd_computation_shared_total",
-             "Requests that joined an identical computation already in flight.", p->shared);
+                   "Requests that joined an identical computation already in flight.", p->shared);
     scalar_counter(b, "nqueensd_computation_rejected_total", "Requests refused with 503: the queue was full.",
-             p->rejected);
+                   p->rejected);
     scalar_counter(b, "nqueensd_computation_deadline_total",
-             "Requests answered 503 because their computation outlived the deadline.", p->deadlines);
+                   "Requests answered 503 because their computation outlived the deadline.", p->deadlines);
 }
 
 static void render_state(tbuf *b, const nq_metrics_state *s)
 {
     scalar_gauge(b, "nqueensd_ready", "1 while /readyz answers 200, 0 while starting or draining.", s->ready);
-    if (s->cache != NULL)
-        render_cache(b, s->cache);
-    if (s->pool != NULL)
-        render_pool(b, s->pool);
+    if (s->cache != NULL) render_cache(b, s->cache);
+    if (s->pool != NULL) render_pool(b, s->pool);
     if (s->conns != NULL) {
         scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->conns->open);
-        scalar_counter(b, "nqueensd_connections_accepted_total", "Client connections accepted.",
-                       s->conns->accepted);
+        scalar_counter(b, "nqueensd_connections_accepted_total", "Client connections accepted.", s->conns->accepted);
         scalar_counter(b, "nqueensd_connections_head_timeout_total",
-                       "Connections closed because the request head did not arrive in time.",
-                       s->conns->head_timeouts);
+                       "Connections closed because the request head did not arrive in time.", s->conns->head_timeouts);
     }
 }
 
@@ -367,14 +346,12 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
 static uint64_t resident_bytes(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     char line[128];
     const bool ok = fgets(line, sizeof line, f) != NULL;
     fclose(f);
     const char *p = ok ? strchr(line, ' ') : NULL; /* skip the total size */
-    if (p == NULL)
-        return 0;
+    if (p == NULL) return 0;
     char *end = NULL;
     const unsigned long long pages = strtoull(p + 1, &end, 10);
     const long page = sysconf(_SC_PAGESIZE);
@@ -384,12 +361,10 @@ static uint64_t resident_bytes(void)
 static uint64_t open_fds(void)
 {
     DIR *d = opendir("/proc/self/fd");
-    if (d == NULL)
-        return 0;
+    if (d == NULL) return 0;
     uint64_t n = 0;
     for (const struct dirent *e = readdir(d); e != NULL; e = readdir(d))
-        if (e->d_name[0] != '.')
-            n++;
+        if (e->d_name[0] != '.') n++;
     closedir(d);
     return n > 0 ? n - 1 : 0; /* minus the descriptor opendir itself holds */
 }
@@ -406,18 +381,15 @@ static void render_process(tbuf *b, const nq_metrics *m)
 
 nq_err nq_metrics_render(const nq_metrics *m, const nq_metrics_state *state, char **out, size_t *len)
 {
-    if (m == NULL || out == NULL || len == NULL)
-        return NQ_E_ARG;
+    if (m == NULL || out == NULL || len == NULL) return NQ_E_ARG;
     tbuf b = {.p = malloc(16384), .len = 0, .cap = 16384, .err = NQ_OK};
-    if (b.p == NULL)
-        return NQ_E_NOMEM;
+    if (b.p == NULL) return NQ_E_NOMEM;
     const size_t n = atomic_load_explicit(&m->nroutes, memory_order_acquire);
     render_process(&b, m);
     render_requests(&b, m, n);
     render_latency(&b, m, n);
     render_solver(&b, m);
-    if (state != NULL)
-        render_state(&b, state);
+    if (state != NULL) render_state(&b, state);
     if (b.err != NQ_OK) {
         free(b.p);
         return b.err;

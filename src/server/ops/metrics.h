@@ -25,8 +25,8 @@
 #include "nqueens/error.h"
 #include "base/request_record.h"
 
-#define NQ_METRICS_ROUTES_MAX 32u       /* distinct route labels; later ones are counted as "other" */
-#define NQ_METRICS_ROUTE_NAME_MAX 32u   /* longest route label plus NUL; longer ones count as "other" */
+#define NQ_METRICS_ROUTES_MAX 32u        /* distinct route labels; later ones are counted as "other" */
+#define NQ_METRICS_ROUTE_NAME_MAX 32u    /* longest route label plus NUL; longer ones count as "other" */
 #define NQ_METRICS_RENDER_MAX (1u << 20) /* /metrics body cap in bytes */
 
 typedef struct nq_metrics nq_metrics; /* opaque */
@@ -62,9 +62,9 @@ typedef struct nq_metrics_conns {
 /* State other modules own, sampled by the /metrics handler just before rendering. A NULL pointer
  * leaves that family out of the output. */
 typedef struct nq_metrics_state {
-    bool ready;                   /* readiness as /readyz reports it */
-    const nq_cache_stats *cache;  /* cache figures, or NULL */
-    const nq_metrics_pool *pool;  /* worker pool figures, or NULL */
+    bool ready;                    /* readiness as /readyz reports it */
+    const nq_cache_stats *cache;   /* cache figures, or NULL */
+    const nq_metrics_pool *pool;   /* worker pool figures, or NULL */
     const nq_metrics_conns *conns; /* connection figures, or NULL */
 } nq_metrics_state;
 

@@ -11,15 +11,12 @@ struct nq_ops {
 
 nq_err nq_ops_create(const nq_config *cfg, nq_ops **out)
 {
-    if (cfg == NULL || out == NULL)
-        return NQ_E_ARG;
+    if (cfg == NULL || out == NULL) return NQ_E_ARG;
     nq_ops *ops = calloc(1, sizeof *ops);
-    if (ops == NULL)
-        return NQ_E_NOMEM;
+    if (ops == NULL) return NQ_E_NOMEM;
     ops->cfg = cfg;
     nq_err rc = nq_metrics_create(nq_config_version(), &ops->metrics);
-    if (rc == NQ_OK)
-        rc = nq_accesslog_create(1, 2, cfg->log_format, &ops->log);
+    if (rc == NQ_OK) rc = nq_accesslog_create(1, 2, cfg->log_format, &ops->log);
     if (rc != NQ_OK) {
         nq_ops_destroy(ops);
         return rc;
@@ -30,8 +27,7 @@ nq_err nq_ops_create(const nq_config *cfg, nq_ops **out)
 
 void nq_ops_destroy(nq_ops *ops)
 {
-    if (ops == NULL)
-        return;
+    if (ops == NULL) return;
     nq_metrics_destroy(ops->metrics);
     nq_accesslog_destroy(ops->log);
     free(ops);
@@ -39,8 +35,7 @@ void nq_ops_destroy(nq_ops *ops)
 
 void nq_ops_request_done(const nq_ops *ops, const nq_request_record *r)
 {
-    if (ops == NULL || r == NULL)
-        return;
+    if (ops == NULL || r == NULL) return;
     nq_accesslog_request(ops->log, r);
     nq_metrics_observe_request(ops->metrics, r);
 }
@@ -48,8 +43,7 @@ void nq_ops_request_done(const nq_ops *ops, const nq_request_record *r)
 void nq_ops_solver_done(const nq_ops *ops, const char *route, double seconds)
 {
     nq_metrics_kind kind;
-    if (ops != NULL && nq_metrics_kind_find(route, &kind))
-        nq_metrics_observe_solver(ops->metrics, kind, seconds);
+    if (ops != NULL && nq_metrics_kind_find(route, &kind)) nq_metrics_observe_solver(ops->metrics, kind, seconds);
 }
 
 nq_err nq_ops_render_metrics(const nq_ops *ops, const nq_metrics_state *st, char **text, size_t *len)

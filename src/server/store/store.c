@@ -22,10 +22,20 @@
 #include <unistd.h>
 #include <time.h>
 
-#define BUSY_TIMEOUT_MS 5000 /* another process (a backup with sqlite3 .backup) may hold the lock */
+#define BUSY_TIMEOUT_MS 5000     /* another process (a backup with sqlite3 .backup) may hold the lock */
 #define HEADER "SQLite format 3" /* the first 16 bytes of every SQLite database, NUL included */
 
-enum stmt_id { PUT_COUNT, DROP_CHECKPOINT, PUT_CHECKPOINT, EACH_COUNT, EACH_CHECKPOINT, BEGIN, COMMIT, ROLLBACK, STMTS };
+enum stmt_id {
+    PUT_COUNT,
+    DROP_CHECKPOINT,
+    PUT_CHECKPOINT,
+    EACH_COUNT,
+    EACH_CHECKPOINT,
+    BEGIN,
+    COMMIT,
+    ROLLBACK,
+    STMTS
+};
 
 static const char *const stmt_sql[STMTS] = {
     [PUT_COUNT] = "INSERT OR REPLACE INTO counts(n, total, uniq, seconds, finished_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -50,24 +60,25 @@ static const char *const migration[NQ_STORE_SCHEMA_VERSION] = {
 };
 
 struct nq_store {
-    sqlite3 *db;                 /* the one connection */
-    sqlite3_stmt *stmt[STMTS];   /* prepared once */
-    pthread_mutex_t lock;        /* one caller at a time on db and stmt */
-    char *path;                  /* as opened (owned) */
-    int lock_fd;                 /* holds flock(LOCK_EX) on the file: one nqueensd per store */
+    sqlite3 *db;               /* the one connection */
+    sqlite3_stmt *stmt[STMTS]; /* prepared once */
+    pthread_mutex_t lock;      /* one caller at a time on db and stmt */
+    char *path;                /* as opened (owned) */
+    int lock_fd;               /* holds flock(LOCK_EX) on the file: one nqueensd per store */
 };
 
 /* The one-line message of a refusal, into the caller's err buffer when there is one. */
-#define say(err, errlen, ...)                                                                                \
-    do {                                                                                                     \
-        if ((err) && (errlen)) (void)snprintf((err), (errlen), __VA_ARGS__);                                 \
+#define say(err, errlen, ...)                                                \
+    do {                                                                     \
+        if ((err) && (errlen)) (void)snprintf((err), (errlen), __VA_ARGS__); \
     } while (0)
 
 /* ---- phase 1: what is this file? --------------------------------------------------------------- */
 
 /* NQ_OK with *fresh true for a missing or empty file, false for one with an SQLite header;
  * NQ_E_STORE_CORRUPT for anything else (garbage, or a header torn off). */
-static nq_err sniff(const char *path, bool *fresh, char *err, size_t errlen) {
+static nq_err sniff(const char *path, bool *fresh, char *err, size_t errlen)
+{
     FILE *f = fopen(path, "rb");
     if (!f) {
         *fresh = errno == ENOENT;
@@ -88,7 +99,8 @@ static nq_err sniff(const char *path, bool *fresh, char *err, size_t errlen) {
 }
 
 /* One integer from a query, or -1 (also on error). */
-static int64_t query_int(sqlite3 *db, const char *sql) {
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
     sqlite3_stmt *st = NULL;
     int64_t v = -1;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -98,7 +110,8 @@ static int64_t query_int(sqlite3 *db, const char *sql) {
 }
 
 /* SQLite's quick_check: "ok", or the first problem it names. */
-static bool quick_check_ok(sqlite3 *db, char *why, size_t cap) {
+static bool quick_check_ok(sqlite3 *db, char *why, size_t cap)
+{
     sqlite3_stmt *st = NULL;
     bool ok = false;
     (void)snprintf(why, cap, "%s", "unreadable");
@@ -117,7 +130,8 @@ static bool quick_check_ok(sqlite3 *db, char *why, size_t cap) {
 
 /* The schema version of an existing file (0: an empty database, ours to initialise), or an error
  * naming what the file is. Reads only. */
-static nq_err inspect(sqlite3 *db, const char *path, int64_t *version, char *err, size_t errlen) {
+static nq_err inspect(sqlite3 *db, const char *path, int64_t *version, char *err, size_t errlen)
+{
     char why[160];
     if (!quick_check_ok(db, why, sizeof why)) {
         say(err, errlen,
@@ -139,8 +153,7 @@ static nq_err inspect(sqlite3 *db, const char *path, int64_t *version, char *err
     }
     *version = query_int(db, "SELECT max(version) FROM nq_schema");
     if (*version < 1) {
-        say(err, errlen, "store %s has no schema version (%s); restore a backup or move it away", path,
-            "damaged");
+        say(err, errlen, "store %s has no schema version (%s); restore a backup or move it away", path, "damaged");
         return NQ_E_STORE_CORRUPT;
     }
     if (*version > NQ_STORE_SCHEMA_VERSION) {
@@ -148,8 +161,8 @@ static nq_err inspect(sqlite3 *db, const char *path, int64_t *version, char *err
         (void)snprintf(have, sizeof have, "schema %lld, this release reads up to %d", (long long)*version,
                        NQ_STORE_SCHEMA_VERSION);
         say(err, errlen,
-            "store %s was written by a newer nqueensd (%s); run that release, or give --store another path",
-            path, have);
+            "store %s was written by a newer nqueensd (%s); run that release, or give --store another path", path,
+            have);
         return NQ_E_STORE_NEWER;
     }
     return NQ_OK;
@@ -157,10 +170,14 @@ static nq_err inspect(sqlite3 *db, const char *path, int64_t *version, char *err
 
 /* ---- phase 2: make it ours ----------------------------------------------------------------------- */
 
-static bool exec_ok(sqlite3 *db, const char *sql) { return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK; }
+static bool exec_ok(sqlite3 *db, const char *sql)
+{
+    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+}
 
 /* Apply the migrations after `from`, all in one transaction. */
-static bool migrate(sqlite3 *db, int64_t from) {
+static bool migrate(sqlite3 *db, int64_t from)
+{
     if (from == NQ_STORE_SCHEMA_VERSION) return true;
     if (!exec_ok(db, "BEGIN IMMEDIATE")) return false;
     char app_id[64];
@@ -179,18 +196,21 @@ static bool migrate(sqlite3 *db, int64_t from) {
     return false;
 }
 
-static bool prepare_all(nq_store *s) {
+static bool prepare_all(nq_store *s)
+{
     for (int i = 0; i < STMTS; i++)
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i], NULL) != SQLITE_OK)
             return false;
     return true;
 }
 
-static void store_free(nq_store *s) {
+static void store_free(nq_store *s)
+{
     if (!s) return;
     for (int i = 0; i < STMTS; i++) sqlite3_finalize(s->stmt[i]);
     if (s->db) sqlite3_close(s->db);
-    if (s->lock_fd >= 0) (void)close(s->lock_fd); /* after sqlite3_close: closing an fd of the file
+    if (s->lock_fd >= 0)
+        (void)close(s->lock_fd); /* after sqlite3_close: closing an fd of the file
                                                      would drop SQLite's own POSIX locks */
     pthread_mutex_destroy(&s->lock);
     free(s->path);
@@ -199,7 +219,8 @@ static void store_free(nq_store *s) {
 
 /* Two servers on one store would both resume its counts: the second is refused. flock, not fcntl:
  * SQLite's POSIX locks and this one do not interact. Creates the file (empty) when missing. */
-static bool take_lock(nq_store *s, char *err, size_t errlen) {
+static bool take_lock(nq_store *s, char *err, size_t errlen)
+{
     s->lock_fd = open(s->path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
     if (s->lock_fd < 0) {
         char why[128] = "unknown error";
@@ -212,7 +233,8 @@ static bool take_lock(nq_store *s, char *err, size_t errlen) {
     return false;
 }
 
-nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen) {
+nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen)
+{
     if (!path || !out || !path[0]) return NQ_E_ARG;
     bool fresh = false;
     nq_err rc = sniff(path, &fresh, err, errlen);
@@ -250,7 +272,8 @@ nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen)
     return NQ_OK;
 }
 
-void nq_store_close(nq_store *s) {
+void nq_store_close(nq_store *s)
+{
     if (!s) return;
     (void)sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     store_free(s);
@@ -259,23 +282,29 @@ void nq_store_close(nq_store *s) {
 /* ---- writes: each one transaction -------------------------------------------------------------- */
 
 /* Run a prepared statement that returns no rows, and reset it. */
-static bool step_done(sqlite3_stmt *st) {
+static bool step_done(sqlite3_stmt *st)
+{
     const int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return rc == SQLITE_DONE;
 }
 
-static bool begin(nq_store *s) { return step_done(s->stmt[BEGIN]); }
+static bool begin(nq_store *s)
+{
+    return step_done(s->stmt[BEGIN]);
+}
 
 /* Commit when ok, else roll back; NQ_OK only when the commit went through. */
-static nq_err end(nq_store *s, bool ok) {
+static nq_err end(nq_store *s, bool ok)
+{
     if (ok && step_done(s->stmt[COMMIT])) return NQ_OK;
     if (sqlite3_get_autocommit(s->db) == 0) (void)step_done(s->stmt[ROLLBACK]);
     return NQ_E_STORE_IO;
 }
 
-nq_err nq_store_put_count(nq_store *s, const nq_store_count *c) {
+nq_err nq_store_put_count(nq_store *s, const nq_store_count *c)
+{
     if (!s || !c) return NQ_E_ARG;
     pthread_mutex_lock(&s->lock);
     sqlite3_stmt *put = s->stmt[PUT_COUNT], *drop = s->stmt[DROP_CHECKPOINT];
@@ -297,7 +326,8 @@ nq_err nq_store_put_count(nq_store *s, const nq_store_count *c) {
     return rc;
 }
 
-nq_err nq_store_put_checkpoint(nq_store *s, const nq_store_checkpoint *cp) {
+nq_err nq_store_put_checkpoint(nq_store *s, const nq_store_checkpoint *cp)
+{
     if (!s || !cp || !cp->done || cp->tasks == 0) return NQ_E_ARG;
     pthread_mutex_lock(&s->lock);
     sqlite3_stmt *st = s->stmt[PUT_CHECKPOINT];
@@ -321,7 +351,8 @@ nq_err nq_store_put_checkpoint(nq_store *s, const nq_store_checkpoint *cp) {
 
 /* ---- reads -------------------------------------------------------------------------------------- */
 
-nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg) {
+nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg)
+{
     if (!s || !fn) return NQ_E_ARG;
     pthread_mutex_lock(&s->lock);
     sqlite3_stmt *st = s->stmt[EACH_COUNT];
@@ -329,7 +360,8 @@ nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg) {
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const nq_store_count c = {sqlite3_column_int(st, 0),
                                   {(uint64_t)sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2)},
-                                  sqlite3_column_double(st, 3), sqlite3_column_int64(st, 4)};
+                                  sqlite3_column_double(st, 3),
+                                  sqlite3_column_int64(st, 4)};
         if (!fn(arg, &c)) {
             rc = SQLITE_DONE;
             break;
@@ -340,7 +372,8 @@ nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg) {
     return rc == SQLITE_DONE ? NQ_OK : NQ_E_STORE_IO;
 }
 
-nq_err nq_store_each_checkpoint(nq_store *s, nq_store_checkpoint_fn fn, void *arg) {
+nq_err nq_store_each_checkpoint(nq_store *s, nq_store_checkpoint_fn fn, void *arg)
+{
     if (!s || !fn) return NQ_E_ARG;
     pthread_mutex_lock(&s->lock);
     sqlite3_stmt *st = s->stmt[EACH_CHECKPOINT];
@@ -368,16 +401,21 @@ nq_err nq_store_each_checkpoint(nq_store *s, nq_store_checkpoint_fn fn, void *ar
     return rc == SQLITE_DONE ? NQ_OK : NQ_E_STORE_IO;
 }
 
-static uint64_t file_bytes(const char *path) {
+static uint64_t file_bytes(const char *path)
+{
     struct stat st;
     return stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 }
 
-uint64_t nq_store_bytes(nq_store *s) {
+uint64_t nq_store_bytes(nq_store *s)
+{
     if (!s) return 0;
     char wal[4096 + 8];
     (void)snprintf(wal, sizeof wal, "%s-wal", s->path);
     return file_bytes(s->path) + file_bytes(wal);
 }
 
-const char *nq_store_path(const nq_store *s) { return s ? s->path : ""; }
+const char *nq_store_path(const nq_store *s)
+{
+    return s ? s->path : "";
+}

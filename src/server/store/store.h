@@ -45,13 +45,13 @@ typedef struct nq_store_count {
 
 /* The checkpoint of a running count: which tasks of its plan are done, and what they sum to. */
 typedef struct nq_store_checkpoint {
-    int n;                /* board size */
-    uint32_t plan;        /* NQ_COUNT_PLAN_VERSION it was made with */
-    uint32_t tasks;       /* tasks in the plan */
-    const uint8_t *done;  /* tasks bytes, non-zero: done (borrowed; valid during the call) */
-    nq_count_sums sums;   /* of the tasks done */
-    double elapsed_s;     /* wall time spent on it so far, over every run */
-    int64_t started_at;   /* when it was first started, Unix seconds */
+    int n;               /* board size */
+    uint32_t plan;       /* NQ_COUNT_PLAN_VERSION it was made with */
+    uint32_t tasks;      /* tasks in the plan */
+    const uint8_t *done; /* tasks bytes, non-zero: done (borrowed; valid during the call) */
+    nq_count_sums sums;  /* of the tasks done */
+    double elapsed_s;    /* wall time spent on it so far, over every run */
+    int64_t started_at;  /* when it was first started, Unix seconds */
 } nq_store_checkpoint;
 
 /* Open (or create) the store at path. On success *out owns it (nq_store_close).
