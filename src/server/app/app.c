@@ -213,6 +213,60 @@ void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_var
     nq_app_serve_entry(resp, r->entry, v, r->seconds, NQ_CACHE_MISS);
 }
 
+#define STREAM_IN_CAP ((size_t)32 * 1024) /* identity bytes a gzip stream pulls at a time */
+
+/* A route's body, and gzip over it or NULL: what a streamed response reads. */
+typedef struct app_stream {
+    nq_app_body body;       /* identity bytes */
+    nq_compress_stream *gz; /* gzip over body, or NULL */
+} app_stream;
+
+static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+{
+    app_stream *s = src;
+    return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : s->body.read(s->body.state, buf, cap, len);
+}
+
+static void stream_free(void *src)
+{
+    app_stream *s = src;
+    if (!s) return;
+    nq_compress_stream_destroy(s->gz);
+    s->body.destroy(s->body.state);
+    free(s);
+}
+
+void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
+                   nq_response *resp)
+{
+    app_stream *s = NULL;
+    nq_err rc = NQ_OK;
+    if (body.state) {
+        s = calloc(1, sizeof *s);
+        if (!s) {
+            body.destroy(body.state);
+            rc = NQ_E_NOMEM;
+        } else {
+            s->body = body;
+            if (gzip)
+                rc = nq_compress_stream_create(body.read, body.state, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
+        }
+    }
+    if (rc != NQ_OK) {
+        stream_free(s);
+        nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
+        return;
+    }
+    char etag[40];
+    nq_app_etag(w->key, gzip, etag, sizeof etag);
+    nq_app_success(resp, 200, media, etag, gzip, seconds);
+    resp->kind = NQ_BODY_STREAM; /* for HEAD an empty one: the headers of GET, no body */
+    resp->read = s ? stream_read : NULL;
+    resp->stream = s;
+    resp->stream_free = s ? stream_free : NULL;
+    if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
+}
+
 void nq_app_static_json(nq_response *resp, unsigned status, const char *body)
 {
     resp->status = status;

@@ -156,6 +156,20 @@ void nq_app_negotiate(const nq_request *req, nq_variant *v);
 void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_variant *v, double seconds,
                         nq_cache_outcome outcome);
 
+/* A streamed body a route made: its reader and destructor over its state. */
+typedef struct nq_app_body {
+    nq_body_read_fn read;         /* pulls the identity bytes */
+    void (*destroy)(void *state); /* frees state */
+    void *state;                  /* the route's stream; NULL for HEAD (no body is made) */
+} nq_app_body;
+
+/* Complete resp as a 200 whose body streams from body (taken over: freed with the response, or at once
+ * on failure), gzip-compressed on the fly when gzip (the caller decided it is allowed and worth it),
+ * with the success headers for w's key and media type. body.state NULL (HEAD): the headers of GET, no
+ * body and no work. On a failure resp is the problem. */
+void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
+                   nq_response *resp);
+
 /* Answer from a shared result's published entry: the response takes its own reference. */
 void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_variant *v);
 

@@ -25,7 +25,6 @@
 #include "nqueens/solution.h"
 
 #define SOLUTION_KEYS (NQ_QK_N | NQ_QK_METHOD | NQ_QK_SEED | NQ_QK_FORMAT)
-#define STREAM_IN_CAP ((size_t)32 * 1024)          /* identity bytes the gzip stream pulls at a time */
 #define SEED_CHOSEN_MASK ((UINT64_C(1) << 53) - 1) /* server-chosen seeds fit a JSON number exactly */
 
 typedef struct solution_plan {
@@ -130,29 +129,14 @@ static void seed_headers(const solution_plan *p, nq_response *resp)
     nq_response_add_header(resp, "Content-Location", link);
 }
 
-typedef struct solution_stream {
-    nq_body_solution *body; /* identity bytes */
-    nq_compress_stream *gz; /* gzip over body, or NULL */
-} solution_stream;
-
 static nq_err body_read(void *src, char *buf, size_t cap, size_t *len)
 {
     return nq_body_solution_read(src, buf, cap, len);
 }
 
-static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+static void body_free(void *src)
 {
-    solution_stream *s = src;
-    return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : nq_body_solution_read(s->body, buf, cap, len);
-}
-
-static void stream_free(void *src)
-{
-    solution_stream *s = src;
-    if (!s) return;
-    nq_compress_stream_destroy(s->gz);
-    nq_body_solution_destroy(s->body);
-    free(s);
+    nq_body_solution_destroy(src);
 }
 
 /* Answer with a stream over cols (taken over; NULL: the construction), gzip when allowed. */
@@ -160,31 +144,17 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
 {
     const solution_plan *p = w->plan;
     const bool gz = w->variant.gzip_ok && nq_body_solution_size(&p->spec) > NQ_COMPRESS_MIN_BYTES;
-    solution_stream *s = NULL;
+    nq_body_solution *b = NULL;
     nq_err rc = NQ_OK;
-    if (w->variant.head) { /* the headers of GET, no body, no work */
-        free(cols);
-    } else if (!(s = calloc(1, sizeof *s))) {
-        free(cols);
-        rc = NQ_E_NOMEM;
-    } else {
-        rc = nq_body_solution_create(&p->spec, cols, &s->body);
-        if (rc == NQ_OK && gz)
-            rc = nq_compress_stream_create(body_read, s->body, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
-    }
+    if (w->variant.head)
+        free(cols); /* the headers of GET, no body, no work */
+    else
+        rc = nq_body_solution_create(&p->spec, cols, &b); /* takes cols over */
     if (rc != NQ_OK) {
-        stream_free(s);
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    char etag[40];
-    nq_app_etag(w->key, gz, etag, sizeof etag);
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, gz, seconds);
-    resp->kind = NQ_BODY_STREAM;
-    resp->read = s ? stream_read : NULL;
-    resp->stream = s;
-    resp->stream_free = s ? stream_free : NULL;
-    if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
+    nq_app_stream(w, (nq_app_body){body_read, body_free, b}, NQ_MEDIA_JSON, gz, seconds, resp);
     seed_headers(p, resp);
 }
 

@@ -32,7 +32,6 @@
 #include "base/clock.h"
 
 #define SOLVE_KEYS (NQ_QK_N | NQ_QK_FORMAT | NQ_QK_UNIQUE | NQ_QK_LIMIT | NQ_QK_OFFSET | NQ_QK_AFTER)
-#define STREAM_IN_CAP ((size_t)32 * 1024) /* identity bytes the gzip stream pulls at a time */
 
 /* "total" is stated only up to this n: below it a count is cheap (it is cached once computed).
  * Fixed, so that a given URL always gets the same bytes (the ETag promises it). */
@@ -216,65 +215,29 @@ nq_app_step nq_solve_answer(nq_app_work *w, const nq_request *req, nq_response *
 
 /* ---- the streamed body ------------------------------------------------------------------------ */
 
-typedef struct solve_stream {
-    nq_body_solve *body;    /* identity bytes */
-    nq_compress_stream *gz; /* gzip over body, or NULL */
-} solve_stream;
-
 static nq_err body_read(void *src, char *buf, size_t cap, size_t *len)
 {
     return nq_body_solve_read(src, buf, cap, len);
 }
 
-static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+static void body_free(void *src)
 {
-    solve_stream *s = src;
-    return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : nq_body_solve_read(s->body, buf, cap, len);
-}
-
-static void stream_free(void *src)
-{
-    solve_stream *s = src;
-    if (!s) return;
-    nq_compress_stream_destroy(s->gz);
-    nq_body_solve_destroy(s->body);
-    free(s);
-}
-
-static nq_err stream_create(const nq_solve_spec *spec, bool gzip, solve_stream **out)
-{
-    solve_stream *s = calloc(1, sizeof *s);
-    if (!s) return NQ_E_NOMEM;
-    nq_err rc = nq_body_solve_create(spec, &s->body);
-    if (rc == NQ_OK && gzip)
-        rc = nq_compress_stream_create(body_read, s->body, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
-    if (rc != NQ_OK) {
-        stream_free(s);
-        return rc;
-    }
-    *out = s;
-    return NQ_OK;
+    nq_body_solve_destroy(src);
 }
 
 static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, double seconds, nq_response *resp)
 {
     const bool gz = w->variant.gzip_ok && nq_body_solve_size_max(spec) > NQ_COMPRESS_MIN_BYTES;
-    solve_stream *s = NULL;
+    nq_body_solve *b = NULL;
     const double t0 = nq_clock_s();
     /* HEAD sends no body: skip positioning the enumerator altogether. */
-    const nq_err rc = w->variant.head ? NQ_OK : stream_create(spec, gz, &s);
+    const nq_err rc = w->variant.head ? NQ_OK : nq_body_solve_create(spec, &b);
     if (rc != NQ_OK) {
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    char etag[40];
-    nq_app_etag(w->key, gz, etag, sizeof etag);
-    nq_app_success(resp, 200, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, etag, gz, seconds + (nq_clock_s() - t0));
-    resp->kind = NQ_BODY_STREAM; /* for HEAD an empty one: the headers of GET, no body, no work */
-    resp->read = s ? stream_read : NULL;
-    resp->stream = s;
-    resp->stream_free = s ? stream_free : NULL;
-    if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
+    nq_app_stream(w, (nq_app_body){body_read, body_free, b}, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, gz,
+                  seconds + (nq_clock_s() - t0), resp);
 }
 
 /* Skip the offset once, for every stream of this request: the offset-th solution becomes the cursor. */

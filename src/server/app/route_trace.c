@@ -22,7 +22,6 @@
 
 #define TRACE_KEYS (NQ_QK_N | NQ_QK_LIMIT | NQ_QK_FROM | NQ_QK_CURSOR)
 #define LIMIT_DEFAULT 1000u
-#define STREAM_IN_CAP ((size_t)32 * 1024) /* identity bytes the gzip stream pulls at a time */
 
 typedef struct trace_plan {
     nq_trace_spec spec; /* the page, validated */
@@ -109,56 +108,28 @@ bool nq_trace_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
 
 /* ---- the streamed body ------------------------------------------------------------------------ */
 
-typedef struct trace_stream {
-    nq_body_trace *body;    /* identity bytes */
-    nq_compress_stream *gz; /* gzip over body, or NULL */
-} trace_stream;
-
 static nq_err body_read(void *src, char *buf, size_t cap, size_t *len)
 {
     return nq_body_trace_read(src, buf, cap, len);
 }
 
-static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
+static void body_free(void *src)
 {
-    trace_stream *s = src;
-    return s->gz ? nq_compress_stream_read(s->gz, buf, cap, len) : nq_body_trace_read(s->body, buf, cap, len);
-}
-
-static void stream_free(void *src)
-{
-    trace_stream *s = src;
-    if (!s) return;
-    nq_compress_stream_destroy(s->gz);
-    nq_body_trace_destroy(s->body);
-    free(s);
+    nq_body_trace_destroy(src);
 }
 
 /* Answer with a stream of spec's page (positioned in O(n): a cursor, or step 0). */
 static void respond_stream(const nq_app_work *w, const nq_trace_spec *spec, double seconds, nq_response *resp)
 {
     const bool gz = w->variant.gzip_ok && nq_body_trace_size_max(spec) > NQ_COMPRESS_MIN_BYTES;
-    trace_stream *s = NULL;
-    nq_err rc = NQ_OK;
-    if (!w->variant.head) { /* HEAD: the headers of GET, no body, no work */
-        s = calloc(1, sizeof *s);
-        rc = s ? nq_body_trace_create(spec, NULL, &s->body) : NQ_E_NOMEM;
-        if (rc == NQ_OK && gz)
-            rc = nq_compress_stream_create(body_read, s->body, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
-    }
+    nq_body_trace *b = NULL;
+    const nq_err rc = w->variant.head ? NQ_OK : nq_body_trace_create(spec, NULL, &b); /* HEAD: no body */
     if (rc != NQ_OK) {
-        stream_free(s);
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    char etag[40];
-    nq_app_etag(w->key, gz, etag, sizeof etag);
-    nq_app_success(resp, 200, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, etag, gz, seconds);
-    resp->kind = NQ_BODY_STREAM;
-    resp->read = s ? stream_read : NULL;
-    resp->stream = s;
-    resp->stream_free = s ? stream_free : NULL;
-    if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
+    nq_app_stream(w, (nq_app_body){body_read, body_free, b}, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, gz,
+                  seconds, resp);
 }
 
 nq_app_step nq_trace_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
