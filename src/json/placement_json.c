@@ -44,7 +44,7 @@ static nq_err placement_failed(nq_placement_json_error *e, nq_err rc, const char
 /* A JSON number that is an integer in 0..2^53, into *out. */
 static bool json_uint(const cJSON *v, uint64_t *out)
 {
-    if (!cJSON_IsNumber(v)) return false;
+    if (!v || !cJSON_IsNumber(v)) return false;
     const double d = v->valuedouble;
     if (!(d >= 0.0 && d <= JSON_INT_MAX) || floor(d) != d) return false;
     *out = (uint64_t)d;

@@ -394,7 +394,7 @@ START_TEST(complete_deadline_then_cached)
     nq_http_response_free(&r);
     long status = 503;
     for (int i = 0; i < 600 && status == 503; i++) { /* up to a minute of polling */
-        struct timespec pause = {0, 100 * 1000 * 1000};
+        struct timespec pause = {0, 100L * 1000 * 1000};
         nanosleep(&pause, NULL);
         ck_assert(nq_http_get(&slow, "/complete?n=32&queens=", &r));
         status = r.status;

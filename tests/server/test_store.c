@@ -57,7 +57,7 @@ static bool collect_checkpoint(void *arg, const nq_store_checkpoint *cp)
 
 START_TEST(round_trip_across_a_reopen)
 {
-    tmp_store t;
+    tmp_store t = {{0}, {0}};
     tmp_make(&t);
     nq_store *s = NULL;
     char err[256];
@@ -116,7 +116,7 @@ static void run_sql(const char *path, const char *sql)
 
 START_TEST(refusals_by_row)
 {
-    tmp_store t;
+    tmp_store t = {{0}, {0}};
     tmp_make(&t);
     nq_store *s = NULL;
     char err[256];

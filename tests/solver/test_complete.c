@@ -153,7 +153,7 @@ START_TEST(random_placements)
     const int n = _i;
     unsigned seed = 12345u + (unsigned)n;
     for (int trial = 0; trial < 300; trial++) {
-        nq_square g[6];
+        nq_square g[6] = {{0, 0}};
         const size_t want = (size_t)(rand_r(&seed) % 6) + 1;
         size_t m = 0;
         while (m < want) { /* distinct squares, as a placement has them */

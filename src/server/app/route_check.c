@@ -75,7 +75,7 @@ static char *render(const nq_placement *pl, const nq_check_report *r, const nq_p
                      nq_placement_n(pl), r->queens, r->valid ? "true" : "false", r->complete ? "true" : "false",
                      r->conflicts);
     size_t o = w > 0 ? (size_t)w : 0;
-    for (size_t i = 0; i < r->listed; i++) {
+    for (size_t i = 0; pairs && i < r->listed; i++) { /* listed is 0 when no pairs were asked for */
         const nq_pair *q = &pairs[i];
         w = snprintf(out + o, cap - o, "%s[[%" PRIu32 ",%" PRIu32 "],[%" PRIu32 ",%" PRIu32 "]]", i ? "," : "",
                      q->first.row, q->first.col, q->second.row, q->second.col);
