@@ -267,6 +267,32 @@ void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bo
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
 }
 
+nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_t len, const nq_counts *counts,
+                      double seconds, nq_cache_entry **entry)
+{
+    char *gzip = NULL;
+    size_t gzip_len = 0;
+    *entry = NULL;
+    nq_err rc =
+        len > NQ_COMPRESS_MIN_BYTES ? nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len) : NQ_OK;
+    if (rc == NQ_OK) {
+        char etag[32];
+        nq_app_etag(w->key, false, etag, sizeof etag);
+        const nq_cache_value v = {.content_type = media,
+                                  .etag = etag,
+                                  .body = body,
+                                  .body_len = len,
+                                  .gzip = gzip,
+                                  .gzip_len = gzip_len,
+                                  .solver_seconds = seconds,
+                                  .counts = counts ? *counts : (nq_counts){0, 0}};
+        (void)nq_cache_put(w->app->cache, w->key, &v, entry); /* a refusal is no error: see above */
+    }
+    free(body);
+    free(gzip);
+    return rc;
+}
+
 void nq_app_static_json(nq_response *resp, unsigned status, const char *body)
 {
     resp->status = status;

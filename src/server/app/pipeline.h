@@ -170,6 +170,14 @@ typedef struct nq_app_body {
 void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
                    nq_response *resp);
 
+/* Publish a rendered body for w's key: its gzip form made once (when it is worth it), both put in the
+ * cache under the strong ETag of the key, with counts (may be NULL) and seconds kept beside them. body
+ * (malloc'd, len bytes) is taken over and freed. *entry receives a reference to the published entry,
+ * or NULL when the cache refused it (no cache, too large, no memory): the caller then streams.
+ * Errors: NQ_E_NOMEM from compression (nothing published). */
+nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_t len, const nq_counts *counts,
+                      double seconds, nq_cache_entry **entry);
+
 /* Answer from a shared result's published entry: the response takes its own reference. */
 void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_variant *v);
 

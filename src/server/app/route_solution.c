@@ -189,26 +189,12 @@ nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_respons
 static nq_err publish(const nq_app_work *w, uint32_t *cols, nq_app_result *r)
 {
     const solution_plan *p = w->plan;
-    char *body = NULL, *gzip = NULL;
-    size_t len = 0, gzip_len = 0;
-    nq_err rc = nq_body_solution_render(&p->spec, cols, &body, &len);
-    if (rc == NQ_OK && len > NQ_COMPRESS_MIN_BYTES)
-        rc = nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len);
-    if (rc == NQ_OK) {
-        char etag[32];
-        nq_app_etag(w->key, false, etag, sizeof etag);
-        const nq_cache_value v = {.content_type = NQ_MEDIA_JSON,
-                                  .etag = etag,
-                                  .body = body,
-                                  .body_len = len,
-                                  .gzip = gzip,
-                                  .gzip_len = gzip_len};
-        /* Refused (no cache, no memory): finish renders the board again, as a stream. */
-        (void)nq_cache_put(nq_app_cache(w->app), w->key, &v, &r->entry);
-    }
-    free(body);
-    free(gzip);
-    return rc;
+    char *body = NULL;
+    size_t len = 0;
+    const nq_err rc = nq_body_solution_render(&p->spec, cols, &body, &len);
+    if (rc != NQ_OK) return rc;
+    /* Refused (no cache, no memory): finish renders the board again, as a stream. */
+    return nq_app_publish(w, NQ_MEDIA_JSON, body, len, NULL, 0.0, &r->entry);
 }
 
 /* The random solution of the plan into new memory (*cols, n entries; NULL when the board has none). */

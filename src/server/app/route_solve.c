@@ -259,29 +259,14 @@ static nq_err position(const nq_solve_spec *spec, solve_result *r)
 static nq_err render_and_publish(const nq_app_work *w, const nq_solve_spec *spec, const nq_counts *counts,
                                  nq_cache_entry **entry)
 {
-    char *body = NULL, *gzip = NULL;
-    size_t len = 0, gzip_len = 0;
+    char *body = NULL;
+    size_t len = 0;
     const double t0 = nq_clock_s();
-    nq_err rc = nq_body_solve_render(spec, nq_body_solve_size_max(spec), &body, &len);
-    if (rc == NQ_OK && len > NQ_COMPRESS_MIN_BYTES)
-        rc = nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len);
-    if (rc == NQ_OK) {
-        char etag[32];
-        nq_app_etag(w->key, false, etag, sizeof etag);
-        const nq_cache_value v = {.content_type = spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON,
-                                  .etag = etag,
-                                  .body = body,
-                                  .body_len = len,
-                                  .gzip = gzip,
-                                  .gzip_len = gzip_len,
-                                  .solver_seconds = nq_clock_s() - t0,
-                                  .counts = *counts};
-        /* Refused (too large after all, or no memory): finish streams it instead. */
-        (void)nq_cache_put(nq_app_cache(w->app), w->key, &v, entry);
-    }
-    free(body);
-    free(gzip);
-    return rc;
+    const nq_err rc = nq_body_solve_render(spec, nq_body_solve_size_max(spec), &body, &len);
+    if (rc != NQ_OK) return rc;
+    /* Refused (too large after all, or no memory): finish streams it instead. */
+    return nq_app_publish(w, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, body, len, counts, nq_clock_s() - t0,
+                          entry);
 }
 
 nq_err nq_solve_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)

@@ -158,26 +158,12 @@ nq_app_step nq_trace_answer(nq_app_work *w, const nq_request *req, nq_response *
 static nq_err publish(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
 {
     const trace_plan *p = w->plan;
-    char *body = NULL, *gzip = NULL;
-    size_t len = 0, gzip_len = 0;
-    nq_err rc = nq_body_trace_render(&p->spec, ctl, &body, &len);
-    if (rc == NQ_OK && len > NQ_COMPRESS_MIN_BYTES)
-        rc = nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len);
-    if (rc == NQ_OK) {
-        char etag[32];
-        nq_app_etag(w->key, false, etag, sizeof etag);
-        const nq_cache_value v = {.content_type = p->spec.ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON,
-                                  .etag = etag,
-                                  .body = body,
-                                  .body_len = len,
-                                  .gzip = gzip,
-                                  .gzip_len = gzip_len};
-        /* Refused (no cache, no memory): finish streams the page instead. */
-        (void)nq_cache_put(nq_app_cache(w->app), w->key, &v, &r->entry);
-    }
-    free(body);
-    free(gzip);
-    return rc;
+    char *body = NULL;
+    size_t len = 0;
+    const nq_err rc = nq_body_trace_render(&p->spec, ctl, &body, &len);
+    if (rc != NQ_OK) return rc;
+    /* Refused (no cache, no memory): finish streams the page instead. */
+    return nq_app_publish(w, p->spec.ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, body, len, NULL, 0.0, &r->entry);
 }
 
 nq_err nq_trace_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
