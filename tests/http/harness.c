@@ -304,10 +304,11 @@ static void record(const char *method, const char *target, const nq_http_respons
     cJSON_AddItemToObject(o, "headers", h);
     h = NULL;
     const char *enc = nq_http_header_get(r, "Content-Encoding");
-    if (r->body && !enc && utf8_text(r->body, r->body_len))
-        cJSON_AddStringToObject(o, "body", r->body);
-    else if (!r->body && !enc)
+    /* No bytes is an empty body whatever Content-Encoding says (HEAD of a gzip answer, a 304). */
+    if (!r->body || r->body_len == 0)
         cJSON_AddStringToObject(o, "body", "");
+    else if (!enc && utf8_text(r->body, r->body_len))
+        cJSON_AddStringToObject(o, "body", r->body);
     else
         cJSON_AddNullToObject(o, "body");
     char file[512];
