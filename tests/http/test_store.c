@@ -334,8 +334,12 @@ START_TEST(kill_9_resumes_from_the_last_checkpoint)
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
-    start_long(&s, store, "10", NULL); /* 891 tasks x 10 ms: 9 s at least */
+    static const char *const debug[] = {"--log-level", "debug", NULL};
+    start_long(&s, store, "10", debug); /* 891 tasks x 10 ms: 9 s at least */
     const double before = run_until_checkpointed(&s, 14);
+    char *log = nq_harness_log(&s); /* at debug, each checkpoint is a line */
+    ck_assert_ptr_nonnull(strstr(log, "\"level\":\"debug\",\"msg\":\"checkpoint written\",\"n\":14,\"progress\":"));
+    free(log);
     ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
 
     start_long(&s, store, "5", NULL); /* what is left still takes seconds: the first answer is a 202 */
@@ -346,8 +350,10 @@ START_TEST(kill_9_resumes_from_the_last_checkpoint)
     poll_to_200(&s, 14, after, &r);
     ck_assert_str_eq(r.body, COUNT_14);
     nq_http_response_free(&r);
-    char *log = nq_harness_log(&s);
+    ck_assert_double_ge(nq_harness_metric(&s, "nqueensd_checkpoints_total"), 1.0);
+    log = nq_harness_log(&s);
     ck_assert_ptr_nonnull(strstr(log, "count resumes from its checkpoint"));
+    ck_assert_ptr_null(strstr(log, "checkpoint written")); /* the default level, info, leaves them out */
     free(log);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
     rm_dir(dir);

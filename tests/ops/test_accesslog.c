@@ -21,13 +21,18 @@ typedef struct capture {
     char text[65536]; /* what drain last read */
 } capture;
 
-static void capture_open(capture *c, nq_log_format fmt)
+static void capture_open_at(capture *c, nq_log_format fmt, nq_log_level min)
 {
     ck_assert_int_eq(pipe(c->out), 0);
     ck_assert_int_eq(pipe(c->err), 0);
     ck_assert_int_eq(fcntl(c->out[0], F_SETFL, O_NONBLOCK), 0);
     ck_assert_int_eq(fcntl(c->err[0], F_SETFL, O_NONBLOCK), 0);
-    ck_assert_int_eq(nq_accesslog_create(c->out[1], c->err[1], fmt, &c->log), NQ_OK);
+    ck_assert_int_eq(nq_accesslog_create(c->out[1], c->err[1], fmt, min, &c->log), NQ_OK);
+}
+
+static void capture_open(capture *c, nq_log_format fmt)
+{
+    capture_open_at(c, fmt, NQ_LOG_INFO);
 }
 
 /* Everything written to fd (one of c's pipes) so far, NUL-terminated, in c->text. */
@@ -224,6 +229,41 @@ START_TEST(events_go_to_the_right_stream)
 }
 END_TEST
 
+/* The default level drops debug lines; debug writes them to out; warn drops info and requests. */
+START_TEST(levels_filter_lines)
+{
+    const nq_request_record r = {.method = "GET", .path = "/healthz", .status = 200};
+    const nq_log_field f[] = {NQ_LOG_INT("n", 19), NQ_LOG_REAL("progress", 0.25)};
+    capture c;
+    capture_open(&c, NQ_LOG_JSON);
+    nq_accesslog_event(c.log, NQ_LOG_DEBUG, "checkpoint written", f, 2);
+    ck_assert_str_eq(drain(&c, c.out[0]), "");
+    ck_assert_str_eq(drain(&c, c.err[0]), "");
+    capture_close(&c);
+
+    capture_open_at(&c, NQ_LOG_JSON, NQ_LOG_DEBUG);
+    nq_accesslog_event(c.log, NQ_LOG_DEBUG, "checkpoint written", f, 2);
+    cJSON *j = parse_line(drain(&c, c.out[0]));
+    ck_assert_str_eq(nq_check_json_str(j, "level"), "debug");
+    ck_assert_str_eq(nq_check_json_str(j, "msg"), "checkpoint written");
+    ck_assert_double_eq(nq_check_json_num(j, "n"), 19);
+    ck_assert_double_eq(nq_check_json_num(j, "progress"), 0.25);
+    cJSON_Delete(j);
+    ck_assert_str_eq(drain(&c, c.err[0]), "");
+    capture_close(&c);
+
+    capture_open_at(&c, NQ_LOG_JSON, NQ_LOG_WARN);
+    nq_accesslog_event(c.log, NQ_LOG_INFO, "listening", NULL, 0);
+    nq_accesslog_request(c.log, &r);
+    ck_assert_str_eq(drain(&c, c.out[0]), "");
+    nq_accesslog_event(c.log, NQ_LOG_WARN, "slow", NULL, 0);
+    j = parse_line(drain(&c, c.err[0]));
+    ck_assert_str_eq(nq_check_json_str(j, "level"), "warn");
+    cJSON_Delete(j);
+    capture_close(&c);
+}
+END_TEST
+
 START_TEST(text_format)
 {
     capture c;
@@ -253,9 +293,10 @@ END_TEST
 START_TEST(bad_arguments)
 {
     nq_accesslog *l = NULL;
-    ck_assert_int_eq(nq_accesslog_create(1, 2, NQ_LOG_JSON, NULL), NQ_E_ARG);
-    ck_assert_int_eq(nq_accesslog_create(-1, 2, NQ_LOG_JSON, &l), NQ_E_ARG);
-    ck_assert_int_eq(nq_accesslog_create(1, 2, (nq_log_format)9, &l), NQ_E_ARG);
+    ck_assert_int_eq(nq_accesslog_create(1, 2, NQ_LOG_JSON, NQ_LOG_INFO, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_accesslog_create(-1, 2, NQ_LOG_JSON, NQ_LOG_INFO, &l), NQ_E_ARG);
+    ck_assert_int_eq(nq_accesslog_create(1, 2, (nq_log_format)9, NQ_LOG_INFO, &l), NQ_E_ARG);
+    ck_assert_int_eq(nq_accesslog_create(1, 2, NQ_LOG_JSON, (nq_log_level)9, &l), NQ_E_ARG);
     ck_assert_ptr_null(l);
     nq_accesslog_request(NULL, NULL);
     nq_accesslog_event(NULL, NQ_LOG_INFO, "x", NULL, 0);
@@ -272,6 +313,7 @@ static Suite *accesslog_suite(void)
     tcase_add_loop_test(tc, strings_are_escaped, 0, (int)(sizeof escape_rows / sizeof escape_rows[0]));
     tcase_add_test(tc, long_strings_are_cut);
     tcase_add_test(tc, events_go_to_the_right_stream);
+    tcase_add_test(tc, levels_filter_lines);
     tcase_add_test(tc, text_format);
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);

@@ -65,6 +65,7 @@ START_TEST(defaults_are_documented_values)
     ck_assert_uint_eq(c.budget_ms, 60000);
     ck_assert_str_eq(c.cors_origin, "*");
     ck_assert_int_eq(c.log_format, NQ_LOG_JSON);
+    ck_assert_int_eq(c.log_level, NQ_LOG_INFO);
     ck_assert_uint_eq(c.conn_limit, 4096);
     ck_assert_uint_eq(c.per_ip_limit, 0);
     ck_assert_uint_eq(c.idle_timeout_s, 30);
@@ -88,6 +89,7 @@ typedef enum field {
     F_DEADLINE,
     F_ORIGIN,
     F_LOGFMT,
+    F_LOGLVL,
     F_CONN,
     F_URI,
     F_GRACE,
@@ -127,6 +129,8 @@ static const struct ok_row {
     {{"--cors-origin", "https://example.com"}, {NULL}, F_ORIGIN, 0, "https://example.com"},
     {{"--log-format", "text"}, {NULL}, F_LOGFMT, NQ_LOG_TEXT, NULL},
     {{NULL}, {"NQUEENSD_LOG_FORMAT=json"}, F_LOGFMT, NQ_LOG_JSON, NULL},
+    {{"--log-level", "debug"}, {NULL}, F_LOGLVL, NQ_LOG_DEBUG, NULL},
+    {{NULL}, {"NQUEENSD_LOG_LEVEL=error"}, F_LOGLVL, NQ_LOG_ERROR, NULL},
     {{"--conn-limit", "1000000"}, {NULL}, F_CONN, 1000000, NULL},
     {{"--max-uri-bytes", "64"}, {NULL}, F_URI, 64, NULL},
     {{"--max-uri-bytes", "64K"}, {NULL}, F_URI, 65536, NULL},
@@ -149,6 +153,7 @@ static uint64_t numeric(const nq_config *c, field f)
     case F_MAXSOL: return c->max_solutions;
     case F_DEADLINE: return c->deadline_ms;
     case F_LOGFMT: return (uint64_t)c->log_format;
+    case F_LOGLVL: return (uint64_t)c->log_level;
     case F_CONN: return c->conn_limit;
     case F_URI: return c->max_uri_bytes;
     case F_GRACE: return c->grace_s;
@@ -223,6 +228,7 @@ static const struct bad_row {
     {{"--cors-origin", "x\r\nSet-Cookie: a=b"}, {NULL}, NQ_E_PARAM_INVALID, "\"x??Set-Cookie: a=b\""},
     {{"--cors-origin", ""}, {NULL}, NQ_E_PARAM_INVALID, "--cors-origin"},
     {{"--log-format", "JSON"}, {NULL}, NQ_E_PARAM_INVALID, "expected json or text"},
+    {{"--log-level", "trace"}, {NULL}, NQ_E_PARAM_INVALID, "expected debug, info, warn or error"},
     {{"--store", ""}, {NULL}, NQ_E_PARAM_INVALID, "expected a file path"},
     {{"--store", "a\nb"}, {NULL}, NQ_E_PARAM_INVALID, "--store"},
     {{"--long-count-n", "29"}, {NULL}, NQ_E_PARAM_INVALID, "1..28"},
@@ -322,13 +328,34 @@ START_TEST(help_lists_every_option)
     nq_config_markdown(m);
     fclose(u);
     fclose(m);
-    static const char *const flags[] = {"bind",           "port",           "http-threads",       "solver-workers",
-                                        "count-threads",  "cache-bytes",    "max-n-solve",        "max-n-count",
-                                        "max-solutions",  "queue-len",      "deadline-ms",        "budget-ms",
-                                        "cors-origin",    "log-format",     "conn-limit",         "per-ip-limit",
-                                        "idle-timeout-s", "head-timeout-s", "max-uri-bytes",      "max-header-bytes",
-                                        "grace-s",        "long-count-n",   "long-counts",        "long-count-queue",
-                                        "store",          "checkpoint-ms",  "count-task-delay-ms"};
+    static const char *const flags[] = {"bind",
+                                        "port",
+                                        "http-threads",
+                                        "solver-workers",
+                                        "count-threads",
+                                        "cache-bytes",
+                                        "max-n-solve",
+                                        "max-n-count",
+                                        "max-solutions",
+                                        "queue-len",
+                                        "deadline-ms",
+                                        "budget-ms",
+                                        "cors-origin",
+                                        "log-format",
+                                        "log-level",
+                                        "conn-limit",
+                                        "per-ip-limit",
+                                        "idle-timeout-s",
+                                        "head-timeout-s",
+                                        "max-uri-bytes",
+                                        "max-header-bytes",
+                                        "grace-s",
+                                        "long-count-n",
+                                        "long-counts",
+                                        "long-count-queue",
+                                        "store",
+                                        "checkpoint-ms",
+                                        "count-task-delay-ms"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "--%s ", flags[i]);

@@ -24,7 +24,7 @@
 #include "base/clock.h"
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
-#define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After"
+#define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After, Location, Content-Location, Preference-Applied"
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
 struct nq_app {

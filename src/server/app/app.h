@@ -104,7 +104,12 @@ typedef enum nq_app_step {
     NQ_APP_COMPUTE   /* run the work's computation, then nq_app_finish */
 } nq_app_step;
 
-typedef enum nq_app_event_level { NQ_APP_EVENT_INFO = 0, NQ_APP_EVENT_WARN, NQ_APP_EVENT_ERROR } nq_app_event_level;
+typedef enum nq_app_event_level {
+    NQ_APP_EVENT_DEBUG = 0, /* routine detail (a checkpoint written) */
+    NQ_APP_EVENT_INFO,      /* a count starts, resumes, finishes */
+    NQ_APP_EVENT_WARN,      /* a store write failed; serving goes on */
+    NQ_APP_EVENT_ERROR      /* a count failed */
+} nq_app_event_level;
 
 /* Something the app reports for the log (a long count starting, resuming, finishing; a store write
  * failing). Fields that do not apply are 0 / NULL. */

@@ -181,6 +181,7 @@ static void checkpoint(nq_count_jobs *j, int n)
     const double run = s->run_t0 > 0 ? nq_clock_s() - s->run_t0 : 0.0;
     const nq_store_checkpoint cp = {n,       NQ_COUNT_PLAN_VERSION,   s->tasks,     copy,
                                     s->sums, s->elapsed_before + run, s->started_at};
+    const double progress = progress_of(s);
     s->dirty = false;
     pthread_mutex_unlock(&j->lock);
     const nq_err rc = nq_store_put_checkpoint(j->store, &cp);
@@ -194,7 +195,10 @@ static void checkpoint(nq_count_jobs *j, int n)
         s->dirty = s->state != NQ_JOB_DONE; /* write it again next time */
     }
     pthread_mutex_unlock(&j->lock);
-    if (rc != NQ_OK) event(j, NQ_APP_EVENT_WARN, "checkpoint not written; serving goes on", n, -1, -1, rc);
+    if (rc != NQ_OK)
+        event(j, NQ_APP_EVENT_WARN, "checkpoint not written; serving goes on", n, -1, -1, rc);
+    else
+        event(j, NQ_APP_EVENT_DEBUG, "checkpoint written", n, progress, cp.elapsed_s, NQ_OK);
 }
 
 /* Store a finished count; false (counted, logged) when the store refused it. */

@@ -28,7 +28,8 @@ typedef enum opt_type {
     T_SIZE,   /* size_t, with an optional K/M/G suffix */
     T_ADDR,   /* char[], a numeric IPv4 or IPv6 address */
     T_ORIGIN, /* char[], visible ASCII only (it becomes a header value) */
-    T_LOGFMT, /* nq_log_format */
+    T_LOGFMT, /* nq_log_format, by name */
+    T_LOGLVL, /* nq_log_level, by name */
     T_PATH    /* char[], a file path: no control characters */
 } opt_type;
 
@@ -111,6 +112,9 @@ static const opt_row opts[] = {
      "Access-Control-Allow-Origin value: * or one origin such as https://example.com"},
     {"log-format", "NQUEENSD_LOG_FORMAT", T_LOGFMT, FIELD(log_format), "json", 0, 0, "FORMAT",
      "json (one object per line) or text (key=value) for the access and event log on stdout"},
+    {"log-level", "NQUEENSD_LOG_LEVEL", T_LOGLVL, FIELD(log_level), "info", 0, 0, "LEVEL",
+     "lowest severity logged: debug (adds a line per checkpoint of a long count), info (requests and "
+     "life-cycle events), warn or error"},
     {"conn-limit", "NQUEENSD_CONN_LIMIT", T_UINT, FIELD(conn_limit), "4096", 1, 1000000, "N",
      "open connections at most (the file-descriptor limit is raised to fit)"},
     {"per-ip-limit", "NQUEENSD_PER_IP_LIMIT", T_UINT, FIELD(per_ip_limit), "0", 0, 1000000, "N",
@@ -135,6 +139,7 @@ static const opt_row opts[] = {
 #define NOPTS (sizeof opts / sizeof opts[0])
 
 static const char *const log_format_names[] = {"json", "text"};
+static const char *const log_level_names[] = {"debug", "info", "warn", "error"};
 
 #ifndef NQ_VERSION
 #define NQ_VERSION "unknown" /* the build defines it from the CMake project version */
@@ -148,6 +153,11 @@ const char *nq_config_version(void)
 const char *nq_config_log_format_name(nq_log_format f)
 {
     return (unsigned)f < 2u ? log_format_names[f] : "json";
+}
+
+const char *nq_config_log_level_name(nq_log_level l)
+{
+    return (unsigned)l < 4u ? log_level_names[l] : "info";
 }
 
 /* ---- value parsers: each returns true and stores the value, or false and leaves the field ------ */
@@ -251,13 +261,19 @@ static bool parse_string(const opt_row *o, nq_config *c, const char *s)
     return true;
 }
 
-static bool parse_logfmt(nq_config *c, const char *s)
+/* An option whose value is one of a few names (the log format and level): the index of the name. */
+static bool parse_name(const opt_row *o, nq_config *c, const char *s)
 {
-    for (size_t i = 0; i < sizeof log_format_names / sizeof log_format_names[0]; i++) {
-        if (strcmp(s, log_format_names[i]) == 0) {
+    const bool fmt = o->type == T_LOGFMT;
+    const char *const *names = fmt ? log_format_names : log_level_names;
+    const size_t count = fmt ? sizeof log_format_names / sizeof *names : sizeof log_level_names / sizeof *names;
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(s, names[i]) != 0) continue;
+        if (fmt)
             c->log_format = (nq_log_format)i;
-            return true;
-        }
+        else
+            c->log_level = (nq_log_level)i;
+        return true;
     }
     return false;
 }
@@ -269,7 +285,8 @@ static bool apply(const opt_row *o, nq_config *c, const char *s)
     case T_ADDR:
     case T_ORIGIN:
     case T_PATH: return parse_string(o, c, s);
-    case T_LOGFMT: return parse_logfmt(c, s);
+    case T_LOGFMT:
+    case T_LOGLVL: return parse_name(o, c, s);
     default:
         if (!parse_number(o, s, &v)) return false;
         store_number(o, c, v);
@@ -304,6 +321,7 @@ static void describe_range(const opt_row *o, char *out, size_t cap)
     case T_ADDR: snprintf(out, cap, "a numeric IPv4 or IPv6 address"); break;
     case T_ORIGIN: snprintf(out, cap, "* or an origin, 1..%zu visible ASCII characters", o->cap - 1); break;
     case T_LOGFMT: snprintf(out, cap, "json or text"); break;
+    case T_LOGLVL: snprintf(out, cap, "debug, info, warn or error"); break;
     case T_PATH: snprintf(out, cap, "a file path (1..%zu bytes) or none", o->cap - 1); break;
     case T_SIZE: {
         char lo[24], hi[24];

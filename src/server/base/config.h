@@ -40,6 +40,14 @@ typedef enum nq_log_format {
     NQ_LOG_TEXT      /* key=value pairs, for a person watching a terminal */
 } nq_log_format;
 
+/* A log line's severity, lowest first; --log-level drops every line below the one configured. */
+typedef enum nq_log_level {
+    NQ_LOG_DEBUG = 0, /* detail an operator turns on to follow a long count (each checkpoint) */
+    NQ_LOG_INFO,      /* requests and life-cycle events (the default level) */
+    NQ_LOG_WARN,      /* something failed and serving goes on */
+    NQ_LOG_ERROR      /* something failed and the server cannot go on */
+} nq_log_level;
+
 typedef struct nq_config {
     nq_config_action action;                /* what main() should do */
     char bind_addr[NQ_CONFIG_ADDR_MAX];     /* numeric IPv4 or IPv6 address to listen on */
@@ -71,6 +79,7 @@ typedef struct nq_config {
     unsigned budget_ms;                     /* an unwatched computation past this is cancelled; 0: never */
     char cors_origin[NQ_CONFIG_ORIGIN_MAX]; /* Access-Control-Allow-Origin value */
     nq_log_format log_format;               /* access and event log format on stdout */
+    nq_log_level log_level;                 /* lines below this level are not written */
     unsigned conn_limit;                    /* open connections at most */
     unsigned per_ip_limit;                  /* open connections per client address; 0 = unlimited */
     unsigned conn_reserve;                  /* connections kept out of any one address's reach
@@ -117,5 +126,8 @@ const char *nq_config_version(void);
 
 /* "json" or "text". */
 const char *nq_config_log_format_name(nq_log_format f);
+
+/* "debug", "info", "warn" or "error"; "info" for a value out of range. */
+const char *nq_config_log_level_name(nq_log_level l);
 
 #endif /* NQ_CONFIG_H */

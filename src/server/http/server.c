@@ -665,9 +665,13 @@ static void app_event(void *ctx, const nq_app_event *e)
     if (e->progress >= 0) f[k++] = NQ_LOG_REAL("progress", e->progress);
     if (e->seconds >= 0) f[k++] = NQ_LOG_REAL("seconds", e->seconds);
     if (e->error) f[k++] = NQ_LOG_STR("error", e->error);
-    const nq_log_level level = e->level == NQ_APP_EVENT_ERROR  ? NQ_LOG_ERROR
-                               : e->level == NQ_APP_EVENT_WARN ? NQ_LOG_WARN
-                                                               : NQ_LOG_INFO;
+    static const nq_log_level levels[] = {
+        [NQ_APP_EVENT_DEBUG] = NQ_LOG_DEBUG,
+        [NQ_APP_EVENT_INFO] = NQ_LOG_INFO,
+        [NQ_APP_EVENT_WARN] = NQ_LOG_WARN,
+        [NQ_APP_EVENT_ERROR] = NQ_LOG_ERROR,
+    };
+    const nq_log_level level = (unsigned)e->level <= NQ_APP_EVENT_ERROR ? levels[e->level] : NQ_LOG_ERROR;
     nq_accesslog_event(nq_ops_log(s->ops), level, e->msg, f, k);
 }
 

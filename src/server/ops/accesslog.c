@@ -29,6 +29,7 @@ struct nq_accesslog {
     int out_fd;           /* requests and info events */
     int err_fd;           /* warnings and errors */
     nq_log_format format; /* json or text */
+    nq_log_level min;     /* lines below this level are dropped */
 };
 
 typedef struct line {
@@ -39,14 +40,14 @@ typedef struct line {
     bool full;                 /* a string was cut for room: leave later fields out */
 } line;
 
-static const char *const level_names[] = {"info", "warn", "error"};
-
-nq_err nq_accesslog_create(int out_fd, int err_fd, nq_log_format format, nq_accesslog **out)
+nq_err nq_accesslog_create(int out_fd, int err_fd, nq_log_format format, nq_log_level min, nq_accesslog **out)
 {
-    if (out == NULL || out_fd < 0 || err_fd < 0 || (format != NQ_LOG_JSON && format != NQ_LOG_TEXT)) return NQ_E_ARG;
+    if (out == NULL || out_fd < 0 || err_fd < 0 || (format != NQ_LOG_JSON && format != NQ_LOG_TEXT) ||
+        (unsigned)min > NQ_LOG_ERROR)
+        return NQ_E_ARG;
     nq_accesslog *l = malloc(sizeof *l);
     if (l == NULL) return NQ_E_NOMEM;
-    *l = (nq_accesslog){.out_fd = out_fd, .err_fd = err_fd, .format = format};
+    *l = (nq_accesslog){.out_fd = out_fd, .err_fd = err_fd, .format = format, .min = min};
     *out = l;
     return NQ_OK;
 }
@@ -295,7 +296,7 @@ static void begin(line *l, const nq_accesslog *log, nq_log_level level, const ch
     if (l->json) put_raw(l, "{", 1);
     nq_accesslog_time(t, sizeof t);
     put_str(l, "time", t);
-    put_str(l, "level", level_names[level]);
+    put_str(l, "level", nq_config_log_level_name(level));
     put_str(l, "msg", msg);
 }
 
@@ -327,7 +328,7 @@ static const char *cache_name(nq_cache_outcome c)
 
 void nq_accesslog_request(const nq_accesslog *log, const nq_request_record *r)
 {
-    if (log == NULL || r == NULL) return;
+    if (log == NULL || r == NULL || log->min > NQ_LOG_INFO) return;
     line l;
     begin(&l, log, NQ_LOG_INFO, "request");
     put_str(&l, "method", r->method);
@@ -348,7 +349,7 @@ void nq_accesslog_request(const nq_accesslog *log, const nq_request_record *r)
 void nq_accesslog_event(const nq_accesslog *log, nq_log_level level, const char *msg, const nq_log_field *fields,
                         size_t n)
 {
-    if (log == NULL || msg == NULL || (unsigned)level > NQ_LOG_ERROR) return;
+    if (log == NULL || msg == NULL || (unsigned)level > NQ_LOG_ERROR || level < log->min) return;
     line l;
     begin(&l, log, level, msg);
     for (size_t i = 0; fields != NULL && i < n; i++) {
@@ -360,5 +361,5 @@ void nq_accesslog_event(const nq_accesslog *log, nq_log_level level, const char 
         else
             put_str(&l, f->key, f->str);
     }
-    finish(&l, level == NQ_LOG_INFO ? log->out_fd : log->err_fd);
+    finish(&l, level <= NQ_LOG_INFO ? log->out_fd : log->err_fd);
 }

@@ -1,7 +1,8 @@
 /* accesslog.h - nqueensd's log: one line per finished request and per life-cycle event.
  *
- * Requests and informational events (start-up, shutdown) go to the "out" descriptor (stdout), one line
- * each; warnings and errors go to the "err" descriptor (stderr). Two formats:
+ * Requests and informational events (start-up, shutdown) and debug lines go to the "out" descriptor
+ * (stdout), one line each; warnings and errors go to the "err" descriptor (stderr). Lines below the
+ * log's level (nq_log_level, base/config.h) are dropped; request lines are info. Two formats:
  *   json: {"time":"2026-11-30T11:40:00.123Z","level":"info","msg":"request","method":"GET",...}
  *   text: time=2026-11-30T11:40:00.123Z level=info msg=request method=GET ...
  * Times are RFC 3339, UTC, with milliseconds. Strings are escaped (JSON rules in both formats, and
@@ -27,8 +28,6 @@
 
 typedef struct nq_accesslog nq_accesslog; /* opaque */
 
-typedef enum nq_log_level { NQ_LOG_INFO = 0, NQ_LOG_WARN, NQ_LOG_ERROR } nq_log_level;
-
 /* One extra key/value of an event line. key: short [a-z_] name. */
 typedef struct nq_log_field {
     const char *key;
@@ -42,10 +41,12 @@ typedef struct nq_log_field {
 #define NQ_LOG_INT(k, v) ((nq_log_field){.key = (k), .type = NQ_LOG_FIELD_INT, .i = (int64_t)(v)})
 #define NQ_LOG_REAL(k, v) ((nq_log_field){.key = (k), .type = NQ_LOG_FIELD_REAL, .d = (double)(v)})
 
-/* Create a log writing to the descriptors out_fd (requests, info) and err_fd (warnings, errors) in
- * the given format. The descriptors stay the caller's (not closed by destroy).
- * Errors: NQ_E_ARG (out NULL, a negative descriptor, unknown format), NQ_E_NOMEM (*out untouched). */
-nq_err nq_accesslog_create(int out_fd, int err_fd, nq_log_format format, nq_accesslog **out);
+/* Create a log writing to the descriptors out_fd (requests, debug, info) and err_fd (warnings,
+ * errors) in the given format, dropping lines below `min`. The descriptors stay the caller's (not
+ * closed by destroy).
+ * Errors: NQ_E_ARG (out NULL, a negative descriptor, unknown format or level), NQ_E_NOMEM (*out
+ * untouched). */
+nq_err nq_accesslog_create(int out_fd, int err_fd, nq_log_format format, nq_log_level min, nq_accesslog **out);
 
 /* Free l. NULL is accepted and ignored. */
 void nq_accesslog_destroy(nq_accesslog *l);
@@ -56,7 +57,8 @@ void nq_accesslog_destroy(nq_accesslog *l);
 void nq_accesslog_request(const nq_accesslog *l, const nq_request_record *r);
 
 /* Write an event line: time, level, msg, then the n fields in order (fields may be NULL if n is 0).
- * INFO goes to out, WARN and ERROR to err. l or msg NULL: no-op. */
+ * DEBUG and INFO go to out, WARN and ERROR to err; a level below the log's is dropped. l or msg
+ * NULL: no-op. */
 void nq_accesslog_event(const nq_accesslog *l, nq_log_level level, const char *msg, const nq_log_field *fields,
                         size_t n);
 

@@ -16,7 +16,7 @@ nq_err nq_ops_create(const nq_config *cfg, nq_ops **out)
     if (ops == NULL) return NQ_E_NOMEM;
     ops->cfg = cfg;
     nq_err rc = nq_metrics_create(nq_config_version(), &ops->metrics);
-    if (rc == NQ_OK) rc = nq_accesslog_create(1, 2, cfg->log_format, &ops->log);
+    if (rc == NQ_OK) rc = nq_accesslog_create(1, 2, cfg->log_format, cfg->log_level, &ops->log);
     if (rc != NQ_OK) {
         nq_ops_destroy(ops);
         return rc;
