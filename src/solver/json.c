@@ -100,25 +100,48 @@ static void put_board(char *p, int n, const uint8_t *cols)
     *p = ']';
 }
 
-static size_t u64_digits(uint64_t v)
+/* "00".."99": two digits a step, so a column of a 10^6 board is three stores, not six divisions. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+static size_t u32_digits(uint32_t v)
 {
     size_t d = 1;
-    for (; v >= 10u; v /= 10u) d++;
+    for (uint32_t limit = 10; d < 10 && v >= limit; limit *= 10u) d++;
     return d;
+}
+
+/* v in exactly d decimal digits (d = u32_digits(v)) at p, written from the last digit back. */
+static void put_u32(char *p, uint32_t v, size_t d)
+{
+    p += d;
+    for (; v >= 100u; v /= 100u) {
+        const unsigned i = (unsigned)(v % 100u) * 2u;
+        *--p = digit_pairs[i + 1];
+        *--p = digit_pairs[i];
+    }
+    if (v >= 10u) {
+        *--p = digit_pairs[v * 2u + 1u];
+        *--p = digit_pairs[v * 2u];
+    } else {
+        *--p = (char)('0' + v);
+    }
 }
 
 nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, char *out, size_t cap, size_t *len)
 {
     if (!out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
     if (n == 0 || r >= n || col >= n) return NQ_E_RANGE;
-    const size_t need = (r > 0 ? 1u : 0u) + (shape == NQ_JSON_BOARD ? (size_t)n + 2u : u64_digits(col));
+    const size_t digits = shape == NQ_JSON_BOARD ? 0 : u32_digits(col);
+    const size_t need = (r > 0 ? 1u : 0u) + (shape == NQ_JSON_BOARD ? (size_t)n + 2u : digits);
     if (need > cap) return NQ_E_BUFSIZE;
     char *p = out;
     if (r > 0) *p++ = ',';
     if (shape == NQ_JSON_BOARD)
         put_board_row(p, n, col);
     else
-        put_u64(p, col);
+        put_u32(p, col, digits);
     *len = need;
     return NQ_OK;
 }

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,24 @@ START_TEST(test_rows_make_the_solution)
         rows_text[o++] = ']';
         ck_assert_uint_eq(o, len);
         ck_assert(memcmp(whole, rows_text, len) == 0);
+    }
+}
+END_TEST
+
+/* Columns of every length, against printf: the edges of each digit count and a spread between. */
+START_TEST(test_row_columns_match_printf)
+{
+    static const uint32_t edges[] = {0u,     9u,        10u,        99u,        100u,        999u,       1000u,
+                                     65535u, 99999999u, 100000000u, 999999999u, 1000000000u, 4294967294u};
+    char out[16], want[16];
+    size_t len = 0;
+    for (uint64_t i = 0; i < sizeof edges / sizeof edges[0] + 5000u; i++) {
+        const uint32_t col = i < sizeof edges / sizeof edges[0] ? edges[i] : (uint32_t)(i * 2654435761u);
+        const uint32_t col_ok = col == UINT32_MAX ? col - 1u : col;
+        ck_assert_int_eq(nq_json_row(UINT32_MAX, 1, col_ok, NQ_JSON_COLUMNS, out, sizeof out, &len), NQ_OK);
+        const int w = snprintf(want, sizeof want, ",%u", col_ok);
+        ck_assert_uint_eq(len, (size_t)w);
+        ck_assert(memcmp(out, want, len) == 0);
     }
 }
 END_TEST
@@ -313,6 +332,7 @@ int main(void)
     tcase_add_test(tc, test_solution_errors);
     tcase_add_loop_test(tc, test_row_bytes, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_test(tc, test_rows_make_the_solution);
+    tcase_add_test(tc, test_row_columns_match_printf);
     tcase_add_test(tc, test_row_errors);
     tcase_add_loop_test(tc, test_counts_bytes, 0, (int)(sizeof counts / sizeof counts[0]));
     tcase_add_test(tc, test_counts_limits);
