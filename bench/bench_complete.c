@@ -9,10 +9,17 @@
  *             n-Queens Completion"): queens put one by one on squares chosen uniformly among those no
  *             queen attacks yet, until round(f * n) are placed; f = 0.1 .. 0.6. The paper
  *             finds that this generator does not give consistently hard instances (the hard ones come
- *             from its Blocked n-Queens and Excluded Diagonals generators, which need blocked squares
- *             or a reduction to a larger board, neither of which a placement can state)
+ *             from its Blocked n-Queens and Excluded Diagonals generators, below)
  *   corner    queens on (0,0) and (1,2): no dead row, yet, for every n here, a search that must
  *             refute a large part of the tree under them before it finds the first completion
+ *   blocked-f the paper's Blocked n-Queens generator (nq_complete_first_blocked, no queen given): the
+ *             n^2 squares in a random order, each taken as blocked unless its row or its column
+ *             would keep fewer than MINFREE (4) open squares; the instance blocks the first
+ *             round(f * L) of the L squares taken, f = 0.6 .. 1.0
+ *   diag-f    the paper's Excluded Diagonals generator the same way: the 2(2n - 1) diagonals of both
+ *             directions in a random order, each excluded (all its squares blocked) unless a row or
+ *             a column would keep fewer than MINFREE open squares; the first round(f * L) of them,
+ *             f = 0.2 .. 0.6
  * For each (N, family) it prints the median and the worst time over R instances, how many had a
  * completion, and how many ran past the cap (cancelled after S seconds through nq_count_ctl).
  * Timings go to docs/play.md; nothing here is an assertion.
@@ -29,6 +36,7 @@
 
 #define REPS_MAX 1000
 #define SIZES_MAX 32
+#define MINFREE 4 /* open squares every row and column keeps in the blocked and diagonal families */
 
 typedef struct watchdog {
     nq_count_ctl *ctl;    /* cancelled when the cap passes */
@@ -62,7 +70,7 @@ static void *watch(void *arg)
 }
 
 /* One timed search; *outcome: 1 found, 0 none, -1 past the cap. */
-static double timed(int n, const nq_square *g, size_t k, double cap_s, int *outcome)
+static double timed(int n, const nq_square *g, size_t k, const uint32_t *blocked, double cap_s, int *outcome)
 {
     nq_count_ctl ctl;
     nq_count_ctl_init(&ctl);
@@ -78,7 +86,7 @@ static double timed(int n, const nq_square *g, size_t k, double cap_s, int *outc
     uint8_t cols[NQ_N_MAX];
     bool found = false;
     const double t0 = now_s();
-    const nq_err rc = nq_complete_first(n, g, k, &ctl, cols, &found);
+    const nq_err rc = nq_complete_first_blocked(n, g, k, blocked, &ctl, cols, &found);
     const double t = now_s() - t0;
     pthread_mutex_lock(&w.lock);
     w.done = 1;
@@ -111,6 +119,83 @@ static size_t random_instance(int n, int k, unsigned *seed, nq_square *g)
         g[count++] = free_sq[(size_t)rand_r(seed) % m];
     }
     return count;
+}
+
+/* Squares (r, c) as r * n + c; lines of both directions as a sum (r + c) or a difference (r - c + n - 1). */
+typedef struct line_set {
+    int n;
+    uint32_t blocked[NQ_N_MAX]; /* squares taken out so far */
+    int row_open[NQ_N_MAX];     /* open squares of each row */
+    int col_open[NQ_N_MAX];     /* ... and of each column */
+} line_set;
+
+static void line_set_init(line_set *ls, int n)
+{
+    memset(ls, 0, sizeof *ls);
+    ls->n = n;
+    for (int i = 0; i < n; i++) ls->row_open[i] = ls->col_open[i] = n;
+}
+
+/* Take out the open squares among sq[0..m) when every row and column keeps MINFREE open; else none. */
+static bool take_out(line_set *ls, const int *sq, int m)
+{
+    int rows[NQ_N_MAX] = {0}, cols[NQ_N_MAX] = {0};
+    for (int i = 0; i < m; i++) {
+        const int r = sq[i] / ls->n, c = sq[i] % ls->n;
+        if (ls->blocked[r] >> c & 1u) continue;
+        if (ls->row_open[r] - ++rows[r] < MINFREE || ls->col_open[c] - ++cols[c] < MINFREE) return false;
+    }
+    for (int i = 0; i < m; i++) {
+        const int r = sq[i] / ls->n, c = sq[i] % ls->n;
+        if (ls->blocked[r] >> c & 1u) continue;
+        ls->blocked[r] |= 1u << c;
+        ls->row_open[r]--, ls->col_open[c]--;
+    }
+    return true;
+}
+
+static void shuffle(int *a, int m, unsigned *seed)
+{
+    for (int i = m - 1; i > 0; i--) {
+        const int j = (int)((unsigned)rand_r(seed) % (unsigned)(i + 1)), t = a[i];
+        a[i] = a[j], a[j] = t;
+    }
+}
+
+/* The squares of line id (0 .. 2n-2: a sum r + c; 2n-1 .. 4n-3: a difference) into sq; their number. */
+static int line_squares(int n, int id, int *sq)
+{
+    int m = 0;
+    for (int r = 0; r < n; r++) {
+        const int c = id < 2 * n - 1 ? id - r : r + n - 1 - (id - (2 * n - 1));
+        if (c >= 0 && c < n) sq[m++] = r * n + c;
+    }
+    return m;
+}
+
+/* One instance of the blocked (diag false) or diagonal family at fraction f: its masks in out. */
+static void blocked_instance(int n, bool diag, double f, unsigned *seed, uint32_t *out)
+{
+    static int order[4 * NQ_N_MAX * NQ_N_MAX];
+    const int items = diag ? 4 * n - 2 : n * n;
+    for (int i = 0; i < items; i++) order[i] = i;
+    shuffle(order, items, seed);
+    line_set ls;
+    line_set_init(&ls, n);
+    int taken[4 * NQ_N_MAX * NQ_N_MAX], ntaken = 0;
+    for (int i = 0; i < items; i++) { /* the generator's whole list, L items */
+        int sq[NQ_N_MAX];
+        const int m = diag ? line_squares(n, order[i], sq) : (sq[0] = order[i], 1);
+        if (take_out(&ls, sq, m)) taken[ntaken++] = order[i];
+    }
+    const int want = (int)(f * ntaken + 0.5);
+    line_set_init(&ls, n); /* the instance: the first `want` of them */
+    for (int i = 0; i < want; i++) {
+        int sq[NQ_N_MAX];
+        const int m = diag ? line_squares(n, taken[i], sq) : (sq[0] = taken[i], 1);
+        (void)take_out(&ls, sq, m);
+    }
+    memcpy(out, ls.blocked, sizeof ls.blocked);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -157,21 +242,35 @@ int main(int argc, char **argv)
     for (int s = 0; s < nsizes; s++) {
         const int n = sizes[s];
         if (n < NQ_N_MIN || n > NQ_N_MAX) continue;
-        t[0] = timed(n, NULL, 0, cap, &outcome[0]);
+        t[0] = timed(n, NULL, 0, NULL, cap, &outcome[0]);
         report(n, "empty", t, outcome, 1, cap);
         const nq_square corner[2] = {{0, 0}, {1, 2}};
-        t[0] = timed(n, corner, 2, cap, &outcome[0]);
+        t[0] = timed(n, corner, 2, NULL, cap, &outcome[0]);
         report(n, "corner", t, outcome, 1, cap);
         for (size_t f = 0; f < sizeof fractions / sizeof fractions[0]; f++) {
             const int k = (int)(fractions[f] * n + 0.5);
             for (int r = 0; r < reps; r++) {
                 nq_square g[NQ_N_MAX];
                 const size_t got = random_instance(n, k, &seed, g);
-                t[r] = timed(n, g, got, cap, &outcome[r]);
+                t[r] = timed(n, g, got, NULL, cap, &outcome[r]);
             }
             char family[32];
             snprintf(family, sizeof family, "random-%.1f (k=%d)", fractions[f], k);
             report(n, family, t, outcome, reps, cap);
+        }
+        /* Where each family turns from completable to not (the paper's phase transition), finer. */
+        static const double cuts[2][5] = {{0.6, 0.7, 0.8, 0.9, 1.0}, {0.2, 0.3, 0.4, 0.5, 0.6}};
+        for (int diag = 0; diag < 2; diag++) {
+            for (size_t f = 0; f < sizeof cuts[0] / sizeof cuts[0][0]; f++) {
+                for (int r = 0; r < reps; r++) {
+                    uint32_t blocked[NQ_N_MAX];
+                    blocked_instance(n, diag, cuts[diag][f], &seed, blocked);
+                    t[r] = timed(n, NULL, 0, blocked, cap, &outcome[r]);
+                }
+                char family[32];
+                snprintf(family, sizeof family, "%s-%.1f", diag ? "diag" : "blocked", cuts[diag][f]);
+                report(n, family, t, outcome, reps, cap);
+            }
         }
     }
     return 0;

@@ -40,6 +40,13 @@ bool nq_complete_consistent(int n, const nq_square *givens, size_t count);
  * 1..NQ_N_MAX, or a given square outside the board), NQ_E_CANCELED (*found then false). */
 nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_ctl *ctl, uint8_t *cols, bool *found);
 
+/* nq_complete_first on a board with blocked squares (the Blocked n-Queens problem of the same paper):
+ * bit c of blocked[r] (r < n) forbids the square (r, c) to every queen, given or placed; bits at or
+ * above n are ignored. A given queen on a blocked square has no completion. blocked NULL: nothing is
+ * blocked (nq_complete_first). Same errors, polling and progress as nq_complete_first. */
+nq_err nq_complete_first_blocked(int n, const nq_square *givens, size_t count, const uint32_t *blocked,
+                                 nq_count_ctl *ctl, uint8_t *cols, bool *found);
+
 /* The number of solutions that contain every given queen, into *out (0 when the givens attack each
  * other). With no givens this is nq_count's total, counted by nq_count on `threads` threads
  * (0: one per CPU, as nq_count_cpus says); otherwise the mask search runs on `threads` threads, which

@@ -1,7 +1,7 @@
 /* complete.c - the first solution containing given queens, and their number (see complete.h).
  *
- * Tuned for boards up to 32 rows with a handful of givens: the givens are folded once into a mask
- * per row of the squares they attack (blocked[]), so the inner loop is the plain three-mask search
+ * Tuned for boards up to 32 rows with a handful of givens: the givens (and any blocked squares) are
+ * folded once into a mask per row of the squares no free queen may take (blocked[]), so the inner loop is the plain three-mask search
  * with one more OR, and a row holding a given offers only that square. The explicit stack lives in
  * a struct on the caller's stack: nothing is allocated in the search. A count on several threads
  * shares out the subtrees below the first two free rows (at most 32 x 32 of them, listed before any
@@ -20,7 +20,7 @@
 typedef struct board {
     int n;                      /* rows */
     uint32_t full;              /* the n low bits */
-    uint32_t blocked[NQ_N_MAX]; /* squares of each row a given queen of another row attacks */
+    uint32_t blocked[NQ_N_MAX]; /* squares of each row a given queen of another row attacks, or blocked */
     int given[NQ_N_MAX];        /* the given column of each row, -1 for a free row */
     int first_free;             /* the first row without a given, n when every row has one */
 } board;
@@ -66,13 +66,16 @@ static void block_lines(board *b, int r0, int c0)
     }
 }
 
-/* Fold consistent givens (checked by the caller) into b. */
-static void prepare(int n, const nq_square *givens, size_t count, board *b)
+/* Fold consistent givens (checked by the caller) and the blocked squares (NULL: none) into b. */
+static void prepare(int n, const nq_square *givens, size_t count, const uint32_t *blocked, board *b)
 {
     memset(b, 0, sizeof *b);
     b->n = n;
     b->full = n == 32 ? UINT32_MAX : (1u << n) - 1u;
-    for (int r = 0; r < n; r++) b->given[r] = -1;
+    for (int r = 0; r < n; r++) {
+        b->given[r] = -1;
+        if (blocked) b->blocked[r] = blocked[r] & b->full;
+    }
     for (size_t i = 0; i < count; i++) {
         b->given[givens[i].row] = (int)givens[i].col;
         block_lines(b, (int)givens[i].row, (int)givens[i].col);
@@ -263,21 +266,35 @@ static nq_err check_args(int n, const nq_square *givens, size_t count, bool *ok)
     return NQ_OK;
 }
 
+/* Whether a given queen stands on a blocked square (such a board has no completion). */
+static bool given_blocked(const nq_square *givens, size_t count, const uint32_t *blocked)
+{
+    for (size_t i = 0; blocked && i < count; i++)
+        if (blocked[givens[i].row] >> givens[i].col & 1u) return true;
+    return false;
+}
+
 nq_err nq_complete_first(int n, const nq_square *givens, size_t count, nq_count_ctl *ctl, uint8_t *cols, bool *found)
+{
+    return nq_complete_first_blocked(n, givens, count, NULL, ctl, cols, found);
+}
+
+nq_err nq_complete_first_blocked(int n, const nq_square *givens, size_t count, const uint32_t *blocked,
+                                 nq_count_ctl *ctl, uint8_t *cols, bool *found)
 {
     if (!cols || !found) return NQ_E_ARG;
     *found = false;
     bool ok = false;
     const nq_err arc = check_args(n, givens, count, &ok);
     if (arc != NQ_OK) return arc;
-    if (!ok) {
+    if (!ok || given_blocked(givens, count, blocked)) {
         progress_start(ctl, 0);
         progress_end(ctl);
         return NQ_OK;
     }
     board b;
     stack s;
-    prepare(n, givens, count, &b);
+    prepare(n, givens, count, blocked, &b);
     nq_err rc = NQ_OK;
     const uint64_t got = search(&b, &s, true, ctl, &rc);
     if (rc != NQ_OK) return rc;
@@ -306,7 +323,7 @@ nq_err nq_complete_count(int n, const nq_square *givens, size_t count, int threa
         return NQ_OK;
     }
     board b;
-    prepare(n, givens, count, &b);
+    prepare(n, givens, count, NULL, &b);
     if (threads == 0) threads = nq_count_cpus();
     if (threads > 1 && split_row(&b) > 0) return count_parallel(&b, threads, ctl, out);
     stack s;

@@ -21,9 +21,10 @@ typedef struct ref {
     int n;
     const nq_square *g; /* the givens */
     size_t count;
-    int cols[NQ_N_MAX]; /* the branch */
-    bool stop_at_first; /* stop at the first solution */
-    uint64_t found;     /* solutions seen */
+    const uint32_t *blocked; /* NULL, or a mask of blocked squares per row */
+    int cols[NQ_N_MAX];      /* the branch */
+    bool stop_at_first;      /* stop at the first solution */
+    uint64_t found;          /* solutions seen */
     int first[NQ_N_MAX];
 } ref;
 
@@ -39,10 +40,11 @@ static int given_col(const ref *x, int r)
     return -1;
 }
 
-/* (r, c) clashes with a queen above it or with a given queen of another row, or leaves out a given
- * queen of row r. */
+/* (r, c) is blocked, clashes with a queen above it or with a given queen of another row, or leaves
+ * out a given queen of row r. */
 static bool allowed(const ref *x, int r, int c)
 {
+    if (x->blocked && (x->blocked[r] >> c & 1u)) return false;
     for (int i = 0; i < r; i++)
         if (attacks(i, x->cols[i], r, c)) return false;
     for (size_t i = 0; i < x->count; i++) {
@@ -77,13 +79,18 @@ static bool ref_consistent(const nq_square *g, size_t count)
     return true;
 }
 
-static ref run_ref(int n, const nq_square *g, size_t count, bool first)
+static ref run_ref_blocked(int n, const nq_square *g, size_t count, const uint32_t *blocked, bool first)
 {
     ref x;
     memset(&x, 0, sizeof x);
-    x.n = n, x.g = g, x.count = count, x.stop_at_first = first;
+    x.n = n, x.g = g, x.count = count, x.blocked = blocked, x.stop_at_first = first;
     if (ref_consistent(g, count)) ref_search(&x, 0);
     return x;
+}
+
+static ref run_ref(int n, const nq_square *g, size_t count, bool first)
+{
+    return run_ref_blocked(n, g, count, NULL, first);
 }
 
 /* ---- comparing -------------------------------------------------------------------------------- */
@@ -163,6 +170,63 @@ START_TEST(random_placements)
             if (!dup) g[m++] = q;
         }
         compare(n, g, m, n <= 9);
+    }
+}
+END_TEST
+
+/* Blocked n-Queens: two published 4 x 4 examples (the first solution avoiding the blocked squares
+ * is [2,0,3,1] and [1,3,0,2]), a given queen on a blocked square, and bits beyond the board. */
+START_TEST(blocked_examples)
+{
+    uint8_t cols[NQ_N_MAX];
+    bool found = false;
+    const uint32_t a[4] = {1u << 0, 1u << 1, 0, 1u << 2}; /* (0,0) (1,1) (3,2) */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, a, NULL, cols, &found), NQ_OK);
+    ck_assert(found);
+    ck_assert_mem_eq(cols, ((const uint8_t[]){2, 0, 3, 1}), 4);
+    const uint32_t b[4] = {0, (1u << 0) | (1u << 1), 0, 1u << 1}; /* (1,0) (1,1) (3,1) */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, b, NULL, cols, &found), NQ_OK);
+    ck_assert(found);
+    ck_assert_mem_eq(cols, ((const uint8_t[]){1, 3, 0, 2}), 4);
+    const nq_square on_block = {1, 1};
+    ck_assert_int_eq(nq_complete_first_blocked(4, &on_block, 1, a, NULL, cols, &found), NQ_OK);
+    ck_assert(!found);
+    const uint32_t high[4] = {~0u << 4, ~0u << 4, ~0u << 4, ~0u << 4}; /* nothing on the board */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, high, NULL, cols, &found), NQ_OK);
+    ck_assert(found);
+    ck_assert_mem_eq(cols, ((const uint8_t[]){1, 3, 0, 2}), 4);
+    const uint32_t column[4] = {1u << 1, 1u << 1, 1u << 1, 1u << 1}; /* column 1: only [2,0,3,1] is left */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, column, NULL, cols, &found), NQ_OK);
+    ck_assert(found);
+    ck_assert_mem_eq(cols, ((const uint8_t[]){2, 0, 3, 1}), 4);
+    const uint32_t all[4] = {0xF, 0, 0, 0}; /* row 0 fully blocked */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, all, NULL, cols, &found), NQ_OK);
+    ck_assert(!found);
+}
+END_TEST
+
+/* Random blocked squares (0 to 40 % of the board) and up to two givens, against the reference. */
+START_TEST(blocked_random)
+{
+    const int n = _i;
+    unsigned seed = 777u + (unsigned)n;
+    for (int trial = 0; trial < 200; trial++) {
+        uint32_t blocked[NQ_N_MAX] = {0};
+        const int percent = trial % 41;
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < n; c++)
+                if (rand_r(&seed) % 100 < (unsigned)percent) blocked[r] |= 1u << c;
+        nq_square g[2] = {{0, 0}, {0, 0}};
+        const size_t count = (size_t)(trial % 3);
+        for (size_t i = 0; i < count; i++)
+            g[i] = (nq_square){(uint32_t)(rand_r(&seed) % n), (uint32_t)(rand_r(&seed) % n)};
+        if (count == 2 && g[0].row == g[1].row && g[0].col == g[1].col) g[1].col = (g[1].col + 1) % (uint32_t)n;
+        const ref want = run_ref_blocked(n, g, count, blocked, true);
+        uint8_t cols[NQ_N_MAX];
+        bool found = false;
+        ck_assert_int_eq(nq_complete_first_blocked(n, g, count, blocked, NULL, cols, &found), NQ_OK);
+        ck_assert_msg(found == (want.found > 0), "n=%d trial %d: found %d", n, trial, found);
+        for (int r = 0; found && r < n; r++) ck_assert_int_eq(cols[r], want.first[r]);
     }
 }
 END_TEST
@@ -295,6 +359,8 @@ int main(void)
     tcase_add_loop_test(tc, up_to_two_queens, 1, 9);
     tcase_add_loop_test(tc, random_placements, 4, 13);
     tcase_add_test(tc, full_solution_given);
+    tcase_add_test(tc, blocked_examples);
+    tcase_add_loop_test(tc, blocked_random, 4, 11);
     tcase_add_loop_test(tc, crafted_unsolvable, 0, (int)(sizeof unsolvable / sizeof unsolvable[0]));
     tcase_add_test(tc, large_boards);
     tcase_add_test(tc, arguments);
