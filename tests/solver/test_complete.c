@@ -195,10 +195,13 @@ START_TEST(blocked_examples)
     ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, high, NULL, cols, &found), NQ_OK);
     ck_assert(found);
     ck_assert_mem_eq(cols, ((const uint8_t[]){1, 3, 0, 2}), 4);
-    const uint32_t column[4] = {1u << 1, 1u << 1, 1u << 1, 1u << 1}; /* column 1: only [2,0,3,1] is left */
-    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, column, NULL, cols, &found), NQ_OK);
+    const uint32_t one[4] = {1u << 1, 0, 0, 0}; /* (0,1): only [2,0,3,1] is left */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, one, NULL, cols, &found), NQ_OK);
     ck_assert(found);
     ck_assert_mem_eq(cols, ((const uint8_t[]){2, 0, 3, 1}), 4);
+    const uint32_t column[4] = {1u << 1, 1u << 1, 1u << 1, 1u << 1}; /* a whole column: no solution */
+    ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, column, NULL, cols, &found), NQ_OK);
+    ck_assert(!found);
     const uint32_t all[4] = {0xF, 0, 0, 0}; /* row 0 fully blocked */
     ck_assert_int_eq(nq_complete_first_blocked(4, NULL, 0, all, NULL, cols, &found), NQ_OK);
     ck_assert(!found);
@@ -215,7 +218,7 @@ START_TEST(blocked_random)
         const int percent = trial % 41;
         for (int r = 0; r < n; r++)
             for (int c = 0; c < n; c++)
-                if (rand_r(&seed) % 100 < (unsigned)percent) blocked[r] |= 1u << c;
+                if ((unsigned)rand_r(&seed) % 100u < (unsigned)percent) blocked[r] |= 1u << c;
         nq_square g[2] = {{0, 0}, {0, 0}};
         const size_t count = (size_t)(trial % 3);
         for (size_t i = 0; i < count; i++)

@@ -22,31 +22,46 @@ size_t nq_counts_render(int n, const nq_counts *c, char *out, size_t cap)
     return len;
 }
 
+bool nq_counts_lookup(nq_app *app, const char *key, nq_counts *counts, nq_cache_entry **entry)
+{
+    if (entry) *entry = NULL;
+    nq_cache_entry *e = nq_cache_get(nq_app_cache(app), key);
+    if (!e) return false;
+    *counts = nq_cache_entry_value(e)->counts;
+    if (entry)
+        *entry = e;
+    else
+        nq_cache_entry_release(e);
+    return true;
+}
+
+void nq_counts_put(nq_app *app, const char *key, const char *body, size_t len, const nq_counts *counts, double seconds,
+                   nq_cache_entry **entry)
+{
+    char etag[32];
+    nq_app_etag(key, false, etag, sizeof etag);
+    const nq_cache_value v = {.content_type = NQ_MEDIA_JSON,
+                              .etag = etag,
+                              .body = body,
+                              .body_len = len,
+                              .solver_seconds = seconds,
+                              .counts = *counts};
+    if (entry) *entry = NULL;
+    (void)nq_cache_put(nq_app_cache(app), key, &v, entry);
+}
+
 bool nq_counts_cached(nq_app *app, int n, nq_counts *out)
 {
     char key[32];
     nq_counts_key(n, key, sizeof key);
-    nq_cache_entry *e = nq_cache_get(nq_app_cache(app), key);
-    if (!e) return false;
-    *out = nq_cache_entry_value(e)->counts;
-    nq_cache_entry_release(e);
-    return true;
+    return nq_counts_lookup(app, key, out, NULL);
 }
 
 nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry)
 {
     char key[32];
     nq_counts_key(n, key, sizeof key);
-    if (entry) *entry = NULL;
-    nq_cache_entry *e = nq_cache_get(nq_app_cache(app), key);
-    if (e) {
-        *counts = nq_cache_entry_value(e)->counts;
-        if (entry)
-            *entry = e;
-        else
-            nq_cache_entry_release(e);
-        return NQ_OK;
-    }
+    if (nq_counts_lookup(app, key, counts, entry)) return NQ_OK;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_count(n, (int)nq_app_config(app)->count_threads, ctl, counts);
     if (rc != NQ_OK) return rc;
@@ -56,16 +71,7 @@ nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, n
 
 void nq_counts_publish(nq_app *app, int n, const nq_counts *counts, double seconds, nq_cache_entry **entry)
 {
-    char key[32], body[NQ_COUNTS_BODY_MAX], etag[32];
+    char key[32], body[NQ_COUNTS_BODY_MAX];
     nq_counts_key(n, key, sizeof key);
-    nq_app_etag(key, false, etag, sizeof etag);
-    const nq_cache_value v = {.content_type = NQ_MEDIA_JSON,
-                              .etag = etag,
-                              .body = body,
-                              .body_len = nq_counts_render(n, counts, body, sizeof body),
-                              .solver_seconds = seconds,
-                              .counts = *counts};
-    if (entry) *entry = NULL;
-    /* A refusal (disabled cache) is no error: the caller renders from the counts. */
-    (void)nq_cache_put(nq_app_cache(app), key, &v, entry);
+    nq_counts_put(app, key, body, nq_counts_render(n, counts, body, sizeof body), counts, seconds, entry);
 }

@@ -26,6 +26,16 @@ void nq_counts_key(int n, char *out, size_t cap);
  * 2.3e17 at n = 27, beyond the 2^53 a cJSON number (a double) holds exactly. */
 size_t nq_counts_render(int n, const nq_counts *c, char *out, size_t cap);
 
+/* The counts cached under key: true on a hit, with *counts filled and *entry (may be NULL) given a
+ * reference to the entry (released here when entry is NULL). The lookup every counted route shares. */
+bool nq_counts_lookup(nq_app *app, const char *key, nq_counts *counts, nq_cache_entry **entry);
+
+/* Publish counts under key with its rendered body (len bytes, copied) and the seconds they took.
+ * *entry (may be NULL) as for nq_counts_publish. A refusal (a disabled cache) is no error: the
+ * caller renders from the counts. */
+void nq_counts_put(nq_app *app, const char *key, const char *body, size_t len, const nq_counts *counts, double seconds,
+                   nq_cache_entry **entry);
+
 /* The counts of n from the cache: true on a hit. */
 bool nq_counts_cached(nq_app *app, int n, nq_counts *out);
 

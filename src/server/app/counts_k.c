@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "app/counts.h"
 #include "base/clock.h"
 #include "nqueens/json.h"
 #include "nqueens/kqueens.h"
@@ -26,27 +27,12 @@ nq_err nq_counts_k_get(nq_app *app, int n, int k, nq_count_ctl *ctl, nq_counts *
 {
     char key[40];
     nq_counts_k_key(n, k, key, sizeof key);
-    if (entry) *entry = NULL;
-    nq_cache_entry *e = nq_cache_get(nq_app_cache(app), key);
-    if (e) {
-        *counts = nq_cache_entry_value(e)->counts;
-        if (entry)
-            *entry = e;
-        else
-            nq_cache_entry_release(e);
-        return NQ_OK;
-    }
+    if (nq_counts_lookup(app, key, counts, entry)) return NQ_OK;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_count_k(n, k, 1, ctl, counts);
     if (rc != NQ_OK) return rc;
-    char body[NQ_COUNTS_K_BODY_MAX], etag[32];
-    nq_app_etag(key, false, etag, sizeof etag);
-    const nq_cache_value v = {.content_type = NQ_MEDIA_JSON,
-                              .etag = etag,
-                              .body = body,
-                              .body_len = nq_counts_k_render(n, k, counts, body, sizeof body),
-                              .solver_seconds = nq_clock_s() - t0,
-                              .counts = *counts};
-    (void)nq_cache_put(nq_app_cache(app), key, &v, entry); /* a refusal is no error: finish renders */
+    char body[NQ_COUNTS_K_BODY_MAX];
+    nq_counts_put(app, key, body, nq_counts_k_render(n, k, counts, body, sizeof body), counts, nq_clock_s() - t0,
+                  entry);
     return NQ_OK;
 }
