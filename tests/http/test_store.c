@@ -11,8 +11,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +216,50 @@ START_TEST(prefer_wait_is_capped_by_the_deadline)
     check_202(&r, 13);
     ck_assert_ptr_null(nq_http_header_get(&r, "Preference-Applied"));
     nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
+/* One request waiting for a long count, on another thread. */
+typedef struct waiter {
+    const nq_test_server *s;
+    nq_http_response r; /* its answer */
+    bool ok;            /* it was answered */
+    atomic_bool done;   /* it returned */
+} waiter;
+
+static void *wait_for_13(void *arg)
+{
+    waiter *w = arg;
+    w->ok = get_with(w->s, "/count?n=13", "wait=600", &w->r);
+    atomic_store(&w->done, true);
+    return NULL;
+}
+
+/* A request waiting for a long count holds no solver worker: with one worker, a short count is
+ * answered while the wait goes on, and the wait still ends in the 200. */
+START_TEST(a_wait_holds_no_solver_worker)
+{
+    nq_test_server s;
+    static const char *const extra[] = {"--deadline-ms", "600000", "--solver-workers", "1", NULL};
+    start_long(&s, "none", "10", extra); /* 869 tasks x 10 ms: 8.7 s at least */
+    waiter w = {.s = &s, .ok = false};
+    atomic_init(&w.done, false);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, wait_for_13, &w), 0);
+    ck_assert(metric_at_least(&s, "nqueensd_count_waits_running", 1));
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r)); /* short: counted on the only solver worker */
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, COUNT_8);
+    nq_http_response_free(&r);
+    ck_assert_msg(!atomic_load(&w.done), "the short count waited for the long count's wait");
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    ck_assert(w.ok);
+    ck_assert_int_eq(w.r.status, 200);
+    ck_assert_str_eq(w.r.body, COUNT_13);
+    nq_http_response_free(&w.r);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_count_waits_running"), 0.0);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
 }
 END_TEST
@@ -587,6 +633,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, accepted_then_progress_then_200);
     tcase_add_test(tc, prefer_wait_long_enough_gives_200);
     tcase_add_test(tc, prefer_wait_is_capped_by_the_deadline);
+    tcase_add_test(tc, a_wait_holds_no_solver_worker);
     tcase_add_test(tc, counts_lists_finished_and_running_newest_first);
     tcase_add_test(tc, limits_give_503);
     suite_add_tcase(s, tc);

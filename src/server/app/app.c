@@ -360,12 +360,12 @@ static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_reques
     }
     nq_app_step step = NQ_APP_DONE;
     if (!route->parse || route->parse(w, req, resp)) step = route->answer(w, req, resp);
-    if (step == NQ_APP_COMPUTE && route->compute) {
+    if (step != NQ_APP_DONE && route->compute) {
         resp->cache = NQ_CACHE_MISS;
         *work = w;
         return step;
     }
-    if (step == NQ_APP_COMPUTE) { /* a route that asks without a compute step: a table bug */
+    if (step != NQ_APP_DONE) { /* a route that asks without a compute step: a table bug */
         nq_response_clear(resp);
         nq_app_problem(resp, req->path, NQ_E_INTERNAL, NULL, NULL, false, 0);
     }

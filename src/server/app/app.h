@@ -7,7 +7,9 @@
  *
  * A request is answered in up to three calls, so the one expensive step can run elsewhere:
  *   1. nq_app_handle answers at once (NQ_APP_DONE: errors, 304, cache hits, streams, static
- *      documents), or returns NQ_APP_COMPUTE with a pending nq_app_work: a computation is needed.
+ *      documents), or returns NQ_APP_COMPUTE with a pending nq_app_work: a computation is needed
+ *      (NQ_APP_WAIT: one that only waits, for a long count, and belongs on other threads than the
+ *      solver workers).
  *   2. nq_app_compute runs that computation. It is the ONLY call that does expensive work up front,
  *      and it is thread-safe: a worker pool may run it on any thread, once for many identical
  *      requests (nq_app_work_key identifies the computation), sharing its nq_app_result.
@@ -101,7 +103,9 @@ typedef struct nq_response {
 
 typedef enum nq_app_step {
     NQ_APP_DONE = 0, /* the response is complete */
-    NQ_APP_COMPUTE   /* run the work's computation, then nq_app_finish */
+    NQ_APP_COMPUTE,  /* run the work's computation, then nq_app_finish */
+    NQ_APP_WAIT      /* the same, but the "computation" only waits for work that runs elsewhere (a long
+                        count in its registry): run it where it cannot hold a solver worker */
 } nq_app_step;
 
 typedef enum nq_app_event_level {
@@ -154,7 +158,7 @@ void nq_app_set_draining(nq_app *app, bool draining);
 bool nq_app_draining(const nq_app *app);
 
 /* Step 1: answer req. resp must be initialised (nq_response_init). Returns NQ_APP_DONE with resp
- * complete, or NQ_APP_COMPUTE with *work set to the pending request (owned by the caller: finish it
+ * complete, or NQ_APP_COMPUTE (NQ_APP_WAIT) with *work set to the pending request (owned by the caller: finish it
  * with nq_app_finish, or drop it with nq_app_work_destroy). Never fails: errors are responses. */
 nq_app_step nq_app_handle(nq_app *app, const nq_request *req, nq_response *resp, nq_app_work **work);
 

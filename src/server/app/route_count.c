@@ -5,8 +5,9 @@
  *            is the counts' own cache key (counts.h), the single-flight key adds the wait
  *   answer   a 304 from the key alone, the cached body, a long count already done (the registry
  *            outlives cache evictions), or, for respond-async, the 202 at once
- *   compute  a short count: nq_count, published and recorded. A long one: started (or joined) in the
- *            registry (count_jobs.h), then waited for up to the request's wait
+ *   compute  a short count: nq_count, published and recorded. A long one (asked for as NQ_APP_WAIT,
+ *            so it waits off the solver workers): started (or joined) in the registry
+ *            (count_jobs.h), then waited for up to the request's wait
  *   finish   the published entry, the body rendered from the counts, or the 202 of a count not done
  *   late     the pool's deadline came first: the 202
  *
@@ -200,7 +201,8 @@ nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *
         return NQ_APP_DONE;
     }
     const count_plan *p = w->plan;
-    if (!p->long_count || p->wait_ms != 0) return NQ_APP_COMPUTE;
+    if (!p->long_count) return NQ_APP_COMPUTE;
+    if (p->wait_ms != 0) return NQ_APP_WAIT; /* the registry counts; the request only waits */
     /* respond-async (or a wait of 0): start it and say so, without a worker. */
     nq_job_view v;
     const nq_err rc = nq_count_jobs_start(nq_app_jobs(w->app), p->n, &v);

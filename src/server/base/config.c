@@ -73,6 +73,9 @@ static const opt_row opts[] = {
      "resumed after a restart); smaller ones are answered within the request"},
     {"long-counts", "NQUEENSD_LONG_COUNTS", T_UINT, FIELD(long_counts), "1", 1, 64, "N",
      "long counts that run at the same time (each takes the memory of its n)"},
+    {"long-count-waiters", "NQUEENSD_LONG_COUNT_WAITERS", T_UINT, FIELD(long_count_waiters), "32", 1, 1024, "N",
+     "threads that hold requests waiting for a long count (up to their Prefer: wait or --deadline-ms), "
+     "apart from the solver workers; identical waits share one; beyond them and --queue-len, 503"},
     {"long-count-queue", "NQUEENSD_LONG_COUNT_QUEUE", T_UINT, FIELD(long_count_queue), "8", 0, 1024, "N",
      "long counts that may wait for one of --long-counts; beyond it 503 + Retry-After"},
     {"store", "NQUEENSD_STORE", T_PATH, FIELD(store), "nqueens.db", 0, 0, "PATH",

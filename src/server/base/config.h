@@ -75,6 +75,7 @@ typedef struct nq_config {
     uint64_t max_trace_limit;               /* most steps one /trace page carries */
     int max_n_count_k;                      /* largest n /count accepts with k < n */
     unsigned queue_len;                     /* computations that may wait for a worker; excess gets 503 */
+    unsigned long_count_waiters;            /* threads that hold requests waiting for a long count */
     unsigned deadline_ms;                   /* a caller waits this long for its computation; 0: no limit */
     unsigned budget_ms;                     /* an unwatched computation past this is cancelled; 0: never */
     char cors_origin[NQ_CONFIG_ORIGIN_MAX]; /* Access-Control-Allow-Origin value */

@@ -59,6 +59,7 @@ struct nq_server {
     nq_app *app;             /* request -> response */
     nq_guard *guard;         /* connection hardening */
     nq_pool *pool;           /* solver workers: computations run there */
+    nq_pool *waits;          /* threads that only wait for a long count (NQ_APP_WAIT) */
     nq_watch *watch;         /* notices clients leaving suspended connections */
     uint16_t port;           /* bound port */
     atomic_size_t in_flight; /* requests between uri_log and completion */
@@ -419,18 +420,17 @@ static void watch_client(request_ctx *ctx, struct MHD_Connection *c)
     if (ci) (void)nq_watch_add(ctx->s->watch, ci->connect_fd, client_left, ctx, &ctx->watch_id);
 }
 
-/* Hand ctx->work's computation to the pool and suspend the connection until it is done. The
+/* Hand ctx->work's computation to pool and suspend the connection until it is done. The
  * connection is suspended before the submit, so the pool cannot resume it before it is suspended; a
  * refused submit (busy, draining) resumes it at once and is answered on the next call. */
-static void offload(request_ctx *ctx, struct MHD_Connection *c)
+static void offload(request_ctx *ctx, struct MHD_Connection *c, nq_pool *pool)
 {
     ctx->offloaded = true;
     MHD_suspend_connection(c);
     nq_app_work *copy = nq_app_work_copy(ctx->work); /* the pool's: may outlive this request */
     const nq_pool_task task = {run_work, free_work, free_result, copy};
     ctx->offload_err =
-        copy ? nq_pool_submit(ctx->s->pool, nq_app_work_key(ctx->work), &task, resume_request, ctx, &ctx->ticket)
-             : NQ_E_NOMEM;
+        copy ? nq_pool_submit(pool, nq_app_work_key(ctx->work), &task, resume_request, ctx, &ctx->ticket) : NQ_E_NOMEM;
     if (ctx->offload_err != NQ_OK) resume_once(ctx);
     /* After the submit: the ticket is set for client_left. This thread serves the connection, so it
      * is not called again before offload returns, even if the pool resumes it meanwhile. */
@@ -465,9 +465,12 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     } else if (ctx->head_error != NQ_OK) {
         /* A refused head: a problem, without routing a target that may be huge or malformed. */
         nq_app_reject(ctx->s->app, &req, ctx->head_error, ctx->head_detail, &ctx->resp);
-    } else if (nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work) == NQ_APP_COMPUTE) {
-        offload(ctx, c);
-        return MHD_YES; /* called again once resumed */
+    } else {
+        const nq_app_step step = nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work);
+        if (step != NQ_APP_DONE) {
+            offload(ctx, c, step == NQ_APP_WAIT ? ctx->s->waits : ctx->s->pool);
+            return MHD_YES; /* called again once resumed */
+        }
     }
     struct MHD_Response *m = to_mhd(ctx);
     if (!m) return MHD_NO;
@@ -633,6 +636,9 @@ static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len)
     nq_guard_stats gs;
     nq_cache_stats_get(s->cache, &cache);
     nq_pool_stats_get(s->pool, &ps);
+    nq_pool_stats ws;
+    nq_pool_stats_get(s->waits, &ws);
+    const nq_metrics_waits waits = {.running = ws.running, .queued = ws.queued, .rejected = ws.rejected};
     nq_guard_stats_get(s->guard, &gs);
     const nq_metrics_pool pool = {.running = ps.running,
                                   .queued = ps.queued,
@@ -644,7 +650,7 @@ static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len)
                                   .rejected = ps.rejected,
                                   .deadlines = ps.deadlines};
     const nq_metrics_conns conns = {.open = gs.open, .accepted = gs.accepted, .head_timeouts = gs.head_timeouts};
-    const nq_metrics_state st = {.ready = ready, .cache = &cache, .pool = &pool, .conns = &conns};
+    const nq_metrics_state st = {.ready = ready, .cache = &cache, .pool = &pool, .waits = &waits, .conns = &conns};
     return nq_ops_render_metrics(s->ops, &st, text, len);
 }
 
@@ -691,6 +697,12 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store
         const nq_pool_config pc = {cfg->solver_workers, cfg->queue_len, cfg->deadline_ms, cfg->budget_ms};
         rc = nq_pool_create(&pc, &s->pool);
     }
+    if (rc == NQ_OK) {
+        /* A wait nobody waits for any more (its client left) ends at once: the count goes on in its
+         * registry either way. */
+        const nq_pool_config wc = {cfg->long_count_waiters, cfg->queue_len, cfg->deadline_ms, 1};
+        rc = nq_pool_create(&wc, &s->waits);
+    }
     if (rc == NQ_OK) rc = nq_watch_create(&s->watch);
     if (rc == NQ_OK) rc = start_daemon(s);
     if (rc != NQ_OK) {
@@ -725,9 +737,11 @@ void nq_server_destroy(nq_server *s)
     nq_listener_destroy(s->listener); /* no connection arrives after this */
     /* Every suspended connection must be resumed first: libmicrohttpd refuses to stop with one. */
     nq_pool_abort(s->pool);
+    nq_pool_abort(s->waits);
     nq_watch_stop(s->watch); /* a hang-up being handled resumes its connection before this returns */
     if (s->mhd) MHD_stop_daemon(s->mhd);
-    nq_pool_destroy(s->pool);   /* joins the workers before the app and cache they use go away */
+    nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
+    nq_pool_destroy(s->waits);
     nq_watch_destroy(s->watch); /* after the daemon: its completions remove their registrations */
     nq_guard_destroy(s->guard);
     nq_app_destroy(s->app);

@@ -334,6 +334,14 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
     scalar_gauge(b, "nqueensd_ready", "1 while /readyz answers 200, 0 while starting or draining.", s->ready);
     if (s->cache != NULL) render_cache(b, s->cache);
     if (s->pool != NULL) render_pool(b, s->pool);
+    if (s->waits != NULL) {
+        scalar_gauge(b, "nqueensd_count_waits_running", "Requests held waiting for a long count now (one per wait).",
+                     s->waits->running);
+        scalar_gauge(b, "nqueensd_count_waits_queued", "Waits for a long count queued for a waiting thread.",
+                     s->waits->queued);
+        scalar_counter(b, "nqueensd_count_waits_rejected_total",
+                       "Requests refused with 503: every long-count waiting thread was busy.", s->waits->rejected);
+    }
     if (s->conns != NULL) {
         scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->conns->open);
         scalar_counter(b, "nqueensd_connections_accepted_total", "Client connections accepted.", s->conns->accepted);

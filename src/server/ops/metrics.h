@@ -52,6 +52,13 @@ typedef struct nq_metrics_pool {
     uint64_t deadlines; /* requests that gave up waiting (deadline) */
 } nq_metrics_pool;
 
+/* The figures of the threads that hold requests waiting for a long count. */
+typedef struct nq_metrics_waits {
+    uint64_t running;  /* waits held now (identical requests share one) */
+    uint64_t queued;   /* waits queued for a free waiting thread */
+    uint64_t rejected; /* requests refused with 503: every waiting thread busy and the queue full */
+} nq_metrics_waits;
+
 /* The connection guard's figures. */
 typedef struct nq_metrics_conns {
     uint64_t open;          /* client connections open now */
@@ -65,6 +72,7 @@ typedef struct nq_metrics_state {
     bool ready;                    /* readiness as /readyz reports it */
     const nq_cache_stats *cache;   /* cache figures, or NULL */
     const nq_metrics_pool *pool;   /* worker pool figures, or NULL */
+    const nq_metrics_waits *waits; /* long-count wait figures, or NULL */
     const nq_metrics_conns *conns; /* connection figures, or NULL */
 } nq_metrics_state;
 
