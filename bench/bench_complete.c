@@ -182,13 +182,14 @@ static void blocked_instance(int n, bool diag, double f, unsigned *seed, uint32_
     shuffle(order, items, seed);
     line_set ls;
     line_set_init(&ls, n);
-    int taken[4 * NQ_N_MAX * NQ_N_MAX], ntaken = 0;
+    static int taken[4 * NQ_N_MAX * NQ_N_MAX];
+    int ntaken = 0;
     for (int i = 0; i < items; i++) { /* the generator's whole list, L items */
         int sq[NQ_N_MAX];
         const int m = diag ? line_squares(n, order[i], sq) : (sq[0] = order[i], 1);
         if (take_out(&ls, sq, m)) taken[ntaken++] = order[i];
     }
-    const int want = (int)(f * ntaken + 0.5);
+    const int cut = (int)(f * ntaken + 0.5), want = cut < ntaken ? cut : ntaken;
     line_set_init(&ls, n); /* the instance: the first `want` of them */
     for (int i = 0; i < want; i++) {
         int sq[NQ_N_MAX];

@@ -122,8 +122,9 @@ static void put_u32(char *p, uint32_t v, size_t d)
         *--p = digit_pairs[i];
     }
     if (v >= 10u) {
-        *--p = digit_pairs[v * 2u + 1u];
-        *--p = digit_pairs[v * 2u];
+        const size_t i = (size_t)v * 2u;
+        *--p = digit_pairs[i + 1];
+        *--p = digit_pairs[i];
     } else {
         *--p = (char)('0' + v);
     }
