@@ -115,6 +115,15 @@ START_TEST(test_assets)
         assert_security(&r);
         ck_assert_uint_gt(r.body_len, 0);
         find_assets(r.body, list, &count); /* the modules' imports, the style sheet's url()s */
+        char inm[96];
+        (void)snprintf(inm, sizeof inm, "If-None-Match: %s", nq_http_header_get(&r, "ETag"));
+        const char *const h[] = {inm, NULL};
+        nq_http_response nm = get("GET", list[i], h, 304);
+        assert_header(&nm, "Cache-Control", "public, max-age=31536000, immutable");
+        nq_http_response_free(&nm);
+        nq_http_response head = get("HEAD", list[i], NULL, 200);
+        assert_header(&head, "Content-Length", nq_http_header_get(&r, "Content-Length"));
+        nq_http_response_free(&head);
         nq_http_response_free(&r);
     }
     ck_assert_uint_ge(count, 9); /* every module is reachable from the page */
@@ -173,6 +182,15 @@ START_TEST(test_head)
     assert_header(&h, "ETag", nq_http_header_get(&g, "ETag"));
     assert_header(&h, "Content-Type", "text/html; charset=utf-8");
     assert_security(&h);
+    char inm[96];
+    (void)snprintf(inm, sizeof inm, "If-None-Match: %s", nq_http_header_get(&g, "ETag"));
+    const char *const hdr[] = {inm, NULL};
+    nq_http_response nm = get("HEAD", "/", hdr, 304);
+    assert_header(&nm, "Cache-Control", "no-cache");
+    nq_http_response_free(&nm);
+    nq_http_response pre = get("OPTIONS", "/", NULL, 204);
+    assert_header(&pre, "Allow", "GET, HEAD, OPTIONS");
+    nq_http_response_free(&pre);
     nq_http_response_free(&h);
     nq_http_response_free(&g);
 }
@@ -191,6 +209,7 @@ static const bad_row bad[] = {
     {"HEAD", "/assets/nope.0123456789ab.js", 404},
     {"POST", "/", 405},
     {"DELETE", "/assets/x", 405},
+    {"PUT", "/assets/x", 405},
 };
 
 START_TEST(test_bad)
