@@ -7,6 +7,7 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
 const { start, ROOT, BUILD } = require('../server.js');
 const { launch, open } = require('../browser.js');
@@ -15,6 +16,26 @@ const SHOTS = path.join(BUILD, 'browser');
 let server;
 let slow; // long counts made slow: n >= 13 runs in the background, each of its tasks waits 50 ms
 let browser;
+let proxy; // a reverse proxy that serves nqueensd under /nq/, as one behind a path prefix would
+
+// Forward /nq/<rest> to the server as /<rest>; anything else is a 404 of the proxy's own.
+function prefixProxy(base) {
+  const target = new URL(base);
+  const srv = http.createServer((req, res) => {
+    if (!req.url.startsWith('/nq/')) {
+      res.writeHead(404).end('not under /nq/');
+      return;
+    }
+    const up = http.request({ host: target.hostname, port: target.port, method: req.method,
+      path: req.url.slice(3), headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.writeHead(502).end());
+    req.pipe(up);
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
+}
 
 before(async () => {
   [server, slow, browser] = await Promise.all([
@@ -22,11 +43,13 @@ before(async () => {
     start(['--long-count-n', '13', '--count-threads', '1', '--count-task-delay-ms', '50', '--grace-s', '1']),
     launch(),
   ]);
+  proxy = await prefixProxy(server.base);
   fs.mkdirSync(SHOTS, { recursive: true });
 });
 
 after(async () => {
   if (browser) await browser.close();
+  if (proxy) await new Promise((r) => proxy.close(r));
   await Promise.all([server && server.stop(), slow && slow.stop()]);
 });
 
@@ -80,6 +103,45 @@ test('loads with no error and shows the 8 queens of the first of 92 solutions', 
   const first = await api(server.base, 'solve?n=8&format=columns&limit=1');
   assert.deepEqual(cols, first.solutions[0]);
   assert.equal(await page.title(), 'N-Queens');
+  // Nothing moved while it loaded: the board's square is reserved before it is drawn.
+  const shift = await page.evaluate(() => new Promise((resolve) => {
+    let sum = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) sum += e.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve(sum)));
+  }));
+  assert.ok(shift < 0.05, `cumulative layout shift ${shift}`);
+  noProblems(page);
+  await page.close();
+});
+
+test('behind a path prefix: every URL the page uses is relative', async () => {
+  const base = `http://127.0.0.1:${proxy.address().port}/nq/`;
+  const page = await open(browser, base);
+  await waitText(page, '#browse-status', /Solution 1 of 92/);
+  await clickButton(page, 'Next'); // follows the server's "next" link
+  await waitText(page, '#browse-status', /Solution 2 of 92/);
+  await tab(page, 'Watch');
+  await clickButton(page, 'Step');
+  await waitText(page, '#watch-step', /^Step 0: place a queen at row 0, column 0$/);
+  noProblems(page);
+  await page.close();
+});
+
+test('copy the board as text or as columns', async () => {
+  await browser.defaultBrowserContext().overridePermissions(server.base.replace(/\/$/, ''),
+    ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+  const first = (await api(server.base, 'solve?n=8&format=columns&limit=1')).solutions[0];
+  const rows = (await api(server.base, 'solve?n=8&limit=1')).solutions[0];
+  const page = await open(browser, server.base);
+  await waitText(page, '#browse-status', /Solution 1 of 92/);
+  await clickButton(page, 'Copy as columns');
+  await waitText(page, '#browse-copied', /Copied the board as columns/);
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), first.join(','));
+  await clickButton(page, 'Copy as text');
+  await waitText(page, '#browse-copied', /Copied the board as text/);
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), rows.join('\n'));
   noProblems(page);
   await page.close();
 });
@@ -114,6 +176,9 @@ test('unique solutions: 12 of them for n = 8', async () => {
   await (await labelled(page, 'Unique solutions only')).click();
   await waitText(page, '#browse-status', /Unique solution 1 of 12/);
   assert.deepEqual(await boardColumns(page, '#browse-board'), uniq[0]);
+  await clickButton(page, 'Next');
+  await waitText(page, '#browse-status', /Unique solution 2 of 12/);
+  assert.deepEqual(await boardColumns(page, '#browse-board'), uniq[1]);
   noProblems(page);
   await page.close();
 });
