@@ -3,6 +3,7 @@
 #   scripts/deps.sh          build + run dependencies (what scripts/serve.sh needs)
 #   scripts/deps.sh --test   also everything the full test suite needs (scripts/test.sh)
 #   scripts/deps.sh --bench  also the HTTP benchmark's tools (bench/http/run.sh)
+#   scripts/deps.sh --browser  also the browser tests' Chromium (scripts/test.d/45-browser.sh)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev
@@ -10,10 +11,14 @@ build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck
            prometheus nodejs curl)
 bench_pkgs=(wrk nginx curl)
+# Debian's own Chromium (puppeteer-core drives it; nothing downloads a browser) and a font with the
+# glyphs the page uses, so screenshots look the same on every machine.
+browser_pkgs=(chromium fonts-dejavu-core)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
 [[ "${1:-}" == "--bench" ]] && want+=("${bench_pkgs[@]}")
+[[ "${1:-}" == "--browser" ]] && want+=("${test_pkgs[@]}" "${browser_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do

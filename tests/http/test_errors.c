@@ -89,7 +89,7 @@ static const error_row rows[] = {
     {"/solve?n=17", 422, "result-too-large", "limit", 100000},
     {"/solve?n=20&offset=5", 422, "result-too-large", "limit", 100000},
     /* not found */
-    {"/", 404, "not-found", NULL, -1},
+    {"/index.html", 404, "not-found", NULL, -1}, /* the page lives at / only */
     {"/solve/", 404, "not-found", NULL, -1},
     {"/SOLVE?n=4", 404, "not-found", NULL, -1},
     {"/solve%2F?n=4", 404, "not-found", NULL, -1}, /* only unreserved characters are unescaped */

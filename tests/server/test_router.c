@@ -18,6 +18,13 @@ static const match_row matches[] = {
     {"/openapi.yaml", "openapi"},
     {"/healthz", "healthz"},
     {"/problems/param-invalid", "problem_doc"},
+    {"/", "page"},
+    {"/assets/app.0123456789ab.js", "asset"}, /* any name: the route answers 404 for one it lacks */
+    {"/assets/", "asset"},
+    {"/%61ssets/x", "asset"},
+    {"//", "not_found"},
+    {"/index.html", "not_found"},
+    {"/assets", "not_found"},
     {"/so%6Cve", "solve"},          /* an escaped unreserved letter is the letter (RFC 3986 6.2.2.2) */
     {"/%73%6f%6C%76%65", "solve"},  /* every letter escaped, hex digits of either case */
     {"/openapi%2Eyaml", "openapi"}, /* '.' is unreserved */

@@ -21,6 +21,7 @@
 #include "app/openapi_data.h"
 #include "app/pipeline.h"
 #include "app/router.h"
+#include "app/web.h"
 #include "base/clock.h"
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
@@ -39,6 +40,7 @@ struct nq_app {
     char openapi_etag_gz[32];     /* and of its gzip form */
     nq_app_document openapi;      /* the document, as route_docs.c serves it */
     nq_count_jobs *jobs;          /* the long counts (count_jobs.h) */
+    nq_web *web;                  /* the web page, compressed and tagged once (web.h) */
 };
 
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out)
@@ -66,6 +68,11 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
     nq_app_etag(nq_openapi_yaml, true, app->openapi_etag_gz, sizeof app->openapi_etag_gz);
     app->openapi = (nq_app_document){nq_openapi_yaml, nq_openapi_yaml_len, app->openapi_gzip,
                                      gzip_len,        app->openapi_etag,   app->openapi_etag_gz};
+    const nq_err wrc = nq_web_create(&app->web);
+    if (wrc != NQ_OK) {
+        nq_app_destroy(app);
+        return wrc;
+    }
     const nq_err jrc = nq_count_jobs_create(app, app->hooks.store, &app->jobs);
     if (jrc != NQ_OK) {
         nq_app_destroy(app);
@@ -79,6 +86,7 @@ void nq_app_destroy(nq_app *app)
 {
     if (!app) return;
     nq_count_jobs_destroy(app->jobs); /* its last checkpoints go to the store */
+    nq_web_destroy(app->web);
     free(app->openapi_gzip);
     free(app);
 }
@@ -106,6 +114,10 @@ const nq_app_hooks *nq_app_hooks_of(const nq_app *app)
 const nq_app_document *nq_app_openapi(const nq_app *app)
 {
     return &app->openapi;
+}
+const nq_web *nq_app_web(const nq_app *app)
+{
+    return app->web;
 }
 nq_count_jobs *nq_app_jobs(const nq_app *app)
 {

@@ -103,6 +103,9 @@ typedef struct nq_app_document {
 } nq_app_document;
 const nq_app_document *nq_app_openapi(const nq_app *app);
 
+/* The embedded web page and its assets (web.h), prepared once at creation. */
+const struct nq_web *nq_app_web(const nq_app *app);
+
 /* ---- responses ------------------------------------------------------------------------------- */
 
 /* Start a success response: status, Content-Type, ETag (of key, "-gzip" variant when gzip), the

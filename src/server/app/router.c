@@ -18,6 +18,8 @@ static const nq_route routes[] = {
     {"/check",             false, "check",       ALLOW_READ, nq_check_parse, nq_check_answer,       NULL,              NULL, NULL},
     {"/complete",          false, "complete",    ALLOW_READ, nq_complete_parse, nq_complete_answer, nq_complete_compute, nq_complete_finish, NULL},
     {"/trace",             false, "trace",       ALLOW_READ, nq_trace_parse, nq_trace_answer,       nq_trace_compute,  nq_trace_finish, NULL},
+    {"/",                  false, "page",        ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL},
+    {"/assets/",           true,  "asset",       ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL},
     {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_docs_parse,  nq_openapi_answer,     NULL,              NULL, NULL},
     {"/healthz",           false, "healthz",     ALLOW_READ, NULL,           nq_healthz_answer,     NULL,              NULL, NULL},
     {"/readyz",            false, "readyz",      ALLOW_READ, NULL,           nq_readyz_answer,      NULL,              NULL, NULL},

@@ -104,6 +104,9 @@ nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response
 nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_not_found_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 
+/* the web page at / and its assets under /assets/ (route_page.c) */
+nq_app_step nq_page_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+
 /* /healthz, /readyz, /metrics (route_ops.c) */
 nq_app_step nq_healthz_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_readyz_answer(nq_app_work *w, const nq_request *req, nq_response *resp);

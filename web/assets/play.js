@@ -1,0 +1,138 @@
+// play.js - the Play mode: place and remove queens by click or keyboard; the squares the queens
+// attack are shaded, queens that attack each other are marked (as /check names them), and the
+// server helps: a hint or the rest of the board (/complete), how many solutions remain (count=true).
+import { get, describe, query, queensParam } from './api.js';
+import { Grid, attackedSquares } from './board.js';
+
+export function initPlay(root, { onHash }) {
+  const $ = (sel) => root.querySelector(sel);
+  const form = $('#play-form');
+  const nIn = $('#play-n');
+  const boardBox = $('#play-board');
+  const status = $('#play-status');
+  const error = $('#play-error');
+  const remain = $('#play-remain');
+  const undoBtn = $('#play-undo');
+
+  let n = 8;
+  let columns = [];
+  let history = []; // earlier states of columns, for undo
+  let grid = null;
+  let token = 0;
+
+  const queens = () => columns.flatMap((c, r) => (c === null ? [] : [[r, c]]));
+
+  function fail(err) {
+    error.textContent = describe(err);
+    error.hidden = false;
+  }
+
+  function setBoard(next, remember = true) {
+    if (remember) history.push(columns.slice());
+    columns = next;
+    undoBtn.disabled = history.length === 0;
+    remain.textContent = '';
+    error.hidden = true;
+    render(new Set());
+    check();
+  }
+
+  function render(clash) {
+    grid.show(columns, { attacked: attackedSquares(n, queens()), clash });
+  }
+
+  // /check says whether the queens attack each other and which; the board shows it.
+  async function check() {
+    const my = ++token;
+    const qs = queens();
+    try {
+      const { body } = await get(`check?n=${n}&queens=${queensParam(qs)}`);
+      if (my !== token) return;
+      const clash = new Set();
+      for (const [[r1, c1], [r2, c2]] of body.conflicts) {
+        clash.add(`${r1},${c1}`);
+        clash.add(`${r2},${c2}`);
+      }
+      render(clash);
+      if (body.complete) status.textContent = `Solved! ${n} queens and none attacks another.`;
+      else if (!body.valid) status.textContent = `${body.queens} of ${n} queens placed; ${body.conflict_count} ${body.conflict_count === 1 ? 'pair attacks' : 'pairs attack'} each other (marked red).`;
+      else status.textContent = `${body.queens} of ${n} queens placed, none attacking another.`;
+    } catch (err) {
+      if (my === token) fail(err);
+    }
+  }
+
+  function toggle(r, c) {
+    const next = columns.slice();
+    next[r] = next[r] === c ? null : c; // one queen a row: placing in a row moves its queen
+    setBoard(next);
+  }
+
+  function start(size) {
+    if (!(Number.isInteger(size) && size >= 1 && size <= Number(nIn.max))) {
+      fail(new Error(`choose n from 1 to ${nIn.max}`));
+      return;
+    }
+    n = size;
+    columns = new Array(n).fill(null);
+    history = [];
+    undoBtn.disabled = true;
+    grid = new Grid(boardBox, n, { interactive: true, onActivate: toggle, label: `Play board, ${n} by ${n}` });
+    setBoard(columns, false);
+  }
+
+  async function complete(count) {
+    error.hidden = true;
+    const { body } = await get(`complete?n=${n}&queens=${queensParam(queens())}${count ? '&count=true' : ''}`);
+    return body;
+  }
+
+  $('#play-hint').addEventListener('click', async () => {
+    try {
+      const body = await complete(false);
+      if (body.solution === null) { status.textContent = 'No solution contains these queens: remove or move one.'; return; }
+      if (body.hint === null) { status.textContent = 'There is nothing to add: the board is full.'; return; }
+      const [r, c] = body.hint;
+      const next = columns.slice();
+      next[r] = c;
+      setBoard(next);
+    } catch (err) { fail(err); }
+  });
+  $('#play-solve').addEventListener('click', async () => {
+    try {
+      const body = await complete(false);
+      if (body.solution === null) { status.textContent = 'These queens cannot be part of a solution: remove or move one.'; return; }
+      setBoard(body.solution.slice());
+    } catch (err) { fail(err); }
+  });
+  $('#play-count').addEventListener('click', async () => {
+    remain.textContent = 'Counting…';
+    try {
+      const body = await complete(true);
+      const k = body.completions;
+      remain.textContent = `${k.toLocaleString('en')} ${k === 1 ? 'solution contains' : 'solutions contain'} these queens.`;
+    } catch (err) {
+      remain.textContent = '';
+      fail(err);
+    }
+  });
+  undoBtn.addEventListener('click', () => {
+    if (!history.length) return;
+    const prev = history.pop();
+    setBoard(prev, false);
+  });
+  $('#play-clear').addEventListener('click', () => setBoard(new Array(n).fill(null)));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    onHash(`play?${query({ n: nIn.value })}`);
+    start(Number(nIn.value));
+  });
+
+  return {
+    route(params) {
+      const size = Number(params.get('n') || nIn.value || 8);
+      nIn.value = String(size);
+      if (!grid || size !== n) start(size);
+    },
+  };
+}
