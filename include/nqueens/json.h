@@ -103,4 +103,34 @@ nq_err nq_json_list_head(int n, nq_json_total mode, uint64_t value, char *out, s
  * NQ_E_CURSOR (a column >= n), NQ_E_BUFSIZE (NQ_JSON_TAIL_MAX(n, strlen(prefix)) suffices). */
 nq_err nq_json_list_tail(int n, const uint8_t *next, const char *prefix, char *out, size_t cap, size_t *len);
 
+/* One shard of a count spread over machines (`nqueens count N --shard I/K`): which part of which plan
+ * it is, and the sums of its tasks. method and release are labels of at most NQ_JSON_LABEL_MAX bytes
+ * of letters, digits and ".+-_", so they never need escaping. */
+typedef struct nq_json_shard {
+    int n;               /* board size */
+    uint32_t shard;      /* this shard's number, 0 .. shards - 1 */
+    uint32_t shards;     /* how many shards the plan was cut into (>= 1) */
+    const char *method;  /* the counting method (nq_count_method) */
+    const char *release; /* the release that counted it */
+    uint32_t plan;       /* NQ_COUNT_PLAN_VERSION of the plan */
+    uint32_t tasks;      /* tasks in the whole plan */
+    uint32_t done;       /* tasks of the plan in this shard, every one counted */
+    nq_count_sums sums;  /* their sums */
+} nq_json_shard;
+
+#define NQ_JSON_LABEL_MAX 32u /* bytes of a shard's method or release */
+
+/* Most bytes of a shard object:
+ * {"n":NN,"shard":<10>,"shards":<10>,"method":"<label>","release":"<label>","plan":<10>,
+ *  "tasks":<10>,"done":<10>,"total":<20>,"burnside":<20>} */
+#define NQ_JSON_SHARD_MAX (188u + 2u * NQ_JSON_LABEL_MAX)
+
+/* Write s as {"n":..,"shard":..,"shards":..,"method":"..","release":"..","plan":..,"tasks":..,
+ * "done":..,"total":..,"burnside":..}, members in that order (total and burnside are exact: the
+ * Burnside numerator is 8 x the classes' share, so shards add up before the division by 8).
+ * Errors: NQ_E_ARG (NULL, a label that is empty, too long or holds another byte), NQ_E_RANGE (n
+ * outside NQ_N_MIN..NQ_COUNT_N_MAX, shards == 0, shard >= shards, done > tasks), NQ_E_BUFSIZE
+ * (NQ_JSON_SHARD_MAX always suffices). */
+nq_err nq_json_count_shard(const nq_json_shard *s, char *out, size_t cap, size_t *len);
+
 #endif /* NQ_JSON_H */

@@ -147,6 +147,12 @@ typedef void (*nq_count_task_fn)(void *arg, uint32_t task, const nq_count_sums *
  * Errors: NQ_E_ARG (tasks NULL), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX). */
 nq_err nq_count_plan(int n, uint32_t *tasks);
 
+/* The name of the method behind n's plan: "backtrack", "quad" (the half-board counter) or "mitm"
+ * (meet-in-the-middle), as bench/ calls them. A distributed count records it beside its shards'
+ * sums so that sums from different methods are never added. NULL for n outside 1..NQ_COUNT_N_MAX.
+ * Pure, thread-safe; the string is static. */
+const char *nq_count_method(int n);
+
 /* Count the tasks of n's plan whose todo[i] is non-zero (todo holds nq_count_plan's number of bytes;
  * NULL: every task), on `threads` threads as for nq_count, reporting each finished task through
  * done(arg, i, sums) (done may be NULL). ctl as for nq_count: cancel stops it within about 50 ms;

@@ -24,7 +24,9 @@ typedef enum opt_id {
     OPT_SEED,
     OPT_QUEENS,
     OPT_COUNT_FLAG,
-    OPT_FROM
+    OPT_FROM,
+    OPT_SHARD,
+    OPT_SUM
 } opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
@@ -53,6 +55,8 @@ static const struct opt_spec {
     {"queens", OPT_QUEENS, true, FOR_CHECK | FOR_COMPLETE | FOR_COUNT}, /* count: K; else R:C,... */
     {"count", OPT_COUNT_FLAG, false, FOR_COMPLETE},
     {"from", OPT_FROM, true, FOR_TRACE},
+    {"shard", OPT_SHARD, true, FOR_COUNT},
+    {"sum", OPT_SUM, false, FOR_COUNT}, /* takes the files after it, see take_files */
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
@@ -63,6 +67,8 @@ typedef struct parse_state {
     const char *n_text;            /* second positional argument */
     const char *extra;             /* third positional argument (check's and complete's COLUMNS) */
     const char *values[OPT_COUNT]; /* each option's value ("" for flags), NULL when absent */
+    char *const *files;            /* --sum: the arguments after it that are files, a slice of argv */
+    size_t nfiles;                 /* how many */
 } parse_state;
 
 /* Formats the reason for a usage error into why; always returns false. */
@@ -88,6 +94,17 @@ static const struct opt_spec *find_opt(const char *name, size_t len)
     return NULL;
 }
 
+/* --sum FILE...: every argument after it up to the next option is a file; "-" is standard input
+ * (a file whose name starts with '-' is given as ./-name). */
+static void take_files(int argc, char *const argv[], int *i, parse_state *st)
+{
+    st->files = &argv[*i + 1];
+    while (*i + 1 < argc && (argv[*i + 1][0] != '-' || argv[*i + 1][1] == '\0')) {
+        ++*i;
+        st->nfiles++;
+    }
+}
+
 /* One "--name[=value]" at argv[*i]; may consume argv[*i + 1] as the value. */
 static bool take_option(int argc, char *const argv[], int *i, parse_state *st, char *why, size_t cap)
 {
@@ -100,6 +117,7 @@ static bool take_option(int argc, char *const argv[], int *i, parse_state *st, c
     if (!spec->takes_value) {
         if (eq != NULL) return fail(why, cap, "--%s takes no value", spec->name);
         st->values[spec->id] = "";
+        if (spec->id == OPT_SUM) take_files(argc, argv, i, st);
     } else if (eq != NULL) {
         st->values[spec->id] = eq + 1;
     } else {
@@ -206,8 +224,38 @@ static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
+/* --shard I/K: two whole numbers, 0 <= I < K <= NQ_CLI_SHARDS_MAX. */
+static bool parse_shard(const char *v, nq_cli_opts *o, char *why, size_t cap)
+{
+    const char *slash = strchr(v, '/');
+    uint64_t i = 0, k = 0;
+    if (slash == NULL || nq_parse_u64(v, (size_t)(slash - v), NQ_CLI_SHARDS_MAX, &i) != NQ_OK ||
+        !parse_u64(slash + 1, NQ_CLI_SHARDS_MAX, &k) || k == 0 || i >= k)
+        return fail(why, cap, "--shard must be I/K with 0 <= I < K <= %u, not '%s'", NQ_CLI_SHARDS_MAX, v);
+    o->has_shard = true;
+    o->shard = (uint32_t)i;
+    o->shards = (uint32_t)k;
+    return true;
+}
+
+/* count N --sum FILE...: nothing else applies. */
+static bool apply_sum_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
+    if (st->values[OPT_THREADS] != NULL || st->values[OPT_QUEENS] != NULL || st->values[OPT_SHARD] != NULL)
+        return fail(why, cap, "--sum takes only shard files, no --threads, --queens or --shard");
+    if (st->nfiles == 0) return fail(why, cap, "--sum needs the shard files (- for standard input)");
+    size_t stdin_uses = 0;
+    for (size_t f = 0; f < st->nfiles; f++) stdin_uses += strcmp(st->files[f], "-") == 0;
+    if (stdin_uses > 1) return fail(why, cap, "--sum reads standard input (-) once at most");
+    o->sum = true;
+    o->files = st->files;
+    o->nfiles = st->nfiles;
+    return true;
+}
+
 static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
 {
+    if (st->values[OPT_SUM] != NULL) return apply_sum_options(st, o, why, cap);
     uint64_t threads = 0, k = 0;
     const char *v = st->values[OPT_THREADS], *q = st->values[OPT_QUEENS];
     if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
@@ -218,6 +266,10 @@ static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why
             return fail(why, cap, "--queens must be a whole number from 0 to N (%d), not '%s'", o->n, q);
         o->has_k = true;
         o->k = (int)k;
+    }
+    if (st->values[OPT_SHARD] != NULL) {
+        if (q != NULL) return fail(why, cap, "--shard and --queens exclude each other");
+        return parse_shard(st->values[OPT_SHARD], o, why, cap);
     }
     return true;
 }
@@ -301,7 +353,8 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
 
 void nq_cli_usage(FILE *out)
 {
-    fputs("Usage: nqueens count N [--threads T] [--queens K]\n"
+    fputs("Usage: nqueens count N [--threads T] [--queens K | --shard I/K]\n"
+          "       nqueens count N --sum FILE...\n"
           "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
           "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
           "       nqueens solution N [--random [--seed S]] [--format columns|board]\n"
@@ -317,6 +370,11 @@ void nq_cli_usage(FILE *out)
           "  --threads T  worker threads, 0 (the default) for one per CPU.\n"
           "  --queens K   count the ways to place K < N non-attacking queens instead (one thread);\n"
           "               prints {\"n\":N,\"k\":K,\"total\":...,\"unique\":...}.\n"
+          "  --shard I/K  count only shard I (0..K-1) of K: the plan's tasks i with i % K == I;\n"
+          "               prints {\"n\":N,\"shard\":I,\"shards\":K,\"method\":..,\"release\":..,\n"
+          "               \"plan\":..,\"tasks\":..,\"done\":..,\"total\":..,\"burnside\":..}.\n"
+          "  --sum F...   add up the K shard files F (- for standard input), checking they are\n"
+          "               all K shards of one N, plan and release, and print the count.\n"
           "solve N        list the solutions, N = 1..32, in lexicographic order of their columns;\n"
           "               prints {\"n\":N,\"solutions\":[...],\"next\":CURSOR|null}, where next, when\n"
           "               --limit cut the list short, is the cursor to pass to --after.\n"

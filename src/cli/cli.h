@@ -1,7 +1,8 @@
 /* cli.h - internal to the nqueens command-line tool: its options and its six commands.
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
- *   nqueens count N [--threads T] [--queens K]
+ *   nqueens count N [--threads T] [--queens K | --shard I/K]
+ *   nqueens count N --sum FILE...
  *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
  *   nqueens solution N [--random [--seed S]] [--format columns|board]
  *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nqueens/json.h"
 #include "nqueens/placement.h"
 #include "nqueens/solver.h"
 
@@ -39,6 +41,7 @@ typedef enum nq_cli_command {
 
 #define NQ_CLI_BOARD_N_MAX 1024       /* solution --format board: beyond this the rows are unreadable */
 #define NQ_CLI_CONFLICTS_DEFAULT 1000 /* check: pairs listed without --limit */
+#define NQ_CLI_SHARDS_MAX 1000000u    /* count --shard I/K: K at most this (far more than any plan's tasks) */
 
 typedef enum nq_cli_format {
     NQ_CLI_BOARD,  /* each solution as n strings of '.' and 'Q' */
@@ -66,6 +69,12 @@ typedef struct nq_cli_opts {
     int k;                   /* count: queens to place, 0..n */
     bool count;              /* complete: also count the completions */
     uint64_t from;           /* trace: the first step (has_limit/limit bound the steps) */
+    bool has_shard;          /* count: --shard I/K given */
+    uint32_t shard;          /* count: I, 0 .. shards - 1 */
+    uint32_t shards;         /* count: K, 1 .. NQ_CLI_SHARDS_MAX */
+    bool sum;                /* count: --sum, add up the shard files instead of counting */
+    char *const *files;      /* count --sum: the shard files ("-": standard input), a slice of argv */
+    size_t nfiles;           /* count --sum: how many, >= 1 */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -75,11 +84,31 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
 /* Print the usage text. */
 void nq_cli_usage(FILE *out);
 
-/* Run `count`: prints {"n":..,"total":..,"unique":..} to out; a progress bar on err when err is a
- * terminal and the count runs for more than a second. *stop (set by a signal handler) is polled
+/* Run `count`: prints {"n":..,"total":..,"unique":..} to out (with --shard: the shard's sums, as
+ * nq_json_count_shard writes them); a progress bar on err when err is a terminal and the count runs for more than a second. *stop (set by a signal handler) is polled
  * every 50 ms: once non-zero the count is cancelled and NQ_CLI_EXIT_INTERRUPTED returned.
  * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
+
+/* The tasks of shard `shard` of `shards` over a plan of `tasks` tasks: round-robin, task i belongs
+ * to shard i % shards (see shard.c for why). Marks them in todo[0..tasks) (1: this shard's, 0: not)
+ * and returns how many there are; 0 when shard >= tasks (a shard may be empty). Pure. */
+uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo);
+
+/* Count the shard opts->shard of opts->shards of opts->n's plan on opts->threads threads, filling
+ * *out (its labels are static strings). Runs on the count's helper thread; ctl as for nq_count.
+ * Errors: those of nq_count_plan and nq_count_tasks, NQ_E_NOMEM for the plan's bitmap. */
+nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_shard *out);
+
+/* The release a shard records (the project version this tool was built from). */
+const char *nq_cli_release(void);
+
+/* Run `count N --sum FILE...`: reads each shard file (at most one "-", standard input: in), checks
+ * that together they are every shard of one cut of n's plan as this tool counts it (same n, plan
+ * version, tasks, method, one release, one K, each shard once, each with its share of the tasks)
+ * and prints the count exactly as `count N` does. Refuses anything else with a reason on err and
+ * NQ_CLI_EXIT_USAGE; an unreadable file or a write error is NQ_CLI_EXIT_FAILURE. */
+int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
 
 /* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
  * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */

@@ -1,4 +1,5 @@
-/* count.c - `nqueens count`: run nq_count, with a progress bar on a terminal and Ctrl-C to stop.
+/* count.c - `nqueens count`: run nq_count (or one shard of the plan, shard.c), with a progress bar
+ * on a terminal and Ctrl-C to stop.
  *
  * The count runs on a helper thread (and the library's workers) while the main thread waits on a
  * condition variable in 50 ms steps: often enough to redraw the bar and to notice an interrupt,
@@ -21,6 +22,7 @@ typedef struct bg_count {
     const nq_cli_opts *opts; /* n, threads */
     nq_count_ctl ctl;        /* shared with the library's workers */
     nq_counts counts;        /* the result */
+    nq_json_shard shard;     /* the result with --shard */
     nq_err err;              /* nq_count's answer */
     bool finished;           /* guarded by lock */
     pthread_mutex_t lock;    /* guards finished */
@@ -31,8 +33,11 @@ static void *run_count(void *arg)
 {
     bg_count *bg = arg;
     const nq_cli_opts *o = bg->opts;
-    bg->err = o->has_k ? nq_count_k(o->n, o->k, o->threads, &bg->ctl, &bg->counts)
-                       : nq_count(o->n, o->threads, &bg->ctl, &bg->counts);
+    if (o->has_shard)
+        bg->err = nq_cli_shard_count(o, &bg->ctl, &bg->shard);
+    else
+        bg->err = o->has_k ? nq_count_k(o->n, o->k, o->threads, &bg->ctl, &bg->counts)
+                           : nq_count(o->n, o->threads, &bg->ctl, &bg->counts);
     pthread_mutex_lock(&bg->lock);
     bg->finished = true;
     pthread_cond_signal(&bg->done);
@@ -86,14 +91,19 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
 }
 
 /* {"n":..,"total":..,"unique":..}, the library's counts object (nqueens/json.h): exact integers, the
- * same bytes nqueensd serves, then a newline. */
+ * same bytes nqueensd serves, then a newline. With --shard the shard object instead. */
 static int print_counts(const bg_count *bg, FILE *out, FILE *err)
 {
-    char text[NQ_JSON_COUNTS_K_MAX];
+    char text[NQ_JSON_SHARD_MAX];
     size_t len = 0;
     const bool with_k = bg->opts->has_k && bg->opts->k < bg->opts->n; /* k = n is the plain count */
-    const nq_err rc = with_k ? nq_json_counts_k(bg->opts->n, bg->opts->k, &bg->counts, text, sizeof text, &len)
-                             : nq_json_counts(bg->opts->n, &bg->counts, text, sizeof text, &len);
+    nq_err rc;
+    if (bg->opts->has_shard)
+        rc = nq_json_count_shard(&bg->shard, text, sizeof text, &len);
+    else if (with_k)
+        rc = nq_json_counts_k(bg->opts->n, bg->opts->k, &bg->counts, text, sizeof text, &len);
+    else
+        rc = nq_json_counts(bg->opts->n, &bg->counts, text, sizeof text, &len);
     if (rc != NQ_OK) {
         fputs("nqueens: cannot render the counts\n", err);
         return NQ_CLI_EXIT_FAILURE;

@@ -34,7 +34,10 @@ int main(int argc, char *argv[])
         return NQ_CLI_EXIT_USAGE;
     }
     switch (opts.command) {
-    case NQ_CLI_COUNT: catch_interrupt(); return nq_cli_count(&opts, stdout, stderr, &interrupted);
+    case NQ_CLI_COUNT:
+        if (opts.sum) return nq_cli_sum(&opts, stdin, stdout, stderr);
+        catch_interrupt();
+        return nq_cli_count(&opts, stdout, stderr, &interrupted);
     case NQ_CLI_SOLVE: return nq_cli_solve(&opts, stdout, stderr);
     case NQ_CLI_SOLUTION: catch_interrupt(); return nq_cli_solution(&opts, stdout, stderr, &interrupted);
     case NQ_CLI_CHECK: return nq_cli_check(&opts, stdin, stdout, stderr);

@@ -57,6 +57,13 @@ nq_err nq_count_plan(int n, uint32_t *tasks)
     return NQ_OK;
 }
 
+const char *nq_count_method(int n)
+{
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NULL;
+    if (nq_count_quad_preferred(n)) return "quad";
+    return nq_count_mitm_preferred(n) ? "mitm" : "backtrack";
+}
+
 nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg)
 {
     if (threads < 0) return NQ_E_ARG;

@@ -245,3 +245,57 @@ nq_err nq_json_list_tail(int n, const uint8_t *next, const char *prefix, char *o
     *len = need;
     return NQ_OK;
 }
+
+/* A shard's label: 1..NQ_JSON_LABEL_MAX bytes of letters, digits and ".+-_" (nothing to escape). */
+static bool label_ok(const char *s)
+{
+    size_t k = 0;
+    for (; s[k] != '\0'; k++) {
+        const char c = s[k];
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (k >= NQ_JSON_LABEL_MAX || !(alnum || c == '.' || c == '+' || c == '-' || c == '_')) return false;
+    }
+    return k > 0;
+}
+
+/* ,"<name>":"<label>" at p. */
+static char *put_label(char *p, const char *name, const char *label)
+{
+    p = put(p, ",\"", 2);
+    p = put(p, name, strlen(name));
+    p = put(p, "\":\"", 3);
+    p = put(p, label, strlen(label));
+    *p++ = '"';
+    return p;
+}
+
+/* ,"<name>":<v> at p. */
+static char *put_member(char *p, const char *name, uint64_t v)
+{
+    p = put(p, ",\"", 2);
+    p = put(p, name, strlen(name));
+    p = put(p, "\":", 2);
+    return put_u64(p, v);
+}
+
+nq_err nq_json_count_shard(const nq_json_shard *s, char *out, size_t cap, size_t *len)
+{
+    if (!s || !out || !len || !s->method || !s->release) return NQ_E_ARG;
+    if (!label_ok(s->method) || !label_ok(s->release)) return NQ_E_ARG;
+    if (s->n < NQ_N_MIN || s->n > NQ_COUNT_N_MAX || s->shards == 0 || s->shard >= s->shards || s->done > s->tasks)
+        return NQ_E_RANGE;
+    char buf[NQ_JSON_SHARD_MAX];
+    char *p = put(buf, "{\"n\":", 5);
+    p = put_u64(p, (uint64_t)s->n);
+    p = put_member(p, "shard", s->shard);
+    p = put_member(p, "shards", s->shards);
+    p = put_label(p, "method", s->method);
+    p = put_label(p, "release", s->release);
+    p = put_member(p, "plan", s->plan);
+    p = put_member(p, "tasks", s->tasks);
+    p = put_member(p, "done", s->done);
+    p = put_member(p, "total", s->sums.total);
+    p = put_member(p, "burnside", s->sums.burnside);
+    *p++ = '}';
+    return deliver(buf, (size_t)(p - buf), out, cap, len);
+}

@@ -323,6 +323,58 @@ START_TEST(test_frame_errors)
 }
 END_TEST
 
+/* ---- shards --------------------------------------------------------------------------------- */
+
+START_TEST(test_shard_bytes)
+{
+    const nq_json_shard s = {17, 3, 7, "quad", "1.0.0", 1, 12191, 1742, {13688752, 13688000}};
+    char out[BUF];
+    size_t len = 0;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_OK);
+    const char *want = "{\"n\":17,\"shard\":3,\"shards\":7,\"method\":\"quad\",\"release\":\"1.0.0\",\"plan\":1,"
+                       "\"tasks\":12191,\"done\":1742,\"total\":13688752,\"burnside\":13688000}";
+    ck_assert_uint_eq(len, strlen(want));
+    ck_assert_int_eq(memcmp(out, want, len), 0);
+}
+END_TEST
+
+START_TEST(test_shard_limits)
+{
+    const char *label = "abcdefghijklmnopqrstuvwxyz.+-_09"; /* NQ_JSON_LABEL_MAX bytes */
+    nq_json_shard s = {27,         UINT32_MAX - 1,          UINT32_MAX, label, label, UINT32_MAX, UINT32_MAX,
+                       UINT32_MAX, {UINT64_MAX, UINT64_MAX}};
+    char out[BUF];
+    size_t len = 0;
+    ck_assert_uint_eq(strlen(label), NQ_JSON_LABEL_MAX);
+    ck_assert_int_eq(nq_json_count_shard(&s, out, NQ_JSON_SHARD_MAX, &len), NQ_OK);
+    ck_assert_uint_eq(len, NQ_JSON_SHARD_MAX); /* the bound is tight */
+    memset(out, FILL, sizeof out);
+    ck_assert_int_eq(nq_json_count_shard(&s, out, NQ_JSON_SHARD_MAX - 1, &len), NQ_E_BUFSIZE);
+    ck_assert_int_eq(out[0], FILL);
+    const char *bad_labels[] = {"", "1 0", "a\"b", "a\\b", "\xc3\xa9", "abcdefghijklmnopqrstuvwxyz.+-_09X"};
+    for (size_t i = 0; i < sizeof bad_labels / sizeof bad_labels[0]; i++) {
+        s.release = bad_labels[i];
+        ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_ARG);
+    }
+    s.release = NULL;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_ARG);
+    s.release = "1.0.0";
+    ck_assert_int_eq(nq_json_count_shard(NULL, out, sizeof out, &len), NQ_E_ARG);
+    s.n = 28;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);
+    s.n = 8;
+    s.shard = s.shards;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);
+    s.shard = 0;
+    s.shards = 0;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);
+    s.shards = 1;
+    s.tasks = 3;
+    s.done = 4;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("json");
@@ -340,6 +392,8 @@ int main(void)
     tcase_add_loop_test(tc, test_tail_bytes, 0, (int)(sizeof tails / sizeof tails[0]));
     tcase_add_test(tc, test_frame_limits);
     tcase_add_test(tc, test_frame_errors);
+    tcase_add_test(tc, test_shard_bytes);
+    tcase_add_test(tc, test_shard_limits);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

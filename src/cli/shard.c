@@ -1,0 +1,74 @@
+/* shard.c - `nqueens count N --shard I/K`: one of K deterministic parts of n's plan.
+ *
+ * A shard is a set of task indices of the plan (solver.h): shard I of K holds the tasks i with
+ * i % K == I. Round-robin rather than a split by estimated cost, because it needs nothing but the
+ * plan's length (the library publishes no per-task cost, and a cost model would be one more thing
+ * every machine must agree on), it is stable for a given plan version, and interleaving spreads the
+ * plan's slow drift of cost along its indices over every shard alike: measured at n = 17..19, the
+ * costliest of 64 shards is within a few per cent of the mean (docs/performance.md). When K exceeds
+ * the plan's tasks the shards I >= tasks are empty: they still print a document (done 0, sums 0),
+ * so `--sum` sees all K and a batch system need not know the plan's length.
+ */
+#include "cli.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#ifndef NQ_RELEASE
+#define NQ_RELEASE "unknown" /* the build defines it from the CMake project version */
+#endif
+
+const char *nq_cli_release(void)
+{
+    return NQ_RELEASE;
+}
+
+uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo)
+{
+    uint32_t mine = 0;
+    for (uint32_t i = 0; i < tasks; i++) {
+        todo[i] = i % shards == shard;
+        mine += todo[i];
+    }
+    return mine;
+}
+
+/* The shard's running sums: tasks finish on several worker threads at once. */
+typedef struct shard_sum {
+    atomic_uint_fast64_t total;    /* sum of the tasks' totals */
+    atomic_uint_fast64_t burnside; /* and of their Burnside numerators */
+} shard_sum;
+
+static void add_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
+    (void)task;
+    shard_sum *sum = arg;
+    atomic_fetch_add_explicit(&sum->total, sums->total, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sum->burnside, sums->burnside, memory_order_relaxed);
+}
+
+nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_shard *out)
+{
+    uint32_t tasks = 0;
+    nq_err rc = nq_count_plan(opts->n, &tasks);
+    if (rc != NQ_OK) return rc;
+    uint8_t *todo = malloc(tasks);
+    if (todo == NULL) return NQ_E_NOMEM;
+    const uint32_t mine = nq_cli_shard_tasks(tasks, opts->shard, opts->shards, todo);
+    shard_sum sum;
+    atomic_init(&sum.total, 0);
+    atomic_init(&sum.burnside, 0);
+    /* An empty shard counts nothing (nq_count_tasks would still build the method's tables). */
+    if (mine > 0) rc = nq_count_tasks(opts->n, opts->threads, todo, ctl, add_task, &sum);
+    free(todo);
+    *out = (nq_json_shard){.n = opts->n,
+                           .shard = opts->shard,
+                           .shards = opts->shards,
+                           .method = nq_count_method(opts->n),
+                           .release = nq_cli_release(),
+                           .plan = NQ_COUNT_PLAN_VERSION,
+                           .tasks = tasks,
+                           .done = mine,
+                           .sums = {atomic_load(&sum.total), atomic_load(&sum.burnside)}};
+    return rc;
+}

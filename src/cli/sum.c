@@ -1,0 +1,256 @@
+/* sum.c - `nqueens count N --sum FILE...`: add up the shards of a count spread over machines.
+ *
+ * Shard files are read strictly, as the exact bytes `count N --shard I/K` prints (nqueens/json.h's
+ * shard object, members in its order, no whitespace, one optional final newline): the sums are
+ * 64-bit integers beyond the 2^53 a double holds exactly, so a general JSON parser that reads
+ * numbers as doubles (cJSON, jq) would round them, and a document that went through one is
+ * refused rather than trusted. Each shard is then checked against the plan this tool counts with
+ * (n, plan version, tasks, method) and against the others (one K, one release, each shard once,
+ * each holding its round-robin share of the tasks), so a missing, repeated or foreign shard can
+ * never give a wrong count silently.
+ */
+#include "cli.h"
+
+#include "nqueens/parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHARD_FILE_MAX (NQ_JSON_SHARD_MAX + 1u) /* the document and its newline */
+#define MISSING_LISTED 8                        /* missing shards named in the refusal */
+
+/* A shard document read back, with room for its labels. */
+typedef struct shard_doc {
+    nq_json_shard s;                      /* the fields; s.method and s.release point below */
+    char method[NQ_JSON_LABEL_MAX + 1u];  /* NUL-terminated */
+    char release[NQ_JSON_LABEL_MAX + 1u]; /* NUL-terminated */
+} shard_doc;
+
+/* A cursor over a document's bytes. */
+typedef struct reader {
+    const char *p;   /* next byte */
+    const char *end; /* one past the last */
+} reader;
+
+static bool expect(reader *r, const char *lit)
+{
+    const size_t len = strlen(lit);
+    if ((size_t)(r->end - r->p) < len || memcmp(r->p, lit, len) != 0) return false;
+    r->p += len;
+    return true;
+}
+
+/* A decimal integer in 0..max as the renderer writes it: digits, no leading zero. */
+static bool number(reader *r, uint64_t max, uint64_t *out)
+{
+    const char *start = r->p;
+    while (r->p < r->end && *r->p >= '0' && *r->p <= '9') r->p++;
+    const size_t len = (size_t)(r->p - start);
+    if (len == 0 || (len > 1 && start[0] == '0')) return false;
+    return nq_parse_u64(start, len, max, out) == NQ_OK;
+}
+
+static bool member_u32(reader *r, const char *lit, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (!expect(r, lit) || !number(r, UINT32_MAX, &v)) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* "label": up to NQ_JSON_LABEL_MAX bytes up to the closing quote; nq_json_count_shard's rule on the
+ * bytes is applied by re-rendering (see parse_doc). */
+static bool label(reader *r, const char *lit, char *out)
+{
+    if (!expect(r, lit)) return false;
+    size_t k = 0;
+    while (r->p < r->end && *r->p != '"') {
+        if (k == NQ_JSON_LABEL_MAX) return false;
+        out[k++] = *r->p++;
+    }
+    out[k] = '\0';
+    return expect(r, "\"");
+}
+
+/* The document's fields, in the renderer's order. */
+static bool read_fields(reader *r, shard_doc *d)
+{
+    uint64_t n = 0;
+    if (!expect(r, "{\"n\":") || !number(r, NQ_COUNT_N_MAX, &n)) return false;
+    d->s.n = (int)n;
+    return member_u32(r, ",\"shard\":", &d->s.shard) && member_u32(r, ",\"shards\":", &d->s.shards) &&
+           label(r, ",\"method\":\"", d->method) && label(r, ",\"release\":\"", d->release) &&
+           member_u32(r, ",\"plan\":", &d->s.plan) && member_u32(r, ",\"tasks\":", &d->s.tasks) &&
+           member_u32(r, ",\"done\":", &d->s.done) && expect(r, ",\"total\":") &&
+           number(r, UINT64_MAX, &d->s.sums.total) && expect(r, ",\"burnside\":") &&
+           number(r, UINT64_MAX, &d->s.sums.burnside) && expect(r, "}");
+}
+
+/* Parse text[0..len) into *d. The fields read, the document is rendered again and must come out
+ * byte for byte the same: that applies every rule of the renderer (labels, ranges) in one place. */
+static bool parse_doc(const char *text, size_t len, shard_doc *d)
+{
+    if (len > 0 && text[len - 1] == '\n') len--;
+    reader r = {text, text + len};
+    memset(d, 0, sizeof *d);
+    d->s.method = d->method;
+    d->s.release = d->release;
+    if (!read_fields(&r, d) || r.p != r.end) return false;
+    char again[NQ_JSON_SHARD_MAX];
+    size_t again_len = 0;
+    return nq_json_count_shard(&d->s, again, sizeof again, &again_len) == NQ_OK && again_len == len &&
+           memcmp(again, text, len) == 0;
+}
+
+/* Read the whole of path ("-": in) into buf[0..SHARD_FILE_MAX]; false (reported) when it cannot be
+ * read. *len is SHARD_FILE_MAX + 1 for a file longer than any shard document. */
+static bool slurp(const char *path, FILE *in, char *buf, size_t *len, FILE *err)
+{
+    const bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? in : fopen(path, "rb");
+    if (f == NULL) {
+        char msg[128];
+        if (strerror_r(errno, msg, sizeof msg) != 0) msg[0] = '\0';
+        fprintf(err, "nqueens: %s: cannot open: %s\n", path, msg);
+        return false;
+    }
+    *len = fread(buf, 1, SHARD_FILE_MAX + 1u, f);
+    const bool ok = !ferror(f);
+    if (!is_stdin) fclose(f);
+    if (!ok) fprintf(err, "nqueens: %s: read error\n", path);
+    return ok;
+}
+
+/* The plan this tool counts n with, which every shard must have been counted with. */
+typedef struct plan_ref {
+    int n;              /* board size */
+    uint32_t tasks;     /* nq_count_plan's */
+    const char *method; /* nq_count_method's */
+} plan_ref;
+
+/* Is d a shard of ref's plan and of the same cut as first (NULL for the first file)? Reports why not. */
+static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first, const char *path, FILE *err)
+{
+    if (d->s.n != ref->n) {
+        fprintf(err, "nqueens: %s: a shard of n = %d, not %d\n", path, d->s.n, ref->n);
+        return false;
+    }
+    if (d->s.plan != NQ_COUNT_PLAN_VERSION || d->s.tasks != ref->tasks || strcmp(d->method, ref->method) != 0) {
+        fprintf(err, "nqueens: %s: counted by plan %u (%u tasks, method %s), this tool's is plan %u (%u tasks, %s)\n",
+                path, d->s.plan, d->s.tasks, d->method, NQ_COUNT_PLAN_VERSION, ref->tasks, ref->method);
+        return false;
+    }
+    if (first != NULL && d->s.shards != first->s.shards) {
+        fprintf(err, "nqueens: %s: shard %u of %u, but the first file is one of %u\n", path, d->s.shard, d->s.shards,
+                first->s.shards);
+        return false;
+    }
+    if (first != NULL && strcmp(d->release, first->release) != 0) {
+        fprintf(err, "nqueens: %s: counted by release %s, the first file by %s\n", path, d->release, first->release);
+        return false;
+    }
+    const uint32_t want = d->s.shard < d->s.tasks ? (d->s.tasks - d->s.shard - 1u) / d->s.shards + 1u : 0u;
+    if (d->s.done != want) {
+        fprintf(err, "nqueens: %s: shard %u of %u holds %u tasks, not the %u of its share\n", path, d->s.shard,
+                d->s.shards, d->s.done, want);
+        return false;
+    }
+    return true;
+}
+
+/* After every file: are all K shards there? Names the first few missing. */
+static bool complete(const uint8_t *seen, uint32_t shards, size_t given, FILE *err)
+{
+    if (given == shards) return true;
+    fprintf(err, "nqueens: %zu of %u shards given; missing:", given, shards);
+    int listed = 0;
+    for (uint32_t i = 0; i < shards && listed < MISSING_LISTED; i++)
+        if (!seen[i]) {
+            fprintf(err, " %u", i);
+            listed++;
+        }
+    fputs(given + (size_t)listed < shards ? " ...\n" : "\n", err);
+    return false;
+}
+
+/* acc += d's sums, refusing a wrap-around (no honest shards come near 2^64). */
+static bool add_sums(nq_count_sums *acc, const shard_doc *d)
+{
+    return !__builtin_add_overflow(acc->total, d->s.sums.total, &acc->total) &&
+           !__builtin_add_overflow(acc->burnside, d->s.sums.burnside, &acc->burnside);
+}
+
+/* Read, check and add the files; on success *sum holds the total of every shard. */
+static int read_all(const nq_cli_opts *opts, const plan_ref *ref, FILE *in, nq_count_sums *sum, FILE *err)
+{
+    char buf[SHARD_FILE_MAX + 1u];
+    shard_doc first, d;
+    uint8_t *seen = NULL;
+    int status = NQ_CLI_EXIT_USAGE;
+    for (size_t f = 0; f < opts->nfiles; f++) {
+        const char *path = opts->files[f];
+        size_t len = 0;
+        if (!slurp(path, in, buf, &len, err)) {
+            status = NQ_CLI_EXIT_FAILURE;
+            goto end;
+        }
+        if (len > SHARD_FILE_MAX || !parse_doc(buf, len, &d)) {
+            fprintf(err, "nqueens: %s: not a shard document (the line `nqueens count N --shard I/K` prints)\n", path);
+            goto end;
+        }
+        if (!fits(&d, ref, f == 0 ? NULL : &first, path, err)) goto end;
+        if (f == 0) {
+            first = d;
+            seen = calloc(d.s.shards, 1);
+            if (seen == NULL) {
+                fputs("nqueens: out of memory\n", err);
+                status = NQ_CLI_EXIT_FAILURE;
+                goto end;
+            }
+        }
+        if (seen[d.s.shard]) {
+            fprintf(err, "nqueens: %s: shard %u of %u given twice\n", path, d.s.shard, d.s.shards);
+            goto end;
+        }
+        seen[d.s.shard] = 1;
+        if (!add_sums(sum, &d)) {
+            fprintf(err, "nqueens: %s: the sums overflow 64 bits: not shards of a count\n", path);
+            goto end;
+        }
+    }
+    if (complete(seen, first.s.shards, opts->nfiles, err)) status = NQ_CLI_EXIT_OK;
+end:
+    free(seen);
+    return status;
+}
+
+int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
+{
+    plan_ref ref = {.n = opts->n, .method = nq_count_method(opts->n)};
+    if (nq_count_plan(opts->n, &ref.tasks) != NQ_OK || ref.method == NULL) {
+        fputs("nqueens: no plan for this n\n", err);
+        return NQ_CLI_EXIT_FAILURE;
+    }
+    nq_count_sums sum = {0, 0};
+    const int status = read_all(opts, &ref, in, &sum, err);
+    if (status != NQ_CLI_EXIT_OK) return status;
+    if (sum.burnside % 8u != 0) {
+        fputs("nqueens: the shards' Burnside sums do not add up to whole classes: not shards of a count\n", err);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    const nq_counts counts = nq_count_sums_counts(&sum);
+    char text[NQ_JSON_COUNTS_MAX];
+    size_t len = 0;
+    if (nq_json_counts(opts->n, &counts, text, sizeof text, &len) != NQ_OK) {
+        fputs("nqueens: cannot render the counts\n", err);
+        return NQ_CLI_EXIT_FAILURE;
+    }
+    fwrite(text, 1, len, out);
+    fputc('\n', out);
+    if (fflush(out) != 0 || ferror(out)) {
+        fputs("nqueens: write error on standard output\n", err);
+        return NQ_CLI_EXIT_FAILURE;
+    }
+    return NQ_CLI_EXIT_OK;
+}
