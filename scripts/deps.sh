@@ -4,19 +4,22 @@
 #   scripts/deps.sh --test   also everything the full test suite needs (scripts/test.sh)
 #   scripts/deps.sh --bench  also the HTTP benchmark's tools (bench/http/run.sh)
 #   scripts/deps.sh --browser  also the browser tests' Chromium (scripts/test.d/45-browser.sh)
+#   scripts/deps.sh --mpi    also Open MPI, for nqueens-mpi (-DNQ_MPI=ON; --test includes it)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev
             libcurl4-openssl-dev)
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck
-           prometheus nodejs curl)
+           prometheus nodejs curl python3-yaml)
 bench_pkgs=(wrk nginx curl)
 # Debian's own Chromium (puppeteer-core drives it; nothing downloads a browser) and a font with the
 # glyphs the page uses, so screenshots look the same on every machine.
 browser_pkgs=(chromium fonts-dejavu-core)
+mpi_pkgs=(libopenmpi-dev openmpi-bin)
 
 want=("${build_pkgs[@]}")
-[[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
+[[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}" "${mpi_pkgs[@]}")
+[[ "${1:-}" == "--mpi" ]] && want+=("${mpi_pkgs[@]}")
 [[ "${1:-}" == "--bench" ]] && want+=("${bench_pkgs[@]}")
 [[ "${1:-}" == "--browser" ]] && want+=("${test_pkgs[@]}" "${browser_pkgs[@]}")
 

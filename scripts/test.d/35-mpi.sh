@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# 35-mpi.sh - CI stage: nqueens-mpi, the count across an MPI job (Open MPI). Builds it with
+# -DNQ_MPI=ON in build/mpi (the library and nqueens-mpi only), then:
+#   - mpirun -np 3 at n = 16 and 17, -np 1, 2 and 4 at n = 14: exactly the OEIS counts
+#     (A000170 / A002562), the bytes `nqueens count N` prints;
+#   - a killed job resumes: n = 17 with a checkpoint written after every result; once the file shows
+#     progress (polled, never a fixed sleep) every process of the job is killed with SIGKILL, as a
+#     machine dying would; the restart with the same file must say it resumes from that file's
+#     done tasks and print the right count;
+#   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
+#     and left as they are.
+# About 30 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
+# and with more ranks than cores (--oversubscribe).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+build=${NQ_BUILD_ROOT:-build}/mpi
+jobs=${NQ_JOBS:-$(nproc)}
+
+say() { printf '35-mpi: %s\n' "$*"; }
+fail() { say "FAIL: $*" >&2; exit 1; }
+
+scripts/deps.sh --mpi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNQ_MPI=ON -DBUILD_TESTING=OFF -DNQ_BENCH=OFF \
+  >/dev/null
+cmake --build "$build" -j "$jobs" --target nqueens-mpi
+bin=$build/src/mpi/nqueens-mpi
+
+work=$(mktemp -d)
+job=""
+cleanup() {
+  [[ -n $job ]] && kill_job "$job"
+  rm -rf "$work"
+}
+# kill_job SID: SIGKILL every process of the job's session (mpirun puts each rank in a process
+# group of its own, so the session is what holds them all).
+kill_job() {
+  local pids
+  pids=$(ps -o pid= -s "$1" || true)
+  [[ -n $pids ]] && kill -KILL $pids 2>/dev/null || true
+}
+trap cleanup EXIT
+run() { mpirun --allow-run-as-root --oversubscribe "$@"; }
+
+# expect_count NP N THREADS: the job's stdout must be exactly the OEIS counts of N.
+declare -A want=([14]='{"n":14,"total":365596,"unique":45752}' [16]='{"n":16,"total":14772512,"unique":1846955}'
+                 [17]='{"n":17,"total":95815104,"unique":11977939}')
+expect_count() {
+  local out
+  out=$(run -np "$1" "$bin" "$2" --threads "$3" 2>"$work/err") || fail "-np $1 n = $2 exited $?: $(cat "$work/err")"
+  [[ "$out" == "${want[$2]}" ]] || fail "-np $1 n = $2 printed '$out', want '${want[$2]}'"
+  say "-np $1 n = $2: $out"
+}
+expect_count 3 16 1
+expect_count 3 17 1
+for np in 1 2 4; do expect_count "$np" 14 1; done
+
+# --- a killed job resumes from its checkpoint
+cp=$work/cp17
+setsid mpirun --allow-run-as-root --oversubscribe -np 3 "$bin" 17 --threads 1 --checkpoint "$cp" \
+  --checkpoint-every 0 >"$work/killed.out" 2>"$work/killed.err" &
+job=$!
+for _ in $(seq 3000); do # up to 60 s for the first result on a loaded machine, then give up
+  grep -q '^done [1-9]' "$cp" 2>/dev/null && break
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.02
+done
+kill_job "$job"
+wait "$job" 2>/dev/null || true
+job=""
+done_before=$(sed -n 's/^done //p' "$cp")
+[[ -n $done_before && $done_before -gt 0 ]] || fail "no checkpoint with progress: $(cat "$work/killed.err")"
+[[ -s "$work/killed.out" ]] && say "note: the job finished before it was killed; resuming a finished checkpoint"
+say "killed with $done_before of 12191 tasks in $cp"
+out=$(run -np 3 "$bin" 17 --threads 1 --checkpoint "$cp" 2>"$work/resumed.err") || fail "resumed job exited $?"
+[[ "$out" == "${want[17]}" ]] || fail "resumed job printed '$out'"
+grep -q "resuming from $cp: $done_before of 12191 tasks done" "$work/resumed.err" ||
+  fail "resumed job did not resume: $(cat "$work/resumed.err")"
+grep -q '^done 12191$' "$cp" || fail "the finished job's checkpoint is not complete"
+say "resumed from $done_before tasks: $out"
+# A finished checkpoint prints the count at once.
+out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) && [[ "$out" == "${want[17]}" ]] ||
+  fail "rerun on a finished checkpoint printed '$out'"
+
+# --- checkpoints that are refused, and left alone
+refuse() { # refuse WHAT FILE ARGS...: exit 2 and FILE unchanged
+  local what=$1 file=$2 before status=0; shift 2
+  before=$(sha256sum "$file")
+  run -np 2 "$bin" "$@" --checkpoint "$file" >/dev/null 2>"$work/refused.err" || status=$?
+  [[ $status -eq 2 ]] || fail "$what: exit $status, want 2: $(cat "$work/refused.err")"
+  [[ "$(sha256sum "$file")" == "$before" ]] || fail "$what: the checkpoint was changed"
+  say "$what refused: $(head -1 "$work/refused.err")"
+}
+refuse "a checkpoint of n = 17 for n = 16" "$cp" 16
+sed 's/^done .*/done 5/' "$cp" >"$work/damaged"
+refuse "a damaged checkpoint" "$work/damaged" 17
+# A checkpoint another job holds: hold its lock as that job would.
+exec 9>"$cp.lock"
+flock -n 9 || fail "cannot take $cp.lock"
+refuse "a checkpoint another job holds" "$cp" 17
+exec 9>&-
+say "all passed"

@@ -1,0 +1,256 @@
+/* coordinator.c - rank 0 of nqueens-mpi: the work queue, the exact sums, progress and checkpoints.
+ *
+ * Scheduling is guided self-scheduling over the plan's tasks in plan order: each request gets
+ * ceil(remaining / (2 x workers)) tasks, but never fewer than ceil(tasks / (16 x workers)). Large
+ * chunks first keep the number of nq_count_tasks calls per worker small (each call builds the
+ * method's tables: about 20 ms at n = 16, 0.2 s at n = 18 on one core), about seven per worker
+ * for a whole count; the small chunks at the end even out the finish, so the last worker ends
+ * at most one small chunk (1/16 of a worker's share) after the others. Tasks of the plan differ
+ * little in cost (docs/performance.md), so plan order is as good as a largest-first order here.
+ *
+ * Rank 0 waits by polling (MPI_Iprobe, then a 2 ms sleep) rather than in a blocking receive, which
+ * in Open MPI spins a core: on a machine where the ranks share cores it would steal a worker's.
+ */
+#include "mpi_count.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checkpoint.h"
+#include "nqueens/json.h"
+
+#define POLL_NS 2000000L    /* 2 ms between looks for a message */
+#define PROGRESS_S 1.0      /* least seconds between two progress lines */
+#define CHUNK_SHARE 2u      /* a chunk is remaining / (CHUNK_SHARE x workers) ... */
+#define CHUNK_MIN_SHARE 16u /* ... but at least tasks / (CHUNK_MIN_SHARE x workers) */
+
+/* Everything rank 0 keeps while the count runs. */
+typedef struct coordinator {
+    const nq_mpi_opts *opts; /* n, checkpoint path and interval */
+    FILE *err;               /* progress and diagnostics */
+    nq_mpi_checkpoint cp;    /* done tasks and their sums: the state that is checkpointed */
+    uint32_t *queue;         /* the tasks not done at the start, in plan order */
+    uint32_t queued;         /* how many */
+    uint32_t next;           /* queue[next..queued) are not handed out yet */
+    uint32_t min_chunk;      /* the smallest chunk handed out */
+    int workers;             /* ranks 1..workers */
+    double t0;               /* start, seconds on the monotonic clock */
+    double last_progress;    /* when the last progress line was written */
+    uint32_t shown;          /* tasks done in the last progress line */
+    double last_save;        /* when the checkpoint was last written */
+    bool dirty;              /* tasks marked since the last write */
+    pthread_mutex_t lock;    /* guards cp, dirty and the times when rank 0 counts on threads */
+} coordinator;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Write the checkpoint (when there is one) if forced, or if there is news and it is time. */
+static bool save(coordinator *c, bool force)
+{
+    const double t = now_s();
+    if (c->opts->checkpoint == NULL || !c->dirty || (!force && t - c->last_save < c->opts->every_s)) return true;
+    char why[256];
+    if (!nq_mpi_checkpoint_save(c->opts->checkpoint, &c->cp, why, sizeof why)) {
+        fprintf(c->err, "nqueens-mpi: checkpoint %s: %s\n", c->opts->checkpoint, why);
+        return false;
+    }
+    c->dirty = false;
+    c->last_save = t;
+    return true;
+}
+
+/* "nqueens-mpi: n = 17: 6096 of 12191 tasks (50%), 3.1 s" at most once per PROGRESS_S, and at the end. */
+static void progress(coordinator *c, bool force)
+{
+    const double t = now_s();
+    if ((!force && t - c->last_progress < PROGRESS_S) || (force && c->shown == c->cp.ndone)) return;
+    c->last_progress = t;
+    c->shown = c->cp.ndone;
+    fprintf(c->err, "nqueens-mpi: n = %d: %u of %u tasks (%u%%), %.1f s\n", c->opts->n, c->cp.ndone, c->cp.tasks,
+            (unsigned)((uint64_t)c->cp.ndone * 100u / c->cp.tasks), t - c->t0);
+    fflush(c->err);
+}
+
+/* Take in one message's results; false for a malformed one. */
+static bool take_results(coordinator *c, const uint64_t *v, int len)
+{
+    if (len % 3 != 0) return false;
+    for (int i = 0; i < len; i += 3) {
+        const nq_count_sums sums = {v[i + 1], v[i + 2]};
+        if (v[i] >= c->cp.tasks) return false;
+        /* A task reported twice (it cannot be, but a duplicate must never be added twice). */
+        if (nq_mpi_checkpoint_mark(&c->cp, (uint32_t)v[i], &sums)) c->dirty = true;
+    }
+    return true;
+}
+
+/* Send worker its next chunk, or STOP; returns false once it has been told to stop. */
+static bool hand_out(coordinator *c, int worker)
+{
+    const uint32_t left = c->queued - c->next;
+    if (left == 0) {
+        MPI_Send(NULL, 0, MPI_UINT32_T, worker, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+        return false;
+    }
+    const uint32_t share = CHUNK_SHARE * (uint32_t)c->workers;
+    uint32_t chunk = (left + share - 1u) / share;
+    if (chunk < c->min_chunk) chunk = c->min_chunk;
+    if (chunk > left) chunk = left;
+    MPI_Send(c->queue + c->next, (int)chunk, MPI_UINT32_T, worker, NQ_MPI_TAG_WORK, MPI_COMM_WORLD);
+    c->next += chunk;
+    return true;
+}
+
+/* Wait for the next message, polling (see the file's head). */
+static void wait_message(MPI_Status *st)
+{
+    const struct timespec pause = {0, POLL_NS};
+    int flag = 0;
+    for (;;) {
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, st);
+        if (flag) return;
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* The queue's loop: until every worker has been told to stop. */
+static int serve(coordinator *c)
+{
+    uint64_t *buf = malloc(((size_t)c->cp.tasks * 3u + 1u) * sizeof *buf);
+    if (buf == NULL) return NQ_MPI_EXIT_FAILURE;
+    int active = c->workers, status = NQ_MPI_EXIT_OK;
+    while (active > 0) {
+        MPI_Status st;
+        int len = 0;
+        wait_message(&st);
+        MPI_Get_count(&st, MPI_UINT64_T, &len);
+        if (len < 0 || (size_t)len > (size_t)c->cp.tasks * 3u + 1u) len = 0;
+        MPI_Recv(buf, len, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG == NQ_MPI_TAG_FAIL) {
+            fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", st.MPI_SOURCE,
+                    len == 1 ? nq_err_message((nq_err)buf[0]) : "unknown error");
+            status = NQ_MPI_EXIT_FAILURE;
+            break;
+        }
+        if (st.MPI_TAG != NQ_MPI_TAG_RESULT || !take_results(c, buf, len)) {
+            fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", st.MPI_SOURCE);
+            status = NQ_MPI_EXIT_FAILURE;
+            break;
+        }
+        if (!save(c, false)) {
+            status = NQ_MPI_EXIT_FAILURE;
+            break;
+        }
+        progress(c, false);
+        if (!hand_out(c, st.MPI_SOURCE)) active--;
+    }
+    free(buf);
+    return status;
+}
+
+/* ---- no workers: rank 0 counts everything itself -------------------------------------------- */
+
+static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
+    coordinator *c = arg;
+    pthread_mutex_lock(&c->lock);
+    if (nq_mpi_checkpoint_mark(&c->cp, task, sums)) c->dirty = true;
+    (void)save(c, false); /* a failed write is reported; the final one decides the status */
+    progress(c, false);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static int count_alone(coordinator *c)
+{
+    uint8_t *todo = malloc(c->cp.tasks);
+    if (todo == NULL) return NQ_MPI_EXIT_FAILURE;
+    for (uint32_t i = 0; i < c->cp.tasks; i++) todo[i] = !c->cp.done[i];
+    const nq_err rc = nq_count_tasks(c->opts->n, c->opts->threads, todo, NULL, on_local_task, c);
+    free(todo);
+    if (rc == NQ_OK) return NQ_MPI_EXIT_OK;
+    fprintf(c->err, "nqueens-mpi: count failed: %s\n", nq_err_message(rc));
+    return NQ_MPI_EXIT_FAILURE;
+}
+
+/* ---- start and finish ----------------------------------------------------------------------- */
+
+/* Load the checkpoint, if any, and queue what is left. */
+static int start(coordinator *c)
+{
+    if (c->opts->checkpoint != NULL) {
+        char why[512] = "";
+        const nq_mpi_load rc = nq_mpi_checkpoint_load(c->opts->checkpoint, &c->cp, why, sizeof why);
+        if (rc == NQ_MPI_LOAD_NOMEM) return NQ_MPI_EXIT_FAILURE;
+        if (rc == NQ_MPI_LOAD_FOREIGN || rc == NQ_MPI_LOAD_BAD) {
+            fprintf(c->err, "nqueens-mpi: checkpoint %s: %s; left as it is (remove it or give another path)\n",
+                    c->opts->checkpoint, why);
+            return NQ_MPI_EXIT_USAGE;
+        }
+        if (rc == NQ_MPI_LOAD_OK)
+            fprintf(c->err, "nqueens-mpi: resuming from %s: %u of %u tasks done\n", c->opts->checkpoint, c->cp.ndone,
+                    c->cp.tasks);
+    }
+    c->queue = malloc((size_t)c->cp.tasks * sizeof *c->queue);
+    if (c->queue == NULL) return NQ_MPI_EXIT_FAILURE;
+    for (uint32_t i = 0; i < c->cp.tasks; i++)
+        if (!c->cp.done[i]) c->queue[c->queued++] = i;
+    const uint32_t min_share = CHUNK_MIN_SHARE * (uint32_t)(c->workers > 0 ? c->workers : 1);
+    c->min_chunk = (c->cp.tasks + min_share - 1u) / min_share;
+    return NQ_MPI_EXIT_OK;
+}
+
+/* Every task done: write the last checkpoint and print the counts. */
+static int finish(coordinator *c, FILE *out)
+{
+    c->dirty = true; /* the final state is always written, so a rerun prints at once */
+    if (!save(c, true)) return NQ_MPI_EXIT_FAILURE;
+    progress(c, true);
+    if (c->cp.ndone != c->cp.tasks || c->cp.sums.burnside % 8u != 0) {
+        fprintf(c->err, "nqueens-mpi: %u of %u tasks reported: the count is incomplete\n", c->cp.ndone, c->cp.tasks);
+        return NQ_MPI_EXIT_FAILURE;
+    }
+    const nq_counts counts = nq_count_sums_counts(&c->cp.sums);
+    char text[NQ_JSON_COUNTS_MAX];
+    size_t len = 0;
+    if (nq_json_counts(c->opts->n, &counts, text, sizeof text, &len) != NQ_OK) return NQ_MPI_EXIT_FAILURE;
+    fwrite(text, 1, len, out);
+    fputc('\n', out);
+    return fflush(out) == 0 && !ferror(out) ? NQ_MPI_EXIT_OK : NQ_MPI_EXIT_FAILURE;
+}
+
+int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err)
+{
+    coordinator c = {.opts = opts, .err = err, .workers = workers};
+    c.t0 = c.last_save = c.last_progress = now_s();
+    if (nq_mpi_checkpoint_create(opts->n, &c.cp) != NQ_OK) return NQ_MPI_EXIT_FAILURE;
+    pthread_mutex_init(&c.lock, NULL);
+    int lock = -1, status = NQ_MPI_EXIT_OK;
+    if (opts->checkpoint != NULL) {
+        char why[256];
+        lock = nq_mpi_checkpoint_lock(opts->checkpoint, why, sizeof why);
+        if (lock < 0) {
+            fprintf(err, "nqueens-mpi: checkpoint %s: %s\n", opts->checkpoint, why);
+            status = NQ_MPI_EXIT_USAGE;
+        }
+    }
+    if (status == NQ_MPI_EXIT_OK) status = start(&c);
+    if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
+    if (status == NQ_MPI_EXIT_OK) {
+        status = finish(&c, out);
+    } else if (status == NQ_MPI_EXIT_FAILURE) {
+        (void)save(&c, true); /* keep what was done for the restart */
+    }
+    nq_mpi_checkpoint_unlock(lock);
+    pthread_mutex_destroy(&c.lock);
+    free(c.queue);
+    nq_mpi_checkpoint_destroy(&c.cp);
+    return status;
+}

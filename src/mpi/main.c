@@ -1,0 +1,140 @@
+/* main.c - nqueens-mpi: count the N-Queens solutions of one n across the ranks of an MPI job.
+ *
+ *   mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]]
+ *
+ * Rank 0 hands the tasks of n's plan out to ranks 1..P-1 (with P = 1 it counts alone), adds their
+ * sums exactly and prints {"n":N,"total":..,"unique":..} on its standard output, the bytes
+ * `nqueens count N` prints; progress lines go to its standard error. With --checkpoint the done
+ * tasks and their sums are written to FILE (atomically, at most every S seconds, default 10, and
+ * at the end), and a job started again with the same FILE resumes from it; a FILE of another count
+ * is refused and left alone. Exit status: 0 printed, 1 failure, 2 usage error or foreign checkpoint.
+ * Every rank parses the same arguments; only rank 0 reports.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_count.h"
+#include "nqueens/parse.h"
+#include "nqueens/solver.h"
+
+#define THREADS_MAX 1024    /* as the nqueens tool's --threads */
+#define EVERY_DEFAULT_S 10u /* checkpoint interval without --checkpoint-every */
+#define EVERY_MAX_S 86400u  /* a day */
+
+static const char usage[] =
+    "Usage: mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]]\n"
+    "Counts the solutions (OEIS A000170) and symmetry classes (A002562) of the N x N board,\n"
+    "N = 1..27, across the ranks of an MPI job; prints {\"n\":N,\"total\":..,\"unique\":..}.\n"
+    "  --threads T           counting threads per rank, 0 (the default) for one per CPU.\n"
+    "  --checkpoint FILE     keep the done tasks in FILE and resume from it when it exists.\n"
+    "  --checkpoint-every S  write FILE at most every S seconds (default 10; 0: after every result).\n";
+
+__attribute__((format(printf, 2, 3))) static bool fail(bool loud, const char *fmt, ...)
+{
+    if (!loud) return false;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("nqueens-mpi: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'nqueens-mpi --help'.\n", stderr);
+    return false;
+}
+
+static bool number(const char *s, uint64_t max, uint64_t *out)
+{
+    return nq_parse_u64(s, strlen(s), max, out) == NQ_OK;
+}
+
+/* The value of option argv[*i]: the next argument. */
+static const char *value_of(int argc, char *argv[], int *i)
+{
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+/* One option at argv[*i]; seen tells which were given before. */
+static bool option(int argc, char *argv[], int *i, nq_mpi_opts *o, unsigned *seen, bool loud)
+{
+    static const char *const names[] = {"--threads", "--checkpoint", "--checkpoint-every"};
+    unsigned which = 0;
+    while (which < 3 && strcmp(argv[*i], names[which]) != 0) which++;
+    if (which == 3) return fail(loud, "unknown option '%s'", argv[*i]);
+    if (*seen & (1u << which)) return fail(loud, "%s given twice", names[which]);
+    *seen |= 1u << which;
+    const char *v = value_of(argc, argv, i);
+    uint64_t x = 0;
+    if (v == NULL) return fail(loud, "%s needs a value", names[which]);
+    if (which == 0) {
+        if (!number(v, THREADS_MAX, &x))
+            return fail(loud, "--threads must be a whole number from 0 to %d, not '%s'", THREADS_MAX, v);
+        o->threads = (int)x;
+    } else if (which == 1) {
+        if (v[0] == '\0') return fail(loud, "--checkpoint needs a file name");
+        o->checkpoint = v;
+    } else {
+        if (!number(v, EVERY_MAX_S, &x))
+            return fail(loud, "--checkpoint-every must be a whole number of seconds from 0 to %u, not '%s'",
+                        EVERY_MAX_S, v);
+        o->every_s = (double)x;
+    }
+    return true;
+}
+
+/* Parse argv; *help is set for --help. loud: report errors (rank 0 only). */
+static bool parse(int argc, char *argv[], nq_mpi_opts *o, bool *help, bool loud)
+{
+    const char *n_text = NULL;
+    unsigned seen = 0;
+    *o = (nq_mpi_opts){.every_s = EVERY_DEFAULT_S};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            *help = true;
+            return true;
+        }
+        if (argv[i][0] == '-') {
+            if (!option(argc, argv, &i, o, &seen, loud)) return false;
+        } else if (n_text == NULL) {
+            n_text = argv[i];
+        } else {
+            return fail(loud, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    uint64_t n = 0;
+    if (n_text == NULL) return fail(loud, "missing the board size N");
+    if (!number(n_text, NQ_COUNT_N_MAX, &n) || n < NQ_N_MIN)
+        return fail(loud, "N must be a whole number from %d to %d, not '%s'", NQ_N_MIN, NQ_COUNT_N_MAX, n_text);
+    if ((seen & 4u) && !(seen & 2u)) return fail(loud, "--checkpoint-every needs --checkpoint");
+    o->n = (int)n;
+    return true;
+}
+
+int main(int argc, char *argv[])
+{
+    int provided = 0, rank = 0, size = 1;
+    /* Only the main thread of a rank calls MPI; the library's threads only count. */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    nq_mpi_opts opts;
+    bool help = false;
+    int status = NQ_MPI_EXIT_USAGE;
+    if (parse(argc, argv, &opts, &help, rank == 0)) {
+        if (help) {
+            if (rank == 0) fputs(usage, stdout);
+            status = NQ_MPI_EXIT_OK;
+        } else if (provided < MPI_THREAD_FUNNELED) {
+            if (rank == 0) fputs("nqueens-mpi: the MPI library does not allow threads\n", stderr);
+            status = NQ_MPI_EXIT_FAILURE;
+        } else {
+            status = rank == 0 ? nq_mpi_coordinate(&opts, size - 1, stdout, stderr) : nq_mpi_work(&opts);
+            /* Rank 0 failing leaves workers waiting for it: end the whole job with its status. */
+            if (status != NQ_MPI_EXIT_OK && rank == 0 && size > 1) MPI_Abort(MPI_COMM_WORLD, status);
+        }
+    }
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,45 @@
+/* mpi_count.h - internal to nqueens-mpi: its options, the coordinator (rank 0) and the workers.
+ *
+ * The job is a work queue over the tasks of n's plan (solver.h). Rank 0 holds the queue, the sums
+ * and the checkpoint; every other rank asks it for a chunk of task indices, counts them with
+ * nq_count_tasks on its own threads, and sends back each task's sums with its next request. Only
+ * the main thread of each rank calls MPI (MPI_THREAD_FUNNELED); the library's worker threads only
+ * count. Sums travel and add as uint64 (MPI_UINT64_T), never through a double.
+ */
+#ifndef NQ_MPI_COUNT_H
+#define NQ_MPI_COUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum {
+    NQ_MPI_EXIT_OK = 0,      /* the count was printed */
+    NQ_MPI_EXIT_FAILURE = 1, /* a failure while running (memory, threads, the checkpoint's disk) */
+    NQ_MPI_EXIT_USAGE = 2    /* bad arguments, or a checkpoint of another count */
+};
+
+/* The messages; every payload is an array of MPI_UINT64_T (results) or MPI_UINT32_T (tasks). */
+enum {
+    NQ_MPI_TAG_RESULT = 1, /* worker -> 0: (task, total, burnside) per finished task; also the request */
+    NQ_MPI_TAG_WORK = 2,   /* 0 -> worker: the task indices to count next, at least one */
+    NQ_MPI_TAG_STOP = 3,   /* 0 -> worker: no work left, leave */
+    NQ_MPI_TAG_FAIL = 4    /* worker -> 0: its count failed; one value, the nq_err */
+};
+
+typedef struct nq_mpi_opts {
+    int n;                  /* board size, 1..NQ_COUNT_N_MAX */
+    int threads;            /* counting threads per rank, 0 = one per CPU */
+    const char *checkpoint; /* the checkpoint file, NULL for none */
+    double every_s;         /* least seconds between two checkpoint writes (0: after every result) */
+} nq_mpi_opts;
+
+/* Rank 0: load the checkpoint, hand the tasks out to `workers` ranks 1..workers (counting them
+ * itself when there are none), checkpoint, report progress on err, and print the counts to out
+ * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status; the caller aborts the job on failure. */
+int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err);
+
+/* Ranks 1..: count what rank 0 hands out until it says stop. Returns an NQ_MPI_EXIT_* status. */
+int nq_mpi_work(const nq_mpi_opts *opts);
+
+#endif /* NQ_MPI_COUNT_H */
