@@ -3,9 +3,9 @@
 #   docker build -t nqueens .
 #   docker run --rm -p 8080:8080 nqueens
 #
-# Two stages: the first installs the toolchain and -dev packages and builds only the nqueensd target;
-# the second is a plain bookworm-slim with the four runtime libraries nqueensd links and the
-# stripped binary. The store (finished counts and checkpoints of long ones) lives on the volume
+# Two stages: the first installs the toolchain and -dev packages and builds only the nqueensd and
+# nqueens (the CLI) targets; the second is a plain bookworm-slim with the four runtime libraries they
+# link and the stripped binaries (the CLI runs the shards of deploy/count-job.yaml). The store (finished counts and checkpoints of long ones) lives on the volume
 # /var/lib/nqueens, so it outlives the container: docker run -v nqueens-data:/var/lib/nqueens ... Configure the container with NQUEENSD_* environment variables rather than flags,
 # so that the HEALTHCHECK's `nqueensd --probe` (a separate process) sees the same port.
 
@@ -20,9 +20,9 @@ WORKDIR /src
 # .dockerignore keeps build folders, .git and node_modules out of the context.
 COPY . .
 RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DNQ_BENCH=OFF \
- && cmake --build /build --target nqueensd -j "$(nproc)" \
- && strip --strip-unneeded /build/src/server/nqueensd \
- && /build/src/server/nqueensd --version
+ && cmake --build /build --target nqueensd nqueens-cli -j "$(nproc)" \
+ && strip --strip-unneeded /build/src/server/nqueensd /build/src/cli/nqueens \
+ && /build/src/server/nqueensd --version && /build/src/cli/nqueens count 8
 
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
@@ -33,6 +33,7 @@ RUN apt-get update \
       --shell /usr/sbin/nologin nqueens \
  && install -d -o 10001 -g 10001 -m 0750 /var/lib/nqueens
 COPY --from=build /build/src/server/nqueensd /usr/local/bin/nqueensd
+COPY --from=build /build/src/cli/nqueens /usr/local/bin/nqueens
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 10001:10001
 ENV NQUEENSD_BIND=0.0.0.0 \

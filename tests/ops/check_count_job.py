@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""check_count_job.py - deploy/count-job.yaml is an Indexed Job whose pods, run as Kubernetes would
+run them, make the shards of one count.
+
+  check_count_job.py deploy/count-job.yaml PATH/TO/nqueens
+
+No cluster is needed (nor is one at hand in CI): the manifest's fields that the shards depend on are
+checked (kind, Indexed completion mode, completions == SHARDS, the failure policy on a usage error,
+restartPolicy), then the one container's command is expanded for every completion index the way the
+kubelet expands $(VAR) references, with N replaced by 13 so that it runs in a second, and run with
+the real CLI; `nqueens count 13 --sum` over the outputs must print the OEIS counts.
+"""
+import re
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+SMALL_N = "13"
+WANT = '{"n":13,"total":73712,"unique":9233}'
+
+
+def fail(msg):
+    print(f"FAIL: count-job.yaml: {msg}")
+    sys.exit(1)
+
+
+def expand(text, env):
+    """Kubernetes' $(VAR) expansion: defined names are replaced, $$ is a literal $, others stay."""
+    return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)",
+                  lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), m.group(0)), text)
+
+
+def check_spec(job):
+    if job.get("apiVersion") != "batch/v1" or job.get("kind") != "Job":
+        fail("not a batch/v1 Job")
+    spec = job["spec"]
+    if spec.get("completionMode") != "Indexed":
+        fail("completionMode is not Indexed")
+    pod = spec["template"]["spec"]
+    if pod.get("restartPolicy") != "Never":
+        fail("restartPolicy must be Never (podFailurePolicy needs it)")
+    containers = pod["containers"]
+    if len(containers) != 1:
+        fail("one container expected")
+    c = containers[0]
+    env = {e["name"]: e["value"] for e in c.get("env", []) if "value" in e}
+    if str(spec.get("completions")) != env.get("SHARDS"):
+        fail(f"completions ({spec.get('completions')}) must equal SHARDS ({env.get('SHARDS')})")
+    if int(spec.get("parallelism", 1)) > int(spec["completions"]):
+        fail("parallelism above completions")
+    rules = spec.get("podFailurePolicy", {}).get("rules", [])
+    usage = [r for r in rules if r.get("action") == "FailJob" and 2 in r.get("onExitCodes", {}).get("values", [])]
+    if not usage or usage[0]["onExitCodes"].get("containerName") != c["name"]:
+        fail("exit 2 (usage error) must fail the Job, naming the container")
+    if not any("JOB_COMPLETION_INDEX" in a for a in c["args"]):
+        fail("the args do not use JOB_COMPLETION_INDEX")
+    if pod.get("securityContext", {}).get("runAsNonRoot") is not True:
+        fail("pods must run as non-root")
+    return int(spec["completions"]), c, env
+
+
+def main():
+    manifest, cli = sys.argv[1], sys.argv[2]
+    with open(manifest, encoding="utf-8") as f:
+        docs = [d for d in yaml.safe_load_all(f) if d is not None]
+    if len(docs) != 1:
+        fail(f"{len(docs)} documents, want 1")
+    shards, c, env = check_spec(docs[0])
+    env["N"] = SMALL_N
+    if c["command"] != ["nqueens"]:
+        fail(f"command {c['command']}, want ['nqueens']")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for index in range(shards):
+            args = [expand(a, dict(env, JOB_COMPLETION_INDEX=str(index))) for a in c["args"]]
+            out = subprocess.run([cli] + args, capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                fail(f"pod {index}: nqueens {' '.join(args)} exited {out.returncode}: {out.stderr}")
+            files.append(f"{tmp}/{index}.json")
+            with open(files[-1], "w", encoding="utf-8") as f:
+                f.write(out.stdout)
+        out = subprocess.run([cli, "count", SMALL_N, "--sum"] + files, capture_output=True, text=True, check=False)
+        if out.returncode != 0 or out.stdout.strip() != WANT:
+            fail(f"the {shards} pods' shards sum to '{out.stdout.strip()}' ({out.stderr.strip()}), want {WANT}")
+    print(f"count-job.yaml: {shards} indexed pods make the shards of one count")
+
+
+if __name__ == "__main__":
+    main()
