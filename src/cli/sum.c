@@ -185,7 +185,7 @@ static bool add_sums(nq_count_sums *acc, const shard_doc *d)
 static int read_all(const nq_cli_opts *opts, const plan_ref *ref, FILE *in, nq_count_sums *sum, FILE *err)
 {
     char buf[SHARD_FILE_MAX + 1u];
-    shard_doc first, d;
+    shard_doc first = {.s = {.shards = 1}}, d;
     uint8_t *seen = NULL;
     int status = NQ_CLI_EXIT_USAGE;
     for (size_t f = 0; f < opts->nfiles; f++) {
@@ -233,6 +233,7 @@ int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
         return NQ_CLI_EXIT_FAILURE;
     }
     nq_count_sums sum = {0, 0};
+    if (opts->nfiles == 0) return NQ_CLI_EXIT_USAGE; /* nq_cli_parse refuses it first */
     const int status = read_all(opts, &ref, in, &sum, err);
     if (status != NQ_CLI_EXIT_OK) return status;
     if (sum.burnside % 8u != 0) {

@@ -1,12 +1,15 @@
 /* coordinator.c - rank 0 of nqueens-mpi: the work queue, the exact sums, progress and checkpoints.
  *
- * Scheduling is guided self-scheduling over the plan's tasks in plan order: each request gets
- * ceil(remaining / (2 x workers)) tasks, but never fewer than ceil(tasks / (16 x workers)). Large
- * chunks first keep the number of nq_count_tasks calls per worker small (each call builds the
- * method's tables: about 20 ms at n = 16, 0.2 s at n = 18 on one core), about seven per worker
- * for a whole count; the small chunks at the end even out the finish, so the last worker ends
- * at most one small chunk (1/16 of a worker's share) after the others. Tasks of the plan differ
- * little in cost (docs/performance.md), so plan order is as good as a largest-first order here.
+ * Scheduling: the tasks not done are queued in 64 interleaved passes over the plan (tasks r, r + 64,
+ * r + 128, ...), so that any run of the queue samples the whole plan, whose cost drifts along its
+ * indices, and equal chunks cost about the same. They are handed out on request in chunks of
+ * ceil(tasks / (2 x workers)): every worker takes one, and the second half of the work goes to
+ * whichever worker is free first, so a worker up to twice as slow as the others (another job on its
+ * node, a slower CPU) does not hold up the end. Each chunk is one nq_count_tasks call, which first
+ * builds the method's tables (measured, CPU time on one thread: 0.04 s at n = 16, 0.36 s at n = 18,
+ * 1.1 s at n = 19), so more, smaller chunks would spend their time building tables: simulated from
+ * measured task times (bench/bench_schedule, docs/performance.md), two chunks per worker keep 88% of
+ * the one-chunk efficiency's 93% at n = 19 on 8 workers, and four would drop it to 72%.
  *
  * Rank 0 waits by polling (MPI_Iprobe, then a 2 ms sleep) rather than in a blocking receive, which
  * in Open MPI spins a core: on a machine where the ranks share cores it would steal a worker's.
@@ -22,10 +25,10 @@
 #include "checkpoint.h"
 #include "nqueens/json.h"
 
-#define POLL_NS 2000000L    /* 2 ms between looks for a message */
-#define PROGRESS_S 1.0      /* least seconds between two progress lines */
-#define CHUNK_SHARE 2u      /* a chunk is remaining / (CHUNK_SHARE x workers) ... */
-#define CHUNK_MIN_SHARE 16u /* ... but at least tasks / (CHUNK_MIN_SHARE x workers) */
+#define POLL_NS 2000000L     /* 2 ms between looks for a message */
+#define PROGRESS_S 1.0       /* least seconds between two progress lines */
+#define CHUNKS_PER_WORKER 2u /* a chunk is ceil(tasks / (CHUNKS_PER_WORKER x workers)) tasks */
+#define STRIDE 64u           /* the queue visits the plan in STRIDE interleaved passes */
 
 /* Everything rank 0 keeps while the count runs. */
 typedef struct coordinator {
@@ -35,7 +38,7 @@ typedef struct coordinator {
     uint32_t *queue;         /* the tasks not done at the start, in plan order */
     uint32_t queued;         /* how many */
     uint32_t next;           /* queue[next..queued) are not handed out yet */
-    uint32_t min_chunk;      /* the smallest chunk handed out */
+    uint32_t chunk;          /* tasks per chunk */
     int workers;             /* ranks 1..workers */
     double t0;               /* start, seconds on the monotonic clock */
     double last_progress;    /* when the last progress line was written */
@@ -100,10 +103,7 @@ static bool hand_out(coordinator *c, int worker)
         MPI_Send(NULL, 0, MPI_UINT32_T, worker, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
         return false;
     }
-    const uint32_t share = CHUNK_SHARE * (uint32_t)c->workers;
-    uint32_t chunk = (left + share - 1u) / share;
-    if (chunk < c->min_chunk) chunk = c->min_chunk;
-    if (chunk > left) chunk = left;
+    const uint32_t chunk = c->chunk < left ? c->chunk : left;
     MPI_Send(c->queue + c->next, (int)chunk, MPI_UINT32_T, worker, NQ_MPI_TAG_WORK, MPI_COMM_WORLD);
     c->next += chunk;
     return true;
@@ -200,10 +200,13 @@ static int start(coordinator *c)
     }
     c->queue = malloc((size_t)c->cp.tasks * sizeof *c->queue);
     if (c->queue == NULL) return NQ_MPI_EXIT_FAILURE;
-    for (uint32_t i = 0; i < c->cp.tasks; i++)
-        if (!c->cp.done[i]) c->queue[c->queued++] = i;
-    const uint32_t min_share = CHUNK_MIN_SHARE * (uint32_t)(c->workers > 0 ? c->workers : 1);
-    c->min_chunk = (c->cp.tasks + min_share - 1u) / min_share;
+    /* Interleaved: pass r queues the tasks r, r + STRIDE, r + 2 STRIDE, ..., so that any run of the
+     * queue, and so any chunk, samples the whole plan, whose cost drifts along its indices. */
+    for (uint32_t r = 0; r < STRIDE; r++)
+        for (uint32_t i = r; i < c->cp.tasks; i += STRIDE)
+            if (!c->cp.done[i]) c->queue[c->queued++] = i;
+    const uint32_t share = CHUNKS_PER_WORKER * (uint32_t)(c->workers > 0 ? c->workers : 1);
+    c->chunk = (c->cp.tasks + share - 1u) / share;
     return NQ_MPI_EXIT_OK;
 }
 
