@@ -5,7 +5,8 @@
 # The gcc -Werror build of every target is test.sh's release stage; this one is its clang twin, so
 # both compilers see the nq_warnings set on all code. The checks clang-tidy runs, and why some are
 # off, are in .clang-tidy; cppcheck's suppressions are in scripts/test.d/cppcheck.supp, each with its
-# reason.
+# reason. nqueens-mpi (src/mpi) is in the build when an MPI is installed (scripts/deps.sh --test
+# installs Open MPI), so the analyzers see it too.
 #   NQ_BUILD_ROOT  parent of the build directory (default: build)
 #   NQ_JOBS        parallel jobs (default: nproc)
 set -euo pipefail
@@ -14,9 +15,11 @@ root=$PWD
 dir=${NQ_BUILD_ROOT:-build}/clang
 jobs=${NQ_JOBS:-$(nproc)}
 
+mpi=OFF
+command -v mpicc >/dev/null && mpi=ON || echo "-- no MPI installed: src/mpi left out (scripts/deps.sh --mpi)"
 echo "-- clang build with the warning set (-Werror)"
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DNQ_WERROR=ON \
-  -DNQ_BENCH=ON -DBUILD_TESTING=ON >/dev/null
+  -DNQ_BENCH=ON -DBUILD_TESTING=ON -DNQ_MPI="$mpi" >/dev/null
 cmake --build "$dir" -j "$jobs"
 
 # Only the project's own sources: never anything CMake generated inside the build tree.

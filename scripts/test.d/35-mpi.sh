@@ -35,9 +35,14 @@ cleanup() {
 # kill_job SID: SIGKILL every process of the job's session (mpirun puts each rank in a process
 # group of its own, so the session is what holds them all).
 kill_job() {
-  local pids
-  pids=$(ps -o pid= -s "$1" || true)
-  [[ -n $pids ]] && kill -KILL $pids 2>/dev/null || true
+  local pids=()
+  mapfile -t pids < <(ps -o pid= -s "$1" | tr -d " " || true)
+  if ((${#pids[@]} > 0)); then kill -KILL "${pids[@]}" 2>/dev/null || true; fi
+  # Until they are gone (a killed rank 0 holds the checkpoint's lock while it exits).
+  for _ in $(seq 500); do
+    [[ -z $(ps -o pid= -s "$1") ]] && return 0
+    sleep 0.02
+  done
 }
 trap cleanup EXIT
 run() { mpirun --allow-run-as-root --oversubscribe "$@"; }
@@ -79,8 +84,8 @@ grep -q "resuming from $cp: $done_before of 12191 tasks done" "$work/resumed.err
 grep -q '^done 12191$' "$cp" || fail "the finished job's checkpoint is not complete"
 say "resumed from $done_before tasks: $out"
 # A finished checkpoint prints the count at once.
-out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) && [[ "$out" == "${want[17]}" ]] ||
-  fail "rerun on a finished checkpoint printed '$out'"
+out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) || fail "rerun on a finished checkpoint exited $?"
+[[ "$out" == "${want[17]}" ]] || fail "rerun on a finished checkpoint printed '$out'"
 
 # --- checkpoints that are refused, and left alone
 refuse() { # refuse WHAT FILE ARGS...: exit 2 and FILE unchanged

@@ -138,7 +138,7 @@ static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first
     }
     if (d->s.plan != NQ_COUNT_PLAN_VERSION || d->s.tasks != ref->tasks || strcmp(d->method, ref->method) != 0) {
         fprintf(err, "nqueens: %s: counted by plan %u (%u tasks, method %s), this tool's is plan %u (%u tasks, %s)\n",
-                path, d->s.plan, d->s.tasks, d->method, NQ_COUNT_PLAN_VERSION, ref->tasks, ref->method);
+                path, d->s.plan, d->s.tasks, d->method, (unsigned)NQ_COUNT_PLAN_VERSION, ref->tasks, ref->method);
         return false;
     }
     if (first != NULL && d->s.shards != first->s.shards) {

@@ -134,7 +134,7 @@ static nq_mpi_load read_plan(reader *r, const nq_mpi_checkpoint *cp, char *why, 
         say(why, cap,
             "a checkpoint of n = %d, plan %u with %u tasks (%.*s); this count is n = %d, plan %u, %u tasks (%s)",
             (int)n, (unsigned)plan, (unsigned)tasks, (int)(method_len < 32 ? method_len : 32), method, cp->n,
-            NQ_COUNT_PLAN_VERSION, cp->tasks, cp->method);
+            (unsigned)NQ_COUNT_PLAN_VERSION, cp->tasks, cp->method);
         return NQ_MPI_LOAD_FOREIGN;
     }
     return NQ_MPI_LOAD_OK;
@@ -201,7 +201,7 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
 static bool write_all(FILE *f, const nq_mpi_checkpoint *cp)
 {
     fprintf(f, MAGIC "n %d\nplan %u\nmethod %s\ntasks %u\ndone %u\ntotal %llu\nburnside %llu\nbits ", cp->n,
-            NQ_COUNT_PLAN_VERSION, cp->method, cp->tasks, cp->ndone, (unsigned long long)cp->sums.total,
+            (unsigned)NQ_COUNT_PLAN_VERSION, cp->method, cp->tasks, cp->ndone, (unsigned long long)cp->sums.total,
             (unsigned long long)cp->sums.burnside);
     for (uint32_t j = 0; j < (cp->tasks + 7u) / 8u; j++) {
         unsigned byte = 0;
