@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +18,6 @@
 #define MAGIC "nqueens-mpi checkpoint\n"
 #define HEADER_MAX 512u /* every line but bits, with the longest numbers and method */
 #define PATH_CAP 4096u  /* a checkpoint path longer than this is refused */
-
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, cap, fmt, ap);
-    va_end(ap);
-}
 
 nq_err nq_mpi_checkpoint_create(int n, nq_mpi_checkpoint *cp)
 {
@@ -119,19 +110,20 @@ static nq_mpi_load read_plan(reader *r, const nq_mpi_checkpoint *cp, char *why, 
     uint64_t n = 0, plan = 0, tasks = 0;
     if (!expect(r, MAGIC) || !line_u64(r, "n", NQ_COUNT_N_MAX, &n) || !line_u64(r, "plan", UINT32_MAX, &plan) ||
         !expect(r, "method ")) {
-        say(why, cap, "not an nqueens-mpi checkpoint");
+        (void)snprintf(why, cap, "not an nqueens-mpi checkpoint");
         return NQ_MPI_LOAD_BAD;
     }
     const char *method = r->p;
     while (r->p < r->end && *r->p != '\n') r->p++;
     const size_t method_len = (size_t)(r->p - method);
     if (!expect(r, "\n") || !line_u64(r, "tasks", UINT32_MAX, &tasks)) {
-        say(why, cap, "not an nqueens-mpi checkpoint");
+        (void)snprintf(why, cap, "not an nqueens-mpi checkpoint");
         return NQ_MPI_LOAD_BAD;
     }
     if ((int)n != cp->n || plan != NQ_COUNT_PLAN_VERSION || tasks != cp->tasks || method_len != strlen(cp->method) ||
         memcmp(method, cp->method, method_len) != 0) {
-        say(why, cap,
+        (void)snprintf(
+            why, cap,
             "a checkpoint of n = %d, plan %u with %u tasks (%.*s); this count is n = %d, plan %u, %u tasks (%s)",
             (int)n, (unsigned)plan, (unsigned)tasks, (int)(method_len < 32 ? method_len : 32), method, cp->n,
             (unsigned)NQ_COUNT_PLAN_VERSION, cp->tasks, cp->method);
@@ -155,7 +147,7 @@ static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, ch
         !line_u64(&r, "burnside", UINT64_MAX, &sums.burnside) || !line_bits(&r, cp->tasks, bits, &ndone) ||
         r.p != r.end || ndone != done) {
         free(bits);
-        say(why, cap, "a damaged checkpoint (its lines or its bitmap do not parse, or disagree)");
+        (void)snprintf(why, cap, "a damaged checkpoint (its lines or its bitmap do not parse, or disagree)");
         return NQ_MPI_LOAD_BAD;
     }
     free(cp->done);
@@ -170,7 +162,7 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         if (errno == ENOENT) return NQ_MPI_LOAD_ABSENT;
-        say(why, cap, "cannot open: errno %d", errno);
+        (void)snprintf(why, cap, "cannot open: errno %d", errno);
         return NQ_MPI_LOAD_BAD;
     }
     /* The file's size is bounded by the plan: the header and two hex digits per 8 tasks. */
@@ -185,9 +177,9 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
     fclose(f);
     nq_mpi_load rc = NQ_MPI_LOAD_BAD;
     if (io_error)
-        say(why, cap, "read error");
+        (void)snprintf(why, cap, "read error");
     else if (len > max && read_plan(&(reader){text, text + len}, cp, why, cap) == NQ_MPI_LOAD_OK)
-        say(why, cap, "too long for a checkpoint of this count");
+        (void)snprintf(why, cap, "too long for a checkpoint of this count");
     else if (len > max)
         rc = read_plan(&(reader){text, text + len}, cp, why, cap); /* FOREIGN or BAD, with its reason */
     else
@@ -234,19 +226,19 @@ bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char 
 {
     char tmp[PATH_CAP];
     if (strlen(path) + 32u > sizeof tmp) {
-        say(why, cap, "checkpoint path too long");
+        (void)snprintf(why, cap, "checkpoint path too long");
         return false;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (f == NULL) {
-        say(why, cap, "cannot create %s: errno %d", tmp, errno);
+        (void)snprintf(why, cap, "cannot create %s: errno %d", tmp, errno);
         return false;
     }
     const bool written = write_all(f, cp);
     const int err = errno;
     if (fclose(f) != 0 || !written || rename(tmp, path) != 0) {
-        say(why, cap, "cannot write %s: errno %d", path, written ? errno : err);
+        (void)snprintf(why, cap, "cannot write %s: errno %d", path, written ? errno : err);
         (void)unlink(tmp);
         return false;
     }
@@ -260,17 +252,17 @@ int nq_mpi_checkpoint_lock(const char *path, char *why, size_t cap)
 {
     char name[PATH_CAP];
     if (strlen(path) + 6u > sizeof name) {
-        say(why, cap, "checkpoint path too long");
+        (void)snprintf(why, cap, "checkpoint path too long");
         return -1;
     }
     snprintf(name, sizeof name, "%s.lock", path);
     const int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        say(why, cap, "cannot open %s: errno %d", name, errno);
+        (void)snprintf(why, cap, "cannot open %s: errno %d", name, errno);
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        say(why, cap, "another job holds %s (errno %d)", name, errno);
+        (void)snprintf(why, cap, "another job holds %s (errno %d)", name, errno);
         close(fd);
         return -1;
     }

@@ -8,8 +8,8 @@
  * node, a slower CPU) does not hold up the end. Each chunk is one nq_count_tasks call, which first
  * builds the method's tables (measured, CPU time on one thread: 0.04 s at n = 16, 0.36 s at n = 18,
  * 1.1 s at n = 19), so more, smaller chunks would spend their time building tables: simulated from
- * measured task times (bench/bench_schedule, docs/performance.md), two chunks per worker keep 88% of
- * the one-chunk efficiency's 93% at n = 19 on 8 workers, and four would drop it to 72%.
+ * measured task times (bench/bench_schedule, docs/performance.md), two chunks per worker give 88%
+ * efficiency at n = 19 on 8 workers, where one static chunk each gives 93% and four give 72%.
  *
  * Rank 0 waits by polling (MPI_Iprobe, then a 2 ms sleep) rather than in a blocking receive, which
  * in Open MPI spins a core: on a machine where the ranks share cores it would steal a worker's.
