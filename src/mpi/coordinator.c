@@ -156,6 +156,21 @@ static int serve(coordinator *c)
     return status;
 }
 
+/* Before any work was handed out: take each worker's first message and tell it to stop, so that a
+ * job refused at the start (a foreign checkpoint) ends cleanly, without MPI_Abort. */
+static void dismiss(int workers)
+{
+    for (int w = 1; w <= workers; w++) {
+        MPI_Status st;
+        int len = 0;
+        MPI_Probe(w, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_UINT64_T, &len);
+        uint64_t code = 0;
+        MPI_Recv(&code, len > 0 ? 1 : 0, MPI_UINT64_T, w, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG != NQ_MPI_TAG_FAIL) MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+    }
+}
+
 /* ---- no workers: rank 0 counts everything itself -------------------------------------------- */
 
 static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
@@ -245,6 +260,7 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
         }
     }
     if (status == NQ_MPI_EXIT_OK) status = start(&c);
+    if (status == NQ_MPI_EXIT_USAGE) dismiss(workers);
     if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);

@@ -131,8 +131,9 @@ int main(int argc, char *argv[])
             status = NQ_MPI_EXIT_FAILURE;
         } else {
             status = rank == 0 ? nq_mpi_coordinate(&opts, size - 1, stdout, stderr) : nq_mpi_work(&opts);
-            /* Rank 0 failing leaves workers waiting for it: end the whole job with its status. */
-            if (status != NQ_MPI_EXIT_OK && rank == 0 && size > 1) MPI_Abort(MPI_COMM_WORLD, status);
+            /* Rank 0 failing mid-count leaves workers counting or waiting: end the whole job with its
+             * status. A refusal at the start (usage) has dismissed them already. */
+            if (status == NQ_MPI_EXIT_FAILURE && rank == 0 && size > 1) MPI_Abort(MPI_COMM_WORLD, status);
         }
     }
     MPI_Finalize();

@@ -36,7 +36,9 @@ typedef struct nq_mpi_opts {
 
 /* Rank 0: load the checkpoint, hand the tasks out to `workers` ranks 1..workers (counting them
  * itself when there are none), checkpoint, report progress on err, and print the counts to out
- * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status; the caller aborts the job on failure. */
+ * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status. On NQ_MPI_EXIT_USAGE (a checkpoint
+ * refused at the start) the workers have been told to stop; on NQ_MPI_EXIT_FAILURE the caller
+ * aborts the job. */
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err);
 
 /* Ranks 1..: count what rank 0 hands out until it says stop. Returns an NQ_MPI_EXIT_* status. */
