@@ -2,7 +2,7 @@
 # test.sh - the whole test suite, exactly as CI runs it (.ci/run calls this).
 #   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, then the
 #                             stages in scripts/test.d/ in order (quick start from a fresh clone, TSan on
-#                             the concurrency tests, the build matrix, static analysis, fuzzing, contract
+#                             the concurrency tests, the build matrix, static analysis, fuzzing, MPI, contract
 #                             tests, container smoke, format); docs/testing.md describes each
 #   scripts/test.sh --fast    only the release build and its fast tests (a developer's quick loop)
 # Installs what it needs first (scripts/deps.sh --test). Exits non-zero on the first failure.

@@ -185,6 +185,7 @@ static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
 
 static int count_alone(coordinator *c)
 {
+    if (c->queued == 0) return NQ_MPI_EXIT_OK; /* a finished checkpoint: nothing to count */
     uint8_t *todo = malloc(c->cp.tasks);
     if (todo == NULL) return NQ_MPI_EXIT_FAILURE;
     for (uint32_t i = 0; i < c->cp.tasks; i++) todo[i] = !c->cp.done[i];
