@@ -5,9 +5,10 @@
  * with a compress (to a register, then one whole-vector store: a compress straight to memory is
  * microcoded and slow); join loads a vector of keys once and tests it against four probes
  * (register blocking keeps it bound by the test unit, not by loads), counting matches with a masked
- * add. Tails are loaded and tested under a lane mask. AVX2 has only join (a matching lane compares
- * equal to zero, all ones, which is subtracted), and takes pair and pick from the portable set,
- * which is branch-free: every element is written, the cursor moves only for kept ones.
+ * add. Tails are loaded and tested under a lane mask. AVX2 does all three on 8 lanes: without a
+ * compress, the kept lanes are squeezed by a lane permute whose indices a table gives per 8-bit
+ * mask; tails are read by masked loads. The portable set is branch-free: every element is
+ * written, the cursor moves only for kept ones.
  */
 #include "count_quad_simd.h"
 
@@ -139,29 +140,185 @@ static const nq_quad_simd avx512 = {"avx512", pair_avx512, pick_avx512, join_avx
 
 /* ---- AVX2 -------------------------------------------------------------------------------------- */
 
-__attribute__((target("avx2"))) static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t *probes,
-                                                          size_t m)
+#define AVX2 __attribute__((target("avx2")))
+
+/* AVX2 has no compress: an 8-bit lane mask picks, from a table, the lane indices of the kept lanes
+ * in order (one byte each), which a lane permute applies. Entry m holds, in byte popcount(m & (2^i
+ * - 1)), the index i of each set bit i of m; the bytes past the kept lanes are 0 (garbage lanes
+ * land in the slack). Built by the preprocessor: no table to fill at run time. */
+#define KEEP_BIT(m, i) (((m) >> (i)) & 1u)
+#define KEEP_BELOW(m, i) ((m) & ((1u << (i)) - 1u))
+#define KEEP_POP(x)                                                                                        \
+    (KEEP_BIT(x, 0) + KEEP_BIT(x, 1) + KEEP_BIT(x, 2) + KEEP_BIT(x, 3) + KEEP_BIT(x, 4) + KEEP_BIT(x, 5) + \
+     KEEP_BIT(x, 6))
+#define KEEP_LANE(m, i) ((uint64_t)(KEEP_BIT(m, i) * (i)) << (8u * KEEP_POP(KEEP_BELOW(m, i))))
+#define KEEP(m)                                                                                                  \
+    (KEEP_LANE(m, 1) | KEEP_LANE(m, 2) | KEEP_LANE(m, 3) | KEEP_LANE(m, 4) | KEEP_LANE(m, 5) | KEEP_LANE(m, 6) | \
+     KEEP_LANE(m, 7))
+#define KEEP4(m) KEEP(m), KEEP((m) + 1u), KEEP((m) + 2u), KEEP((m) + 3u)
+#define KEEP16(m) KEEP4(m), KEEP4((m) + 4u), KEEP4((m) + 8u), KEEP4((m) + 12u)
+#define KEEP64(m) KEEP16(m), KEEP16((m) + 16u), KEEP16((m) + 32u), KEEP16((m) + 48u)
+
+static const uint64_t keep_lanes[256] = {KEEP64(0u), KEEP64(64u), KEEP64(128u), KEEP64(192u)};
+
+/* The first `count` (0..8) lanes all ones, the others zero: a sliding window on a constant. */
+AVX2 static inline __m256i lanes_first(size_t count)
 {
-    const __m256i zero = _mm256_setzero_si256();
-    const size_t whole = len - len % 8;
-    uint64_t hits = 0;
-    for (size_t p = 0; p < m; p += 2) {
-        const __m256i p0 = _mm256_set1_epi32((int)probes[p]);
-        const __m256i p1 = _mm256_set1_epi32((int)(p + 1 < m ? probes[p + 1] : 0));
-        __m256i a0 = zero, a1 = zero;
-        for (size_t i = 0; i < whole; i += 8) {
-            const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
-            a0 = _mm256_sub_epi32(a0, _mm256_cmpeq_epi32(_mm256_and_si256(v, p0), zero));
-            a1 = _mm256_sub_epi32(a1, _mm256_cmpeq_epi32(_mm256_and_si256(v, p1), zero));
-        }
-        uint32_t lanes[8];
-        _mm256_storeu_si256((__m256i *)(void *)lanes, p + 1 < m ? _mm256_add_epi32(a0, a1) : a0);
-        for (int k = 0; k < 8; k++) hits += lanes[k];
-    }
-    return hits + join_portable(keys + whole, len - whole, probes, m);
+    static const int32_t window[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256((const __m256i *)(const void *)(window + 8 - count));
 }
 
-static const nq_quad_simd avx2 = {"avx2", pair_portable, pick_portable, join_avx2};
+/* Write the lanes of v that `keep` names, in order, to out as one whole vector; returns how many. */
+AVX2 static inline size_t keep_store(uint32_t *out, __m256i v, unsigned keep)
+{
+    const __m256i index = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)&keep_lanes[keep]));
+    _mm256_storeu_si256((__m256i *)(void *)out, _mm256_permutevar8x32_epi32(v, index));
+    return (size_t)__builtin_popcount(keep);
+}
+
+/* Which of the 4 + 4 diagonal words in d0, d1 share no bit with diag: an 8-bit lane mask. */
+AVX2 static inline unsigned diag_free(__m256i d0, __m256i d1, __m256i diag)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i z0 = _mm256_cmpeq_epi64(_mm256_and_si256(d0, diag), zero);
+    const __m256i z1 = _mm256_cmpeq_epi64(_mm256_and_si256(d1, diag), zero);
+    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(z0)) | (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(z1))
+                                                                       << 4;
+}
+
+/* The right run is tested 8 placements at a time; its tail (fewer than 8) is loaded once, under a
+ * lane mask (masked loads never touch memory past the run), and reused for every left placement. */
+AVX2 static size_t pair_avx2(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark, size_t llen,
+                             const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
+                             uint32_t *okey, uint32_t *omark)
+{
+    const size_t whole = rlen - rlen % 8, rest = rlen - whole;
+    const __m256i lanes = lanes_first(rest);
+    const __m256i lanes_lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(lanes));
+    const __m256i lanes_hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lanes, 1));
+    const __m256i tail_d0 = _mm256_maskload_epi64((const long long *)(const void *)(rdiag + whole), lanes_lo);
+    const __m256i tail_d1 = _mm256_maskload_epi64((const long long *)(const void *)(rdiag + whole + 4), lanes_hi);
+    const __m256i tail_k = _mm256_maskload_epi32((const int *)(const void *)(rkey + whole), lanes);
+    const __m256i tail_m = _mm256_maskload_epi32((const int *)(const void *)(rmark + whole), lanes);
+    const unsigned tail_lanes = (1u << rest) - 1u;
+    size_t out = 0;
+    for (size_t l = 0; l < llen; l++) {
+        const __m256i diag = _mm256_set1_epi64x((long long)ldiag[l]);
+        const __m256i key = _mm256_set1_epi32((int)lkey[l]), mark = _mm256_set1_epi32((int)lmark[l]);
+        for (size_t i = 0; i < whole; i += 8) {
+            const __m256i d0 = _mm256_loadu_si256((const __m256i *)(const void *)(rdiag + i));
+            const __m256i d1 = _mm256_loadu_si256((const __m256i *)(const void *)(rdiag + i + 4));
+            const unsigned ok = diag_free(d0, d1, diag);
+            const __m256i k = _mm256_loadu_si256((const __m256i *)(const void *)(rkey + i));
+            const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)(rmark + i));
+            (void)keep_store(okey + out, _mm256_or_si256(k, key), ok);
+            out += keep_store(omark + out, _mm256_or_si256(m, mark), ok);
+        }
+        const unsigned ok = diag_free(tail_d0, tail_d1, diag) & tail_lanes;
+        (void)keep_store(okey + out, _mm256_or_si256(tail_k, key), ok);
+        out += keep_store(omark + out, _mm256_or_si256(tail_m, mark), ok);
+    }
+    return out;
+}
+
+AVX2 static size_t pick_avx2(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out)
+{
+    const __m256i bit = _mm256_set1_epi32((int)(1u << c)), zero = _mm256_setzero_si256();
+    const size_t whole = len - len % 8, rest = len - whole;
+    size_t kept = 0;
+    for (size_t i = 0; i < whole; i += 8) {
+        const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)(mark + i));
+        const __m256i free = _mm256_cmpeq_epi32(_mm256_and_si256(m, bit), zero);
+        const __m256i k = _mm256_loadu_si256((const __m256i *)(const void *)(key + i));
+        kept += keep_store(out + kept, k, (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(free)));
+    }
+    if (rest != 0) {
+        const __m256i lanes = lanes_first(rest);
+        const __m256i m = _mm256_maskload_epi32((const int *)(const void *)(mark + whole), lanes);
+        const __m256i free = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_and_si256(m, bit), zero), lanes);
+        const __m256i k = _mm256_maskload_epi32((const int *)(const void *)(key + whole), lanes);
+        kept += keep_store(out + kept, k, (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(free)));
+    }
+    return kept;
+}
+
+/* Lanes that match (and lie inside the run: `lanes`) as 1s. A matching lane compares equal to zero,
+ * all ones, which the caller subtracts. */
+AVX2 static inline __m256i match(__m256i v, __m256i probe, __m256i lanes)
+{
+    return _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_and_si256(v, probe), _mm256_setzero_si256()), lanes);
+}
+
+/* The eight 32-bit lanes of v added up. */
+AVX2 static inline uint64_t lanes_sum(__m256i v)
+{
+    const __m256i wide = _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)),
+                                          _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)));
+    const __m128i pair = _mm_add_epi64(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+    return (uint64_t)_mm_cvtsi128_si64(pair) + (uint64_t)_mm_extract_epi64(pair, 1);
+}
+
+/* Keys against up to four probes (count 1..4; the unused probe registers repeat the first and are
+ * not counted), into four lane counters: each lane gains at most one per vector of keys. */
+AVX2 static inline void join4_avx2(const uint32_t *keys, size_t whole, __m256i tail, __m256i tail_lanes,
+                                   const uint32_t *probes, size_t count, __m256i acc[4])
+{
+    const __m256i all = _mm256_set1_epi32(-1);
+    const __m256i p0 = _mm256_set1_epi32((int)probes[0]);
+    const __m256i p1 = _mm256_set1_epi32((int)probes[count > 1 ? 1 : 0]);
+    const __m256i p2 = _mm256_set1_epi32((int)probes[count > 2 ? 2 : 0]);
+    const __m256i p3 = _mm256_set1_epi32((int)probes[count > 3 ? 3 : 0]);
+    __m256i a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (size_t i = 0; i < whole; i += 8) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
+        a0 = _mm256_sub_epi32(a0, match(v, p0, all));
+        a1 = _mm256_sub_epi32(a1, match(v, p1, all));
+        a2 = _mm256_sub_epi32(a2, match(v, p2, all));
+        a3 = _mm256_sub_epi32(a3, match(v, p3, all));
+    }
+    a0 = _mm256_sub_epi32(a0, match(tail, p0, tail_lanes));
+    a1 = _mm256_sub_epi32(a1, match(tail, p1, tail_lanes));
+    a2 = _mm256_sub_epi32(a2, match(tail, p2, tail_lanes));
+    a3 = _mm256_sub_epi32(a3, match(tail, p3, tail_lanes));
+    acc[0] = a0;
+    acc[1] = count > 1 ? a1 : acc[1];
+    acc[2] = count > 2 ? a2 : acc[2];
+    acc[3] = count > 3 ? a3 : acc[3];
+}
+
+/* The count is symmetric in keys and probes: the longer array is streamed, so that its tail and the
+ * per-probe set-up are paid for the fewest times. Lane counters are 32-bit and gather the matches of
+ * many probes; they are added into the 64-bit total before any lane can pass 2^31. */
+AVX2 static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
+{
+    if (len < m) {
+        const uint32_t *swap = keys;
+        keys = probes;
+        probes = swap;
+        const size_t swap_len = len;
+        len = m;
+        m = swap_len;
+    }
+    if (m == 0) return 0;
+    const size_t whole = len - len % 8, vectors = whole / 8 + 1u;
+    const __m256i tail_lanes = lanes_first(len - whole);
+    const __m256i tail = _mm256_maskload_epi32((const int *)(const void *)(keys + whole), tail_lanes);
+    const size_t flush = ((size_t)1 << 31) / vectors; /* probes per counter before a flush: >= 2 */
+    uint64_t hits = 0;
+    for (size_t p = 0; p < m;) {
+        __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                          _mm256_setzero_si256()};
+        for (size_t used = 0; p < m && used < flush; used++) {
+            const size_t count = m - p < 4 ? m - p : 4;
+            join4_avx2(keys, whole, tail, tail_lanes, probes + p, count, acc);
+            p += count;
+        }
+        hits += lanes_sum(acc[0]) + lanes_sum(acc[1]) + lanes_sum(acc[2]) + lanes_sum(acc[3]);
+    }
+    return hits;
+}
+
+static const nq_quad_simd avx2 = {"avx2", pair_avx2, pick_avx2, join_avx2};
 #endif
 
 size_t nq_quad_simd_all(const nq_quad_simd **out, size_t max)
