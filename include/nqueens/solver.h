@@ -128,9 +128,10 @@ nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
  * beside its checkpoints and starts over on a mismatch).
  * The half-board counter's n (13..20) splits into one task per column-set orbit plus one task for the
  * boards a symmetry fixes (about C(n, n/2)/2 for odd n, /4 for even n: 869 at n = 13, 12 191 at
- * n = 17, 46 253 at n = 19);
- * every other n is one task (the whole count), which a resumed count therefore redoes. */
-#define NQ_COUNT_PLAN_VERSION 1
+ * n = 17, 46 253 at n = 19); the meet-in-the-middle counter's n (21 and up) into one task per
+ * placement of the first four rows, mirror images left out, plus that one (39 355 at n = 21, 61 463 at
+ * n = 23); every other n (1..12) is one task (the whole count), which a resumed count redoes. */
+#define NQ_COUNT_PLAN_VERSION 2
 
 /* What one task contributes. Sums of tasks add component-wise (nq_count_sums_add); the counts of n
  * are nq_count_sums_counts of the sum over every task of its plan. */

@@ -6,8 +6,9 @@
  * docs/performance.md), and everything else goes to backtracking.
  *
  * nq_count is nq_count_tasks over every task of n's plan (solver.h): the half-board counter's column
- * sets are the tasks, so a count that is checkpointed, resumed or spread over machines runs exactly
- * the code an ordinary count runs. The other methods are one task each.
+ * sets and the meet-in-the-middle counter's first-row placements are the tasks, so a count that is
+ * checkpointed, resumed or spread over machines runs exactly the code an ordinary count runs.
+ * Backtracking (small n) is one task.
  */
 #include "nqueens/solver.h"
 
@@ -40,18 +41,23 @@ double nq_count_progress(const nq_count_ctl *ctl)
     return (double)done / (double)total;
 }
 
-/* The whole count of n by the method nq_count picks below the half-board range: one task. */
-static nq_err count_whole(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+/* Where nq_count uses the meet-in-the-middle counter: above the half-board range. */
+static bool mitm_used(int n)
 {
-    if (nq_count_mitm_preferred(n)) return nq_count_mitm(n, threads, ctl, out);
-    return nq_count_backtrack(n, threads, ctl, out);
+    return !nq_count_quad_preferred(n) && nq_count_mitm_preferred(n);
+}
+
+/* Is n counted in more than one task? */
+static bool tasked(int n)
+{
+    return nq_count_quad_preferred(n) || mitm_used(n);
 }
 
 nq_err nq_count_plan(int n, uint32_t *tasks)
 {
     if (tasks == NULL) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
-    const uint32_t len = nq_count_quad_preferred(n) ? nq_count_quad_plan(n) : 1u;
+    const uint32_t len = nq_count_quad_preferred(n) ? nq_count_quad_plan(n) : mitm_used(n) ? nq_count_mitm_plan(n) : 1u;
     if (len == 0) return NQ_E_NOMEM;
     *tasks = len;
     return NQ_OK;
@@ -69,9 +75,10 @@ nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl
     if (threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
     if (nq_count_quad_preferred(n)) return nq_count_quad_tasks(n, threads, todo, ctl, done, arg);
+    if (mitm_used(n)) return nq_count_mitm_tasks(n, threads, todo, ctl, done, arg);
     if (todo != NULL && todo[0] == 0) return NQ_OK; /* the one task is done already */
     nq_counts c;
-    const nq_err err = count_whole(n, threads, ctl, &c);
+    const nq_err err = nq_count_backtrack(n, threads, ctl, &c);
     if (err != NQ_OK) return err;
     const nq_count_sums sums = {c.total, 8u * c.unique};
     if (done != NULL) done(arg, 0, &sums);
@@ -109,7 +116,7 @@ nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
     if (out == NULL || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
     /* Below the half-board range one task is the whole count: no need to split what is not split. */
-    if (!nq_count_quad_preferred(n)) return count_whole(n, threads, ctl, out);
+    if (!tasked(n)) return nq_count_backtrack(n, threads, ctl, out);
     task_sum sum;
     atomic_init(&sum.total, 0);
     atomic_init(&sum.burnside, 0);

@@ -19,9 +19,12 @@
  * Memory: the table (at most 1 GiB, about 120 MB at n = 18) and 40 MiB of batches per worker. A batch
  * sort is the longest stretch without a look at the cancel flag: about 20 ms.
  *
- * Work is split into tasks, placements of the first rows, taken by workers from an atomic counter;
- * left-right mirror symmetry halves the tasks. The unique count follows from Burnside's lemma with the
- * rotation-symmetric counts of count_sym.c, run on the calling thread meanwhile (count_workers.h).
+ * Work is split into tasks, placements of the first rows (3, from n = 21 on 4), taken by workers from
+ * an atomic counter; left-right mirror symmetry halves the tasks. A worker joins its batch at the end
+ * of every task, so that each task's sum is known on its own: these tasks, and one more for the
+ * boards a turn maps to themselves, are the plan of n (solver.h, "counting in tasks"). The unique
+ * count follows from Burnside's lemma with the rotation-symmetric counts of count_sym.c, run on the
+ * calling thread meanwhile (count_workers.h).
  */
 #include "count_mitm.h"
 
@@ -67,6 +70,9 @@ typedef struct job {
     atomic_bool stop;           /* cancel or failure: every worker leaves */
     atomic_bool nomem;          /* a worker could not get its batch */
     nq_count_ctl *ctl;          /* caller's control block, may be NULL */
+    const uint8_t *todo;        /* the tasks to count (task i is tasks[i]), NULL: all */
+    nq_count_task_fn done;      /* told each finished task, may be NULL */
+    void *done_arg;             /* its argument */
 } job;
 
 /* A worker's batch of top placements awaiting their join. Fixed size, allocated once per worker. */
@@ -222,13 +228,18 @@ static void *worker(void *arg)
     }
     while (!cancelled(j)) {
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-        if (i >= j->ntasks) {
-            if (batch_flush(j, &b, &found)) atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
-            break;
+        if (i >= j->ntasks) break;
+        if (j->todo != NULL && j->todo[i] == 0) continue; /* counted before (resume) or elsewhere */
+        uint64_t mine = 0;                                /* this task's placements, mirror images not yet added */
+        if (!top_search(j, &j->tasks[i], &b, &mine) || !batch_flush(j, &b, &mine)) break;
+        found += mine;
+        if (j->done != NULL) {
+            const nq_count_sums sums = {2u * mine, 2u * mine}; /* 2: mirror images */
+            j->done(j->done_arg, i, &sums);
         }
-        if (!top_search(j, &j->tasks[i], &b, &found)) break;
         if (j->ctl != NULL) atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
     }
+    atomic_fetch_add_explicit(&j->found, found, memory_order_relaxed);
 end:
     batch_free(&b);
     return NULL;
@@ -237,7 +248,7 @@ end:
 /* ---- tasks ------------------------------------------------------------------------------------------ */
 
 typedef struct task_list {
-    task *items;   /* capacity n^prefix */
+    task *items;   /* capacity n^prefix; NULL: only count them */
     uint32_t len;  /* filled */
     int n, prefix; /* board size, rows per prefix */
 } task_list;
@@ -256,7 +267,8 @@ static bool mirror_kept(int n, int row, uint32_t first_col, uint32_t col)
 static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state)
 {
     if (row == tl->prefix) {
-        tl->items[tl->len++] = state;
+        if (tl->items != NULL) tl->items[tl->len] = state;
+        tl->len++;
         return;
     }
     const uint32_t full = (uint32_t)((UINT64_C(1) << tl->n) - 1u);
@@ -274,36 +286,102 @@ static void tasks_collect(task_list *tl, int row, uint32_t first_col, task state
 
 /* ---- the count ---------------------------------------------------------------------------------- */
 
-/* The count proper, once the table is built (n >= 4), on threads >= 1 workers. */
-static nq_err count_with_table(const nq_mitm_table *table, int threads, nq_count_ctl *ctl, nq_counts *out)
+/* Rows fixed per task. From n = 21 on, 4: tens of thousands of tasks (about 64 000 at n = 23), so that
+ * a count spread over a thousand workers keeps them all busy; the table's rows leave at least one row
+ * to search (n >= 4). */
+static int task_prefix(int n)
 {
-    const int n = table->n, h = n - table->k;
-    task_list tl = {NULL, 0, n, n >= 10 ? 3 : 2};
-    tl.prefix = tl.prefix < h ? tl.prefix : h - 1; /* leave the search at least one row */
+    const int h = n - bottom_rows_by_n[n], prefix = n >= 21 ? 4 : n >= 10 ? 3 : 2;
+    return prefix < h ? prefix : h - 1;
+}
+
+/* The task list of n (n >= 4): items NULL only counts them, else room for n^prefix tasks. */
+static task_list tasks_of(int n, task *items)
+{
+    task_list tl = {items, 0, n, task_prefix(n)};
+    const task empty = {0, 0, 0};
+    tasks_collect(&tl, 0, 0, empty);
+    return tl;
+}
+
+uint32_t nq_count_mitm_plan(int n)
+{
+    if (n < 4 || n > NQ_COUNT_N_MAX) return 1;
+    return tasks_of(n, NULL).len + 1u;
+}
+
+/* The tasked count once the table is built (n >= 4), on threads >= 1 workers: the tasks j->todo
+ * names (NULL: all) into j->found (mirror images not yet added), and the symmetric boards into
+ * *quarter and *half unless they are NULL. */
+static nq_err count_with_table(const nq_mitm_table *table, int threads, job *j, uint64_t *quarter, uint64_t *half)
+{
+    const int n = table->n;
+    task_list tl = {NULL, 0, n, task_prefix(n)};
     size_t cap = 1;
     for (int i = 0; i < tl.prefix; i++) cap *= (size_t)n;
     tl.items = malloc(cap * sizeof *tl.items);
     if (tl.items == NULL) return NQ_E_NOMEM;
-    const task empty = {0, 0, 0};
-    tasks_collect(&tl, 0, 0, empty);
-    job j = {.table = table,
-             .join = nq_mitm_join_pick(),
-             .tasks = tl.items,
-             .ntasks = tl.len,
-             .n = n,
-             .h = h,
-             .prefix = tl.prefix,
-             .ctl = ctl};
+    tl = tasks_of(n, tl.items);
+    j->table = table;
+    j->join = nq_mitm_join_pick();
+    j->tasks = tl.items;
+    j->ntasks = tl.len;
+    j->n = n;
+    j->h = n - table->k;
+    j->prefix = tl.prefix;
+    const nq_err err = nq_count_workers_run(n, threads, worker, j, &j->stop, &j->nomem, j->ctl, quarter, half);
+    free(tl.items);
+    return err;
+}
+
+/* The tasked count behind both entry points: n >= 4 checked; *sums receives what the counted tasks
+ * add up to. Progress: tasks, those not in todo counted as done. */
+static nq_err mitm_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg,
+                         nq_count_sums *sums)
+{
+    const uint32_t ntasks = nq_count_mitm_plan(n) - 1u;
+    const bool symmetric = todo == NULL || todo[ntasks] != 0;
+    uint32_t skipped = 0;
+    for (uint32_t i = 0; todo != NULL && i <= ntasks; i++) skipped += todo[i] == 0;
+    if (ctl != NULL) {
+        atomic_store(&ctl->done, skipped);
+        atomic_store(&ctl->total, ntasks + 1u);
+    }
+    uint64_t quarter = 0, half = 0;
+    nq_err err = NQ_OK;
+    job j = {.ctl = ctl, .todo = todo, .done = done, .done_arg = arg};
     atomic_init(&j.next, 0);
     atomic_init(&j.found, 0);
     atomic_init(&j.stop, false);
     atomic_init(&j.nomem, false);
-    if (ctl != NULL) atomic_store(&ctl->total, tl.len);
-    uint64_t quarter = 0, half = 0;
-    const nq_err err = nq_count_workers_run(n, threads, worker, &j, &j.stop, &j.nomem, ctl, &quarter, &half);
-    if (err == NQ_OK) *out = nq_count_burnside(2u * atomic_load(&j.found), quarter, half); /* 2: mirror images */
-    free(tl.items);
-    return err;
+    if (skipped + (symmetric ? 1u : 0u) == ntasks + 1u) { /* only the symmetric boards: no table */
+        if (symmetric) err = nq_count_symmetric(n, ctl, &quarter, &half);
+    } else {
+        threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
+        nq_mitm_table *table = NULL;
+        err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);
+        if (err == NQ_OK)
+            err = count_with_table(table, threads, &j, symmetric ? &quarter : NULL, symmetric ? &half : NULL);
+        nq_mitm_table_destroy(table);
+    }
+    if (err != NQ_OK) return err;
+    const uint64_t found = 2u * atomic_load(&j.found); /* 2: mirror images */
+    *sums = (nq_count_sums){found, found + 2u * quarter + half};
+    if (symmetric) {
+        const nq_count_sums sym = {0, 2u * quarter + half};
+        if (done != NULL) done(arg, ntasks, &sym);
+        if (ctl != NULL) atomic_fetch_add(&ctl->done, 1);
+    }
+    return NQ_OK;
+}
+
+nq_err nq_count_mitm_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg)
+{
+    if (threads < 0) return NQ_E_ARG;
+    if (n < 4 || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
+    nq_count_sums sums;
+    return mitm_tasks(n, threads, todo, ctl, done, arg, &sums);
 }
 
 nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
@@ -311,11 +389,9 @@ nq_err nq_count_mitm(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
     if (out == NULL || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
     if (nq_count_too_small(n, out)) return NQ_OK;
-    threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
-    nq_mitm_table *table = NULL;
-    nq_err err = nq_mitm_table_create(n, bottom_rows_by_n[n], threads, ctl, &table);
-    if (err == NQ_OK) err = count_with_table(table, threads, ctl, out);
-    nq_mitm_table_destroy(table);
+    nq_count_sums sums;
+    const nq_err err = mitm_tasks(n, threads, NULL, ctl, NULL, NULL, &sums);
+    if (err == NQ_OK) *out = nq_count_sums_counts(&sums);
     return err;
 }
 

@@ -281,6 +281,20 @@ START_TEST(tasks_in_two_parts)
 }
 END_TEST
 
+/* Above the half-board range the meet-in-the-middle counter's first-row placements are the tasks:
+ * tens of thousands, fixed by NQ_COUNT_PLAN_VERSION. */
+START_TEST(tasks_above_the_half_board_range)
+{
+    static const uint32_t want[] = {39355, 49481, 61463}; /* n = 21, 22, 23 */
+    ck_assert_int_eq(NQ_COUNT_PLAN_VERSION, 2);
+    for (int n = 21; n <= 23; n++) {
+        uint32_t tasks = 0;
+        ck_assert_int_eq(nq_count_plan(n, &tasks), NQ_OK);
+        ck_assert_uint_eq(tasks, want[n - 21]);
+    }
+}
+END_TEST
+
 START_TEST(tasks_bad_arguments)
 {
     uint32_t tasks = 0;
@@ -317,6 +331,7 @@ static Suite *count_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, tasks_in_two_parts, 0, (int)(sizeof task_cases / sizeof task_cases[0]));
     tcase_add_test(tc, tasks_bad_arguments);
+    tcase_add_test(tc, tasks_above_the_half_board_range);
     suite_add_tcase(s, tc);
     return s;
 }

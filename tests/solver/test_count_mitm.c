@@ -4,12 +4,15 @@
  * n = 1..17 (fast) and 18 (argument "slow"; n = 19 takes about eight minutes on 2 cores, and nq_count gives
  * n = 19 and 20 to the half-board counter), argument checks, worker counts, progress and cancellation
  * (argument "threads"). Its own: the rotation-symmetric counts behind the unique count, the bottom
- * table and the SIMD join kernels against their definitions.
+ * table, the SIMD join kernels against their definitions, and its plan: tasks counted in two parts
+ * add up to the known counts, each reported once.
  */
 #include "count_mitm.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "count_mitm_table.h"
@@ -106,6 +109,115 @@ START_TEST(join_kernels_agree)
 }
 END_TEST
 
+/* ---- the plan ------------------------------------------------------------------------------------- */
+
+/* Sink of nq_count_mitm_tasks: each task once, sums added (tasks finish on several threads). */
+typedef struct task_log {
+    pthread_mutex_t lock;
+    nq_count_sums sum;      /* of the tasks seen */
+    uint32_t tasks;         /* the plan's size */
+    uint8_t seen[1u << 16]; /* times each task was reported */
+    bool stray;             /* a task outside the plan was reported */
+} task_log;
+
+static void log_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
+    task_log *log = arg;
+    pthread_mutex_lock(&log->lock);
+    if (task < log->tasks)
+        log->seen[task]++;
+    else
+        log->stray = true;
+    nq_count_sums_add(&log->sum, sums);
+    pthread_mutex_unlock(&log->lock);
+}
+
+static task_log *task_log_new(uint32_t tasks)
+{
+    task_log *log = calloc(1, sizeof *log);
+    ck_assert_ptr_nonnull(log);
+    ck_assert_uint_le(tasks, sizeof log->seen);
+    pthread_mutex_init(&log->lock, NULL);
+    log->tasks = tasks;
+    return log;
+}
+
+static void task_log_free(task_log *log)
+{
+    pthread_mutex_destroy(&log->lock);
+    free(log);
+}
+
+/* n = 8..15 (_i): the tasks at even places, then those at odd places, on two workers: each reported
+ * once, the sums make the known counts, progress ends at 100% in each part; the plan is the same when
+ * asked again, and holds the symmetric boards as its last task (total 0). */
+START_TEST(tasks_in_two_parts)
+{
+    const int n = _i;
+    const uint32_t tasks = nq_count_mitm_plan(n);
+    ck_assert_uint_gt(tasks, 2);
+    ck_assert_uint_eq(nq_count_mitm_plan(n), tasks);
+    uint8_t *todo = calloc(tasks, 1);
+    task_log *log = task_log_new(tasks);
+    ck_assert_ptr_nonnull(todo);
+    for (int part = 0; part < 2; part++) {
+        for (uint32_t i = 0; i < tasks; i++) todo[i] = (uint8_t)(i % 2 == (uint32_t)part);
+        nq_count_ctl ctl;
+        nq_count_ctl_init(&ctl);
+        ck_assert_int_eq(nq_count_mitm_tasks(n, 2, todo, &ctl, log_task, log), NQ_OK);
+        ck_assert_uint_eq(atomic_load(&ctl.done), tasks);
+        ck_assert_uint_eq(atomic_load(&ctl.total), tasks);
+    }
+    ck_assert(!log->stray);
+    for (uint32_t i = 0; i < tasks; i++) ck_assert_msg(log->seen[i] == 1, "n=%d task %u seen %u", n, i, log->seen[i]);
+    const nq_counts c = nq_count_sums_counts(&log->sum);
+    ck_assert_uint_eq(c.total, known_counts[n].total);
+    ck_assert_uint_eq(c.unique, known_counts[n].unique);
+    task_log_free(log);
+    free(todo);
+}
+END_TEST
+
+/* Only the last task (the boards a turn maps to themselves): reported alone, with no solutions of its
+ * own and the rotation counts of nq_count_symmetric; nothing to do reports nothing. n = 21, a board
+ * the plan splits for machines: no table is built for this task, so it takes milliseconds. */
+START_TEST(tasks_symmetric_only)
+{
+    for (int n = 12; n <= 21; n += 9) {
+        const uint32_t tasks = nq_count_mitm_plan(n);
+        uint8_t *todo = calloc(tasks, 1);
+        task_log *log = task_log_new(tasks);
+        ck_assert_ptr_nonnull(todo);
+        ck_assert_int_eq(nq_count_mitm_tasks(n, 1, todo, NULL, log_task, log), NQ_OK);
+        ck_assert_uint_eq(log->sum.burnside, 0);
+        todo[tasks - 1u] = 1;
+        ck_assert_int_eq(nq_count_mitm_tasks(n, 1, todo, NULL, log_task, log), NQ_OK);
+        uint64_t quarter = 0, half = 0;
+        ck_assert_int_eq(nq_count_symmetric(n, NULL, &quarter, &half), NQ_OK);
+        ck_assert(!log->stray);
+        ck_assert_uint_eq(log->seen[tasks - 1u], 1);
+        ck_assert_uint_eq(log->sum.total, 0);
+        ck_assert_uint_eq(log->sum.burnside, 2u * quarter + half);
+        task_log_free(log);
+        free(todo);
+    }
+}
+END_TEST
+
+START_TEST(tasks_bad_arguments)
+{
+    ck_assert_uint_eq(nq_count_mitm_plan(3), 1);
+    ck_assert_uint_eq(nq_count_mitm_plan(NQ_COUNT_N_MAX + 1), 1);
+    ck_assert_int_eq(nq_count_mitm_tasks(8, -1, NULL, NULL, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_mitm_tasks(3, 1, NULL, NULL, NULL, NULL), NQ_E_RANGE);
+    ck_assert_int_eq(nq_count_mitm_tasks(NQ_COUNT_N_MAX + 1, 1, NULL, NULL, NULL, NULL), NQ_E_RANGE);
+    nq_count_ctl ctl;
+    nq_count_ctl_init(&ctl);
+    nq_count_cancel(&ctl);
+    ck_assert_int_eq(nq_count_mitm_tasks(12, 1, NULL, &ctl, NULL, NULL), NQ_E_CANCELED);
+}
+END_TEST
+
 static void add_own(TCase *tc, const char *which)
 {
     if (strcmp(which, "fast") == 0) {
@@ -113,6 +225,9 @@ static void add_own(TCase *tc, const char *which)
         tcase_add_test(tc, symmetric_counts);
         tcase_add_test(tc, table_holds_every_bottom_placement);
         tcase_add_test(tc, join_kernels_agree);
+        tcase_add_loop_test(tc, tasks_in_two_parts, 8, 16);
+        tcase_add_test(tc, tasks_symmetric_only);
+        tcase_add_test(tc, tasks_bad_arguments);
     }
 }
 
