@@ -2,7 +2,7 @@
  * default for 13 <= n <= 20), the meet-in-the-middle counter ("mitm", the default for n > 20, and the
  * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13).
  *
- *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [N ...]
+ *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [--sample K] [N ...]
  *       defaults: T = 0 (every CPU), R = 1, LIST = quad,mitm, N = 16 17 18
  *
  * Each measurement runs in a child process of its own, so its peak memory is the child's
@@ -12,6 +12,13 @@
  * other and against OEIS A000170 where given below; a mismatch exits 1. --stop-after S cancels each
  * count after S seconds and reports the peak memory so far and the fraction of tasks done, for
  * boards too large to finish.
+ *
+ * --sample K counts, through nq_count_tasks (the plan nq_count runs), only every K-th task of the
+ * plan of each N (tasks 0, K, 2K, ...), taking each task's CPU time as its worker thread's CPU time
+ * since that thread's previous report (so a loaded machine does not inflate it), and prints the
+ * CPU time outside the tasks (tables, the symmetric boards), the distribution of task times and an
+ * extrapolation to the whole plan: outside + the sampled mean x tasks, in CPU seconds, and that
+ * divided by the threads as a wall-clock estimate. An estimate, for boards that take hours.
  */
 #include "nqueens/solver.h"
 
@@ -33,6 +40,9 @@
 #include "count_quad.h"
 
 #define N_ARGS_MAX 16
+
+#define SAMPLE_MAX 4096 /* sampled tasks timed at most */
+#define WORKERS_MAX 64  /* worker threads told apart */
 
 /* A000170(n) for n = 16..23, to check the long counts. */
 static const uint64_t oeis_total[] = {14772512u,    95815104u,     666090624u,     4968057848u,
@@ -125,6 +135,96 @@ static bool measure(count_fn fn, int n, int threads, double stop_after, sample *
     return out->err == NQ_OK || (stop_after > 0 && out->err == NQ_E_CANCELED);
 }
 
+/* ---- --sample: a few tasks of a long plan ------------------------------------------------------ */
+
+typedef struct task_times {
+    pthread_mutex_t lock;
+    pthread_t worker[WORKERS_MAX]; /* threads seen reporting */
+    double last[WORKERS_MAX];      /* each one's CPU time at its previous report */
+    size_t workers;                /* how many */
+    double took[SAMPLE_MAX];       /* CPU seconds per task, in report order */
+    size_t len;                    /* tasks timed */
+    double in_tasks;               /* their sum */
+    nq_count_sums sums;            /* of the tasks reported */
+} task_times;
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A task's CPU time: its thread's since that thread's previous report (or its start: workers are
+ * threads of their own, started after the tables are built). */
+static void time_task(void *arg, uint32_t task, const nq_count_sums *sums)
+{
+    (void)task;
+    task_times *t = arg;
+    const double cpu = thread_cpu();
+    const pthread_t self = pthread_self();
+    pthread_mutex_lock(&t->lock);
+    size_t w = 0;
+    while (w < t->workers && !pthread_equal(t->worker[w], self)) w++;
+    if (w == t->workers && w < WORKERS_MAX) t->worker[t->workers++] = self;
+    if (w < WORKERS_MAX && t->len < SAMPLE_MAX) {
+        t->took[t->len++] = cpu - t->last[w];
+        t->in_tasks += cpu - t->last[w];
+    }
+    if (w < WORKERS_MAX) t->last[w] = cpu;
+    nq_count_sums_add(&t->sums, sums);
+    pthread_mutex_unlock(&t->lock);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Count every k-th task of n's plan (the symmetric-board task too when it falls on the grid) in this
+ * process and print what they took. */
+static bool sample_plan(int n, uint32_t k, int threads)
+{
+    uint32_t tasks = 0;
+    if (nq_count_plan(n, &tasks) != NQ_OK) return false;
+    uint8_t *todo = calloc(tasks, 1);
+    task_times *t = calloc(1, sizeof *t);
+    if (todo == NULL || t == NULL) {
+        free(todo);
+        free(t);
+        return false;
+    }
+    uint32_t picked = 0;
+    for (uint32_t i = 0; i < tasks; i += k, picked++) todo[i] = 1;
+    pthread_mutex_init(&t->lock, NULL);
+    const double start = now();
+    const nq_err err = nq_count_tasks(n, threads, todo, NULL, time_task, t);
+    const double wall = now() - start;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    const double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                       (double)ru.ru_stime.tv_usec / 1e6;
+    const size_t timed = t->len;
+    const double mean = timed > 0 ? t->in_tasks / (double)timed : 0, outside = cpu - t->in_tasks;
+    qsort(t->took, timed, sizeof *t->took, by_value);
+    const int workers = threads > 0 ? threads : nq_count_cpus();
+    const double whole = outside + mean * (double)tasks;
+    printf("sample    n=%-2d %u of %u tasks (every %u-th): wall %.2f s, cpu %.2f s (%.2f s outside the tasks), "
+           "peak %.1f MiB, %" PRIu64 " solutions\n",
+           n, picked, tasks, k, wall, cpu, outside, (double)ru.ru_maxrss / 1024.0, t->sums.total);
+    if (timed > 0)
+        printf(
+            "          task cpu s: min %.5f median %.5f p90 %.5f p99 %.5f max %.5f mean %.5f; whole plan ~%.0f cpu s, "
+            "~%.0f s on %d threads\n",
+            t->took[0], t->took[timed / 2], t->took[timed * 9 / 10], t->took[timed * 99 / 100], t->took[timed - 1u],
+            mean, whole, whole / (double)workers, workers);
+    pthread_mutex_destroy(&t->lock);
+    free(todo);
+    free(t);
+    return err == NQ_OK;
+}
+
 static bool parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end = NULL;
@@ -141,6 +241,7 @@ typedef struct bench_args {
     size_t use[COUNTERS]; /* indexes into counters[], in the order given */
     size_t nuse;          /* how many */
     double stop_after;    /* cancel each count after this many seconds; 0 = never */
+    int sample;           /* --sample K: every K-th task of each plan only; 0 = whole counts */
     int ns[N_ARGS_MAX];   /* boards */
     int count;            /* how many */
 } bench_args;
@@ -172,6 +273,8 @@ static bool parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 86400, &secs)) return false;
             a->stop_after = secs;
+        } else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) {
+            if (!parse_int(argv[++i], 1, 1 << 20, &a->sample)) return false;
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 0, 256, &a->threads)) return false;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
@@ -252,12 +355,12 @@ int main(int argc, char **argv)
     if (!parse_args(argc, argv, &a)) {
         fprintf(stderr,
                 "usage: %s [--threads T] [--reps R] [--counters quad,mitm,backtrack] "
-                "[--stop-after S] [N ...]\n",
+                "[--stop-after S] [--sample K] [N ...]\n",
                 argv[0]);
         return 2;
     }
     for (int i = 0; i < a.count; i++) {
-        if (!bench_one(a.ns[i], &a)) return 1;
+        if (a.sample > 0 ? !sample_plan(a.ns[i], (uint32_t)a.sample, a.threads) : !bench_one(a.ns[i], &a)) return 1;
         fflush(stdout);
     }
     return 0;
