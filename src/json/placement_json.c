@@ -65,7 +65,7 @@ static nq_err members(const cJSON *root, const cJSON **n, const cJSON **list, bo
         if (!slot) {
             char named[41]; /* the member's name as printable ASCII ('?' for any other byte), cut */
             size_t i = 0;
-            for (; k[i] && i < sizeof named - 1; i++) named[i] = k[i] >= 0x20 && k[i] < 0x7f ? k[i] : '?';
+            for (; i < sizeof named - 1 && k[i]; i++) named[i] = k[i] >= 0x20 && k[i] < 0x7f ? k[i] : '?';
             named[i] = '\0';
             return fail(e, NQ_E_BAD_REQUEST, NULL,
                         "Unknown member '%s': a placement holds 'n' and 'columns' or 'queens'.", named);

@@ -268,18 +268,33 @@ enum {
  * body that gets this far was read by the server past its cap. */
 #define ENDLESS_MAX ((size_t)64 << 20)
 
-/* Send what is left of head[0..head_len) and then chunk[0..chunk_len) over and over on a non-blocking
- * socket (chunk_len 0: the head alone), *sent counting; false once the server has closed it. */
-static bool pump(int fd, const char *head, size_t head_len, const char *chunk, size_t chunk_len, size_t *sent)
+/* Send what is left of buf[*sent..len) on a non-blocking socket; false once the server has closed it. */
+static bool pump(int fd, const char *buf, size_t len, size_t *sent)
 {
-    while (*sent < (chunk_len > 0 ? ENDLESS_MAX : head_len)) {
-        const size_t off = *sent < head_len ? *sent : (*sent - head_len) % chunk_len;
-        const char *p = *sent < head_len ? head + off : chunk + off;
-        const size_t n = (*sent < head_len ? head_len : chunk_len) - off;
-        const ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    while (*sent < len) {
+        const ssize_t w = send(fd, buf + *sent, len - *sent, MSG_NOSIGNAL);
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
         if (w <= 0) return false;
         *sent += (size_t)w;
+    }
+    return true;
+}
+
+/* An endless chunked body: what is left of its head, then chunk (chunk_len > 0 bytes) over and over,
+ * up to ENDLESS_MAX bytes in all (*sent); false once the server has closed the connection. */
+static bool pump_endless(int fd, const char *head, size_t head_len, const char *chunk, size_t chunk_len, size_t *sent)
+{
+    if (*sent < head_len) {
+        if (!pump(fd, head, head_len, sent)) return false;
+        if (*sent < head_len) return true; /* the socket's buffer is full: next round */
+    }
+    while (*sent < ENDLESS_MAX) {
+        const size_t from = (*sent - head_len) % chunk_len;
+        size_t off = from;
+        const bool open = pump(fd, chunk, chunk_len, &off);
+        *sent += off - from;
+        if (!open) return false;
+        if (off < chunk_len) return true; /* the socket's buffer is full: next round */
     }
     return true;
 }
@@ -357,9 +372,9 @@ START_TEST(bodies_hold_memory_to_their_caps)
                     refused++;
                     continue;
                 }
-                (void)pump(fds[i], endless_head, sizeof endless_head - 1, chunk, chunk_len, &sent[i]);
+                (void)pump_endless(fds[i], endless_head, sizeof endless_head - 1, chunk, chunk_len, &sent[i]);
                 ck_assert_msg(sent[i] < ENDLESS_MAX, "endless body %d: %zu bytes taken", i, sent[i]);
-            } else if (pump(fds[i], stalled_req, stalled_len, NULL, 0, &sent[i]) && sent[i] == stalled_len) {
+            } else if (pump(fds[i], stalled_req, stalled_len, &sent[i]) && sent[i] == stalled_len) {
                 done[i] = true; /* in place: it waits for the head deadline now */
                 stalled++;
             }

@@ -360,7 +360,7 @@ static void body_problem(const nq_app *app, const nq_request *req, nq_err err, u
         const char *ct = req->header ? req->header(req->header_ctx, "Content-Type") : NULL;
         char named[64]; /* the client's type, printable ASCII only ('?' for any other byte), cut */
         size_t k = 0;
-        for (; ct && ct[k] && k < sizeof named - 1; k++) named[k] = ct[k] >= 0x20 && ct[k] < 0x7f ? ct[k] : '?';
+        for (; ct && k < sizeof named - 1 && ct[k]; k++) named[k] = ct[k] >= 0x20 && ct[k] < 0x7f ? ct[k] : '?';
         named[k] = '\0';
         (void)snprintf(detail, sizeof detail, "The body must be 'Content-Type: application/json'%s%s%s.",
                        ct ? ", not '" : " (the request names no type)", named, ct ? "'" : "");
