@@ -4,10 +4,12 @@
  * Input, app mode: a request written as text, the way a person would type it:
  *     METHOD SP TARGET LF          e.g. "GET /solve?n=6&format=columns\n"
  *     Name: value LF               any number of header lines
+ *     LF BODY                      optional: an empty line, then the body, every byte to the end
  * TARGET is split at the first '?' into the raw path and the raw query (no '?': no query), exactly as
- * server.c hands them to the app. The query is passed as an exactly-sized, unterminated buffer, so a
- * read past query_len is an ASan report. Header lookup is case-insensitive, first match wins, like
- * libmicrohttpd's.
+ * server.c hands them to the app. The query and the body are passed as exactly-sized, unterminated
+ * buffers, so a read past query_len or body_len is an ASan report. Header lookup is case-insensitive,
+ * first match wins, like libmicrohttpd's. Bodies are capped at BODY_LIMIT (--max-body-bytes) in both
+ * modes, so the 413 paths are as easy to reach as the others.
  *
  * The app is wired as server.c wires it: a real cache, and the operations bundle (/healthz, /readyz,
  * /metrics), whose access log and metrics see every request record (the log goes to /dev/null).
@@ -67,6 +69,7 @@
 #define RAW_MARK "#raw\n"      /* first line of a raw-mode input */
 #define RAW_HANG_MS 5000       /* silence, well past the server's 1 s deadlines, that is a hang */
 #define RAW_SETTLE_MS 5        /* pause between the last byte and the half-close (raw_exchange) */
+#define BODY_LIMIT 1024        /* --max-body-bytes of both modes: passing it fits -max_len */
 
 typedef struct header {
     const char *name;  /* points into the request copy, NUL-terminated */
@@ -76,6 +79,7 @@ typedef struct header {
 typedef struct fuzz_request {
     char *text;                  /* NUL-terminated copy of the input, cut into strings in place */
     char *query;                 /* exactly-sized copy of the raw query (not terminated), or NULL */
+    char *body;                  /* exactly-sized copy of the body (not terminated), or NULL */
     const char *query_text;      /* the same query, NUL-terminated inside text (for the record) */
     size_t nheaders;             /* headers parsed */
     header headers[MAX_HEADERS]; /* in input order */
@@ -132,6 +136,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     g.cfg.max_n_trace = 8;
     g.cfg.max_trace_limit = 2000;
     g.cfg.max_n_count_k = 8;
+    g.cfg.max_body_bytes = BODY_LIMIT;
     g.cfg.cache_bytes = CACHE_BYTES;
     g.body = malloc(BODY_CAP);
     g.plain = malloc(BODY_CAP);
@@ -156,9 +161,9 @@ static const char *lookup(void *ctx, const char *name)
     return NULL;
 }
 
-/* Cut r->text into the request line and header lines; fill req. Returns false for an input with no
- * request line (nothing to send). */
-static bool parse_input(fuzz_request *r, nq_request *req)
+/* Cut r->text (size bytes of input) into the request line, header lines and body; fill req. Returns
+ * false for an input with no request line (nothing to send). */
+static bool parse_input(fuzz_request *r, size_t size, nq_request *req)
 {
     char *line = r->text;
     char *next = strchr(line, '\n');
@@ -180,6 +185,14 @@ static bool parse_input(fuzz_request *r, nq_request *req)
     }
     while (next && r->nheaders < MAX_HEADERS) {
         line = next;
+        if (*line == '\n') { /* the empty line: the rest is the body, NULs included */
+            req->body_len = size - (size_t)(line + 1 - r->text);
+            r->body = malloc(req->body_len ? req->body_len : 1);
+            NQ_FUZZ_CHECK(r->body != NULL);
+            memcpy(r->body, line + 1, req->body_len);
+            req->body = r->body;
+            break;
+        }
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
         char *colon = strchr(line, ':');
@@ -280,6 +293,7 @@ static void raw_start(void)
     c->cache_bytes = CACHE_BYTES;
     c->head_timeout_s = 1;
     c->idle_timeout_s = 1;
+    c->max_body_bytes = BODY_LIMIT;
     c->conn_limit = 64;
     NQ_FUZZ_CHECK(nq_ops_create(c, &g.raw_ops) == NQ_OK);
     NQ_FUZZ_CHECK(nq_server_create(c, g.raw_ops, NULL, &g.raw) == NQ_OK);
@@ -421,7 +435,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(r.text, data, size);
     r.text[size] = '\0'; /* an embedded NUL ends the input early, as it would a C string */
     nq_request req = {0};
-    if (parse_input(&r, &req)) {
+    if (parse_input(&r, size, &req)) {
         nq_response resp;
         nq_response_init(&resp);
         nq_app_serve(g.app, &req, &resp);
@@ -448,6 +462,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nq_response_clear(&resp);
     }
     free(r.query);
+    free(r.body);
     free(r.text);
     return 0;
 }

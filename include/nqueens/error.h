@@ -21,11 +21,12 @@
     P(OK, "ok", 200, "OK", "Not a problem: the request succeeded.")                                                \
     P(BAD_REQUEST, "bad-request", 400, "Bad request",                                                              \
       "The request itself is malformed: a query with an empty parameter or a broken percent-escape "               \
-      "outside any known parameter, or a head that breaks HTTP/1.1 (no Host or more than one, a space "            \
-      "before a colon, a folded line, a method that is not a token, a Content-Length or "                          \
-      "Transfer-Encoding that leaves the body's end in doubt). Fix the request; retrying it unchanged "            \
-      "fails again. The server closes the connection after this answer when the request's framing "                \
-      "is in doubt.")                                                                                              \
+      "outside any known parameter, a JSON body that does not parse or is not a placement (a wrong "               \
+      "type, an unknown or repeated member, nesting too deep), or a head that breaks HTTP/1.1 (no "                \
+      "Host or more than one, a space before a colon, a folded line, a method that is not a token, a "             \
+      "Content-Length or Transfer-Encoding that leaves the body's end in doubt). Fix the request; "                \
+      "retrying it unchanged fails again. The server closes the connection after this answer when the "            \
+      "request's framing is in doubt.")                                                                            \
     P(MISSING_PARAMETER, "missing-parameter", 400, "Missing parameter",                                            \
       "A required query parameter is absent; 'param' names it. Add it and retry.")                                 \
     P(DUPLICATE_PARAMETER, "duplicate-parameter", 400, "Duplicate parameter",                                      \
@@ -74,7 +75,11 @@
       "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "         \
       "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")              \
     P(CONTENT_TOO_LARGE, "content-too-large", 413, "Content too large",                                            \
-      "The request announces a body larger than this resource accepts. Send a smaller one.")                       \
+      "The request body is larger than this resource accepts ('limit' gives the cap in bytes): its "               \
+      "Content-Length says so, or a chunked body grew past it. Send a smaller one.")                               \
+    P(UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type",                             \
+      "The request body is not of a type this resource reads: a POST to /check or /complete takes "                \
+      "'Content-Type: application/json' (a charset parameter, if any, must be utf-8).")                            \
     P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                                  \
       "The request uses a transfer coding this server does not implement; only 'chunked' is.")                     \
     P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                     \
@@ -120,9 +125,10 @@
     X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                   \
     /* a well-formed number above what its caller accepts (nqueens/parse.h) */                   \
     X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")                                     \
-    /* framing of a request body (the server's own checks of a request head) */                  \
+    /* request bodies: their framing (the server's own checks of a request head) and type */     \
     X(E_BODY_TOO_LARGE, 39, CONTENT_TOO_LARGE, "Content too large")                              \
     X(E_NOT_IMPLEMENTED, 41, NOT_IMPLEMENTED, "Not implemented")                                 \
+    X(E_MEDIA_TYPE, 42, UNSUPPORTED_MEDIA_TYPE, "Unsupported media type")                        \
     /* store errors: the server's SQLite file (start-up refusals and failed writes) */           \
     X(E_STORE_CORRUPT, 60, INTERNAL_ERROR, "Store file is not a readable nqueens database")      \
     X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")              \

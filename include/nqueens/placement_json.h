@@ -8,7 +8,8 @@
  * twice, no other member; numbers integral and at most 2^53 (beyond, a JSON number is not an exact
  * integer). The entries then follow placement.h's rules (ranges, a square given twice).
  * Memory: cJSON's tree of the text, a few dozen bytes per JSON value, freed before the call returns;
- * the caller bounds the text. Nesting deeper than cJSON's limit (1000) is malformed, not a crash.
+ * the caller bounds the text. Nesting deeper than NQ_PLACEMENT_JSON_DEPTH_MAX levels is refused, with
+ * its own detail, by a scan before cJSON parses (a placement needs 3: object, list, pair).
  * Thread-safety: reentrant (cJSON's global error pointer is never read).
  */
 #ifndef NQ_PLACEMENT_JSON_H
@@ -20,6 +21,9 @@
 #include "nqueens/error.h"
 #include "nqueens/placement.h"
 
+/* Most levels of arrays and objects a text may nest; a placement needs 3 ({"queens":[[r,c]]}). */
+#define NQ_PLACEMENT_JSON_DEPTH_MAX 8
+
 /* Why a text was refused. */
 typedef struct nq_placement_json_error {
     nq_err err;         /* as returned */
@@ -30,7 +34,8 @@ typedef struct nq_placement_json_error {
 
 /* Read len bytes of text (need not be NUL-terminated) as a placement on a board of at most max_n
  * (<= NQ_PLACEMENT_N_MAX). On success *out owns a finished placement (nq_placement_destroy).
- * Errors, with *e filled: NQ_E_BAD_REQUEST (not JSON, not the shapes above, a wrong type),
+ * Errors, with *e filled: NQ_E_BAD_REQUEST (empty, not JSON, nested too deep, not the shapes above, a
+ * wrong type),
  * NQ_E_PARAM_MISSING (n, or the list), NQ_E_PARAM_INVALID (n not an integer >= 1), NQ_E_LIMIT
  * (n > max_n), NQ_E_PLACEMENT (an entry out of range, too many or too few columns, a square twice),
  * NQ_E_NOMEM. NQ_E_ARG when text, out or e is NULL. */

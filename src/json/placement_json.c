@@ -62,9 +62,14 @@ static nq_err members(const cJSON *root, const cJSON **n, const cJSON **list, bo
         const cJSON **slot = strcmp(k, "n") == 0                                       ? n
                              : (strcmp(k, "columns") == 0 || strcmp(k, "queens") == 0) ? list
                                                                                        : NULL;
-        if (!slot)
+        if (!slot) {
+            char named[41]; /* the member's name as printable ASCII ('?' for any other byte), cut */
+            size_t i = 0;
+            for (; i < sizeof named - 1 && k[i]; i++) named[i] = k[i] >= 0x20 && k[i] < 0x7f ? k[i] : '?';
+            named[i] = '\0';
             return fail(e, NQ_E_BAD_REQUEST, NULL,
-                        "Unknown member '%.40s': a placement holds 'n' and 'columns' or 'queens'.", k);
+                        "Unknown member '%s': a placement holds 'n' and 'columns' or 'queens'.", named);
+        }
         /* The member named in the error is a static string: k dies with the document. */
         const char *name = slot == n ? "n" : strcmp(k, "columns") == 0 ? "columns" : "queens";
         if (*slot && strcmp((*slot)->string, k) != 0)
@@ -145,10 +150,53 @@ static nq_err build(const cJSON *root, uint32_t max_n, nq_placement **out, nq_pl
     return NQ_OK;
 }
 
+static bool json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The offset of the first '[' or '{' (outside strings) that opens a level deeper than
+ * NQ_PLACEMENT_JSON_DEPTH_MAX, or len when there is none: one pass, before cJSON recurses into it.
+ * Whether the text is JSON at all is left to cJSON. */
+static size_t too_deep(const char *text, size_t len)
+{
+    size_t depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++; /* the escaped byte cannot end the string */
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > NQ_PLACEMENT_JSON_DEPTH_MAX) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return len;
+}
+
 nq_err nq_placement_parse_json(const char *body, size_t len, uint32_t max_n, nq_placement **out,
                                nq_placement_json_error *e)
 {
+    if (!e) return NQ_E_ARG;
     memset(e, 0, sizeof *e);
+    if (!body || !out) return fail(e, NQ_E_ARG, NULL, "No text to read.");
+    size_t blank = 0;
+    while (blank < len && json_space(body[blank])) blank++;
+    if (blank == len)
+        return fail(e, NQ_E_BAD_REQUEST, NULL,
+                    "The body is empty: a placement is one JSON object, {\"n\":8,\"columns\":[...]}.");
+    const size_t deep = too_deep(body, len);
+    if (deep < len)
+        return fail(e, NQ_E_BAD_REQUEST, NULL,
+                    "Nested deeper than %d levels (at byte %zu): a placement is an object holding a list "
+                    "of numbers or of [row, column] pairs.",
+                    NQ_PLACEMENT_JSON_DEPTH_MAX, deep);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);
     if (!root)
@@ -156,7 +204,7 @@ nq_err nq_placement_parse_json(const char *body, size_t len, uint32_t max_n, nq_
                     end && end >= body ? (size_t)(end - body) : 0);
     /* Nothing but whitespace may follow the value. */
     const char *p = end;
-    while (p < body + len && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    while (p < body + len && json_space(*p)) p++;
     nq_err rc = p < body + len ? fail(e, NQ_E_BAD_REQUEST, NULL, "More than one JSON value: a placement is one object.")
                                : build(root, max_n, out, e);
     cJSON_Delete(root);

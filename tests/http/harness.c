@@ -331,6 +331,12 @@ end:
 bool nq_http_request(const nq_test_server *s, const char *method, const char *target, const char *const *headers,
                      nq_http_response *out)
 {
+    return nq_http_send(s, method, target, headers, NULL, 0, out);
+}
+
+bool nq_http_send(const nq_test_server *s, const char *method, const char *target, const char *const *headers,
+                  const char *body, size_t len, nq_http_response *out)
+{
     memset(out, 0, sizeof *out);
     /* The URL is as long as the test wants (hostile targets run to hundreds of KiB): never cut it. */
     const size_t url_len = strlen(s->base) + strlen(target);
@@ -352,9 +358,13 @@ bool nq_http_request(const nq_test_server *s, const char *method, const char *ta
     curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    }
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    else if (strcmp(method, "GET") != 0)
+    else if (strcmp(method, "GET") != 0 || body)
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     const CURLcode rc = curl_easy_perform(c);
     if (rc == CURLE_OK)
@@ -409,18 +419,26 @@ bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len)
 
 /* ---- raw sockets ------------------------------------------------------------------------------ */
 
-char *nq_raw_request(uint16_t port, const char *req, size_t len, unsigned timeout_ms, size_t *out_len)
+int nq_raw_connect(uint16_t port)
 {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return NULL;
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) return fd;
+    close(fd);
+    return -1;
+}
+
+char *nq_raw_request(uint16_t port, const char *req, size_t len, unsigned timeout_ms, size_t *out_len)
+{
+    const int fd = nq_raw_connect(port);
+    if (fd < 0) return NULL;
     char *buf = NULL;
     size_t used = 0, cap = 0;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) goto end;
     for (size_t sent = 0; sent < len;) {
         const ssize_t w = send(fd, req + sent, len - sent, MSG_NOSIGNAL);
         if (w <= 0) break; /* the server may close early: read what it said */
@@ -445,7 +463,6 @@ char *nq_raw_request(uint16_t port, const char *req, size_t len, unsigned timeou
         buf[used] = '\0';
         *out_len = used;
     }
-end:
     close(fd);
     return buf;
 }

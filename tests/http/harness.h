@@ -63,6 +63,12 @@ char *nq_harness_log(const nq_test_server *s);
 bool nq_http_request(const nq_test_server *s, const char *method, const char *target, const char *const *headers,
                      nq_http_response *out);
 
+/* Send method target with a request body of len bytes (body NULL: none) and the extra header lines
+ * (give the body's Content-Type there: libcurl's default is application/x-www-form-urlencoded, and
+ * "Content-Type:" with no value sends none). Otherwise as nq_http_request, recorded alike. */
+bool nq_http_send(const nq_test_server *s, const char *method, const char *target, const char *const *headers,
+                  const char *body, size_t len, nq_http_response *out);
+
 /* GET shorthand. */
 bool nq_http_get(const nq_test_server *s, const char *target, nq_http_response *out);
 
@@ -78,6 +84,9 @@ double nq_harness_metric(const nq_test_server *s, const char *name);
 
 /* Decode a gzip body; on success *out is malloc'd and NUL-terminated. Bounded to 1 GiB. */
 bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len);
+
+/* A TCP connection to 127.0.0.1:port (a blocking socket the caller closes), or -1. */
+int nq_raw_connect(uint16_t port);
 
 /* Write len bytes of raw request to 127.0.0.1:port, then read until the server closes or timeout_ms
  * of silence passes. On success returns the bytes received (malloc'd, NUL-terminated) and their

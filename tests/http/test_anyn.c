@@ -334,8 +334,38 @@ START_TEST(test_check_etag)
 }
 END_TEST
 
+/* The same checks as JSON bodies: the bytes and ETag of the GET (so the contract stage sees POST
+ * answers too). */
+static const struct {
+    const char *body; /* POST /check */
+    const char *get;  /* the same placement as a query */
+} posts[] = {
+    {"{\"n\":4,\"columns\":[1,3,0,2]}", "/check?n=4&columns=1,3,0,2"},
+    {"{\"n\":4,\"columns\":[1,null,3,null]}", "/check?n=4&columns=1,-,3,-"},
+    {"{\"n\":4,\"queens\":[[3,0],[2,3],[0,1]]}", "/check?n=4&queens=2:3,0:1,3:0"},
+    {"{\"n\":4,\"queens\":[]}", "/check?n=4&queens="},
+    {"{\"n\":5,\"queens\":[[1,4],[1,0]]}", "/check?n=5&queens=1:0,1:4"},
+    {"{\"n\":5,\"columns\":[0,1,2,3,4]}", "/check?n=5&columns=0,1,2,3,4"},
+    {"{\"n\":1000000,\"queens\":[[999999,0],[0,999999]]}", "/check?n=1000000&queens=999999:0,0:999999"},
+};
+
+START_TEST(test_check_post)
+{
+    static const char *const h[] = {"Content-Type: application/json", NULL};
+    nq_http_response p, g;
+    ck_assert(nq_http_send(&server, "POST", "/check", h, posts[_i].body, strlen(posts[_i].body), &p));
+    ck_assert(nq_http_get(&server, posts[_i].get, &g));
+    ck_assert_int_eq(p.status, 200);
+    ck_assert_str_eq(p.body, g.body);
+    ck_assert_str_eq(nq_http_header_get(&p, "ETag"), nq_http_header_get(&g, "ETag"));
+    ck_assert_str_eq(nq_http_header_get(&p, "Content-Type"), "application/json");
+    nq_http_response_free(&p);
+    nq_http_response_free(&g);
+}
+END_TEST
+
 /* A constructed board checks as complete, through the server, for a large n (GET: the URI cap of
- * 8 KiB bounds the board; n = 1500 needs about 6 KB). */
+ * 8 KiB bounds the board; n = 1500 needs about 6 KB; larger boards go in a POST body, test_body.c). */
 START_TEST(test_check_constructed)
 {
     cJSON *j = get_json("/solution?n=1500", 200, NULL);
@@ -369,6 +399,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_loop_test(tc, test_check_exact, 0, (int)(sizeof checks / sizeof checks[0]));
     tcase_add_test(tc, test_check_etag);
+    tcase_add_loop_test(tc, test_check_post, 0, (int)(sizeof posts / sizeof posts[0]));
     tcase_add_test(tc, test_check_constructed);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);

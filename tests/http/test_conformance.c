@@ -4,7 +4,9 @@
  * be answered, followed by the close when the server must close.
  *
  * Covered: HEAD on each route and each answer shape (cached, streamed, 304, problem) followed by a
- * GET on the same connection; pipelining with and without bodies; Content-Length and
+ * GET on the same connection; pipelining with and without bodies, bodies read (POST /check and
+ * /complete) and refused, and the Content-Length values libmicrohttpd cannot read on their paths;
+ * Content-Length and
  * Transfer-Encoding in the combinations RFC 9112 section 6 names; obsolete line folding; bare LF and
  * CR; Host rules; request-line syntax; floods of parameters and header lines at, below and above
  * each cap; repeated header lines combined as lists; the per-address connection reserve; requests
@@ -224,6 +226,16 @@ typedef struct row {
 #define NEXT "GET /healthz HTTP/1.1\r\n" H CLOSE "\r\n"
 /* 37 bytes that are a whole request, used as a smuggled body. */
 #define SMUGGLED "GET /count?n=4 HTTP/1.1\r\nHost: t\r\n\r\n"
+/* The type of a placement body, and a placement of 27 bytes (5 + 0x16). */
+#define JSON "Content-Type: application/json\r\n"
+#define PLACEMENT "{\"n\":4,\"columns\":[1,3,0,2]}"
+#define POST_CHECK "POST /check HTTP/1.1\r\n" H JSON
+/* A Content-Length on a path whose route reads a body: libmicrohttpd delimits it there, and refuses a
+ * value it cannot parse before the server sees the head, with its answer sent twice. The server
+ * closes the connection before any of that answer goes out: no response at all, then the close. */
+#define UNREADABLE_LENGTH(name, path, value)                                                                       \
+    "body path, length " name, "POST " path " HTTP/1.1\r\n" H JSON "Content-Length:" value "\r\n\r\n" NEXT, 0, "", \
+        {0}, NULL, false
 
 static const row rows[] = {
     /* pipelining */
@@ -421,6 +433,132 @@ static const row rows[] = {
      {400},
      "/problems/bad-request",
      false},
+    /* request bodies: POST /check and /complete read theirs, and the connection goes on */
+    {"POST body, then pipelined",
+     POST_CHECK "Content-Length: 27\r\n\r\n" PLACEMENT NEXT,
+     0,
+     "GG",
+     {200, 200},
+     NULL,
+     false},
+    {"two POST bodies pipelined, then a GET",
+     POST_CHECK "Content-Length: 27\r\n\r\n" PLACEMENT "POST /complete HTTP/1.1\r\n" H JSON
+                "Content-Length: 27\r\n\r\n" PLACEMENT NEXT,
+     0,
+     "GGG",
+     {200, 200, 200},
+     NULL,
+     false},
+    {"POST chunked body with trailers, then pipelined",
+     "POST /complete HTTP/1.1\r\n" H JSON "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"n\":\r\n16;x=y\r\n"
+     "4,\"columns\":[1,3,0,2]}\r\n0\r\nX-T: 1\r\n\r\n" NEXT,
+     0,
+     "GG",
+     {200, 200},
+     NULL,
+     false},
+    {"POST without a body", POST_CHECK "\r\n" NEXT, 0, "GG", {400, 200}, "/problems/bad-request", false},
+    {"POST body not JSON",
+     POST_CHECK "Content-Length: 5\r\n\r\nhello" NEXT,
+     0,
+     "GG",
+     {400, 200},
+     "/problems/bad-request",
+     false},
+    {"POST body of another type",
+     "POST /check HTTP/1.1\r\n" H "Content-Type: text/plain\r\nContent-Length: 27\r\n\r\n" PLACEMENT NEXT,
+     0,
+     "G",
+     {415},
+     "/problems/unsupported-media-type",
+     false},
+    {"POST body without a type",
+     "POST /complete HTTP/1.1\r\n" H "Content-Length: 27\r\n\r\n" PLACEMENT NEXT,
+     0,
+     "G",
+     {415},
+     "/problems/unsupported-media-type",
+     false},
+    {"POST length over the cap, body never sent",
+     POST_CHECK "Content-Length: 1048577\r\n\r\n" NEXT,
+     0,
+     "G",
+     {413},
+     "/problems/content-too-large",
+     false},
+    {"POST length 2^64-1",
+     POST_CHECK "Content-Length: 18446744073709551615\r\n\r\n",
+     0,
+     "G",
+     {413},
+     "/problems/content-too-large",
+     false},
+    {"POST chunked, framing malformed",
+     POST_CHECK "Transfer-Encoding: chunked\r\n\r\nzz\r\n" NEXT,
+     0,
+     "G",
+     {400},
+     NULL,
+     true},
+    {"body path, length smuggling 0 then 37",
+     POST_CHECK "Content-Length: 0\r\nContent-Length: 37\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"body path, length repeated equal",
+     POST_CHECK "Content-Length: 27\r\nContent-Length: 27\r\n\r\n" PLACEMENT NEXT,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"body path, chunked and length",
+     POST_CHECK "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" SMUGGLED,
+     0,
+     "G",
+     {400},
+     "/problems/bad-request",
+     false},
+    {"body path, gzip then chunked",
+     POST_CHECK "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" NEXT,
+     0,
+     "G",
+     {501},
+     "/problems/not-implemented",
+     false},
+    {"body path, GET with a body",
+     "GET /check?n=4&columns=1,3,0,2 HTTP/1.1\r\n" H "Content-Length: 5\r\n\r\nhello" NEXT,
+     0,
+     "G",
+     {200},
+     NULL,
+     false},
+    {"body path, PUT with a body",
+     "PUT /complete HTTP/1.1\r\n" H JSON "Content-Length: 27\r\n\r\n" PLACEMENT NEXT,
+     0,
+     "G",
+     {405},
+     "/problems/method-not-allowed",
+     false},
+    {"body path, preflight", "OPTIONS /check HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {204, 200}, NULL, false},
+    {UNREADABLE_LENGTH("not a number", "/check", " abc")},
+    {UNREADABLE_LENGTH("negative", "/check", " -1")},
+    {UNREADABLE_LENGTH("plus sign", "/complete", " +27")},
+    {UNREADABLE_LENGTH("empty", "/check", "")},
+    {UNREADABLE_LENGTH("list", "/check", " 0, 27")},
+    {UNREADABLE_LENGTH("of 30 digits", "/complete", " 123456789012345678901234567890")},
+    {UNREADABLE_LENGTH("with trailing space", "/check", " 27 ")},
+    {UNREADABLE_LENGTH("with trailing tab", "/check", " 27\t")},
+    {UNREADABLE_LENGTH("escaped path", "/che%63k", " abc")},
+    {"body path, length not a number, GET",
+     "GET /complete?n=4&queens= HTTP/1.1\r\n" H "Content-Length: abc\r\n\r\n" NEXT,
+     0,
+     "",
+     {0},
+     NULL,
+     false},
     /* line syntax */
     {"folded line",
      "GET /healthz HTTP/1.1\r\n" H "X-A: foo\r\n bar\r\n\r\n" NEXT,
@@ -526,7 +664,7 @@ START_TEST(test_row)
     for (size_t i = 0; i < strlen(r->heads); i++)
         ck_assert_msg(resp[i].status == r->status[i], "%s: response %zu is %u, not %u", r->name, i + 1, resp[i].status,
                       r->status[i]);
-    check_first(r, &resp[0]);
+    if (r->heads[0]) check_first(r, &resp[0]); /* else: closed unanswered, as it must be */
     free_all(resp, strlen(r->heads), &ex);
 }
 END_TEST

@@ -116,6 +116,37 @@ START_TEST(complete_one_entry)
 }
 END_TEST
 
+/* The same completions as JSON bodies (the query holds count only): the GET's bytes and ETag. */
+static const struct {
+    const char *query; /* of the POST */
+    const char *body;
+    const char *get; /* the same request as a query */
+} posts[] = {
+    {NULL, "{\"n\":8,\"queens\":[[0,0]]}", "/complete?n=8&queens=0:0"},
+    {"count=true", "{\"n\":8,\"queens\":[[1,4],[0,0]]}", "/complete?n=8&queens=1:4,0:0&count=true"},
+    {"count=true", "{\"n\":6,\"columns\":[null,null,null,null,null,null]}", "/complete?n=6&queens=&count=true"},
+    {NULL, "{\"n\":8,\"columns\":[0,4,7,5,2,6,1,3]}", "/complete?n=8&columns=0,4,7,5,2,6,1,3"},
+    {"count=true", "{\"n\":8,\"queens\":[[2,3],[5,6]]}", "/complete?n=8&queens=2:3,5:6&count=true"},
+    {NULL, "{\"n\":8,\"queens\":[[3,0],[3,7]]}", "/complete?n=8&queens=3:0,3:7"},
+};
+
+START_TEST(complete_post)
+{
+    static const char *const h[] = {"Content-Type: application/json", NULL};
+    char target[64];
+    snprintf(target, sizeof target, "/complete%s%s", posts[_i].query ? "?" : "",
+             posts[_i].query ? posts[_i].query : "");
+    nq_http_response p, g;
+    ck_assert(nq_http_send(&server, "POST", target, h, posts[_i].body, strlen(posts[_i].body), &p));
+    ck_assert(nq_http_get(&server, posts[_i].get, &g));
+    ck_assert_msg(p.status == 200, "%s: %ld %s", posts[_i].body, p.status, p.body);
+    ck_assert_str_eq(p.body, g.body);
+    ck_assert_str_eq(nq_http_header_get(&p, "ETag"), nq_http_header_get(&g, "ETag"));
+    nq_http_response_free(&p);
+    nq_http_response_free(&g);
+}
+END_TEST
+
 /* The first completion is the first /solve solution whose rows agree with the givens. */
 START_TEST(complete_agrees_with_solve)
 {
@@ -380,14 +411,25 @@ START_TEST(bad_input)
 END_TEST
 
 /* A search that outlives the request's deadline is a 503 with Retry-After, and goes on into the
- * cache: the same request then gets the answer. (The first completion of the empty 32 x 32 board takes
- * about a second, a thousand times the deadline; a slower machine only widens the gap.) */
+ * cache: the same request then gets the answer, in either form (a POST of the same board shares the
+ * computation and the entry). (The first completion of the empty 32 x 32 board takes about a second,
+ * a thousand times the deadline; a slower machine only widens the gap.) */
 START_TEST(complete_deadline_then_cached)
 {
     static const char *const args[] = {"--deadline-ms", "1", NULL};
+    static const char *const h[] = {"Content-Type: application/json", NULL};
+    static const char body[] = "{\"n\":32,\"columns\":[]}"; /* 0 of 32 columns: a 400 */
+    static const char empty[] = "{\"n\":32,\"queens\":[]}";
     nq_test_server slow;
     ck_assert(nq_harness_start(&slow, args, NULL));
     nq_http_response r;
+    ck_assert(nq_http_send(&slow, "POST", "/complete", h, body, sizeof body - 1, &r));
+    ck_assert_int_eq(r.status, 400);
+    nq_http_response_free(&r);
+    ck_assert(nq_http_send(&slow, "POST", "/complete", h, empty, sizeof empty - 1, &r));
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(nq_http_header_get(&r, "Retry-After"));
+    nq_http_response_free(&r);
     ck_assert(nq_http_get(&slow, "/complete?n=32&queens=", &r));
     ck_assert_int_eq(r.status, 503);
     ck_assert_ptr_nonnull(nq_http_header_get(&r, "Retry-After"));
@@ -404,6 +446,10 @@ START_TEST(complete_deadline_then_cached)
         nq_http_response_free(&r);
     }
     ck_assert_int_eq(status, 200);
+    ck_assert(nq_http_send(&slow, "POST", "/complete", h, empty, sizeof empty - 1, &r));
+    ck_assert_int_eq(r.status, 200); /* from the GET's entry */
+    ck_assert_ptr_nonnull(strstr(r.body, "\"solution\":[0,2,4,1,3,8,"));
+    nq_http_response_free(&r);
     ck_assert_int_eq(nq_harness_stop(&slow, SIGTERM, 15), 0);
 }
 END_TEST
@@ -416,6 +462,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, complete_exact, 0, (int)(sizeof completes / sizeof completes[0]));
     tcase_add_test(tc, complete_one_entry);
+    tcase_add_loop_test(tc, complete_post, 0, (int)(sizeof posts / sizeof posts[0]));
     tcase_add_loop_test(tc, complete_agrees_with_solve, 4, 10);
     tcase_add_loop_test(tc, trace_pages_join, 1, 9);
     tcase_add_test(tc, trace_from_and_ndjson);

@@ -242,6 +242,28 @@ START_TEST(test_cors_preflight)
 }
 END_TEST
 
+/* A browser's POST of JSON is not a "simple" request: its preflight asks for POST and Content-Type,
+ * and the routes that read a body allow both (the others still allow neither). */
+START_TEST(test_cors_preflight_post)
+{
+    static const char *const pre[] = {"Origin: https://app.example", "Access-Control-Request-Method: POST",
+                                      "Access-Control-Request-Headers: content-type", NULL};
+    static const char *const targets[] = {"/check", "/complete", "/count"};
+    for (size_t i = 0; i < 3; i++) {
+        const bool body = i < 2;
+        const char *methods = body ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS";
+        nq_http_response r;
+        ck_assert(nq_http_request(&server, "OPTIONS", targets[i], pre, &r));
+        ck_assert_int_eq(r.status, 204);
+        ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Methods"), methods);
+        ck_assert_str_eq(nq_http_header_get(&r, "Allow"), methods);
+        const char *allowed = nq_http_header_get(&r, "Access-Control-Allow-Headers");
+        ck_assert_msg((strstr(allowed, "Content-Type") != NULL) == body, "%s: %s", targets[i], allowed);
+        nq_http_response_free(&r);
+    }
+}
+END_TEST
+
 START_TEST(test_request_id)
 {
     static const char *const given[] = {"X-Request-Id: trace-42.abc", NULL};
@@ -323,6 +345,7 @@ int main(void)
     tcase_add_test(tc, test_etag_stable);
     tcase_add_loop_test(tc, test_head, 0, 4);
     tcase_add_test(tc, test_cors_preflight);
+    tcase_add_test(tc, test_cors_preflight_post);
     tcase_add_test(tc, test_request_id);
     tcase_add_test(tc, test_server_timing);
     tcase_add_test(tc, test_openapi);

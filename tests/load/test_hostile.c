@@ -8,6 +8,8 @@
  * The server runs with --conn-limit 2300 (the attack's size: the probe cannot get in until the guard
  * frees slots), --head-timeout-s 2 and --idle-timeout-s 120 (so the idle timeout cannot be what
  * closes anything within the test). Sockets are non-blocking; the test takes about 4 seconds.
+ * A second case does the same with request bodies: 200 held one byte short of the cap and 40 that never
+ * end, against the server's memory, its probes and its head deadline.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
@@ -252,6 +254,165 @@ START_TEST(idle_and_slow_clients_do_not_lock_out_a_probe)
 }
 END_TEST
 
+/* ---- bodies ---------------------------------------------------------------------------------- */
+
+enum {
+    STALLED = 200, /* POST bodies sent but for their last byte, then held */
+    ENDLESS = 40,  /* chunked bodies that never end */
+    BODY_ATTACK = STALLED + ENDLESS,
+    BODY_CAP = 64 * 1024, /* the server's --max-body-bytes */
+    CHUNK = 4096          /* the endless bodies' chunks */
+};
+
+/* An endless body gives up after this much: far more than the kernel's socket buffers take in, so a
+ * body that gets this far was read by the server past its cap. */
+#define ENDLESS_MAX ((size_t)64 << 20)
+
+/* Send what is left of buf[*sent..len) on a non-blocking socket; false once the server has closed it. */
+static bool pump(int fd, const char *buf, size_t len, size_t *sent)
+{
+    while (*sent < len) {
+        const ssize_t w = send(fd, buf + *sent, len - *sent, MSG_NOSIGNAL);
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+        if (w <= 0) return false;
+        *sent += (size_t)w;
+    }
+    return true;
+}
+
+/* An endless chunked body: what is left of its head, then chunk (chunk_len > 0 bytes) over and over,
+ * up to ENDLESS_MAX bytes in all (*sent); false once the server has closed the connection. */
+static bool pump_endless(int fd, const char *head, size_t head_len, const char *chunk, size_t chunk_len, size_t *sent)
+{
+    if (*sent < head_len) {
+        if (!pump(fd, head, head_len, sent)) return false;
+        if (*sent < head_len) return true; /* the socket's buffer is full: next round */
+    }
+    while (*sent < ENDLESS_MAX) {
+        const size_t from = (*sent - head_len) % chunk_len;
+        size_t off = from;
+        const bool open = pump(fd, chunk, chunk_len, &off);
+        *sent += off - from;
+        if (!open) return false;
+        if (off < chunk_len) return true; /* the socket's buffer is full: next round */
+    }
+    return true;
+}
+
+/* Whether fd has something to read: an answer or the close. */
+static bool readable(int fd)
+{
+    struct pollfd r = {.fd = fd, .events = POLLIN};
+    return poll(&r, 1, 0) == 1;
+}
+
+/* Bodies hold memory only up to their cap: 200 clients each send all of a 64 KiB body but its last
+ * byte and wait, 40 send chunked bodies that never end. The server's resident memory grows by at most
+ * the stalled bodies' caps (12.5 MiB) and the slack of the other test; every endless body is refused
+ * (a 413, then the close) long before ENDLESS_MAX; a probe is answered meanwhile; and every stalled
+ * body is cut at the head deadline, unanswered. */
+START_TEST(bodies_hold_memory_to_their_caps)
+{
+    static const char *const args[] = {"--max-body-bytes",
+                                       "64K",
+                                       "--head-timeout-s",
+                                       "4",
+                                       "--per-ip-limit",
+                                       "16",
+                                       "--idle-timeout-s",
+                                       "120",
+                                       "--http-threads",
+                                       "2",
+                                       NULL};
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, args, NULL));
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/healthz", &r));
+    nq_http_response_free(&r);
+    const long rss_before = rss_kb(s.pid);
+    ck_assert_int_gt(rss_before, 0);
+
+    static char stalled_req[BODY_CAP + 256];
+    int k = snprintf(stalled_req, 256,
+                     "POST /check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %d\r\n\r\n",
+                     BODY_CAP);
+    memset(stalled_req + k, ' ', BODY_CAP - 1); /* all but the last byte */
+    const size_t stalled_len = (size_t)k + BODY_CAP - 1;
+    static const char endless_head[] = "POST /complete HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                                       "Transfer-Encoding: chunked\r\n\r\n";
+    static char chunk[CHUNK + 16];
+    k = snprintf(chunk, 16, "%x\r\n", CHUNK);
+    memset(chunk + k, ' ', CHUNK);
+    memcpy(chunk + k + CHUNK, "\r\n", 2);
+    const size_t chunk_len = (size_t)k + CHUNK + 2;
+
+    static int fds[BODY_ATTACK];
+    static size_t sent[BODY_ATTACK];
+    static bool done[BODY_ATTACK];
+    for (int i = 0; i < BODY_ATTACK; i++) {
+        fds[i] = connect_from(s.port, 2u + (unsigned)i % SOURCES);
+        ck_assert_msg(fds[i] >= 0, "attack connection %d: %s", i, strerror(errno));
+    }
+    ck_assert_msg(all_connected(fds, BODY_ATTACK, 60.0), "the attack's connections did not all complete");
+    const double opened = now_s();
+    long rss_peak = rss_before;
+    size_t refused = 0, stalled = 0;
+    /* Pump every body until each stalled one is in place (but its last byte) and each endless one is
+     * refused; the hang guard is far beyond the head deadline. */
+    while ((refused < ENDLESS || stalled < STALLED) && now_s() - opened < 60.0) {
+        for (int i = 0; i < BODY_ATTACK; i++) {
+            if (done[i]) continue;
+            if (i >= STALLED) {
+                if (readable(fds[i])) { /* the 413, then the close */
+                    char head[16] = {0};
+                    (void)recv(fds[i], head, sizeof head - 1, 0);
+                    ck_assert_msg(strncmp(head, "HTTP/1.1 413", 12) == 0, "endless body %d: %s", i, head);
+                    done[i] = true;
+                    refused++;
+                    continue;
+                }
+                (void)pump_endless(fds[i], endless_head, sizeof endless_head - 1, chunk, chunk_len, &sent[i]);
+                ck_assert_msg(sent[i] < ENDLESS_MAX, "endless body %d: %zu bytes taken", i, sent[i]);
+            } else if (pump(fds[i], stalled_req, stalled_len, &sent[i]) && sent[i] == stalled_len) {
+                done[i] = true; /* in place: it waits for the head deadline now */
+                stalled++;
+            }
+        }
+        const long rss = rss_kb(s.pid);
+        rss_peak = rss > rss_peak ? rss : rss_peak;
+    }
+    ck_assert_uint_eq(refused, ENDLESS);
+    ck_assert_uint_eq(stalled, STALLED);
+
+    probe p; /* while the stalled bodies wait for their deadline */
+    probe_send(&p, s.port);
+    while (!probe_poll(&p, 100) && now_s() - p.sent < 20.0) {
+        const long rss = rss_kb(s.pid);
+        rss_peak = rss > rss_peak ? rss : rss_peak;
+    }
+    ck_assert_msg(p.answered > 0, "the probe got no answer while bodies were pending");
+    ck_assert_msg(strncmp(p.head, "HTTP/1.1 200", 12) == 0, "probe answer: %s", p.head);
+    close(p.fd);
+    fprintf(stderr, "bodies: probe answered in %.3f s; RSS %ld KiB before, %ld KiB at peak\n", p.answered - p.sent,
+            rss_before, rss_peak);
+
+    /* Each stalled body is cut at the head deadline: its socket reads the close, nothing else. */
+    size_t cut = 0;
+    for (int i = 0; i < STALLED; i++) {
+        struct pollfd rd = {.fd = fds[i], .events = POLLIN};
+        char b;
+        if (poll(&rd, 1, 30000) == 1 && recv(fds[i], &b, 1, 0) <= 0) cut++;
+    }
+    ck_assert_uint_eq(cut, STALLED);
+#ifndef NQ_TEST_SANITIZED /* sanitizers' shadow memory makes the server's RSS meaningless */
+    ck_assert_int_le(rss_peak - rss_before, RSS_GROWTH_MAX_KB + (long)STALLED * BODY_CAP / 1024);
+#endif
+    for (int i = 0; i < BODY_ATTACK; i++) close(fds[i]);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
 /* The attack needs about FDS_NEEDED descriptors here and in the server (which inherits the limit). */
 static bool raise_fd_limit(void)
 {
@@ -279,6 +440,7 @@ int main(void)
     TCase *const tc = tcase_create("connections");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, idle_and_slow_clients_do_not_lock_out_a_probe);
+    tcase_add_test(tc, bodies_hold_memory_to_their_caps);
     suite_add_tcase(suite, tc);
     const int failed = nq_check_run(suite);
     curl_global_cleanup();

@@ -72,6 +72,7 @@ START_TEST(defaults_are_documented_values)
     ck_assert_uint_eq(c.head_timeout_s, 10);
     ck_assert_uint_eq(c.max_uri_bytes, 8192);
     ck_assert_uint_eq(c.max_header_bytes, 16384);
+    ck_assert_uint_eq(c.max_body_bytes, 1048576);
     ck_assert_uint_eq(c.grace_s, 8);
     ck_assert_str_eq(c.probe_url, "");
 }
@@ -92,6 +93,7 @@ typedef enum field {
     F_LOGLVL,
     F_CONN,
     F_URI,
+    F_BODY,
     F_GRACE,
     F_THREADS,
     F_STORE,
@@ -134,6 +136,8 @@ static const struct ok_row {
     {{"--conn-limit", "1000000"}, {NULL}, F_CONN, 1000000, NULL},
     {{"--max-uri-bytes", "64"}, {NULL}, F_URI, 64, NULL},
     {{"--max-uri-bytes", "64K"}, {NULL}, F_URI, 65536, NULL},
+    {{"--max-body-bytes", "4K"}, {NULL}, F_BODY, 4096, NULL},
+    {{NULL}, {"NQUEENSD_MAX_BODY_BYTES=64"}, F_BODY, 64, NULL},
     {{"--grace-s", "0"}, {NULL}, F_GRACE, 0, NULL},
     {{"--http-threads", "007"}, {NULL}, F_THREADS, 7, NULL}, /* leading zeros are still decimal */
     {{"--store", "none"}, {NULL}, F_STORE, 0, "none"},
@@ -156,6 +160,7 @@ static uint64_t numeric(const nq_config *c, field f)
     case F_LOGLVL: return (uint64_t)c->log_level;
     case F_CONN: return c->conn_limit;
     case F_URI: return c->max_uri_bytes;
+    case F_BODY: return c->max_body_bytes;
     case F_GRACE: return c->grace_s;
     case F_THREADS: return c->http_threads;
     case F_LONG_N: return (uint64_t)c->long_count_n;
@@ -222,6 +227,7 @@ static const struct bad_row {
     {{"--cache-bytes", "K"}, {NULL}, NQ_E_PARAM_INVALID, "--cache-bytes"},
     {{"--cache-bytes", "18446744073709551615G"}, {NULL}, NQ_E_PARAM_INVALID, "--cache-bytes"},
     {{"--max-uri-bytes", "63"}, {NULL}, NQ_E_PARAM_INVALID, "in 64..64K"},
+    {{"--max-body-bytes", "257M"}, {NULL}, NQ_E_PARAM_INVALID, "a byte count in 64..256M"},
     {{"--bind", "localhost"}, {NULL}, NQ_E_PARAM_INVALID, "expected a numeric IPv4 or IPv6 address"},
     {{"--bind", "1.2.3.4.5"}, {NULL}, NQ_E_PARAM_INVALID, "--bind"},
     {{"--cors-origin", "a b"}, {NULL}, NQ_E_PARAM_INVALID, "--cors-origin"},
@@ -353,9 +359,11 @@ START_TEST(help_lists_every_option)
                                         "long-count-n",
                                         "long-counts",
                                         "long-count-queue",
+                                        "long-count-waiters",
                                         "store",
                                         "checkpoint-ms",
-                                        "count-task-delay-ms"};
+                                        "count-task-delay-ms",
+                                        "max-body-bytes"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "--%s ", flags[i]);

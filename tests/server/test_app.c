@@ -46,7 +46,7 @@ static char *serve(const char *method, const char *target, const char **headers,
     snprintf(path, sizeof path, "%s", target);
     char *q = strchr(path, '?');
     if (q) *q++ = '\0';
-    const nq_request req = {method, path, q, q ? strlen(q) : 0, lookup, headers};
+    const nq_request req = {method, path, q, q ? strlen(q) : 0, lookup, headers, NULL, 0};
     nq_response_init(resp);
     nq_app_serve(app, &req, resp);
     char *body = malloc(BODY_MAX);
@@ -228,7 +228,7 @@ static const verdict_row verdicts[] = {
 
 START_TEST(test_compute_split)
 {
-    const nq_request req = {"GET", "/count", "n=7", 3, NULL, NULL};
+    const nq_request req = {"GET", "/count", "n=7", 3, NULL, NULL, NULL, 0};
     nq_response r;
     nq_response_init(&r);
     nq_app_work *w = NULL;
@@ -282,7 +282,8 @@ START_TEST(test_stream_offset)
     nq_app_destroy(app);
     ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, &app), NQ_OK); /* no cache: everything streams */
     const nq_request req = {
-        "GET", "/solve", strchr(offset_targets[_i], '?') + 1, strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL};
+        "GET", "/solve", strchr(offset_targets[_i], '?') + 1, strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL,
+        NULL,  0};
     nq_app_work *w = NULL;
     nq_response_init(&r);
     ck_assert_int_eq(nq_app_handle(app, &req, &r, &w), NQ_APP_COMPUTE); /* the skip is computation */

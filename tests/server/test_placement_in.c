@@ -1,8 +1,10 @@
 /* test_placement_in.c - placements read from JSON bodies (src/server/app/placement_in.h), table-driven:
  * every accepted shape gives the exact queen list, every malformed one its error, param and a detail. */
 #include "app/placement_in.h"
+#include "nqueens/placement_json.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,10 @@ static const bad_row bad[] = {
     {"[1,2]", NQ_E_BAD_REQUEST, NULL},
     {"{\"n\":4,\"columns\":[1,3,0,2]} {}", NQ_E_BAD_REQUEST, NULL},
     {"{\"n\":4,\"columns\":[1,3,0,2],\"x\":1}", NQ_E_BAD_REQUEST, NULL},
+    {"{\"n\":4,"
+     "\"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+     "\u00e9\u00e9\u00e9x\":1}",
+     NQ_E_BAD_REQUEST, NULL}, /* a name echoed as printable ASCII only, never cut inside a character */
     {"{\"n\":4,\"n\":4,\"columns\":[1,3,0,2]}", NQ_E_BAD_REQUEST, "n"},
     {"{\"n\":4,\"columns\":[1,3,0,2],\"queens\":[]}", NQ_E_BAD_REQUEST, "queens"},
     {"{\"columns\":[1,3,0,2]}", NQ_E_PARAM_MISSING, "n"},
@@ -87,23 +93,57 @@ START_TEST(test_bad)
     else
         ck_assert_ptr_null(e.param);
     ck_assert_uint_gt(strlen(e.detail), 10);
+    for (const char *c = e.detail; *c; c++) ck_assert_msg(*c >= 0x20 && *c < 0x7f, "%s", e.detail);
     if (row->err == NQ_E_LIMIT) ck_assert_uint_eq(e.limit, 1000);
 }
 END_TEST
 
-/* Deep nesting is refused by the parser, not by the stack. */
+/* Deep nesting is refused before parsing, with a detail that says so and where: up to
+ * NQ_PLACEMENT_JSON_DEPTH_MAX levels reach the parser (and get the type error of a pair that is not
+ * one), one more is refused for its depth, and so are 100,000 levels (never the stack's problem).
+ * Brackets inside strings do not count. */
 START_TEST(test_deep_nesting)
 {
-    const size_t depth = 100000;
-    char *body = malloc(2 * depth + 32);
-    size_t o = (size_t)sprintf(body, "{\"n\":4,\"queens\":");
-    for (size_t i = 0; i < depth; i++) body[o++] = '[';
-    for (size_t i = 0; i < depth; i++) body[o++] = ']';
-    body[o++] = '}';
+    static const size_t depths[] = {NQ_PLACEMENT_JSON_DEPTH_MAX - 1, NQ_PLACEMENT_JSON_DEPTH_MAX, 100000};
+    for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
+        const size_t depth = depths[d]; /* of the arrays inside the object: the object is one more */
+        char *body = malloc(2 * depth + 32);
+        ck_assert_ptr_nonnull(body);
+        size_t o = (size_t)sprintf(body, "{\"n\":4,\"queens\":");
+        const size_t opened = o;
+        for (size_t i = 0; i < depth; i++) body[o++] = '[';
+        for (size_t i = 0; i < depth; i++) body[o++] = ']';
+        body[o++] = '}';
+        nq_placement *p = NULL;
+        nq_placement_in_error e;
+        ck_assert_int_eq(nq_placement_from_json(body, o, 1000, &p, &e), NQ_E_BAD_REQUEST);
+        if (depth + 1 > NQ_PLACEMENT_JSON_DEPTH_MAX) {
+            char where[32];
+            snprintf(where, sizeof where, "at byte %zu", opened + NQ_PLACEMENT_JSON_DEPTH_MAX - 1);
+            ck_assert_msg(strstr(e.detail, "Nested deeper than") && strstr(e.detail, where), "%s", e.detail);
+        } else {
+            ck_assert_str_eq(e.param, "queens");
+        }
+        free(body);
+    }
+    static const char strings[] = "{\"n\":4,\"columns\":[1,3,0,2],\"[[[[[[[[[[\":1}";
     nq_placement *p = NULL;
     nq_placement_in_error e;
-    ck_assert_int_eq(nq_placement_from_json(body, o, 1000, &p, &e), NQ_E_BAD_REQUEST);
-    free(body);
+    ck_assert_int_eq(nq_placement_from_json(strings, sizeof strings - 1, 1000, &p, &e), NQ_E_BAD_REQUEST);
+    ck_assert_ptr_nonnull(strstr(e.detail, "Unknown member"));
+}
+END_TEST
+
+/* An empty body, or one of whitespace only, says so. */
+START_TEST(test_empty)
+{
+    static const char *const bodies[] = {"", " \r\n\t "};
+    for (size_t i = 0; i < 2; i++) {
+        nq_placement *p = NULL;
+        nq_placement_in_error e;
+        ck_assert_int_eq(nq_placement_from_json(bodies[i], strlen(bodies[i]), 1000, &p, &e), NQ_E_BAD_REQUEST);
+        ck_assert_ptr_nonnull(strstr(e.detail, "The body is empty"));
+    }
 }
 END_TEST
 
@@ -114,6 +154,7 @@ int main(void)
     tcase_add_loop_test(tc, test_good, 0, (int)(sizeof good / sizeof good[0]));
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_deep_nesting);
+    tcase_add_test(tc, test_empty);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

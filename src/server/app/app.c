@@ -25,6 +25,8 @@
 #include "base/clock.h"
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
+/* ... and what a browser's POST of a JSON body sends too (application/json is not a "simple" type) */
+#define ALLOW_HEADERS_BODY "Accept, Accept-Encoding, Content-Type, If-None-Match, X-Request-Id"
 #define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After, Location, Content-Location, Preference-Applied"
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
@@ -330,7 +332,8 @@ static void preflight(const nq_route *route, nq_response *resp)
     resp->status = 204;
     nq_response_add_header(resp, "Allow", route->allow);
     nq_response_add_header(resp, "Access-Control-Allow-Methods", route->allow);
-    nq_response_add_header(resp, "Access-Control-Allow-Headers", ALLOW_HEADERS);
+    nq_response_add_header(resp, "Access-Control-Allow-Headers",
+                           nq_route_takes_body(route) ? ALLOW_HEADERS_BODY : ALLOW_HEADERS);
     nq_response_add_header(resp, "Access-Control-Max-Age", "86400");
 }
 
@@ -342,11 +345,86 @@ static bool method_answered(const nq_route *route, const nq_request *req, nq_res
         return true;
     }
     if (strcmp(req->method, "GET") == 0 || resp->head) return false;
+    if (nq_app_posted(req) && nq_route_takes_body(route)) return false;
     char detail[128];
     (void)snprintf(detail, sizeof detail, "This resource supports only %s.", route->allow);
     nq_app_problem(resp, req->path, NQ_E_METHOD, NULL, detail, false, 0);
     nq_response_add_header(resp, "Allow", route->allow);
     return true;
+}
+
+/* ---- request bodies (app.h) ------------------------------------------------------------------ */
+
+/* Why a POST's body is refused, from its head: not JSON (NQ_E_MEDIA_TYPE), or longer than the cap
+ * (NQ_E_BODY_TOO_LARGE: length is the announced length, or that of the body read); else NQ_OK. */
+static nq_err body_fault(const nq_app *app, const nq_request *req, uint64_t length)
+{
+    if (!nq_app_json_content(req)) return NQ_E_MEDIA_TYPE;
+    return length > app->cfg->max_body_bytes ? NQ_E_BODY_TOO_LARGE : NQ_OK;
+}
+
+/* The problem for body_fault's err; length as there, or 0 for a chunked body that grew past the cap. */
+static void body_problem(const nq_app *app, const nq_request *req, nq_err err, uint64_t length, nq_response *resp)
+{
+    const size_t cap = app->cfg->max_body_bytes;
+    char detail[200];
+    if (err == NQ_E_MEDIA_TYPE) {
+        const char *ct = req->header ? req->header(req->header_ctx, "Content-Type") : NULL;
+        char named[64]; /* the client's type, printable ASCII only ('?' for any other byte), cut */
+        size_t k = 0;
+        for (; ct && k < sizeof named - 1 && ct[k]; k++) named[k] = ct[k] >= 0x20 && ct[k] < 0x7f ? ct[k] : '?';
+        named[k] = '\0';
+        (void)snprintf(detail, sizeof detail, "The body must be 'Content-Type: application/json'%s%s%s.",
+                       ct ? ", not '" : " (the request names no type)", named, ct ? "'" : "");
+        nq_app_problem(resp, req->path, err, NULL, detail, false, 0);
+        return;
+    }
+    if (length > 0)
+        (void)snprintf(detail, sizeof detail, "The request body is %llu bytes long; this resource accepts at most %zu.",
+                       (unsigned long long)length, cap);
+    else
+        (void)snprintf(detail, sizeof detail, "The chunked request body grew past the %zu bytes this resource accepts.",
+                       cap);
+    nq_app_problem(resp, req->path, NQ_E_BODY_TOO_LARGE, NULL, detail, true, cap);
+}
+
+/* The route of a raw path, normalised into buf (cap bytes) as nq_app_handle does (*path is then buf),
+ * or kept raw when it does not fit. */
+static const nq_route *route_of(const char *raw, char *buf, size_t cap, const char **path)
+{
+    *path = nq_router_normalize(raw, buf, cap) ? buf : raw;
+    return nq_router_match(*path);
+}
+
+bool nq_app_body_route(const char *path)
+{
+    char buf[PATH_MAX_ROUTED];
+    const char *routed = NULL;
+    return nq_route_takes_body(route_of(path, buf, sizeof buf, &routed));
+}
+
+nq_app_body_step nq_app_body_begin(nq_app *app, const nq_request *raw, bool chunked, uint64_t length, nq_response *resp)
+{
+    if (!nq_app_posted(raw)) return NQ_APP_BODY_NONE;
+    char buf[PATH_MAX_ROUTED];
+    nq_request req = *raw;
+    const nq_route *route = route_of(raw->path, buf, sizeof buf, &req.path);
+    if (!nq_route_takes_body(route)) return NQ_APP_BODY_NONE;
+    const nq_err err = body_fault(app, &req, chunked ? 0 : length);
+    if (err == NQ_OK) return NQ_APP_BODY_READ;
+    resp->route = route->name;
+    common_headers(app, &req, resp);
+    body_problem(app, &req, err, length, resp);
+    return NQ_APP_BODY_REFUSED;
+}
+
+void nq_app_body_too_large(nq_app *app, const nq_request *raw, nq_response *resp)
+{
+    char buf[PATH_MAX_ROUTED];
+    nq_request req = *raw;
+    resp->route = route_of(raw->path, buf, sizeof buf, &req.path)->name;
+    common_headers(app, &req, resp);
+    body_problem(app, &req, NQ_E_BODY_TOO_LARGE, 0, resp);
 }
 
 /* A new work for route, with the variant negotiated once for every step; NULL without memory. */
@@ -407,6 +485,16 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
     }
     /* An unknown path is a 404 whatever the method. */
     if (route->path && method_answered(route, req, resp)) return NQ_APP_DONE;
+    /* A POST reaches its route only with a JSON body within the cap (the server checked its head
+     * before reading it; a caller without a server may not have). */
+    if (nq_app_posted(req) && nq_route_takes_body(route)) {
+        if (!req->body) normalized.body = ""; /* none read: an empty one */
+        const nq_err err = body_fault(app, req, req->body_len);
+        if (err != NQ_OK) {
+            body_problem(app, req, err, req->body_len, resp);
+            return NQ_APP_DONE;
+        }
+    }
     return run_route(app, route, req, resp, work);
 }
 

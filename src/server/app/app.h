@@ -53,6 +53,9 @@ typedef struct nq_request {
     size_t query_len;    /* its length */
     nq_header_fn header; /* header lookup; NULL: no headers */
     void *header_ctx;    /* passed to header */
+    const char *body;    /* the whole request body as read (a POST to a route that takes one), need not
+                            be NUL-terminated; NULL: no body was read (an empty one is "" with 0) */
+    size_t body_len;     /* its length */
 } nq_request;
 
 /* Pull reader of a streamed body: as nq_compress_source_fn (len 0 with NQ_OK ends the body). */
@@ -197,6 +200,41 @@ void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *d
 
 /* Steps 1 to 3 in the calling thread. */
 void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp);
+
+/* ---- request bodies --------------------------------------------------------------------------- */
+
+/* Only POST to /check and /complete reads a body (a JSON placement, placement_in.h). The server asks
+ * first, from the head alone, so that a body is refused before a byte of it is read:
+ *   nq_app_body_route(path)          as the request line is parsed: may this path read a body at all?
+ *                                    (the server then lets its transport delimit the body)
+ *   nq_app_body_begin(req, ...)      once the head is in: read the body, or answer now (415, 413)
+ *   body bytes, at most the cap      cfg->max_body_bytes; nq_app_body_too_large when a chunked body
+ *                                    passes it while it arrives
+ *   nq_app_handle(req with body)     the answer, exactly as for the equivalent GET
+ * nq_app_handle refuses a POST body of the wrong type or size on its own too, for callers that skip
+ * nq_app_body_begin (tests, fuzzers). */
+
+/* Whether a request to path (raw, as nq_request.path) may carry a body to its route: true for the
+ * routes whose methods include POST. Pure; thread-safe. */
+bool nq_app_body_route(const char *path);
+
+typedef enum nq_app_body_step {
+    NQ_APP_BODY_NONE = 0, /* the route reads no body of this request (not a POST to a route that takes
+                             one): answer it with nq_app_handle; a body it announces is not read */
+    NQ_APP_BODY_READ,     /* read the body (at most cfg->max_body_bytes), then nq_app_handle */
+    NQ_APP_BODY_REFUSED   /* resp holds the answer (415, or 413 for an announced length over the cap), to
+                             be sent before the body is read */
+} nq_app_body_step;
+
+/* The first look at a request whose head is in (req->body NULL): chunked, or length the announced
+ * Content-Length (0 when there is none). On NQ_APP_BODY_REFUSED resp is complete; otherwise it is not
+ * touched. */
+nq_app_body_step nq_app_body_begin(nq_app *app, const nq_request *req, bool chunked, uint64_t length,
+                                   nq_response *resp);
+
+/* Make resp the 413 of a body that grew past cfg->max_body_bytes while it arrived (chunked), with
+ * the headers every response carries. */
+void nq_app_body_too_large(nq_app *app, const nq_request *req, nq_response *resp);
 
 /* ---- responses -------------------------------------------------------------------------------- */
 

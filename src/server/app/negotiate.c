@@ -93,6 +93,47 @@ void nq_app_negotiate(const nq_request *req, nq_variant *v)
     v->ndjson = nd > 0 && nd >= accept_weight(accept, NQ_MEDIA_JSON, true);
 }
 
+bool nq_app_posted(const nq_request *req)
+{
+    return strcmp(req->method, "POST") == 0;
+}
+
+/* One parameter of a media type at p (after its ';' and whitespace) up to end: true when it is
+ * charset=utf-8 (name and value case-insensitive, the value maybe quoted), the only one JSON allows. */
+static bool utf8_charset(const char *p, const char *end)
+{
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t')) end--;
+    static const char name[] = "charset=";
+    if ((size_t)(end - p) < sizeof name - 1 || strncasecmp(p, name, sizeof name - 1) != 0) return false;
+    p += sizeof name - 1;
+    if (end - p >= 2 && *p == '"' && end[-1] == '"') {
+        p++;
+        end--;
+    }
+    return end - p == 5 && strncasecmp(p, "utf-8", 5) == 0;
+}
+
+bool nq_app_json_content(const nq_request *req)
+{
+    const char *ct = header(req, "Content-Type");
+    if (!ct) return false;
+    const char *p = skip_ows(ct);
+    static const char json[] = "application/json";
+    if (strncasecmp(p, json, sizeof json - 1) != 0) return false;
+    p += sizeof json - 1;
+    while (*p) { /* parameters: "; charset=utf-8", nothing else */
+        p = skip_ows(p);
+        if (*p == '\0') break;
+        if (*p != ';') return false;
+        p = skip_ows(p + 1);
+        const char *next = strchr(p, ';');
+        const char *end = next ? next : p + strlen(p);
+        if (end != p && !utf8_charset(p, end)) return false; /* empty parameters are allowed */
+        p = end;
+    }
+    return true;
+}
+
 void nq_app_etag(const char *key, bool gzip, char *out, size_t cap)
 {
     const nq_hash_key k = nq_hash_key_from_bytes((const unsigned char *)ETAG_KEY);
@@ -130,6 +171,10 @@ static bool list_has(const char *list, const char *tag)
 
 const char *nq_app_inm_match(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v)
 {
+    /* Only GET and HEAD are revalidated: a POST's answer is computed from its body, which no tag
+     * of the target resource describes (RFC 9110 section 13.1.2 would have a match refuse the POST
+     * with a 412; there is no representation of /check itself for it to match). */
+    if (nq_app_posted(req)) return NULL;
     const char *inm = header(req, "If-None-Match");
     if (!inm) return NULL;
     return list_has(inm, etag) ? etag : (v->gzip_ok && list_has(inm, etag_gz)) ? etag_gz : NULL;

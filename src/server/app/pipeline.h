@@ -155,6 +155,13 @@ void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key);
 /* Negotiate the variant of req (HEAD, gzip, NDJSON). */
 void nq_app_negotiate(const nq_request *req, nq_variant *v);
 
+/* Whether req is a POST: its placement is req->body, of the type and size the core has checked. */
+bool nq_app_posted(const nq_request *req);
+
+/* Whether req's Content-Type is application/json, alone or with charset=utf-8 (case-insensitive,
+ * whitespace and a quoted value allowed); any other type or parameter, or none, is false. */
+bool nq_app_json_content(const nq_request *req);
+
 /* Serve a cached entry (takes over the reference), choosing its gzip form when allowed. */
 void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_variant *v, double seconds,
                         nq_cache_outcome outcome);

@@ -3,7 +3,8 @@
  *
  *   {"n":4,"queens":3,"valid":false,"complete":false,"conflict_count":1,"conflicts":[[[0,1],[2,3]]]}
  *
- *   parse    n (up to --max-n-solution) and the placement (placement_in.h), kept in the plan
+ *   parse    n (up to --max-n-solution) and the placement (placement_in.h) from the query, or from
+ *            the JSON body of a POST (whose query must then be empty), kept in the plan
  *   answer   a 304 from the canonical placement, else the check itself: O(n + queens)
  *            (nq_placement_check), cheap enough for the request's own thread at any size the URI
  *            and body caps let in, so nothing is computed on the workers and nothing is cached
@@ -47,16 +48,20 @@ static char *canonical(const nq_placement *p)
 
 bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
+    const bool posted = nq_app_posted(req);
     nq_query q;
-    if (!nq_app_parse_query(req, CHECK_KEYS, &q, resp)) return false;
+    if (!nq_app_parse_query(req, posted ? 0u : CHECK_KEYS, &q, resp)) return false;
     check_plan *p = nq_app_plan_new(w, sizeof *p);
     if (!p) {
         nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
         return false;
     }
     nq_app_plan_set_cleanup(w, plan_cleanup);
+    const uint32_t max_n = nq_app_config(w->app)->max_n_solution;
     nq_placement_in_error e;
-    if (nq_placement_from_query(&q, nq_app_config(w->app)->max_n_solution, &p->placement, &e) != NQ_OK) {
+    const nq_err rc = posted ? nq_placement_from_json(req->body, req->body_len, max_n, &p->placement, &e)
+                             : nq_placement_from_query(&q, max_n, &p->placement, &e);
+    if (rc != NQ_OK) {
         nq_placement_in_problem(resp, req->path, &e);
         return false;
     }

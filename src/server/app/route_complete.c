@@ -3,7 +3,8 @@
  *   {"n":8,"solution":[0,4,7,5,2,6,1,3],"hint":[2,7],"completions":4}
  *
  *   parse    n (up to --max-n-complete; with count=true up to --max-n-complete-count) and the
- *            placement (placement_in.h), folded into a plain-data plan: givens that can be completed
+ *            placement (placement_in.h; the JSON body of a POST, whose query may hold only count),
+ *            folded into a plain-data plan: givens that can be completed
  *            at all (one per row, none attacking another) fit a fixed array of NQ_N_MAX squares; the
  *            key is the sorted placement, so every spelling of one board shares an entry and an ETag
  *   answer   a 304 from the key; givens that can never be completed (two in a row, or attacking)
@@ -114,26 +115,15 @@ static bool plan_from(nq_app_work *w, const char *path, const nq_placement *pl, 
 
 bool nq_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
+    const bool posted = nq_app_posted(req); /* the placement is the body; the query holds count only */
     nq_query q;
-    if (!nq_app_parse_query(req, COMPLETE_KEYS, &q, resp)) return false;
+    if (!nq_app_parse_query(req, posted ? NQ_QK_COUNT : COMPLETE_KEYS, &q, resp)) return false;
+    const uint32_t max_n = (uint32_t)nq_app_config(w->app)->max_n_complete;
     nq_placement *pl = NULL;
     nq_placement_in_error e;
-    if (nq_placement_from_query(&q, (uint32_t)nq_app_config(w->app)->max_n_complete, &pl, &e) != NQ_OK) {
-        nq_placement_in_problem(resp, req->path, &e);
-        return false;
-    }
-    const bool ok = plan_from(w, req->path, pl, q.count, resp);
-    nq_placement_destroy(pl);
-    return ok;
-}
-
-bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *body, size_t len, nq_response *resp)
-{
-    nq_query q;
-    if (!nq_app_parse_query(req, NQ_QK_COUNT, &q, resp)) return false;
-    nq_placement *pl = NULL;
-    nq_placement_in_error e;
-    if (nq_placement_from_json(body, len, (uint32_t)nq_app_config(w->app)->max_n_complete, &pl, &e) != NQ_OK) {
+    const nq_err rc = posted ? nq_placement_from_json(req->body, req->body_len, max_n, &pl, &e)
+                             : nq_placement_from_query(&q, max_n, &pl, &e);
+    if (rc != NQ_OK) {
         nq_placement_in_problem(resp, req->path, &e);
         return false;
     }

@@ -6,6 +6,7 @@
 #include "app/query.h"
 
 #define ALLOW_READ "GET, HEAD, OPTIONS"
+#define ALLOW_BODY "GET, HEAD, POST, OPTIONS" /* POST with a JSON body: nq_route_takes_body */
 
 /* Most specific first; the last row is the fallback. A handful of rows: a linear scan is fastest.
  *  path                 prefix  name           allow       parse           answer                 compute            finish           late */
@@ -15,8 +16,8 @@ static const nq_route routes[] = {
     {"/count",             false, "count",       ALLOW_READ, nq_count_parse, nq_count_answer,       nq_count_compute,  nq_count_finish, nq_count_late},
     {"/counts",            false, "counts",      ALLOW_READ, NULL,           nq_counts_answer,      NULL,              NULL, NULL},
     {"/solution",          false, "solution",    ALLOW_READ, nq_solution_parse, nq_solution_answer, nq_solution_compute, nq_solution_finish, NULL},
-    {"/check",             false, "check",       ALLOW_READ, nq_check_parse, nq_check_answer,       NULL,              NULL, NULL},
-    {"/complete",          false, "complete",    ALLOW_READ, nq_complete_parse, nq_complete_answer, nq_complete_compute, nq_complete_finish, NULL},
+    {"/check",             false, "check",       ALLOW_BODY, nq_check_parse, nq_check_answer,       NULL,              NULL, NULL},
+    {"/complete",          false, "complete",    ALLOW_BODY, nq_complete_parse, nq_complete_answer, nq_complete_compute, nq_complete_finish, NULL},
     {"/trace",             false, "trace",       ALLOW_READ, nq_trace_parse, nq_trace_answer,       nq_trace_compute,  nq_trace_finish, NULL},
     {"/",                  false, "page",        ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL},
     {"/assets/",           true,  "asset",       ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL},
@@ -37,6 +38,11 @@ const nq_route *nq_router_match(const char *path)
         if (r->prefix ? strncmp(path, r->path, len) == 0 : strcmp(path, r->path) == 0) break;
     }
     return r;
+}
+
+bool nq_route_takes_body(const nq_route *route)
+{
+    return route->allow && strstr(route->allow, "POST") != NULL;
 }
 
 static bool unreserved(int c)

@@ -2,7 +2,9 @@
  * matched in order, ending in a 404 fallback.
  *
  * Every public route answers GET, HEAD and OPTIONS (the preflight is answered by the core before
- * any step runs); any other method gets 405 with Allow. Routes are matched exactly (or by prefix for
+ * any step runs), and POST when its Allow lists it: the core then hands parse a request whose body is
+ * a JSON placement of the right type and size (app.h, "request bodies"), and parse reads it instead
+ * of the query. Any other method gets 405 with Allow. Routes are matched exactly (or by prefix for
  * the rows that say so), case-sensitively, on the path as nq_router_normalize leaves it.
  * Adding a route: a file route_<name>.c with its steps, their declarations below, one row in
  * router.c.
@@ -49,6 +51,9 @@ struct nq_route {
  * does (its path is NULL). Never returns NULL for a non-NULL path. */
 const nq_route *nq_router_match(const char *path);
 
+/* Whether route answers POST with a JSON body: its Allow lists POST (/check and /complete). */
+bool nq_route_takes_body(const nq_route *route);
+
 /* Normalise a raw request path (NUL-terminated) into out (cap bytes): percent-escapes of unreserved
  * characters (ALPHA, DIGIT, '-', '.', '_', '~') are decoded, since RFC 3986 section 6.2.2.2 makes
  * "/so%6Cve" and "/solve" the same URI; every other byte, including any other escape ("%2F" stays
@@ -84,10 +89,9 @@ void nq_solution_finish(const nq_app_work *w, const nq_app_result *r, nq_respons
 bool nq_check_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 
-/* /complete (route_complete.c). nq_complete_parse_body is parse for a POST: the placement comes from
- * the JSON body (body[0..len), placement_in.h), the query may hold only count. */
+/* /complete (route_complete.c). For a POST the placement comes from the JSON body (placement_in.h)
+ * and the query may hold only count. */
 bool nq_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
-bool nq_complete_parse_body(nq_app_work *w, const nq_request *req, const char *body, size_t len, nq_response *resp);
 nq_app_step nq_complete_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_err nq_complete_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r);
 void nq_complete_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp);

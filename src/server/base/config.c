@@ -134,6 +134,9 @@ static const opt_row opts[] = {
      "longest request target; longer gets 414"},
     {"max-header-bytes", "NQUEENSD_MAX_HEADER_BYTES", T_SIZE, FIELD(max_header_bytes), "16K", 1 * KIB, 1 * MIB, "BYTES",
      "largest request header section; larger gets 431"},
+    {"max-body-bytes", "NQUEENSD_MAX_BODY_BYTES", T_SIZE, FIELD(max_body_bytes), "1M", 64, 256 * MIB, "BYTES",
+     "largest request body (the JSON of POST /check and /complete); a larger Content-Length gets 413 before "
+     "a byte of the body is read, a chunked body 413 once it grows past this"},
     {"grace-s", "NQUEENSD_GRACE_S", T_UINT, FIELD(grace_s), "8", 0, 3600, "S",
      "on SIGTERM, requests in flight get this long to finish; keep it below the orchestrator's kill "
      "timeout (docker stop: 10 s)"},

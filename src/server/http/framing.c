@@ -65,6 +65,18 @@ static bool named(const char *name, size_t nlen, const char *want)
     return nlen == strlen(want) && strncasecmp(name, want, nlen) == 0;
 }
 
+bool nq_framing_length_value(const char *v, size_t len, uint64_t *out)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        const unsigned d = (unsigned)(unsigned char)v[i] - '0';
+        if (d > 9 || n > (UINT64_MAX - d) / 10) return false;
+        n = n * 10 + d;
+    }
+    *out = n;
+    return len > 0;
+}
+
 /* Content-Length = 1*DIGIT, one value (a list, even of equal values, is refused: RFC 9112 section
  * 6.3 lets a server reject what it cannot delimit beyond doubt). */
 static void content_length(nq_framing *f, const char *v, size_t len)
@@ -74,15 +86,7 @@ static void content_length(nq_framing *f, const char *v, size_t len)
         return;
     }
     uint64_t n = 0;
-    bool ok = len > 0;
-    for (size_t i = 0; ok && i < len; i++) {
-        const unsigned d = (unsigned)(unsigned char)v[i] - '0';
-        if (d > 9 || n > (UINT64_MAX - d) / 10)
-            ok = false;
-        else
-            n = n * 10 + d;
-    }
-    if (!ok) {
+    if (!nq_framing_length_value(v, len, &n)) {
         fault(f, NQ_E_BAD_REQUEST, "Content-Length must be one number of plain decimal digits that fits 64 bits.");
         return;
     }

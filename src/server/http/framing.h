@@ -72,6 +72,10 @@ void nq_framing_folded(nq_framing *f);
  * coding is a 501. Sets f->body when no fault was found. Returns f->err. */
 nq_err nq_framing_finish(nq_framing *f, bool http11);
 
+/* Whether v (len bytes, nothing trimmed) is a Content-Length value: one or more decimal digits, no
+ * other byte, fitting 64 bits; its number into *out. */
+bool nq_framing_length_value(const char *v, size_t len, uint64_t *out);
+
 /* Whether s (len bytes) is a token (RFC 9110 section 5.6.2): what a method or a field name must be. */
 bool nq_framing_is_token(const char *s, size_t len);
 

@@ -67,7 +67,7 @@ typedef struct nq_guard_config {
 typedef struct nq_guard_stats {
     uint64_t open;          /* connections open now */
     uint64_t accepted;      /* connections accepted since start */
-    uint64_t head_timeouts; /* connections closed because their head did not arrive in time */
+    uint64_t head_timeouts; /* connections closed because their head (or a body read) did not arrive in time */
 } nq_guard_stats;
 
 /* Create a guard and start its sweeper thread. On success *out owns it (nq_guard_destroy).
@@ -86,8 +86,9 @@ void nq_guard_destroy(nq_guard *g);
  * Returns 0 (and writes nothing) if g or opts is NULL or cap is below NQ_GUARD_MHD_OPTIONS. */
 size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap);
 
-/* The request head on c has arrived (call on the first access-handler call of each request): stops
- * its head clock. Harmless on a connection the guard does not know. */
+/* The request head on c has arrived (call on the first access-handler call of each request, or, for a
+ * request whose body is read, once the body is in: the clock then covers the body too): stops its
+ * head clock. Harmless on a connection the guard does not know. */
 void nq_guard_head_received(struct MHD_Connection *c);
 
 /* A request begins on c (call when its request line is parsed): request (borrowed) is handed to

@@ -52,11 +52,24 @@ static bool target_ok(const char *uri)
     return true;
 }
 
-unsigned nq_head_begin(struct MHD_Connection *c, const char *uri)
+unsigned nq_head_begin(struct MHD_Connection *c, const char *uri, bool frame)
 {
     const unsigned flags = target_ok(uri) ? NQ_HEAD_TARGET_OK : 0u;
     hide_query(uri);
+    if (!frame) return flags | NQ_HEAD_MHD_FRAMES;
     return flags | (frame_ourselves(c) ? NQ_HEAD_FRAMED : 0u);
+}
+
+bool nq_head_length_refused(struct MHD_Connection *c)
+{
+    const char *v = NULL;
+    size_t len = 0;
+    static const char te[] = MHD_HTTP_HEADER_TRANSFER_ENCODING, cl[] = MHD_HTTP_HEADER_CONTENT_LENGTH;
+    /* libmicrohttpd's own order (parse_connection_headers): a Transfer-Encoding hides every length. */
+    if (MHD_lookup_connection_value_n(c, MHD_HEADER_KIND, te, sizeof te - 1, &v, &len) == MHD_YES) return false;
+    if (MHD_lookup_connection_value_n(c, MHD_HEADER_KIND, cl, sizeof cl - 1, &v, &len) != MHD_YES) return false;
+    uint64_t n = 0;
+    return !nq_framing_length_value(v, len, &n);
 }
 
 /* ---- the first handler call --------------------------------------------------------------------- */
@@ -101,7 +114,7 @@ void nq_head_check(struct MHD_Connection *c, const char *method, const char *ver
                    nq_head_verdict *out)
 {
     *out = (nq_head_verdict){NQ_OK, NULL, NQ_FRAMING_NONE, 0};
-    if (!(flags & NQ_HEAD_FRAMED)) { /* no memory for the server's own Content-Length: libmicrohttpd may frame a body */
+    if (!(flags & (NQ_HEAD_FRAMED | NQ_HEAD_MHD_FRAMES))) { /* no memory for the server's own Content-Length */
         out->err = NQ_E_NOMEM;
         return;
     }

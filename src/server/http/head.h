@@ -30,16 +30,28 @@
 #include "nqueens/error.h"
 
 /* What nq_head_begin found, for nq_head_check. */
-#define NQ_HEAD_FRAMED 1u    /* the server's own Content-Length is in (else: no memory for it) */
-#define NQ_HEAD_TARGET_OK 2u /* the target is non-empty, without SP or control bytes */
+#define NQ_HEAD_FRAMED 1u     /* the server's own Content-Length is in (else: no memory for it) */
+#define NQ_HEAD_TARGET_OK 2u  /* the target is non-empty, without SP or control bytes */
+#define NQ_HEAD_MHD_FRAMES 4u /* left out on purpose: libmicrohttpd delimits this request's body */
 
 /* As the request line is parsed (MHD_OPTION_URI_LOG_CALLBACK, with its uri argument, which may be
  * NULL; copy the target first, as the query is emptied here): check the target, empty the query in
- * libmicrohttpd's buffer so that it parses no parameters (the server parses its own copy), and add
- * the server's own "Content-Length: 0" in front of the client's header lines so that libmicrohttpd
- * never delimits a body itself. Returns NQ_HEAD_* flags; without NQ_HEAD_FRAMED (no memory for that
- * line) the head must be refused, which nq_head_check does. */
-unsigned nq_head_begin(struct MHD_Connection *c, const char *uri);
+ * libmicrohttpd's buffer so that it parses no parameters (the server parses its own copy), and, when
+ * frame, add the server's own "Content-Length: 0" in front of the client's header lines so that
+ * libmicrohttpd never delimits a body itself. Without frame (a path whose route reads a body)
+ * libmicrohttpd delimits it by the client's lines, which nq_head_check has checked by the time it
+ * reads a byte, except for a Content-Length it cannot parse: it refuses that one before the handler
+ * runs, with its answer sent twice, unless the server closes first (nq_head_length_refused).
+ * Returns NQ_HEAD_* flags; without NQ_HEAD_FRAMED or NQ_HEAD_MHD_FRAMES (no memory for that line)
+ * the head must be refused, which nq_head_check does. */
+unsigned nq_head_begin(struct MHD_Connection *c, const char *uri, bool frame);
+
+/* Whether libmicrohttpd 0.9.75 refuses the Content-Length of c's head as far as it has been parsed:
+ * it reads only the first Content-Length line, and only when no Transfer-Encoding line is there,
+ * and refuses (with its doubled answer) a value that is not one plain number of decimal digits that
+ * fits 64 bits, trailing whitespace included. Meaningful for a head without the server's own length
+ * (nq_head_begin without frame); reads c's header list, so call it on the thread serving c. */
+bool nq_head_length_refused(struct MHD_Connection *c);
 
 /* What nq_head_check found. */
 typedef struct nq_head_verdict {

@@ -4,11 +4,17 @@
  *   uri_log (request line parsed)  -> request context created, raw target copied, in-flight + 1;
  *                                     libmicrohttpd is kept from parsing the query and from
  *                                     delimiting a body (head.h)
- *   handler, first call            -> head received (guard) and checked (head.h); nothing queued
- *                                     yet, unless the head is refused or announces a body: that
+ *   handler, first call            -> head checked (head.h) and received (guard); nothing queued
+ *                                     yet, unless the head is refused or announces a body its route
+ *                                     does not read (or refuses from the head: 415, 413): that
  *                                     request is answered now, its body unread, and the connection
- *                                     closed
- *   handler, second call           -> nq_app_handle; an answer is converted and queued, while a
+ *                                     closed. A body the route reads (POST /check, /complete) is
+ *                                     read instead, and the head clock runs until it is in
+ *   handler, body calls            -> the body's bytes, into a buffer held to --max-body-bytes; a
+ *                                     chunked body that grows past it is refused on the spot
+ *                                     (refuse.h) and the connection closed
+ *   handler, second call           -> nq_app_handle (with the body, which is then freed); an
+ *                                     answer is converted and queued, while a
  *                                     computation goes to the worker pool (pool.h) with the
  *                                     connection suspended and its socket watched for the client
  *                                     leaving (watch.h: the waiter is then withdrawn)
@@ -17,6 +23,14 @@
  *   completed (NOTIFY_COMPLETED)   -> the record is observed, the context freed, in-flight - 1
  *   connection closed (guard)      -> a request libmicrohttpd dropped without NOTIFY_COMPLETED (it
  *                                     never reached the handler) is completed there instead
+ *
+ * Bodies and libmicrohttpd's framing: on every path but those of routes that read a body,
+ * libmicrohttpd never delimits a body (head.h). On those paths it does, from the client's own lines,
+ * which the first call checks before a byte is read; only a Content-Length it cannot parse escapes
+ * that, as libmicrohttpd refuses it before the handler runs with a broken answer (its status line and
+ * headers twice). What it does first is log the fault, on the connection's thread: the error logger
+ * here then closes every head of that thread that libmicrohttpd is about to refuse so (mhd_log), and
+ * nothing of that answer reaches the wire.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
@@ -40,10 +54,12 @@
 #include "app/app.h"
 #include "cache/cache.h"
 #include "base/clock.h"
+#include "http/body_buf.h"
 #include "http/framing.h"
 #include "http/guard.h"
 #include "http/head.h"
 #include "http/listener.h"
+#include "http/refuse.h"
 #include "http/watch.h"
 #include "ops/accesslog.h"
 #include "ops/ops.h"
@@ -66,35 +82,43 @@ struct nq_server {
     atomic_bool draining;    /* nq_server_drain called */
     nq_listener *listener;   /* accepts connections into the daemon until drain */
     const nq_ops *ops;       /* borrowed: access log and metrics, or NULL */
+    bool bodies;             /* libmicrohttpd logs its faults, so body routes may let it frame bodies */
 };
 
 /* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
 typedef struct request_ctx {
-    nq_server *s;                /* the server */
-    double t0;                   /* when the request line was parsed */
-    char *target;                /* raw request target, NUL-terminated; split at '?' into path and query */
-    const char *query;           /* raw query, or NULL */
-    size_t query_len;            /* its length */
-    const char *uri_at;          /* where libmicrohttpd's request line had the target (nq_head_check) */
-    unsigned head_flags;         /* what nq_head_begin found (NQ_HEAD_*) */
-    bool head_seen;              /* first handler call done */
-    nq_err head_error;           /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
-    const char *head_detail;     /* a static sentence saying why, or NULL */
-    nq_framing_body body;        /* how the request's body is delimited (framing.h) */
-    uint64_t body_length;        /* its announced length, when body is NQ_FRAMING_LENGTH */
-    nq_head_joined *joined;      /* repeated header lines combined for lookup_header, freed at the end */
-    uint64_t bytes;              /* body bytes handed to libmicrohttpd */
-    nq_response resp;            /* the response (headers, record fields) */
-    struct MHD_Connection *conn; /* the connection: header lookups, the pool's resume callback */
-    nq_app_work *work;           /* the pending computation's request, until nq_app_finish consumes it */
-    nq_pool_ticket *ticket;      /* our wait on the pool, while offloaded */
-    bool offloaded;              /* the connection was suspended for a computation */
-    nq_watch_id watch_id;        /* its socket's hang-up watch while suspended, 0 when none */
-    atomic_bool resumed;         /* the suspension was ended (by the pool's notify or a hang-up) */
-    bool hung_up;                /* the client left while suspended: the ticket was withdrawn */
-    nq_err offload_err;          /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
-    bool answered;               /* a response was handed to MHD_queue_response */
-    char method[16];             /* request method, cut */
+    nq_server *s;                       /* the server */
+    double t0;                          /* when the request line was parsed */
+    char *target;                       /* raw request target, NUL-terminated; split at '?' into path and query */
+    const char *query;                  /* raw query, or NULL */
+    size_t query_len;                   /* its length */
+    const char *uri_at;                 /* where libmicrohttpd's request line had the target (nq_head_check) */
+    unsigned head_flags;                /* what nq_head_begin found (NQ_HEAD_*) */
+    bool head_seen;                     /* first handler call done */
+    nq_err head_error;                  /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
+    const char *head_detail;            /* a static sentence saying why, or NULL */
+    nq_framing_body body;               /* how the request's body is delimited (framing.h) */
+    uint64_t body_length;               /* its announced length, when body is NQ_FRAMING_LENGTH */
+    bool mhd_frames;                    /* a body route's path: libmicrohttpd delimits the body (head.h) */
+    struct request_ctx *unframed_next;  /* on this thread's list of such heads, until the first call */
+    struct request_ctx **unframed_prev; /* the link pointing at this one; NULL when not on the list */
+    bool length_refused;                /* libmicrohttpd was about to refuse its Content-Length: shut down */
+    bool reading;                       /* the route reads the body: it is arriving into `in` */
+    bool refused;                       /* the body was refused from the head (415, 413): resp is the answer */
+    nq_body_buf in;                     /* the body, held to --max-body-bytes; freed once the app has it */
+    nq_head_joined *joined;             /* repeated header lines combined for lookup_header, freed at the end */
+    uint64_t bytes;                     /* response body bytes sent (handed to libmicrohttpd) */
+    nq_response resp;                   /* the response (headers, record fields) */
+    struct MHD_Connection *conn;        /* the connection: header lookups, the pool's resume callback */
+    nq_app_work *work;                  /* the pending computation's request, until nq_app_finish consumes it */
+    nq_pool_ticket *ticket;             /* our wait on the pool, while offloaded */
+    bool offloaded;                     /* the connection was suspended for a computation */
+    nq_watch_id watch_id;               /* its socket's hang-up watch while suspended, 0 when none */
+    atomic_bool resumed;                /* the suspension was ended (by the pool's notify or a hang-up) */
+    bool hung_up;                       /* the client left while suspended: the ticket was withdrawn */
+    nq_err offload_err;                 /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
+    bool answered;                      /* a response was handed to MHD_queue_response */
+    char method[16];                    /* request method, cut */
 } request_ctx;
 
 /* ---- request context ------------------------------------------------------------------------- */
@@ -116,25 +140,83 @@ static char *origin_form(const char *target)
     return out;
 }
 
+/* ---- heads whose body libmicrohttpd frames ---------------------------------------------------- */
+
+/* The requests of this thread whose head libmicrohttpd is reading without the server's own
+ * Content-Length (a body route's path), from the request line to the first handler call. A mutable
+ * global, which the project otherwise avoids, because libmicrohttpd's error logger says neither which
+ * connection nor which daemon it speaks of; it runs on the thread serving the connection, and each
+ * connection is served by one thread for its whole life, so a list per thread holds every candidate
+ * and needs no lock. */
+static _Thread_local request_ctx *unframed;
+
+static void unframed_add(request_ctx *ctx)
+{
+    ctx->unframed_next = unframed;
+    if (unframed) unframed->unframed_prev = &ctx->unframed_next;
+    ctx->unframed_prev = &unframed;
+    unframed = ctx;
+}
+
+static void unframed_remove(request_ctx *ctx)
+{
+    if (!ctx->unframed_prev) return;
+    *ctx->unframed_prev = ctx->unframed_next;
+    if (ctx->unframed_next) ctx->unframed_next->unframed_prev = ctx->unframed_prev;
+    ctx->unframed_next = NULL;
+    ctx->unframed_prev = NULL;
+}
+
+static int connection_fd(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci ? ci->connect_fd : -1;
+}
+
+/* libmicrohttpd's error logger (MHD_OPTION_EXTERNAL_LOGGER), on the thread where the fault is. Its
+ * messages are not logged: this only closes the heads of this thread whose Content-Length
+ * libmicrohttpd refuses, which it logs before it queues its doubled answer; after shutdown(2) that
+ * answer fails to send and libmicrohttpd closes the connection. A head still arriving is closed too
+ * once its first length is one libmicrohttpd will refuse: it can end no other way. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    (void)fmt;
+    (void)ap;
+    for (request_ctx *ctx = unframed; ctx; ctx = ctx->unframed_next) {
+        if (ctx->length_refused || !nq_head_length_refused(ctx->conn)) continue;
+        ctx->length_refused = true;
+        const int fd = connection_fd(ctx->conn);
+        if (fd >= 0) (void)shutdown(fd, SHUT_RDWR);
+    }
+}
+
+/* ---- a request begins -------------------------------------------------------------------------- */
+
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 {
     nq_server *s = cls;
     request_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return NULL;
-    ctx->target = origin_form(uri ? uri : "");
-    if (!ctx->target) {
+    char *target = ctx ? origin_form(uri ? uri : "") : NULL;
+    if (!target) {
+        /* Dropped at the first handler call; until then libmicrohttpd must not frame a body. */
+        (void)nq_head_begin(c, uri, true);
         free(ctx);
         return NULL;
     }
+    ctx->target = target;
     ctx->conn = c;
     ctx->uri_at = uri;
-    ctx->head_flags = nq_head_begin(c, uri); /* what libmicrohttpd must not parse or frame: head.h */
     char *q = strchr(ctx->target, '?');
     if (q) {
         *q++ = '\0';
         ctx->query = q;
         ctx->query_len = strlen(q);
     }
+    /* What libmicrohttpd must not parse or frame (head.h): a body, unless the path's route reads one. */
+    ctx->mhd_frames = s->bodies && nq_app_body_route(ctx->target);
+    ctx->head_flags = nq_head_begin(c, uri, !ctx->mhd_frames);
+    if (ctx->mhd_frames) unframed_add(ctx);
     ctx->s = s;
     ctx->t0 = nq_clock_s();
     nq_response_init(&ctx->resp);
@@ -164,6 +246,7 @@ static void client_address(struct MHD_Connection *c, char *addr)
 static unsigned sent_status(const request_ctx *ctx, struct MHD_Connection *c)
 {
     if (ctx->resp.status != 0) return ctx->resp.status;
+    if (ctx->length_refused) return 0; /* libmicrohttpd's answer was queued, but never went out */
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
     return ci ? ci->http_status : 0;
 }
@@ -188,6 +271,8 @@ static void finish_request(nq_server *s, struct MHD_Connection *c, request_ctx *
         .completed = ok,
     };
     nq_ops_request_done(s->ops, &rec);
+    unframed_remove(ctx); /* closed before its head was in */
+    nq_body_buf_free(&ctx->in);
     (void)nq_watch_remove(s->watch, ctx->watch_id); /* closed after the resume, before the handler ran */
     nq_pool_ticket_release(ctx->ticket);            /* still set only if the connection died while suspended */
     nq_app_work_destroy(ctx->work);
@@ -416,8 +501,8 @@ static void client_left(void *arg)
  * no memory) the request still ends when its computation does. */
 static void watch_client(request_ctx *ctx, struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (ci) (void)nq_watch_add(ctx->s->watch, ci->connect_fd, client_left, ctx, &ctx->watch_id);
+    const int fd = connection_fd(c);
+    if (fd >= 0) (void)nq_watch_add(ctx->s->watch, fd, client_left, ctx, &ctx->watch_id);
 }
 
 /* Hand ctx->work's computation to pool and suspend the connection until it is done. The
@@ -454,19 +539,35 @@ static bool finish_offloaded(request_ctx *ctx)
     return true;
 }
 
+/* The request as the app sees it; the body is the one read, if any. */
+static nq_request request_of(request_ctx *ctx, const char *method)
+{
+    return (nq_request){method, ctx->target, ctx->query, ctx->query_len, lookup_header, ctx, ctx->in.data, ctx->in.len};
+}
+
+/* The app's answer to the request: its body, if one was read, is freed once the app has read it (a
+ * plan keeps what it needs, a computation works on its own copy of the plan). */
+static nq_app_step handle(request_ctx *ctx, const char *method)
+{
+    const nq_request req = request_of(ctx, method);
+    const nq_app_step step = nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work);
+    nq_body_buf_free(&ctx->in);
+    return step;
+}
+
 static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method)
 {
     /* While the daemon stops, MHD_queue_response reports success without queuing, and libmicrohttpd
      * calls the handler again: there is nothing more to say, so let it close the connection. */
     if (ctx->answered) return MHD_NO;
-    const nq_request req = {method, ctx->target, ctx->query, ctx->query_len, lookup_header, ctx};
     if (ctx->offloaded) {
         if (!finish_offloaded(ctx)) return MHD_NO;
     } else if (ctx->head_error != NQ_OK) {
         /* A refused head: a problem, without routing a target that may be huge or malformed. */
+        const nq_request req = request_of(ctx, method);
         nq_app_reject(ctx->s->app, &req, ctx->head_error, ctx->head_detail, &ctx->resp);
-    } else {
-        const nq_app_step step = nq_app_handle(ctx->s->app, &req, &ctx->resp, &ctx->work);
+    } else if (!ctx->refused) {
+        const nq_app_step step = handle(ctx, method);
         if (step != NQ_APP_DONE) {
             offload(ctx, c, step == NQ_APP_WAIT ? ctx->s->waits : ctx->s->pool);
             return MHD_YES; /* called again once resumed */
@@ -497,17 +598,69 @@ static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *m
     ctx->body_length = v.length;
 }
 
-/* Whether the first call must answer: a refused head, or a body. No route takes a body: answering
- * now, unread, makes libmicrohttpd close the connection after the answer (queuing on the first call
- * does that), so a body is never read as the next request, and a client trickling one cannot hold
- * the connection. A route that comes to take a body opts in here, by path and method: its request
- * then waits for the body instead, after ctx->body and ctx->body_length were held against
- * the route's cap (NQ_E_BODY_TOO_LARGE, a 413 before a byte is read); uri_log must then leave out
- * the server's own Content-Length for that path, so that libmicrohttpd delimits the body, and the
- * guard's head deadline must run until the body is in. */
-static bool answer_now(const request_ctx *ctx)
+/* What becomes of the body the head announces: read (a POST to a route that takes one), refused
+ * from the head (resp is then the 415 or 413), or neither (NQ_APP_BODY_NONE: not read). */
+static nq_app_body_step begin_body(request_ctx *ctx, const char *method)
 {
-    return ctx->head_error != NQ_OK || ctx->body != NQ_FRAMING_NONE;
+    const nq_request req = request_of(ctx, method);
+    const bool chunked = ctx->body == NQ_FRAMING_CHUNKED;
+    const nq_app_body_step step = nq_app_body_begin(ctx->s->app, &req, chunked, ctx->body_length, &ctx->resp);
+    if (step != NQ_APP_BODY_READ || ctx->mhd_frames) return step;
+    /* libmicrohttpd was told there is no body (bodies are off: see nq_server_create). */
+    ctx->head_error = NQ_E_NOT_IMPLEMENTED;
+    ctx->head_detail = "This server cannot read request bodies: its libmicrohttpd reports no errors, which "
+                       "it needs to refuse a malformed Content-Length safely. Use the GET form.";
+    return NQ_APP_BODY_NONE;
+}
+
+/* The first call: the head is in, checked, and its body (if any) read or not. Queuing now makes
+ * libmicrohttpd close the connection after the response, so a request that may be answered on a
+ * kept connection waits for the second call. A body no route reads is answered now, unread: the
+ * connection then closes, so a body is never read as the next request, and a client trickling one
+ * cannot hold the connection. A body that is read keeps the head clock running until it is in, so
+ * a body slower than the head deadline is cut like a slow head. */
+static enum MHD_Result first_call(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *version)
+{
+    ctx->head_seen = true;
+    unframed_remove(ctx); /* libmicrohttpd has read its framing: it refuses no length from here on */
+    (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
+    check_head(ctx, c, method, version);
+    const nq_app_body_step step =
+        ctx->head_error == NQ_OK && ctx->body != NQ_FRAMING_NONE ? begin_body(ctx, method) : NQ_APP_BODY_NONE;
+    if (step == NQ_APP_BODY_READ) {
+        ctx->reading = true;
+        nq_body_buf_init(&ctx->in, ctx->s->cfg->max_body_bytes, ctx->body_length);
+        return MHD_YES;
+    }
+    nq_guard_head_received(c);
+    ctx->refused = step == NQ_APP_BODY_REFUSED;
+    if (ctx->head_error == NQ_OK && ctx->body == NQ_FRAMING_NONE) return MHD_YES;
+    return respond(ctx, c, method);
+}
+
+/* Body bytes: into the buffer, or, past the cap (a chunked body) or without memory, the refusal
+ * written on the spot (refuse.h) and the connection closed. */
+static enum MHD_Result body_bytes(request_ctx *ctx, struct MHD_Connection *c, const char *method, const char *data,
+                                  size_t *size)
+{
+    const size_t n = *size;
+    *size = 0;
+    if (!ctx->reading) return MHD_YES; /* a body libmicrohttpd discards after an early answer */
+    const nq_err rc = nq_body_buf_append(&ctx->in, data, n);
+    if (rc == NQ_OK) return MHD_YES;
+    const nq_request req = request_of(ctx, method);
+    if (rc == NQ_E_BODY_TOO_LARGE)
+        nq_app_body_too_large(ctx->s->app, &req, &ctx->resp);
+    else
+        nq_app_reject(ctx->s->app, &req, rc, NULL, &ctx->resp);
+    ctx->reading = false;
+    ctx->answered = true;
+    nq_body_buf_free(&ctx->in);
+    const int fd = connection_fd(c);
+    size_t sent = 0;
+    if (fd >= 0) (void)nq_refuse_send(fd, &ctx->resp, &sent);
+    ctx->bytes = sent;
+    return MHD_NO; /* libmicrohttpd closes the connection */
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -515,19 +668,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 {
     (void)url;
     (void)cls;
-    (void)upload_data;
     request_ctx *ctx = *req_cls;
     if (!ctx) return MHD_NO; /* uri_log could not allocate: drop the connection */
-    if (!ctx->head_seen) {
-        ctx->head_seen = true;
+    if (!ctx->head_seen) return first_call(ctx, c, method, version);
+    if (*upload_data_size > 0) return body_bytes(ctx, c, method, upload_data, upload_data_size);
+    if (ctx->reading) { /* the whole body is in */
+        ctx->reading = false;
         nq_guard_head_received(c);
-        (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
-        check_head(ctx, c, method, version);
-        /* First call: the head is in. Queuing now makes libmicrohttpd close the connection after the
-         * response, so a request that may be answered on a kept connection waits for the second. */
-        if (!answer_now(ctx)) return MHD_YES;
     }
-    *upload_data_size = 0; /* drop whatever body arrived */
     return respond(ctx, c, method);
 }
 
@@ -608,15 +756,19 @@ static nq_err start_daemon(nq_server *s)
         return rc;
     }
     /* No listening socket of its own: listener.h says why connections come through the listener. */
+    /* Its error log only lets mhd_log see a Content-Length it refuses (see the file head). */
     const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC |
-                           MHD_USE_NO_LISTEN_SOCKET;
+                           MHD_USE_NO_LISTEN_SOCKET | (s->bodies ? MHD_USE_ERROR_LOG : 0u);
     const unsigned threads = s->cfg->http_threads > 0 ? s->cfg->http_threads : 1;
     /* The listener holds the total to conn_limit. libmicrohttpd's own limit must never bind (at it,
      * 0.9.75 leaves a mutex locked: listener.h): UINT_MAX, split among at most 256 threads, is over
      * 16 million connections per thread, beyond any descriptor limit. */
-    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s, MHD_OPTION_CONNECTION_LIMIT, UINT_MAX,
-                              MHD_OPTION_URI_LOG_CALLBACK, uri_log, s, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                              MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    /* The logger first: options are applied in order, and any one may log (with libmicrohttpd's own
+     * logger, to stderr, until this one is set). */
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+                              MHD_OPTION_CONNECTION_LIMIT, UINT_MAX, MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
+                              MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
+                              MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     const uint16_t port = bound_port(listen_fd);
     s->port = port != 0 ? port : s->cfg->port;
     rc = s->mhd ? nq_listener_start(listen_fd, s->mhd, s->guard, s->cfg->conn_limit, &s->listener) : NQ_E_THREAD;
@@ -688,6 +840,10 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store
     if (!s) return NQ_E_NOMEM;
     s->cfg = cfg;
     s->ops = ops;
+    /* libmicrohttpd may delimit the bodies of body routes only where it reports its faults (a build
+     * without messages never calls mhd_log): elsewhere every body is framed by the server, and one
+     * that a route would read is refused (begin_body). */
+    s->bodies = MHD_is_feature_supported(MHD_FEATURE_MESSAGES) == MHD_YES;
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, false);
     const nq_app_hooks hooks = {s, render_metrics, solver_done, app_event, store};

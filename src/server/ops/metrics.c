@@ -346,7 +346,8 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
         scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->conns->open);
         scalar_counter(b, "nqueensd_connections_accepted_total", "Client connections accepted.", s->conns->accepted);
         scalar_counter(b, "nqueensd_connections_head_timeout_total",
-                       "Connections closed because the request head did not arrive in time.", s->conns->head_timeouts);
+                       "Connections closed because a request head (or a body being read) did not arrive in time.",
+                       s->conns->head_timeouts);
     }
 }
 
