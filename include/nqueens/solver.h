@@ -162,6 +162,11 @@ const char *nq_count_method(int n);
  * Errors: NQ_E_ARG (threads < 0), NQ_E_RANGE, NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD. */
 nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg);
 
+/* nq_count_tasks with no callback of the caller's: the sums of the tasks counted, added up, into
+ * *out ({0, 0} first, so a failed or cancelled count leaves the sum of the tasks done before it).
+ * Errors: NQ_E_ARG (out NULL), and those of nq_count_tasks. */
+nq_err nq_count_tasks_sum(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_sums *out);
+
 /* acc += s, component-wise. */
 void nq_count_sums_add(nq_count_sums *acc, const nq_count_sums *s);
 

@@ -12,7 +12,6 @@
  */
 #include "cli.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #ifndef NQ_RELEASE
@@ -34,20 +33,6 @@ uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uin
     return mine;
 }
 
-/* The shard's running sums: tasks finish on several worker threads at once. */
-typedef struct shard_sum {
-    atomic_uint_fast64_t total;    /* sum of the tasks' totals */
-    atomic_uint_fast64_t burnside; /* and of their Burnside numerators */
-} shard_sum;
-
-static void add_task(void *arg, uint32_t task, const nq_count_sums *sums)
-{
-    (void)task;
-    shard_sum *sum = arg;
-    atomic_fetch_add_explicit(&sum->total, sums->total, memory_order_relaxed);
-    atomic_fetch_add_explicit(&sum->burnside, sums->burnside, memory_order_relaxed);
-}
-
 nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_shard *out)
 {
     uint32_t tasks = 0;
@@ -56,11 +41,9 @@ nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_sh
     uint8_t *todo = malloc(tasks);
     if (todo == NULL) return NQ_E_NOMEM;
     const uint32_t mine = nq_cli_shard_tasks(tasks, opts->shard, opts->shards, todo);
-    shard_sum sum;
-    atomic_init(&sum.total, 0);
-    atomic_init(&sum.burnside, 0);
+    nq_count_sums sums = {0, 0};
     /* An empty shard counts nothing (nq_count_tasks would still build the method's tables). */
-    if (mine > 0) rc = nq_count_tasks(opts->n, opts->threads, todo, ctl, add_task, &sum);
+    if (mine > 0) rc = nq_count_tasks_sum(opts->n, opts->threads, todo, ctl, &sums);
     free(todo);
     *out = (nq_json_shard){.n = opts->n,
                            .shard = opts->shard,
@@ -70,6 +53,6 @@ nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_sh
                            .plan = NQ_COUNT_PLAN_VERSION,
                            .tasks = tasks,
                            .done = mine,
-                           .sums = {atomic_load(&sum.total), atomic_load(&sum.burnside)}};
+                           .sums = sums};
     return rc;
 }

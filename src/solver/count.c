@@ -97,7 +97,7 @@ nq_counts nq_count_sums_counts(const nq_count_sums *all)
     return c;
 }
 
-/* nq_count's sink for nq_count_tasks: tasks finish on several threads at once. */
+/* nq_count_tasks_sum's sink for nq_count_tasks: tasks finish on several threads at once. */
 typedef struct task_sum {
     atomic_uint_fast64_t total;    /* sum of the tasks' totals */
     atomic_uint_fast64_t burnside; /* and of their Burnside numerators */
@@ -111,18 +111,26 @@ static void add_task(void *arg, uint32_t task, const nq_count_sums *sums)
     atomic_fetch_add_explicit(&sum->burnside, sums->burnside, memory_order_relaxed);
 }
 
+nq_err nq_count_tasks_sum(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_sums *out)
+{
+    if (out == NULL) return NQ_E_ARG;
+    task_sum sum;
+    atomic_init(&sum.total, 0);
+    atomic_init(&sum.burnside, 0);
+    const nq_err err = nq_count_tasks(n, threads, todo, ctl, add_task, &sum);
+    *out = (nq_count_sums){atomic_load(&sum.total), atomic_load(&sum.burnside)};
+    return err;
+}
+
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 {
     if (out == NULL || threads < 0) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
     /* Below the half-board range one task is the whole count: no need to split what is not split. */
     if (!tasked(n)) return nq_count_backtrack(n, threads, ctl, out);
-    task_sum sum;
-    atomic_init(&sum.total, 0);
-    atomic_init(&sum.burnside, 0);
-    const nq_err err = nq_count_tasks(n, threads, NULL, ctl, add_task, &sum);
+    nq_count_sums all;
+    const nq_err err = nq_count_tasks_sum(n, threads, NULL, ctl, &all);
     if (err != NQ_OK) return err;
-    const nq_count_sums all = {atomic_load(&sum.total), atomic_load(&sum.burnside)};
     *out = nq_count_sums_counts(&all);
     return NQ_OK;
 }

@@ -305,6 +305,13 @@ START_TEST(tasks_bad_arguments)
     ck_assert_int_eq(nq_count_tasks(0, 1, NULL, NULL, NULL, NULL), NQ_E_RANGE);
     const uint8_t none = 0;
     ck_assert_int_eq(nq_count_tasks(8, 1, &none, NULL, NULL, NULL), NQ_OK); /* nothing to do */
+    nq_count_sums sums = {1, 1};
+    ck_assert_int_eq(nq_count_tasks_sum(8, 1, NULL, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_tasks_sum(8, 1, &none, NULL, &sums), NQ_OK);
+    ck_assert_uint_eq(sums.total, 0); /* no task counted: an empty sum */
+    ck_assert_int_eq(nq_count_tasks_sum(8, 1, NULL, NULL, &sums), NQ_OK);
+    ck_assert_uint_eq(sums.total, 92);        /* A000170(8) */
+    ck_assert_uint_eq(sums.burnside, 12 * 8); /* A002562(8) classes, times 8 */
 }
 END_TEST
 
