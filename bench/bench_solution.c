@@ -5,9 +5,10 @@
  * Side by side: the construction of n = 10^6 and 10^7 written into an array (ns per row), the random
  * solution of n = 10^6 and 10^7 (seconds), and the checks of a full n = 10^6 board (a solution, and
  * the same board with every queen in one column, the worst case for the pair counters), plus
- * parsing its columns text. Every board is verified (nq_placement_check must call it complete); a
+ * rendering and parsing its columns text. Every board is verified (nq_placement_check must call it complete); a
  * failure exits 1. Figures and their machine are in docs/solution.md.
  */
+#include "nqueens/json.h"
 #include "nqueens/placement.h"
 #include "nqueens/solution.h"
 
@@ -95,13 +96,50 @@ static bool bench_check(const char *what, const nq_placement *p, uint64_t want_c
     return true;
 }
 
-/* Parsing the columns text of a full board of CHECK_N. */
+#define RENDER_SLICE ((size_t)64 * 1024) /* what the server's /solution stream renders at a time */
+
+/* Rendering the columns text of a full board of CHECK_N, a slice at a time as the server does, checked
+ * against printf's text (len bytes). */
+static bool bench_render(const uint32_t *cols, const char *text, size_t len, int reps)
+{
+    char *out = malloc(len + RENDER_SLICE);
+    if (out == NULL) return false;
+    double best = 1e9;
+    size_t o = 0;
+    for (int i = 0; i < reps; i++) {
+        const double t0 = now();
+        o = 0;
+        for (uint32_t r = 0; r < CHECK_N;) {
+            uint32_t done = 0;
+            size_t w = 0;
+            if (nq_json_rows(CHECK_N, r, cols + r, CHECK_N - r, NQ_JSON_COLUMNS, out + o, RENDER_SLICE, &done, &w) !=
+                    NQ_OK ||
+                done == 0)
+                break;
+            r += done;
+            o += w;
+        }
+        const double t = now() - t0;
+        if (t < best) best = t;
+    }
+    const bool ok = o == len && memcmp(out, text, len) == 0;
+    free(out);
+    if (ok)
+        printf("render      columns of n = %-9u %6.2f ms   %5.2f ns/row\n", CHECK_N, best * 1e3, best * 1e9 / CHECK_N);
+    return ok;
+}
+
+/* Parsing the columns text of a full board of CHECK_N (and rendering it: bench_render). */
 static bool bench_parse(const uint32_t *cols, int reps)
 {
     char *text = malloc((size_t)CHECK_N * 8);
     if (text == NULL) return false;
     size_t len = 0;
     for (uint32_t r = 0; r < CHECK_N; r++) len += (size_t)sprintf(text + len, r > 0 ? ",%u" : "%u", cols[r]);
+    if (!bench_render(cols, text, len, reps)) {
+        free(text);
+        return false;
+    }
     double best = 1e9;
     bool ok = true;
     for (int i = 0; i < reps && ok; i++) {

@@ -60,6 +60,14 @@ nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *o
  * NQ_E_BUFSIZE (cap too small). */
 nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, char *out, size_t cap, size_t *len);
 
+/* Write rows first .. first + count - 1 (cols[i] is the column of row first + i) as nq_json_row
+ * would one after the other, as many whole rows as fit in cap: *done receives how many (0 when not
+ * even the first fits), *len the bytes written. The loop a streamed board spends its time in.
+ * Errors: NQ_E_ARG (cols, out, done or len NULL, unknown shape), NQ_E_RANGE (n == 0, a row >= n, or
+ * a column >= n: nothing is reported written, though bytes before it may have been). */
+nq_err nq_json_rows(uint32_t n, uint32_t first, const uint32_t *cols, uint32_t count, nq_json_shape shape, char *out,
+                    size_t cap, uint32_t *done, size_t *len);
+
 /* Most bytes of a counts object: {"n":NN,"total":<20 digits>,"unique":<20 digits>}. */
 #define NQ_JSON_COUNTS_MAX 67u
 

@@ -147,6 +147,64 @@ nq_err nq_json_row(uint32_t n, uint32_t r, uint32_t col, nq_json_shape shape, ch
     return NQ_OK;
 }
 
+/* The columns shape of nq_json_rows: a row needs at most 11 bytes (a comma and 10 digits), so while
+ * that much room is left per row the loop checks nothing but the columns. */
+static uint32_t put_column_rows(uint32_t n, uint32_t first, const uint32_t *cols, uint32_t count, char *out, size_t cap,
+                                size_t *len, bool *bad)
+{
+    char *p = out;
+    const char *const end = out + cap;
+    uint32_t i = 0;
+    for (; i < count; i++) {
+        const uint32_t c = cols[i];
+        if (c >= n) {
+            *bad = true;
+            break;
+        }
+        const size_t d = u32_digits(c);
+        const size_t comma = first + i > 0 ? 1u : 0u;
+        if ((size_t)(end - p) < comma + d) break;
+        *p = ',';
+        p += comma;
+        put_u32(p, c, d);
+        p += d;
+    }
+    *len = (size_t)(p - out);
+    return i;
+}
+
+nq_err nq_json_rows(uint32_t n, uint32_t first, const uint32_t *cols, uint32_t count, nq_json_shape shape, char *out,
+                    size_t cap, uint32_t *done, size_t *len)
+{
+    if (!cols || !out || !done || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
+    *done = 0;
+    *len = 0;
+    if (n == 0) return NQ_E_RANGE;
+    if (count == 0) return NQ_OK;
+    if (first >= n || count > n - first) return NQ_E_RANGE;
+    bool bad = false;
+    if (shape == NQ_JSON_COLUMNS) {
+        size_t w = 0;
+        const uint32_t k = put_column_rows(n, first, cols, count, out, cap, &w, &bad);
+        if (bad) return NQ_E_RANGE;
+        *done = k;
+        *len = w;
+        return NQ_OK;
+    }
+    size_t o = 0;
+    uint32_t i = 0;
+    for (; i < count; i++) {
+        size_t w = 0;
+        const nq_err rc = nq_json_row(n, first + i, cols[i], shape, out + o, cap - o, &w);
+        if (rc == NQ_E_BUFSIZE) break;
+        if (rc != NQ_OK) return rc;
+        o += w;
+    }
+    *done = i;
+    *len = o;
+    return NQ_OK;
+}
+
 nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len)
 {
     if (!cols || !out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;

@@ -384,6 +384,21 @@ bool nq_http_get(const nq_test_server *s, const char *target, nq_http_response *
     return nq_http_request(s, "GET", target, NULL, out);
 }
 
+bool nq_harness_get_gzip(const nq_test_server *s, const char *target, unsigned timeout_s, nq_http_response *r)
+{
+    static const char *const gzip[] = {"Accept-Encoding: gzip", NULL};
+    for (unsigned i = 0; i <= timeout_s * 100u; i++) {
+        if (!nq_http_request(s, "GET", target, gzip, r)) return false;
+        const char *enc = nq_http_header_get(r, "Content-Encoding");
+        if (r->status != 200) break;
+        if (enc && strcmp(enc, "gzip") == 0) return true;
+        nq_http_response_free(r);
+        sleep_ms(10);
+    }
+    nq_http_response_free(r);
+    return false;
+}
+
 bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len)
 {
     z_stream z;

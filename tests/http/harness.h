@@ -85,6 +85,11 @@ double nq_harness_metric(const nq_test_server *s, const char *name);
 /* Decode a gzip body; on success *out is malloc'd and NUL-terminated. Bounded to 1 GiB. */
 bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len);
 
+/* GET target with Accept-Encoding: gzip until the answer is gzip-encoded: a large body's gzip form is
+ * made after its first answers went out in identity form. Every answer must be a 200; *r is the
+ * first gzip one. False when none came within timeout_s (a generous bound: a hang, not a speed). */
+bool nq_harness_get_gzip(const nq_test_server *s, const char *target, unsigned timeout_s, nq_http_response *r);
+
 /* A TCP connection to 127.0.0.1:port (a blocking socket the caller closes), or -1. */
 int nq_raw_connect(uint16_t port);
 

@@ -2,7 +2,8 @@
  * entry's memory file, smaller ones from its bytes: the client gets the same bytes either way. Checked
  * on the real nqueensd: a gzip form sent one way against the identity form sent the other, bodies
  * just below and just above the threshold, a cached answer against the same answer streamed by a
- * server whose cache is too small to hold it, and HEAD and 304 stating the length without a body.
+ * server whose cache is too small to hold it, HEAD and 304 stating the length without a body, and a
+ * large body answered before its gzip form is made.
  */
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -26,7 +27,10 @@ static const char *const gzip_hdr[] = {"Accept-Encoding: gzip", NULL};
  * and the right Content-Encoding. */
 static void get_checked(const nq_test_server *s, const char *target, bool gzip, bool framed, nq_http_response *r)
 {
-    ck_assert(nq_http_request(s, "GET", target, gzip ? gzip_hdr : NULL, r));
+    if (gzip)
+        ck_assert(nq_harness_get_gzip(s, target, 60, r)); /* made after the first answer, for large bodies */
+    else
+        ck_assert(nq_http_request(s, "GET", target, NULL, r));
     ck_assert_msg(r->status == 200, "%s: %ld", target, r->status);
     const char *len = nq_http_header_get(r, "Content-Length");
     if (framed) {
@@ -169,6 +173,49 @@ START_TEST(head_and_304_state_the_length_without_a_body)
 }
 END_TEST
 
+/* A cold body of NQ_APP_GZIP_LATER_BYTES (256 KiB) or more is answered at once in identity form, also
+ * to a client that takes gzip; its gzip form follows, the same bytes compressed. A smaller body's
+ * first answer is already gzip. */
+START_TEST(large_bodies_answer_before_their_gzip_form_is_made)
+{
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, big_cache, NULL));
+    nq_http_response cold, gz, small;
+    ck_assert(nq_http_request(&s, "GET", "/solve?n=12", gzip_hdr, &cold));
+    ck_assert_int_eq(cold.status, 200);
+    ck_assert_ptr_null(nq_http_header_get(&cold, "Content-Encoding"));
+    ck_assert_str_eq(nq_http_header_get(&cold, "Vary"), "Accept, Accept-Encoding");
+    ck_assert_int_eq(strtol(nq_http_header_get(&cold, "Content-Length"), NULL, 10), (long)cold.body_len);
+    ck_assert_int_ge((long)cold.body_len, FILE_MIN);
+    const char *tag = nq_http_header_get(&cold, "ETag");
+    ck_assert_uint_eq(strlen(tag), 18); /* "<16 hex>": the identity form's */
+    ck_assert(nq_harness_get_gzip(&s, "/solve?n=12", 60, &gz));
+    char want[40];
+    snprintf(want, sizeof want, "%.17s-gzip\"", tag);
+    ck_assert_str_eq(nq_http_header_get(&gz, "ETag"), want);
+    char *inflated = NULL;
+    size_t inflated_len = 0;
+    ck_assert(nq_harness_gunzip(gz.body, gz.body_len, &inflated, &inflated_len));
+    ck_assert_uint_eq(inflated_len, cold.body_len);
+    ck_assert(memcmp(inflated, cold.body, cold.body_len) == 0);
+    free(inflated);
+    /* n = 10: 724 boards, some 30 KB, compressed before its first answer. */
+    ck_assert(nq_http_request(&s, "GET", "/solve?n=10", gzip_hdr, &small));
+    ck_assert_int_eq(small.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&small, "Content-Encoding"), "gzip");
+    ck_assert(nq_harness_gunzip(small.body, small.body_len, &inflated, &inflated_len));
+    cJSON *j = cJSON_ParseWithLength(inflated, inflated_len);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(j, "total")->valueint, 724);
+    cJSON_Delete(j);
+    free(inflated);
+    nq_http_response_free(&cold);
+    nq_http_response_free(&gz);
+    nq_http_response_free(&small);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
+}
+END_TEST
+
 static Suite *sendfile_suite(void)
 {
     Suite *const s = suite_create("sendfile");
@@ -178,6 +225,7 @@ static Suite *sendfile_suite(void)
     tcase_add_test(tc, bodies_just_below_and_above_the_threshold);
     tcase_add_test(tc, cached_answer_equals_streamed_one);
     tcase_add_test(tc, head_and_304_state_the_length_without_a_body);
+    tcase_add_test(tc, large_bodies_answer_before_their_gzip_form_is_made);
     suite_add_tcase(s, tc);
     return s;
 }

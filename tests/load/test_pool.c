@@ -507,6 +507,141 @@ START_TEST(task_error_propagates)
 }
 END_TEST
 
+/* ---- the after step ---------------------------------------------------------------------------- */
+
+/* What the after step saw: it holds until the test lets it go (or the pool is aborted). */
+typedef struct after_probe {
+    atomic_int calls;           /* after calls begun */
+    atomic_int returned;        /* after calls ended */
+    atomic_int value;           /* the result it read */
+    atomic_int notified_before; /* the waiter's notifications when it began */
+    atomic_int frees_before;    /* ctx frees when it began */
+    atomic_bool stopped;        /* it saw *stop turn true */
+    atomic_bool release;        /* the test lets it return */
+    waiter *w;                  /* the waiter of its computation */
+    gate *g;                    /* whose ctx frees to read */
+} after_probe;
+
+static after_probe probe; /* the after step takes no argument of its own beyond the task's ctx */
+
+static void probe_after(void *ctx, const void *result, const atomic_bool *stop)
+{
+    (void)ctx;
+    atomic_store(&probe.notified_before, atomic_load(&probe.w->notified));
+    atomic_store(&probe.frees_before, atomic_load(&probe.g->ctx_frees));
+    atomic_fetch_add(&probe.calls, 1);
+    for (unsigned i = 0; i < WAIT_MS && !atomic_load(&probe.release); i++) {
+        if (atomic_load(stop)) {
+            atomic_store(&probe.stopped, true);
+            break;
+        }
+        const struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+    }
+    atomic_store(&probe.value, *(const int *)result); /* still valid: the waiter released it long ago */
+    atomic_fetch_add(&probe.returned, 1);
+}
+
+static bool after_began(void *arg)
+{
+    (void)arg;
+    return atomic_load(&probe.calls) > 0;
+}
+
+static bool after_ended(void *arg)
+{
+    (void)arg;
+    return atomic_load(&probe.returned) > 0;
+}
+
+static void probe_reset(waiter *w, gate *g)
+{
+    atomic_init(&probe.calls, 0);
+    atomic_init(&probe.returned, 0);
+    atomic_init(&probe.value, 0);
+    atomic_init(&probe.notified_before, 0);
+    atomic_init(&probe.frees_before, 0);
+    atomic_init(&probe.stopped, false);
+    atomic_init(&probe.release, false);
+    probe.w = w;
+    probe.g = g;
+}
+
+START_TEST(after_step_follows_the_answer)
+{
+    gate g;
+    gate_init(&g);
+    gate_open(&g);
+    nq_pool *const p = pool_new(1, 2, 0, 0);
+    waiter w = {0}, w2 = {0};
+    probe_reset(&w, &g);
+    nq_pool_ticket *t = NULL, *t2 = NULL;
+    nq_pool_task task = gate_task(&g, 41);
+    task.after = probe_after;
+    ck_assert_int_eq(nq_pool_submit(p, "k", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(waiter_done, &w));
+    ck_assert(eventually(after_began, NULL));
+    nq_pool_ticket_release(t); /* the after step keeps the result alive on its own */
+    ck_assert_int_eq(atomic_load(&probe.notified_before), 1);
+    ck_assert_int_eq(atomic_load(&probe.frees_before), 0); /* ctx is freed after it, not before */
+    /* The computation is over: the same key starts a new one, queued behind the busy worker. */
+    nq_pool_task again = gate_task(&g, 42);
+    ck_assert_int_eq(nq_pool_submit(p, "k", &again, waiter_notify, &w2, &t2), NQ_OK);
+    nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.shared, 0);
+    ck_assert_uint_eq(s.running, 0);
+    ck_assert_uint_eq(s.queued, 1);
+    atomic_store(&probe.release, true);
+    ck_assert(eventually(after_ended, NULL));
+    ck_assert(eventually(waiter_done, &w2));
+    ck_assert_int_eq(atomic_load(&probe.value), 41);
+    ck_assert(!atomic_load(&probe.stopped));
+    const void *r = NULL;
+    ck_assert_int_eq(nq_pool_ticket_result(t2, &r), NQ_OK);
+    ck_assert_int_eq(*(const int *)r, 42);
+    nq_pool_ticket_release(t2);
+    ck_assert_int_eq(atomic_load(&probe.calls), 1); /* the second task had no after step */
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 2);
+    gate_fini(&g);
+}
+END_TEST
+
+START_TEST(after_step_skipped_on_failure_and_stopped_by_abort)
+{
+    gate g;
+    gate_init(&g);
+    gate_open(&g);
+    nq_pool *const p = pool_new(1, 1, 0, 0);
+    waiter w = {0}, w2 = {0};
+    probe_reset(&w, &g);
+    nq_pool_ticket *t = NULL;
+    nq_pool_task task = gate_task(&g, 0);
+    ((gate_ctx *)task.ctx)->fail = NQ_E_NOMEM;
+    task.after = probe_after;
+    ck_assert_int_eq(nq_pool_submit(p, "fails", &task, waiter_notify, &w2, &t), NQ_OK);
+    ck_assert(eventually(waiter_done, &w2));
+    ck_assert_int_eq(nq_pool_ticket_result(t, NULL), NQ_E_NOMEM);
+    nq_pool_ticket_release(t);
+    ck_assert(eventually(pool_idle, p));
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 1);
+    ck_assert_int_eq(atomic_load(&probe.calls), 0);
+    /* A successful one holds in its after step until the abort tells it to stop. */
+    task = gate_task(&g, 7);
+    task.after = probe_after;
+    ck_assert_int_eq(nq_pool_submit(p, "ok", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(after_began, NULL));
+    nq_pool_ticket_release(t);
+    nq_pool_abort(p);
+    ck_assert(eventually(after_ended, NULL));
+    ck_assert(atomic_load(&probe.stopped));
+    ck_assert_int_eq(atomic_load(&probe.value), 7);
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), 2);
+    gate_fini(&g);
+}
+END_TEST
+
 START_TEST(abort_notifies_everyone)
 {
     gate g;
@@ -636,6 +771,8 @@ static Suite *pool_suite(void)
     tcase_add_test(beh, cancelled_not_shared);
     tcase_add_test(beh, task_error_propagates);
     tcase_add_test(beh, abort_notifies_everyone);
+    tcase_add_test(beh, after_step_follows_the_answer);
+    tcase_add_test(beh, after_step_skipped_on_failure_and_stopped_by_abort);
     suite_add_tcase(s, beh);
 
     TCase *const conc = tcase_create("concurrency");

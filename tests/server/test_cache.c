@@ -513,6 +513,62 @@ START_TEST(test_large_entries_in_a_sealed_file)
 }
 END_TEST
 
+/* A taken-over body is served from where it is, never copied into a file whatever its size; it is
+ * charged like a copy, freed with the entry (ASan and valgrind see a leak otherwise), and freed at once
+ * when refused. Replacing it by a copied entry with both forms is what settling a large answer does. */
+START_TEST(test_owned_body_is_taken_over)
+{
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create((size_t)256 << 20, &c), NQ_OK);
+    const size_t len = 3u * NQ_CACHE_FILE_MIN;
+    char *body = malloc(len);
+    ck_assert_ptr_nonnull(body);
+    pattern(body, len, 3);
+    nq_cache_value v = make_value(NULL, len, "\"o\"");
+    nq_cache_entry *e = NULL;
+    ck_assert_int_eq(nq_cache_put_owned(c, "big", &v, body, &e), NQ_OK);
+    const nq_cache_value *got = nq_cache_entry_value(e);
+    ck_assert_ptr_eq(got->body, body); /* the very bytes: no copy */
+    ck_assert_ptr_null(got->gzip);
+    ck_assert_str_eq(got->etag, "\"o\"");
+    int fd = -1;
+    uint64_t off = 0;
+    ck_assert(!nq_cache_entry_file(e, got->body, &fd, &off));
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.files, 0);
+    ck_assert_uint_ge(st.bytes, len);
+    ck_assert_uint_le(st.bytes, len + 2048u);
+    /* Settled: the same key again, copied, with its gzip form; the first reader keeps its bytes. */
+    char gz[64];
+    pattern(gz, sizeof gz, 9);
+    nq_cache_value both = *got;
+    both.gzip = gz;
+    both.gzip_len = sizeof gz;
+    ck_assert_int_eq(nq_cache_put(c, "big", &both, NULL), NQ_OK);
+    nq_cache_entry *now = nq_cache_get(c, "big");
+    ck_assert_ptr_nonnull(now);
+    ck_assert_ptr_ne(now, e);
+    ck_assert(memcmp(nq_cache_entry_value(now)->body, got->body, len) == 0);
+    ck_assert(memcmp(nq_cache_entry_value(now)->gzip, gz, sizeof gz) == 0);
+    ck_assert(nq_cache_entry_file(now, nq_cache_entry_value(now)->body, &fd, &off)); /* a file now */
+    nq_cache_entry_release(now);
+    nq_cache_entry_release(e);
+    /* Refused (too large for a 1 MiB cache, no body): freed at once, nothing published. */
+    nq_cache *tiny = NULL;
+    ck_assert_int_eq(nq_cache_create((size_t)1 << 20, &tiny), NQ_OK);
+    char *big = malloc(len);
+    ck_assert_ptr_nonnull(big);
+    ck_assert_int_eq(nq_cache_put_owned(tiny, "big", &v, big, &e), NQ_E_TOO_LARGE);
+    ck_assert_ptr_null(e);
+    ck_assert_int_eq(nq_cache_put_owned(tiny, "big", &v, NULL, &e), NQ_E_ARG);
+    ck_assert_int_eq(nq_cache_put_owned(tiny, "big", NULL, malloc(1), &e), NQ_E_ARG);
+    ck_assert(!has(tiny, "big"));
+    nq_cache_destroy(tiny);
+    nq_cache_destroy(c);
+}
+END_TEST
+
 static Suite *cache_suite(void)
 {
     Suite *const s = suite_create("cache");
@@ -529,6 +585,7 @@ static Suite *cache_suite(void)
     tcase_add_test(unit, test_reference_outlives_eviction_and_destroy);
     tcase_add_test(unit, test_many_keys_through_rehash);
     tcase_add_loop_test(unit, test_large_entries_in_a_sealed_file, 0, (int)(sizeof file_rows / sizeof file_rows[0]));
+    tcase_add_test(unit, test_owned_body_is_taken_over);
     suite_add_tcase(s, unit);
     TCase *const conc = tcase_create("concurrency");
     tcase_set_timeout(conc, 60);

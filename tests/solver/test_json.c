@@ -174,6 +174,86 @@ START_TEST(test_row_errors)
 }
 END_TEST
 
+/* Many rows at once are the rows one by one, for every cap from nothing to all of it: whole rows
+ * only, and the rest follows from where it stopped. */
+START_TEST(test_rows_at_once)
+{
+    const uint32_t cols[11] = {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9};
+    const uint32_t wide[6] = {999999, 0, 10, 99, 100000, 123456};
+    for (int shape = NQ_JSON_BOARD; shape <= NQ_JSON_COLUMNS; shape++) {
+        const bool columns = shape == NQ_JSON_COLUMNS; /* columns of a 10^6 board; an 11 x 11 board */
+        const uint32_t n = columns ? 1000000u : 11u;
+        const uint32_t *src = columns ? wide : cols;
+        const uint32_t count = columns ? 6u : 11u;
+        const uint32_t first = columns ? 5u : 0u; /* rows 5..10 (each with its comma); the whole board */
+        char want[BUF], got[BUF];
+        size_t want_len = 0, w = 0;
+        for (uint32_t r = 0; r < count; r++) {
+            ck_assert_int_eq(
+                nq_json_row(n, first + r, src[r], (nq_json_shape)shape, want + want_len, sizeof want - want_len, &w),
+                NQ_OK);
+            want_len += w;
+        }
+        uint32_t done = 0;
+        ck_assert_int_eq(nq_json_rows(n, first, src, count, (nq_json_shape)shape, got, 0, &done, &w), NQ_OK);
+        ck_assert_uint_eq(done, 0); /* no room: nothing written */
+        ck_assert_uint_eq(w, 0);
+        for (size_t cap = 1; cap <= want_len; cap++) { /* calls of cap bytes each, one at a time */
+            size_t o = 0;
+            for (uint32_t r = 0; r < count; r += done, o += w) {
+                ck_assert_int_eq(
+                    nq_json_rows(n, first + r, src + r, count - r, (nq_json_shape)shape, got + o, cap, &done, &w),
+                    NQ_OK);
+                if (done > 0) {
+                    ck_assert_uint_le(w, cap);
+                    continue;
+                }
+                /* The next row alone is longer than cap: give it room. */
+                ck_assert_int_eq(
+                    nq_json_rows(n, first + r, src + r, 1, (nq_json_shape)shape, got + o, sizeof got - o, &done, &w),
+                    NQ_OK);
+                ck_assert_uint_eq(done, 1);
+                ck_assert_uint_gt(w, cap);
+            }
+            ck_assert_uint_eq(o, want_len);
+            ck_assert(memcmp(got, want, want_len) == 0);
+        }
+    }
+    /* Row 0 has no comma. */
+    char out[BUF];
+    size_t len = 0;
+    uint32_t done = 0;
+    ck_assert_int_eq(nq_json_rows(11, 0, cols, 3, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_OK);
+    ck_assert_uint_eq(done, 3);
+    ck_assert_uint_eq(len, 5);
+    ck_assert(memcmp(out, "0,2,4", 5) == 0);
+}
+END_TEST
+
+START_TEST(test_rows_errors)
+{
+    const uint32_t cols[4] = {1, 3, 0, 2};
+    const uint32_t bad[3] = {1, 4, 0};
+    char out[BUF];
+    size_t len = 9;
+    uint32_t done = 9;
+    ck_assert_int_eq(nq_json_rows(4, 0, cols, 0, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_OK);
+    ck_assert_uint_eq(done, 0);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_int_eq(nq_json_rows(4, 0, bad, 3, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_uint_eq(done, 0);
+    ck_assert_int_eq(nq_json_rows(4, 0, bad, 3, NQ_JSON_BOARD, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_rows(4, 2, cols, 3, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_rows(4, 4, cols, 1, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_rows(0, 0, cols, 1, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_rows(4, 0, cols, 4, (nq_json_shape)5, out, sizeof out, &done, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_rows(4, 0, NULL, 4, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_rows(4, 0, cols, 4, NQ_JSON_COLUMNS, NULL, sizeof out, &done, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_rows(4, 0, cols, 4, NQ_JSON_COLUMNS, out, sizeof out, NULL, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_rows(4, 0, cols, 4, NQ_JSON_COLUMNS, out, sizeof out, &done, NULL), NQ_E_ARG);
+}
+END_TEST
+
 /* ---- counts ------------------------------------------------------------------------------------- */
 
 typedef struct counts_row {
@@ -386,6 +466,8 @@ int main(void)
     tcase_add_test(tc, test_rows_make_the_solution);
     tcase_add_test(tc, test_row_columns_match_printf);
     tcase_add_test(tc, test_row_errors);
+    tcase_add_test(tc, test_rows_at_once);
+    tcase_add_test(tc, test_rows_errors);
     tcase_add_loop_test(tc, test_counts_bytes, 0, (int)(sizeof counts / sizeof counts[0]));
     tcase_add_test(tc, test_counts_limits);
     tcase_add_loop_test(tc, test_head_bytes, 0, (int)(sizeof heads / sizeof heads[0]));

@@ -287,24 +287,53 @@ nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_
     char *gzip = NULL;
     size_t gzip_len = 0;
     *entry = NULL;
-    nq_err rc =
-        len > NQ_COMPRESS_MIN_BYTES ? nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len) : NQ_OK;
-    if (rc == NQ_OK) {
-        char etag[32];
-        nq_app_etag(w->key, false, etag, sizeof etag);
-        const nq_cache_value v = {.content_type = media,
-                                  .etag = etag,
-                                  .body = body,
-                                  .body_len = len,
-                                  .gzip = gzip,
-                                  .gzip_len = gzip_len,
-                                  .solver_seconds = seconds,
-                                  .counts = counts ? *counts : (nq_counts){0, 0}};
-        (void)nq_cache_put(w->app->cache, w->key, &v, entry); /* a refusal is no error: see above */
+    const bool later = len >= NQ_APP_GZIP_LATER_BYTES; /* nq_app_settle makes the gzip form */
+    const nq_err rc = len > NQ_COMPRESS_MIN_BYTES && !later
+                          ? nq_compress_buffer(body, len, NQ_COMPRESS_LEVEL_ONCE, &gzip, &gzip_len)
+                          : NQ_OK;
+    if (rc != NQ_OK) {
+        free(body);
+        return rc;
     }
+    char etag[32];
+    nq_app_etag(w->key, false, etag, sizeof etag);
+    const nq_cache_value v = {.content_type = media,
+                              .etag = etag,
+                              .body = body,
+                              .body_len = len,
+                              .gzip = gzip,
+                              .gzip_len = gzip_len,
+                              .solver_seconds = seconds,
+                              .counts = counts ? *counts : (nq_counts){0, 0}};
+    /* A refusal is no error: see above. A large body is taken over, not copied (into a memory file):
+     * the first answers go out from it at once, and settling copies it into a file with its gzip form. */
+    if (later) {
+        (void)nq_cache_put_owned(w->app->cache, w->key, &v, body, entry);
+        return NQ_OK;
+    }
+    (void)nq_cache_put(w->app->cache, w->key, &v, entry);
     free(body);
     free(gzip);
-    return rc;
+    return NQ_OK;
+}
+
+void nq_app_settle(const nq_app_work *work, const nq_app_result *result, const atomic_bool *stop)
+{
+    if (!result || !result->entry) return;
+    const nq_cache_value *val = nq_cache_entry_value(result->entry);
+    if (val->gzip || val->body_len <= NQ_COMPRESS_MIN_BYTES) return;
+    nq_cache *cache = work->app->cache;
+    nq_cache_entry *now = nq_cache_get(cache, work->key);
+    nq_cache_entry_release(now);
+    if (now != result->entry) return; /* evicted or replaced meanwhile: nothing to complete */
+    nq_cache_value both = *val;
+    char *gzip = NULL;
+    if (nq_compress_buffer_until(val->body, val->body_len, NQ_COMPRESS_LEVEL_ONCE, stop, &gzip, &both.gzip_len) !=
+        NQ_OK)
+        return;
+    both.gzip = gzip;
+    (void)nq_cache_put(cache, work->key, &both, NULL); /* readers of the first entry keep it */
+    free(gzip);
 }
 
 void nq_app_static_json(nq_response *resp, unsigned status, const char *body)
@@ -610,6 +639,7 @@ void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp)
     if (nq_app_handle(app, req, resp, &work) == NQ_APP_DONE) return;
     nq_app_result *result = NULL;
     const nq_err rc = nq_app_compute(work, NULL, &result);
+    if (rc == NQ_OK) nq_app_settle(work, result, NULL); /* inline: before finish consumes work */
     nq_app_finish(app, work, rc, result, resp);
     nq_app_result_destroy(result);
 }

@@ -28,6 +28,7 @@
 #ifndef NQ_APP_H
 #define NQ_APP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -172,6 +173,13 @@ const char *nq_app_work_key(const nq_app_work *work);
  * Thread-safe; the work is only read. On success *out owns the result (nq_app_result_destroy).
  * Errors: NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD, solver errors. */
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out);
+
+/* After step 2, once every request sharing the result has been answered: the work that need not
+ * delay them. Today the gzip form of a large published body (nq_app_publish leaves it out so the
+ * first answers go out at once, in identity form); the entry is then published again with both.
+ * Reads *stop (may be NULL) between slices of work and returns soon after it turns true. Thread-safe
+ * as nq_app_compute; result is only read. Failures leave the entry as it is (identity only). */
+void nq_app_settle(const nq_app_work *work, const nq_app_result *result, const atomic_bool *stop);
 
 /* Step 3: complete resp from the outcome: rc NQ_OK with result (borrowed: may be shared by many
  * works), or the error that ended the computation (result NULL); errors become problem responses

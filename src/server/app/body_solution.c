@@ -1,7 +1,8 @@
 /* body_solution.c - the /solution body, rendered row by row (see body_solution.h).
  *
- * The stream keeps a small staging buffer: the envelope's head, then blocks of rows, then the tail
- * are rendered into it and copied out as the reader asks. Columns are produced a block at a time
+ * The envelope's head, then blocks of rows, then the tail are rendered straight into the reader's
+ * buffer when it has room for a whole stage, else into a small staging buffer copied out as the
+ * reader asks. Columns are produced a block at a time
  * (nq_construct_rows), so the per-row cost is a few instructions plus the decimal digits.
  */
 #include "app/body_solution.h"
@@ -95,49 +96,57 @@ void nq_body_solution_destroy(nq_body_solution *b)
     free(b);
 }
 
-/* The column of row r (r < n, rows asked for in increasing order). */
-static uint32_t column(nq_body_solution *b, uint32_t r)
+/* The columns of rows next_row onwards, at least one row and at most a block of them: *rows of them. */
+static const uint32_t *columns(nq_body_solution *b, uint32_t *rows)
 {
-    if (b->cols) return b->cols[r];
+    const uint32_t r = b->next_row, left = b->spec.n - r;
+    if (b->cols) {
+        *rows = left < BLOCK_ROWS ? left : BLOCK_ROWS;
+        return b->cols + r;
+    }
     if (r >= b->block_first + b->block_len) {
-        const uint32_t left = b->spec.n - r;
         b->block_first = r;
         b->block_len = left < BLOCK_ROWS ? left : BLOCK_ROWS;
         (void)nq_construct_rows(&b->construct, r, b->block_len, b->block); /* in range by construction */
     }
-    return b->block[r - b->block_first];
+    *rows = b->block_first + b->block_len - r;
+    return b->block + (r - b->block_first);
 }
 
-/* Append row r (with its separator) to the stage, as the library renders it (nqueens/json.h);
- * false when it does not fit. */
-static bool stage_row(nq_body_solution *b, uint32_t r)
+/* Append the rows from next_row on (with their separators) that fit to out[*o..cap), as the library
+ * renders them (nqueens/json.h), advancing *o; false when not even one fits. */
+static bool stage_rows(nq_body_solution *b, char *out, size_t cap, size_t *o)
 {
     const nq_json_shape shape = b->spec.format == NQ_FORMAT_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
+    uint32_t rows = 0, done = 0;
+    const uint32_t *cols = columns(b, &rows);
     size_t w = 0;
-    char *const at = b->stage + b->stage_len;
-    const nq_err rc = nq_json_row(b->spec.n, r, column(b, r), shape, at, STAGE_CAP - b->stage_len, &w);
-    assert(rc == NQ_OK || rc == NQ_E_BUFSIZE); /* the rows of a solution are in range */
-    if (rc != NQ_OK) return false;
-    b->stage_len += w;
-    return true;
+    const nq_err rc = nq_json_rows(b->spec.n, b->next_row, cols, rows, shape, out + *o, cap - *o, &done, &w);
+    assert(rc == NQ_OK); /* the rows of a solution are in range */
+    (void)rc;
+    b->next_row += done;
+    *o += w;
+    return done > 0;
 }
 
-/* Refill the (drained) stage with what comes next. */
-static void refill(nq_body_solution *b)
+/* Render what comes next into out[0..cap) (cap >= HEAD_MAX): the envelope's head, as many rows as fit,
+ * the tail once the rows are done and it fits. Returns the bytes written; 0 only at the end. */
+static size_t render_next(nq_body_solution *b, char *out, size_t cap)
 {
-    b->stage_len = b->stage_pos = 0;
+    size_t o = 0;
     if (!b->head_done) {
-        b->stage_len = render_head(&b->spec, b->none, b->stage, STAGE_CAP);
+        o = render_head(&b->spec, b->none, out, cap);
         b->head_done = true;
         if (b->none) b->next_row = b->spec.n; /* nothing but the tail follows */
     }
-    while (b->next_row < b->spec.n && stage_row(b, b->next_row)) b->next_row++;
-    if (b->next_row == b->spec.n && !b->tail_done && STAGE_CAP - b->stage_len >= 2) {
+    while (b->next_row < b->spec.n && stage_rows(b, out, cap, &o)) continue;
+    if (b->next_row == b->spec.n && !b->tail_done && cap - o >= 2) {
         const char *tail = b->none ? "}" : "]}";
-        memcpy(b->stage + b->stage_len, tail, strlen(tail));
-        b->stage_len += strlen(tail);
+        memcpy(out + o, tail, strlen(tail));
+        o += strlen(tail);
         b->tail_done = true;
     }
+    return o;
 }
 
 nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t *len)
@@ -147,7 +156,12 @@ nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t 
     while (o < cap) {
         if (b->stage_pos == b->stage_len) {
             if (b->tail_done) break;
-            refill(b);
+            if (cap - o >= STAGE_CAP) { /* room for a whole stage: render in place, no copy */
+                o += render_next(b, buf + o, cap - o);
+                continue;
+            }
+            b->stage_pos = 0;
+            b->stage_len = render_next(b, b->stage, STAGE_CAP);
         }
         const size_t k = b->stage_len - b->stage_pos < cap - o ? b->stage_len - b->stage_pos : cap - o;
         memcpy(buf + o, b->stage + b->stage_pos, k);

@@ -206,7 +206,11 @@ void nq_app_304_body(nq_response *resp, nq_cache *cache, const char *key)
     const nq_cache_value *val = nq_cache_entry_value(e);
     const char *tag = nq_response_header(resp, "ETag");
     const size_t tlen = tag ? strlen(tag) : 0;
-    const bool gz = tlen > 6 && strcmp(tag + tlen - 6, "-gzip\"") == 0 && val->gzip;
+    const bool gz = tlen > 6 && strcmp(tag + tlen - 6, "-gzip\"") == 0;
+    if (gz && !val->gzip) { /* not made yet (nq_app_settle): no length to state */
+        nq_cache_entry_release(e);
+        return;
+    }
     resp->kind = NQ_BODY_CACHED;
     resp->entry = e;
     resp->body = gz ? val->gzip : val->body;

@@ -180,11 +180,16 @@ typedef struct nq_app_body {
 void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
                    nq_response *resp);
 
-/* Publish a rendered body for w's key: its gzip form made once (when it is worth it), both put in the
- * cache under the strong ETag of the key, with counts (may be NULL) and seconds kept beside them. body
- * (malloc'd, len bytes) is taken over and freed. *entry receives a reference to the published entry,
- * or NULL when the cache refused it (no cache, too large, no memory): the caller then streams.
- * Errors: NQ_E_NOMEM from compression (nothing published). */
+/* Bodies from this size on are published without their gzip form, which nq_app_settle adds once the
+ * first answers are out: compressing at NQ_COMPRESS_LEVEL_ONCE runs at some 20 MB/s, far slower
+ * than rendering, so a 7 MB board would wait 0.4 s for it. Below, it costs under ~10 ms. */
+#define NQ_APP_GZIP_LATER_BYTES ((size_t)256 * 1024)
+
+/* Publish a rendered body for w's key: its gzip form made once (when it is worth it, and at once only
+ * below NQ_APP_GZIP_LATER_BYTES), put in the cache under the strong ETag of the key, with counts (may
+ * be NULL) and seconds kept beside them. body (malloc'd, len bytes) is taken over and freed. *entry
+ * receives a reference to the published entry, or NULL when the cache refused it (no cache, too large,
+ * no memory): the caller then streams. Errors: NQ_E_NOMEM from compression (nothing published). */
 nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_t len, const nq_counts *counts,
                       double seconds, nq_cache_entry **entry);
 

@@ -45,6 +45,7 @@ struct nq_cache_entry {
     int fd;                    /* sealed memfd holding body then gzip, or -1 (bytes in data) */
     void *map;                 /* its read-only mapping, map_len bytes; NULL when fd is -1 */
     size_t map_len;            /* body_len + gzip_len when mapped */
+    char *owned;               /* the body, when the entry took it over (nq_cache_put_owned), or NULL */
     char data[];               /* key, content type, ETag (each NUL-terminated)[, body, gzip] */
 };
 
@@ -381,11 +382,15 @@ static bool file_fill(nq_cache_entry *e, const nq_cache_value *v)
 }
 
 /* Build a detached entry holding copies of key and v, with `refs` references, its bytes in a
- * memory file when `file` (NULL if that cannot be had: the caller then builds one without). */
+ * memory file when `file` (NULL if that cannot be had: the caller then builds one without), or its
+ * body the `owned` allocation (not copied; with file false) when that is not NULL. */
 static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t key_len, const nq_cache_value *v,
-                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs, bool file)
+                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs, bool file,
+                                   char *owned)
 {
-    const size_t size = file ? entry_charge(key_len, type_len, etag_len, 0, 0, false) : charge;
+    const size_t size = file    ? entry_charge(key_len, type_len, etag_len, 0, 0, false)
+                        : owned ? entry_charge(key_len, type_len, etag_len, 0, v->gzip_len, false)
+                                : charge;
     nq_cache_entry *const e = malloc(size);
     if (!e) {
         return NULL;
@@ -399,6 +404,7 @@ static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t ke
     e->fd = -1;
     e->map = NULL;
     e->map_len = 0;
+    e->owned = owned;
     char *cursor = e->data;
     e->key = put_bytes(&cursor, key, key_len + 1u);
     e->value.content_type = put_bytes(&cursor, v->content_type, type_len + 1u);
@@ -410,7 +416,7 @@ static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t ke
         }
         return e;
     }
-    e->value.body = put_bytes(&cursor, v->body, v->body_len);
+    e->value.body = owned ? owned : put_bytes(&cursor, v->body, v->body_len);
     e->value.gzip = v->gzip ? put_bytes(&cursor, v->gzip, v->gzip_len) : NULL;
     return e;
 }
@@ -440,7 +446,8 @@ static void release_chain(nq_cache_entry *e)
     }
 }
 
-nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out)
+/* nq_cache_put, or nq_cache_put_owned when owned is not NULL (v->body is then ignored). */
+static nq_err put(nq_cache *c, const char *key, const nq_cache_value *v, char *owned, nq_cache_entry **out)
 {
     if (out) {
         *out = NULL;
@@ -456,7 +463,7 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
     }
     /* The file count is read before the entry is linked: concurrent puts may pass the cap by a few,
      * which is all it needs to keep descriptors for connections. */
-    const bool file = file_sized(v->body_len, v->gzip_len) && files_below_cap(c);
+    const bool file = !owned && file_sized(v->body_len, v->gzip_len) && files_below_cap(c);
     size_t charge = entry_charge(key_len, type_len, etag_len, v->body_len, v->gzip_len, file);
     if (charge > nq_cache_entry_limit(c)) {
         pthread_mutex_lock(&c->lock);
@@ -465,10 +472,10 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
         return NQ_E_TOO_LARGE;
     }
     const unsigned refs = out ? 2u : 1u; /* the cache's, and the caller's if it wants one */
-    nq_cache_entry *e = file ? entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, true) : NULL;
-    if (!e) { /* small, or no memory file to be had: on the heap, charged what it takes there */
+    nq_cache_entry *e = file ? entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, true, NULL) : NULL;
+    if (!e) { /* small, owned, or no memory file to be had: on the heap, charged what it takes there */
         charge = entry_charge(key_len, type_len, etag_len, v->body_len, v->gzip_len, false);
-        e = entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, false);
+        e = entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, false, owned);
     }
     if (!e) {
         return NQ_E_NOMEM;
@@ -499,6 +506,31 @@ nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_ca
         *out = e;
     }
     return NQ_OK;
+}
+
+nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out)
+{
+    return put(c, key, v, NULL, out);
+}
+
+nq_err nq_cache_put_owned(nq_cache *c, const char *key, const nq_cache_value *v, char *body, nq_cache_entry **out)
+{
+    if (!body) {
+        if (out) {
+            *out = NULL;
+        }
+        return NQ_E_ARG;
+    }
+    nq_err rc = NQ_E_ARG;
+    if (v) {
+        nq_cache_value adopted = *v;
+        adopted.body = body;
+        rc = put(c, key, &adopted, body, out);
+    }
+    if (rc != NQ_OK) {
+        free(body);
+    }
+    return rc;
 }
 
 void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out)
@@ -546,6 +578,7 @@ void nq_cache_entry_release(nq_cache_entry *e)
             (void)munmap(e->map, e->map_len);
             (void)close(e->fd);
         }
+        free(e->owned);
         free(e);
     }
 }

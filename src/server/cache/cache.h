@@ -113,6 +113,12 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key);
  * On error the cache is unchanged (apart from the refused counter). */
 nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out);
 
+/* nq_cache_put, but the entry takes over body (malloc'd, v->body_len bytes; v->body is ignored)
+ * instead of copying it, and keeps it on the heap whatever its size: for an answer that should not
+ * wait for its bytes to be copied (into a memory file) before it is served. body is freed with the
+ * entry, or at once on any error. Errors: as nq_cache_put, and NQ_E_ARG for a NULL body. */
+nq_err nq_cache_put_owned(nq_cache *c, const char *key, const nq_cache_value *v, char *body, nq_cache_entry **out);
+
 /* The largest footprint an entry may have (max_bytes / NQ_CACHE_ENTRY_DIVISOR; 0 for a disabled or
  * NULL cache), counting bookkeeping, key and strings as well as body and gzip bytes. */
 size_t nq_cache_entry_limit(const nq_cache *c);

@@ -12,6 +12,7 @@
 #define GZIP_WINDOW_BITS (15 + 16) /* 32 KiB window; +16 asks zlib for a gzip wrapper, not zlib's */
 #define MEM_LEVEL 8                /* zlib's default: ~128 KiB of hash state per stream */
 #define STREAM_IN_DEFAULT ((size_t)16 * 1024)
+#define BUFFER_SLICE ((size_t)1 << 20) /* input per deflate call of a whole buffer: ~20 ms at level 6 */
 
 static bool level_ok(int level)
 {
@@ -26,17 +27,30 @@ static uInt clamp_uint(size_t n)
 
 /* ---- whole buffers ---------------------------------------------------------------------------- */
 
-/* Deflate all of in[0..len) in one call. len fits a uInt (nq_compress_buffer refuses a bound past
- * UINT_MAX, and the bound is at least len), and the output buffer was sized with deflateBound, with
- * which zlib guarantees that Z_FINISH completes at once. */
-static nq_err deflate_all(z_stream *z, const char *in, size_t len)
+/* Deflate all of in[0..len), a slice at a time, reading *stop (when not NULL) between slices. len
+ * fits a uInt (nq_compress_buffer_until refuses a bound past UINT_MAX, and the bound is at least
+ * len), and the output buffer was sized with deflateBound for the whole input, with which zlib
+ * guarantees that every slice's output fits and that Z_FINISH completes at once. */
+static nq_err deflate_all(z_stream *z, const char *in, size_t len, const atomic_bool *stop)
 {
     z->next_in = (const Bytef *)in;
+    while (len > BUFFER_SLICE) {
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed)) return NQ_E_CANCELED;
+        z->avail_in = (uInt)BUFFER_SLICE;
+        if (deflate(z, Z_NO_FLUSH) != Z_OK || z->avail_in != 0) return NQ_E_INTERNAL;
+        len -= BUFFER_SLICE;
+    }
     z->avail_in = (uInt)len;
     return deflate(z, Z_FINISH) == Z_STREAM_END ? NQ_OK : NQ_E_INTERNAL;
 }
 
 nq_err nq_compress_buffer(const char *in, size_t len, int level, char **out, size_t *out_len)
+{
+    return nq_compress_buffer_until(in, len, level, NULL, out, out_len);
+}
+
+nq_err nq_compress_buffer_until(const char *in, size_t len, int level, const atomic_bool *stop, char **out,
+                                size_t *out_len)
 {
     if (!out || !out_len || (!in && len > 0) || !level_ok(level)) {
         return NQ_E_ARG;
@@ -59,7 +73,7 @@ nq_err nq_compress_buffer(const char *in, size_t len, int level, char **out, siz
     }
     z.next_out = (Bytef *)buf;
     z.avail_out = (uInt)bound;
-    err = deflate_all(&z, in, len);
+    err = deflate_all(&z, in, len, stop);
     if (err != NQ_OK) {
         goto end;
     }

@@ -13,6 +13,7 @@
 #ifndef NQ_COMPRESS_H
 #define NQ_COMPRESS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -28,6 +29,12 @@
  * buffer of *out_len bytes that the caller frees with free(). in may be NULL when len is 0.
  * Errors: NQ_E_ARG (out or out_len NULL, in NULL with len > 0, level outside 0..9), NQ_E_NOMEM. */
 nq_err nq_compress_buffer(const char *in, size_t len, int level, char **out, size_t *out_len);
+
+/* nq_compress_buffer, for work that may be called off: the input is fed a slice at a time and *stop
+ * read between slices (stop may be NULL: never). Errors: those of nq_compress_buffer, and
+ * NQ_E_CANCELED once *stop is true (nothing is returned). */
+nq_err nq_compress_buffer_until(const char *in, size_t len, int level, const atomic_bool *stop, char **out,
+                                size_t *out_len);
 
 /* ---- streaming -------------------------------------------------------------------------------- */
 

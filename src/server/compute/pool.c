@@ -90,6 +90,7 @@ struct nq_pool {
     size_t notifying;    /* tickets NOTIFYING */
     size_t tickets;      /* tickets not yet released */
     bool aborted;        /* nq_pool_abort was called: refuse new work */
+    atomic_bool leaving; /* the same, for after steps to poll without the lock */
     bool stopping;       /* threads must exit */
     nq_pool_stats stats; /* counters (running/queued/waiting kept current here too) */
     pthread_t timer;     /* the timer thread, valid when timer_started */
@@ -355,6 +356,21 @@ static job *job_end(nq_pool *p, job *j, nq_err err, void *result, nq_pool_ticket
     return job_unref(j);
 }
 
+/* A successful run's after step, once its waiters are told (lock held on entry and on return). */
+static void run_after(nq_pool *p, job *j, void *ctx)
+{
+    pthread_mutex_unlock(&p->lock);
+    j->task.after(ctx, j->result, &p->leaving); /* j->result is immutable once the job is over */
+    task_ctx_free(&j->task, ctx);
+    pthread_mutex_lock(&p->lock);
+    job *const dead = job_unref(j);
+    if (dead != NULL) {
+        pthread_mutex_unlock(&p->lock);
+        job_free(dead);
+        pthread_mutex_lock(&p->lock);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     nq_pool *const p = arg;
@@ -374,16 +390,25 @@ static void *worker_main(void *arg)
 
         void *result = NULL;
         const nq_err err = j->task.run(ctx, &j->ctl, &result);
-        task_ctx_free(&j->task, ctx);
+        const bool after = err == NQ_OK && j->task.after != NULL;
+        if (!after) {
+            task_ctx_free(&j->task, ctx);
+        }
         if (err != NQ_OK && result != NULL && j->task.result_free != NULL) {
             j->task.result_free(result); /* a run that failed yet left a result: do not leak it */
         }
 
         pthread_mutex_lock(&p->lock);
+        if (after) {
+            j->refs++; /* the after step reads the result: it outlives the waiters' releases */
+        }
         nq_pool_ticket *batch = NULL;
         job *const dead = job_end(p, j, err, result, &batch);
         deliver(p, batch);
-        if (dead != NULL) {
+        if (after) {
+            assert(dead == NULL); /* the after step's reference */
+            run_after(p, j, ctx);
+        } else if (dead != NULL) {
             pthread_mutex_unlock(&p->lock);
             job_free(dead);
             pthread_mutex_lock(&p->lock);
@@ -560,6 +585,7 @@ nq_err nq_pool_create(const nq_pool_config *cfg, nq_pool **out)
         return NQ_E_NOMEM;
     }
     p->cfg = *cfg;
+    atomic_init(&p->leaving, false);
     p->stats.workers = cfg->workers;
     p->stats.queue_len = cfg->queue_len;
     p->nbuckets = table_size(cfg);
@@ -791,6 +817,7 @@ void nq_pool_abort(nq_pool *p)
     }
     pthread_mutex_lock(&p->lock);
     p->aborted = true;
+    atomic_store(&p->leaving, true);
     const uint64_t now = nq_clock_ms();
     nq_pool_ticket *batch = NULL;
     job *dropped = drop_queue(p, now, &batch);

@@ -38,6 +38,8 @@
 #ifndef NQ_POOL_H
 #define NQ_POOL_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,12 +66,19 @@ typedef struct nq_pool_config {
  * should pass to nq_count (or poll: ctl->cancel becomes true when the pool cancels it). It returns
  * NQ_OK and stores its result (may be NULL) in *result, or returns an error (NQ_E_CANCELED after a
  * cancel) and leaves *result NULL. It may also publish the result elsewhere (the response cache).
+ *
+ * after (may be NULL) is work that need not delay the waiters: when run succeeded, the worker calls
+ * it once every waiter has been notified, with the same ctx and the result (still valid, read-only),
+ * and only then frees ctx. By then the computation is over: a later submit with the key starts a new
+ * one, and the stats no longer count it as running, though its worker is still busy. after should
+ * poll *stop, which becomes true when nq_pool_abort is called, and return soon after.
  * ctx_free and result_free may be NULL when there is nothing to free. */
 typedef struct nq_pool_task {
     nq_err (*run)(void *ctx, nq_count_ctl *ctl, void **result);
     void (*ctx_free)(void *ctx);
     void (*result_free)(void *result);
     void *ctx;
+    void (*after)(void *ctx, const void *result, const atomic_bool *stop);
 } nq_pool_task;
 
 /* Called once per ticket, from a pool thread, without the pool's lock: the ticket's outcome is ready. */

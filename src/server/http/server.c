@@ -469,6 +469,12 @@ static void free_result(void *result)
     nq_app_result_destroy(result);
 }
 
+/* The pool's after step: what the answered requests did not wait for. */
+static void settle_work(void *work, const void *result, const atomic_bool *stop)
+{
+    nq_app_settle(work, result, stop);
+}
+
 /* End the suspension, once: the pool's notify and a hang-up may both try, and a second
  * MHD_resume_connection would cancel the connection's next suspension (libmicrohttpd takes a resume
  * of a connection that is not suspended as one that is still on its way). */
@@ -513,7 +519,8 @@ static void offload(request_ctx *ctx, struct MHD_Connection *c, nq_pool *pool)
     ctx->offloaded = true;
     MHD_suspend_connection(c);
     nq_app_work *copy = nq_app_work_copy(ctx->work); /* the pool's: may outlive this request */
-    const nq_pool_task task = {run_work, free_work, free_result, copy};
+    const nq_pool_task task = {
+        .run = run_work, .ctx_free = free_work, .result_free = free_result, .ctx = copy, .after = settle_work};
     ctx->offload_err =
         copy ? nq_pool_submit(pool, nq_app_work_key(ctx->work), &task, resume_request, ctx, &ctx->ticket) : NQ_E_NOMEM;
     if (ctx->offload_err != NQ_OK) resume_once(ctx);
