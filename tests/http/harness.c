@@ -33,7 +33,7 @@
 
 extern char **environ;
 
-static void sleep_ms(unsigned ms)
+void nq_harness_sleep_ms(unsigned ms)
 {
     const struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
@@ -136,7 +136,7 @@ bool nq_harness_start(nq_test_server *s, const char *const *args, const char *co
             s->pid = 0;
             break;
         }
-        sleep_ms(20);
+        nq_harness_sleep_ms(20);
     }
     if (!s->port) {
         char *log = nq_harness_log(s);
@@ -156,7 +156,8 @@ int nq_harness_stop(nq_test_server *s, int sig, unsigned timeout_s)
         kill(s->pid, sig);
         int status = 0;
         pid_t r = 0;
-        for (unsigned i = 0; i < timeout_s * 50u && (r = waitpid(s->pid, &status, WNOHANG)) == 0; i++) sleep_ms(20);
+        for (unsigned i = 0; i < timeout_s * 50u && (r = waitpid(s->pid, &status, WNOHANG)) == 0; i++)
+            nq_harness_sleep_ms(20);
         if (r == 0) {
             fprintf(stderr, "harness: nqueensd did not exit within %u s; killing it\n", timeout_s);
             kill(s->pid, SIGKILL);
@@ -393,7 +394,7 @@ bool nq_harness_get_gzip(const nq_test_server *s, const char *target, unsigned t
         if (r->status != 200) break;
         if (enc && strcmp(enc, "gzip") == 0) return true;
         nq_http_response_free(r);
-        sleep_ms(10);
+        nq_harness_sleep_ms(10);
     }
     nq_http_response_free(r);
     return false;

@@ -85,6 +85,9 @@ double nq_harness_metric(const nq_test_server *s, const char *name);
 /* Decode a gzip body; on success *out is malloc'd and NUL-terminated. Bounded to 1 GiB. */
 bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len);
 
+/* Sleep ms milliseconds: the pause of the tests' polling loops (each bounded by a count of tries). */
+void nq_harness_sleep_ms(unsigned ms);
+
 /* GET target with Accept-Encoding: gzip until the answer is gzip-encoded: a large body's gzip form is
  * made after its first answers went out in identity form. Every answer must be a 200; *r is the
  * first gzip one. False when none came within timeout_s (a generous bound: a hang, not a speed). */

@@ -13,7 +13,7 @@
  * The server runs with the default cap (1 MiB) and --head-timeout-s 2. Timeouts are hang guards only
  * (HANG_MS): the assertions are about outcomes, never about how fast a loaded machine is.
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check_json.h"
@@ -250,8 +249,7 @@ START_TEST(test_endless_chunked)
     bool logged = false;
     for (int tries = 0; tries < 200 && !logged; tries++) { /* hang guard: the line follows the close */
         logged = log_has("\"method\":\"POST\"", "\"path\":\"/check\"", "\"status\":413");
-        const struct timespec pause = {0, 50L * 1000L * 1000L};
-        if (!logged) nanosleep(&pause, NULL);
+        if (!logged) nq_harness_sleep_ms(50);
     }
     ck_assert_msg(logged, "no access log line with status 413 for POST /check");
 }
@@ -319,8 +317,7 @@ START_TEST(test_trickled_bodies)
     for (int tries = 0; tries < 400 && !pending; tries++) { /* hang guard: each has sent a piece */
         pending = true;
         for (size_t i = 0; i < n; i++) pending = pending && atomic_load(&t[i].sent) > 0;
-        const struct timespec pause = {0, 50L * 1000L * 1000L};
-        if (!pending) nanosleep(&pause, NULL);
+        if (!pending) nq_harness_sleep_ms(50);
     }
     ck_assert(pending);
     nq_http_response r;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check_json.h"
 #include "check_run.h"
@@ -436,8 +435,7 @@ START_TEST(complete_deadline_then_cached)
     nq_http_response_free(&r);
     long status = 503;
     for (int i = 0; i < 600 && status == 503; i++) { /* up to a minute of polling */
-        struct timespec pause = {0, 100L * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        nq_harness_sleep_ms(100);
         ck_assert(nq_http_get(&slow, "/complete?n=32&queens=", &r));
         status = r.status;
         if (status == 200)

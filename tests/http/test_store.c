@@ -22,7 +22,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check_json.h"
@@ -39,12 +38,6 @@
 #define COUNT_14 "{\"n\":14,\"total\":365596,\"unique\":45752}"
 
 /* ---- helpers -------------------------------------------------------------------------------------- */
-
-static void sleep_ms(long ms)
-{
-    const struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* A fresh temporary directory and the store path in it. */
 static void temp_store(char *dir, size_t dcap, char *path, size_t pcap)
@@ -151,7 +144,7 @@ static bool metric_at_least(const nq_test_server *s, const char *name, double v)
 {
     for (int i = 0; i < 1200; i++) {
         if (nq_harness_metric(s, name) >= v) return true;
-        sleep_ms(50);
+        nq_harness_sleep_ms(50);
     }
     return false;
 }
@@ -272,7 +265,7 @@ START_TEST(counts_lists_finished_and_running_newest_first)
     ck_assert(nq_http_get(&s, "/count?n=8", &r)); /* short: answered at once */
     ck_assert_str_eq(r.body, COUNT_8);
     nq_http_response_free(&r);
-    sleep_ms(1100); /* the list is ordered by the second things happened in */
+    nq_harness_sleep_ms(1100); /* the list is ordered by the second things happened in */
     (void)start_async(&s, 13);
     ck_assert(nq_http_get(&s, "/counts", &r));
     ck_assert_int_eq(r.status, 200);
@@ -368,7 +361,7 @@ static double run_until_checkpointed(const nq_test_server *s, int n)
         ck_assert(get_with(s, target, "respond-async", &r));
         p = check_202(&r, n);
         nq_http_response_free(&r);
-        sleep_ms(50);
+        nq_harness_sleep_ms(50);
     }
     const double written = nq_harness_metric(s, "nqueensd_checkpoints_total");
     ck_assert(metric_at_least(s, "nqueensd_checkpoints_total", written + 2));
@@ -420,7 +413,7 @@ START_TEST(sigterm_checkpoints_and_exits_0)
         ck_assert(get_with(&s, "/count?n=14", "respond-async", &r));
         p = check_202(&r, 14);
         nq_http_response_free(&r);
-        sleep_ms(50);
+        nq_harness_sleep_ms(50);
     }
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
     start_long(&s, store, "5", NULL); /* what is left still takes seconds: the first answer is a 202 */
@@ -613,7 +606,7 @@ START_TEST(full_disk_keeps_serving)
         char *log = nq_harness_log(&s);
         stored = log && strstr(log, "finished count stored after a failed write") != NULL;
         free(log);
-        sleep_ms(50);
+        nq_harness_sleep_ms(50);
     }
     ck_assert(stored);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
