@@ -173,6 +173,81 @@ START_TEST(test_at_cap)
 }
 END_TEST
 
+/* The bodies being read on all connections share --max-bodies-bytes: with two 64 KiB bodies held one
+ * byte short of their end, a third body is refused 503 (Retry-After, connection closed) while the two
+ * go on and are answered; once they are, the bytes are back and a POST passes again. */
+START_TEST(test_bodies_share_a_budget)
+{
+    enum { BODY = 64 * 1024 };
+    static const char *const args[] = {
+        "--max-body-bytes", "64K", "--max-bodies-bytes", "128K", "--head-timeout-s", "120", NULL};
+    static const char placement[] = "{\"n\":4,\"columns\":[1,3,0,2]}";
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, args, NULL));
+    char *body = malloc(BODY);
+    ck_assert_ptr_nonnull(body);
+    memset(body, ' ', BODY);
+    memcpy(body, placement, sizeof placement - 1);
+    char head[256];
+    snprintf(head, sizeof head, "POST /check HTTP/1.1\r\n" H JSON "Content-Length: %d\r\n\r\n", BODY);
+    int held[2];
+    for (int i = 0; i < 2; i++) {
+        held[i] = nq_raw_connect(s.port);
+        ck_assert_int_ge(held[i], 0);
+        send_all(held[i], head, strlen(head));
+        send_all(held[i], body, BODY - 1);
+    }
+    double used = -1;
+    for (int tries = 0; tries < HANG_MS / 50 && used != 2.0 * BODY; tries++) { /* hang guard */
+        used = nq_harness_metric(&s, "nqueensd_request_body_bytes");
+        if (used != 2.0 * BODY) nq_harness_sleep_ms(50);
+    }
+    ck_assert_msg(used == 2.0 * BODY, "bodies held: %.0f bytes", used);
+    ck_assert(nq_harness_metric(&s, "nqueensd_request_body_max_bytes") == 2.0 * BODY);
+
+    char small[256];
+    snprintf(small, sizeof small, "POST /check HTTP/1.1\r\n" H JSON "Content-Length: %zu\r\n\r\n%s",
+             sizeof placement - 1, placement);
+    int fd = nq_raw_connect(s.port);
+    ck_assert_int_ge(fd, 0);
+    send_all(fd, small, strlen(small));
+    bytes b = read_from(fd, false);
+    close(fd);
+    nq_wire_response r = only_response(&b);
+    ck_assert_uint_eq(r.status, 503);
+    ck_assert(r.closes);
+    char *retry = nq_wire_header_dup(&r, "Retry-After");
+    ck_assert_str_eq(retry, "1");
+    free(retry);
+    check_problem(r.body, 503, "overloaded", "/check", "--max-bodies-bytes");
+    nq_wire_response_free(&r);
+    free(b.p);
+
+    for (int i = 0; i < 2; i++) { /* the held bodies end and are answered as usual */
+        send_all(held[i], " ", 1);
+        b = read_from(held[i], true);
+        close(held[i]);
+        size_t used_bytes = 0;
+        ck_assert_int_eq(nq_wire_parse(b.p, b.len, false, false, &r, &used_bytes, NULL, 0), NQ_WIRE_OK);
+        ck_assert_uint_eq(r.status, 200);
+        ck_assert_msg(strstr(r.body, "\"valid\":true") != NULL, "%s", r.body);
+        nq_wire_response_free(&r);
+        free(b.p);
+    }
+    for (int tries = 0; tries < HANG_MS / 50 && used != 0; tries++) { /* hang guard */
+        used = nq_harness_metric(&s, "nqueensd_request_body_bytes");
+        if (used != 0) nq_harness_sleep_ms(50);
+    }
+    ck_assert(used == 0);
+    nq_http_response ok;
+    ck_assert(nq_http_send(&s, "POST", "/check", json, body, BODY, &ok));
+    ck_assert_int_eq(ok.status, 200);
+    nq_http_response_free(&ok);
+    free(body);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
+}
+END_TEST
+
 /* One byte over the cap, or a gigabyte: the 413 comes for the head alone (no byte of the body is sent,
  * so the server cannot have waited for it), gives the cap in 'limit', and the connection closes. */
 START_TEST(test_over_cap_unread)
@@ -505,6 +580,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_at_cap);
     tcase_add_test(tc, test_over_cap_unread);
+    tcase_add_test(tc, test_bodies_share_a_budget);
     tcase_add_test(tc, test_over_cap_expect);
     tcase_add_test(tc, test_endless_chunked);
     tcase_add_test(tc, test_trickled_bodies);

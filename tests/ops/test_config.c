@@ -73,6 +73,7 @@ START_TEST(defaults_are_documented_values)
     ck_assert_uint_eq(c.max_uri_bytes, 8192);
     ck_assert_uint_eq(c.max_header_bytes, 16384);
     ck_assert_uint_eq(c.max_body_bytes, 1048576);
+    ck_assert_uint_eq(c.max_bodies_bytes, 64u << 20);
     ck_assert_uint_eq(c.grace_s, 8);
     ck_assert_str_eq(c.probe_url, "");
 }
@@ -228,6 +229,12 @@ static const struct bad_row {
     {{"--cache-bytes", "18446744073709551615G"}, {NULL}, NQ_E_PARAM_INVALID, "--cache-bytes"},
     {{"--max-uri-bytes", "63"}, {NULL}, NQ_E_PARAM_INVALID, "in 64..64K"},
     {{"--max-body-bytes", "257M"}, {NULL}, NQ_E_PARAM_INVALID, "a byte count in 64..256M"},
+    {{"--max-bodies-bytes", "65G"}, {NULL}, NQ_E_PARAM_INVALID, "a byte count in 64..64G"},
+    {{"--max-bodies-bytes", "512K"},
+     {NULL},
+     NQ_E_PARAM_INVALID,
+     "--max-bodies-bytes (524288) must be at least --max-body-bytes (1048576)"},
+    {{"--max-body-bytes", "128M"}, {NULL}, NQ_E_PARAM_INVALID, "must be at least --max-body-bytes (134217728)"},
     {{"--bind", "localhost"}, {NULL}, NQ_E_PARAM_INVALID, "expected a numeric IPv4 or IPv6 address"},
     {{"--bind", "1.2.3.4.5"}, {NULL}, NQ_E_PARAM_INVALID, "--bind"},
     {{"--cors-origin", "a b"}, {NULL}, NQ_E_PARAM_INVALID, "--cors-origin"},
@@ -363,7 +370,8 @@ START_TEST(help_lists_every_option)
                                         "store",
                                         "checkpoint-ms",
                                         "count-task-delay-ms",
-                                        "max-body-bytes"};
+                                        "max-body-bytes",
+                                        "max-bodies-bytes"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "--%s ", flags[i]);

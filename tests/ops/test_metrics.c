@@ -128,7 +128,7 @@ START_TEST(state_and_solver_figures)
                                   .shared = 7,
                                   .rejected = 8,
                                   .deadlines = 9};
-    const nq_metrics_conns conns = {.open = 42, .accepted = 43, .head_timeouts = 44};
+    const nq_metrics_conns conns = {.open = 42, .accepted = 43, .head_timeouts = 44, .body_bytes = 45, .body_cap = 46};
     const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .conns = &conns};
     char *t = render(m, &st);
     static const char *const lines[] = {
@@ -156,6 +156,8 @@ START_TEST(state_and_solver_figures)
         "nqueensd_connections_open 42",
         "nqueensd_connections_accepted_total 43",
         "nqueensd_connections_head_timeout_total 44",
+        "nqueensd_request_body_bytes 45",
+        "nqueensd_request_body_max_bytes 46",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) assert_has(t, lines[i]);
     free(t);

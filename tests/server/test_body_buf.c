@@ -1,6 +1,7 @@
 /* test_body_buf.c - a request body as it arrives (src/server/http/body_buf.h): it holds every byte up to
  * its cap and refuses the first byte past it, whole appends only; it allocates nothing before the
- * first byte, never more than the cap, and never more than an announced length. */
+ * first byte, never more than the cap, and never more than an announced length; buffers sharing a
+ * budget hold no more than it together. */
 #include "http/body_buf.h"
 
 #include <check.h>
@@ -32,7 +33,9 @@ static const struct {
 START_TEST(test_rows)
 {
     nq_body_buf b;
-    nq_body_buf_init(&b, rows[_i].cap, rows[_i].expect);
+    nq_body_budget budget;
+    nq_body_budget_init(&budget, (size_t)1 << 30);
+    nq_body_buf_init(&b, &budget, rows[_i].cap, rows[_i].expect);
     ck_assert_ptr_null(b.data);
     size_t held = 0;
     for (size_t i = 0; i < 4 && (rows[_i].pieces[i] > 0 || i == 0); i++) {
@@ -52,6 +55,7 @@ START_TEST(test_rows)
         free(piece);
         ck_assert_uint_le(b.alloc, rows[_i].alloc_max);
         ck_assert_uint_le(b.alloc, rows[_i].cap);
+        ck_assert_uint_eq(nq_body_budget_used(&budget), b.alloc); /* charged exactly what it holds */
         if (n == 0) break;
     }
     ck_assert_uint_eq(b.len, rows[_i].held);
@@ -61,6 +65,36 @@ START_TEST(test_rows)
     ck_assert_int_eq(nq_body_buf_append(&b, "x", 1), NQ_OK); /* usable again after a free */
     nq_body_buf_free(&b);
     nq_body_buf_free(NULL);
+    ck_assert_uint_eq(nq_body_budget_used(&budget), 0);
+}
+END_TEST
+
+/* Buffers share a budget: growth past it is refused (NQ_E_BUSY, nothing kept) while others hold it,
+ * and freeing one gives its bytes back. */
+START_TEST(test_budget_shared)
+{
+    nq_body_budget budget;
+    nq_body_budget_init(&budget, 20000);
+    nq_body_buf a, b, c;
+    nq_body_buf_init(&a, &budget, 1u << 20, 8192);
+    nq_body_buf_init(&b, &budget, 1u << 20, 8192);
+    nq_body_buf_init(&c, &budget, 1u << 20, 0);
+    char piece[8192];
+    memset(piece, 'p', sizeof piece);
+    ck_assert_int_eq(nq_body_buf_append(&a, piece, sizeof piece), NQ_OK);
+    ck_assert_int_eq(nq_body_buf_append(&b, piece, sizeof piece), NQ_OK);
+    ck_assert_uint_eq(nq_body_budget_used(&budget), 16384);
+    ck_assert_int_eq(nq_body_buf_append(&c, piece, 1), NQ_E_BUSY); /* its first block, 4096, would pass it */
+    ck_assert_uint_eq(c.len, 0);
+    ck_assert_ptr_null(c.data);
+    ck_assert_uint_eq(nq_body_budget_used(&budget), 16384);
+    nq_body_buf_free(&a);
+    ck_assert_uint_eq(nq_body_budget_used(&budget), 8192);
+    ck_assert_int_eq(nq_body_buf_append(&c, piece, 4097), NQ_OK);
+    ck_assert_uint_eq(nq_body_budget_used(&budget), 16384);
+    nq_body_buf_free(&b);
+    nq_body_buf_free(&c);
+    ck_assert_uint_eq(nq_body_budget_used(&budget), 0);
 }
 END_TEST
 
@@ -69,6 +103,7 @@ int main(void)
     Suite *s = suite_create("body_buf");
     TCase *tc = tcase_create("body_buf");
     tcase_add_loop_test(tc, test_rows, 0, (int)(sizeof rows / sizeof rows[0]));
+    tcase_add_test(tc, test_budget_shared);
     suite_add_tcase(s, tc);
     return nq_check_run(s) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -137,6 +137,9 @@ static const opt_row opts[] = {
     {"max-body-bytes", "NQUEENSD_MAX_BODY_BYTES", T_SIZE, FIELD(max_body_bytes), "1M", 64, 256 * MIB, "BYTES",
      "largest request body (the JSON of POST /check and /complete); a larger Content-Length gets 413 before "
      "a byte of the body is read, a chunked body 413 once it grows past this"},
+    {"max-bodies-bytes", "NQUEENSD_MAX_BODIES_BYTES", T_SIZE, FIELD(max_bodies_bytes), "64M", 64, 64 * GIB, "BYTES",
+     "request bodies held in memory at once, all connections together (at least --max-body-bytes); a "
+     "body that would take them past this gets 503 with Retry-After and its connection closes"},
     {"grace-s", "NQUEENSD_GRACE_S", T_UINT, FIELD(grace_s), "8", 0, 3600, "S",
      "on SIGTERM, requests in flight get this long to finish; keep it below the orchestrator's kill "
      "timeout (docker stop: 10 s)"},
@@ -507,8 +510,12 @@ nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *er
 {
     if (err != NULL && errlen > 0) err[0] = '\0';
     if (c == NULL || argv == NULL || argc < 0) return NQ_E_ARG;
-    const nq_err rc = load_env(c, envp, err, errlen);
-    return rc != NQ_OK ? rc : load_args(c, argc, argv, err, errlen);
+    nq_err rc = load_env(c, envp, err, errlen);
+    if (rc == NQ_OK) rc = load_args(c, argc, argv, err, errlen);
+    if (rc == NQ_OK && c->max_bodies_bytes < c->max_body_bytes)
+        rc = fail(err, errlen, NQ_E_PARAM_INVALID, "--max-bodies-bytes (%zu) must be at least --max-body-bytes (%zu)",
+                  c->max_bodies_bytes, c->max_body_bytes);
+    return rc;
 }
 
 unsigned nq_config_per_address_cap(const nq_config *c)

@@ -83,6 +83,7 @@ struct nq_server {
     nq_listener *listener;   /* accepts connections into the daemon until drain */
     const nq_ops *ops;       /* borrowed: access log and metrics, or NULL */
     bool bodies;             /* libmicrohttpd logs its faults, so body routes may let it frame bodies */
+    nq_body_budget budget;   /* request bodies held at once, all connections (--max-bodies-bytes) */
 };
 
 /* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
@@ -636,7 +637,7 @@ static enum MHD_Result first_call(request_ctx *ctx, struct MHD_Connection *c, co
         ctx->head_error == NQ_OK && ctx->body != NQ_FRAMING_NONE ? begin_body(ctx, method) : NQ_APP_BODY_NONE;
     if (step == NQ_APP_BODY_READ) {
         ctx->reading = true;
-        nq_body_buf_init(&ctx->in, ctx->s->cfg->max_body_bytes, ctx->body_length);
+        nq_body_buf_init(&ctx->in, &ctx->s->budget, ctx->s->cfg->max_body_bytes, ctx->body_length);
         return MHD_YES;
     }
     nq_guard_head_received(c);
@@ -659,7 +660,11 @@ static enum MHD_Result body_bytes(request_ctx *ctx, struct MHD_Connection *c, co
     if (rc == NQ_E_BODY_TOO_LARGE)
         nq_app_body_too_large(ctx->s->app, &req, &ctx->resp);
     else
-        nq_app_reject(ctx->s->app, &req, rc, NULL, &ctx->resp);
+        nq_app_reject(ctx->s->app, &req, rc,
+                      rc == NQ_E_BUSY ? "The server holds as many request bodies as it may (--max-bodies-bytes) "
+                                        "at the moment; try again shortly."
+                                      : NULL,
+                      &ctx->resp);
     ctx->reading = false;
     ctx->answered = true;
     nq_body_buf_free(&ctx->in);
@@ -808,7 +813,11 @@ static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len)
                                   .shared = ps.shared,
                                   .rejected = ps.rejected,
                                   .deadlines = ps.deadlines};
-    const nq_metrics_conns conns = {.open = gs.open, .accepted = gs.accepted, .head_timeouts = gs.head_timeouts};
+    const nq_metrics_conns conns = {.open = gs.open,
+                                    .accepted = gs.accepted,
+                                    .head_timeouts = gs.head_timeouts,
+                                    .body_bytes = nq_body_budget_used(&s->budget),
+                                    .body_cap = s->budget.cap};
     const nq_metrics_state st = {.ready = ready, .cache = &cache, .pool = &pool, .waits = &waits, .conns = &conns};
     return nq_ops_render_metrics(s->ops, &st, text, len);
 }
@@ -846,6 +855,7 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store
     nq_server *s = calloc(1, sizeof *s);
     if (!s) return NQ_E_NOMEM;
     s->cfg = cfg;
+    nq_body_budget_init(&s->budget, cfg->max_bodies_bytes);
     s->ops = ops;
     /* libmicrohttpd may delimit the bodies of body routes only where it reports its faults (a build
      * without messages never calls mhd_log): elsewhere every body is framed by the server, and one

@@ -348,6 +348,11 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
         scalar_counter(b, "nqueensd_connections_head_timeout_total",
                        "Connections closed because a request head (or a body being read) did not arrive in time.",
                        s->conns->head_timeouts);
+        scalar_gauge(b, "nqueensd_request_body_bytes", "Bytes held for request bodies being read now.",
+                     s->conns->body_bytes);
+        scalar_gauge(b, "nqueensd_request_body_max_bytes",
+                     "The most request bodies may hold at once (--max-bodies-bytes); past it, 503.",
+                     s->conns->body_cap);
     }
 }
 
