@@ -67,9 +67,10 @@ trap cleanup EXIT
 start_nqueensd() {
   local out=$work/nqueensd.out
   : >"$out"
-  # Cache large enough for n=12's body and its gzip form; a response cap that lets n=14 stream whole.
+  # Cache large enough for n=12's body and its gzip form; a response cap that lets n=14 stream whole;
+  # no store, so that every fresh process is cold (a store file would keep the counts of earlier runs).
   # shellcheck disable=SC2086 # NQ_ARGS is a list of words on purpose
-  "$NQUEENSD" --port 0 --bind 127.0.0.1 --cache-bytes 256M --max-solutions 1000000 $NQ_ARGS \
+  "$NQUEENSD" --port 0 --bind 127.0.0.1 --cache-bytes 256M --max-solutions 1000000 --store none $NQ_ARGS \
     >"$out" 2>"$work/nqueensd.err" &
   nq_pid=$!
   for _ in $(seq 100); do
