@@ -15,7 +15,7 @@
 # file. wrk then runs against each server in turn, ROUNDS times, alternating so that background
 # noise hits both alike; the median requests/s of each is reported with the median of the per-round
 # ratios and their range, and so is each server's CPU time per request (from /proc/PID/stat), the
-# figure that stays meaningful when other work shares the CPUs.
+# figure that stays meaningful when other work shares the CPUs, with the client's (wrk's) beside it.
 # Memory: a fresh nqueensd's VmRSS is sampled every 20 ms while curl streams n=14; growth is the
 # peak minus the RSS just before (after a warm-up request). Cold, the request first counts n=14 for
 # its "total" (the solver's working memory shows up); with the count cached, only streaming remains.
@@ -67,9 +67,10 @@ trap cleanup EXIT
 start_nqueensd() {
   local out=$work/nqueensd.out
   : >"$out"
-  # Cache large enough for n=12's body and its gzip form; a response cap that lets n=14 stream whole.
+  # Cache large enough for n=12's body and its gzip form; a response cap that lets n=14 stream whole;
+  # no store, so that every fresh process is cold (a store file would keep the counts of earlier runs).
   # shellcheck disable=SC2086 # NQ_ARGS is a list of words on purpose
-  "$NQUEENSD" --port 0 --bind 127.0.0.1 --cache-bytes 256M --max-solutions 1000000 $NQ_ARGS \
+  "$NQUEENSD" --port 0 --bind 127.0.0.1 --cache-bytes 256M --max-solutions 1000000 --store none $NQ_ARGS \
     >"$out" 2>"$work/nqueensd.err" &
   nq_pid=$!
   for _ in $(seq 100); do
@@ -169,46 +170,56 @@ cpu_ticks() {
   echo "$total"
 }
 
-# measure URL "PIDS" [wrk args]: one wrk run; prints requests/s and the server's CPU microseconds per
-# request (CPU time of PIDS during the run over the requests completed). CPU per request is the figure
-# that holds up on a shared machine: other load slows both servers' clocks, not their work per request.
+# measure URL "PIDS" [wrk args]: one wrk run; prints requests/s, the server's CPU microseconds per
+# request (CPU time of PIDS during the run over the requests completed) and the client's (wrk's user +
+# system time over the same requests). CPU per request is the figure that holds up on a shared
+# machine: other load slows both servers' clocks, not their work per request. On loopback the client
+# shares the CPUs, and the kernel's work for one connection lands on either side (whichever thread
+# runs when a segment or an acknowledgement is processed), so server plus client is what bounds
+# requests/s there.
 measure() {
   local url=$1 pids=$2; shift 2
-  local before after out
+  local before after TIMEFORMAT='%U %S'
   # shellcheck disable=SC2086 # pids is a list on purpose
   before=$(cpu_ticks $pids)
-  out=$(wrk -t "$THREADS" -c "$CONNECTIONS" -d "${DURATION}s" "$@" "$url")
+  { time wrk -t "$THREADS" -c "$CONNECTIONS" -d "${DURATION}s" "$@" "$url" >"$work/wrk.out"; } 2>"$work/wrk.time"
   # shellcheck disable=SC2086
   after=$(cpu_ticks $pids)
-  awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+  awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v w="$(cat "$work/wrk.time")" '
     /requests in/ { n = $1 } /^Requests\/sec:/ { r = $2 }
-    END { printf "%s %.2f\n", r, (n > 0 ? t / hz * 1e6 / n : 0) }' <<<"$out"
+    END { split(w, c, " "); printf "%s %.2f %.2f\n", r, (n > 0 ? t / hz * 1e6 / n : 0), (n > 0 ? (c[1] + c[2]) * 1e6 / n : 0) }' \
+    "$work/wrk.out"
 }
 
 # compare LABEL NQ_URL NGINX_URL BYTES [wrk args]: alternate runs; print each server's median
-# requests/s and CPU per request, the median of the per-round throughput ratios (pairing the runs of
-# a round cancels load that drifts between rounds) with their range, and the ratio of CPU per request
-# (nginx's over nqueensd's: above 1, nqueensd does the same work with less CPU).
+# requests/s, CPU per request and its client's CPU per request, the median of the per-round
+# throughput ratios (pairing the runs of a round cancels load that drifts between rounds) with their
+# range, the ratio of server CPU per request (nginx's over nqueensd's: above 1, nqueensd does the same
+# work with less CPU) and the median per-round ratio of server plus client CPU per request.
 compare() {
   local label=$1 nq_url=$2 ng_url=$3 bytes=$4; shift 4
-  local nq ng rounds=() ng_pids
+  local nq ng rounds=() ng_pids ngr ngc ngw nqr nqc nqw
   ng_pids="$nginx_pid $(pgrep -P "$nginx_pid" | tr '\n' ' ')"
   for r in $(seq "$ROUNDS"); do
     ng=$(measure "$ng_url" "$ng_pids" "$@")
     nq=$(measure "$nq_url" "$nq_pid" "$@")
-    log "$label round $r: nginx ${ng% *} req/s ${ng#* } us/req, nqueensd ${nq% *} req/s ${nq#* } us/req"
+    read -r ngr ngc ngw <<<"$ng"
+    read -r nqr nqc nqw <<<"$nq"
+    log "$label round $r: nginx $ngr req/s $ngc us/req (client $ngw), nqueensd $nqr req/s $nqc us/req (client $nqw)"
     rounds+=("$nq $ng")
   done
   printf '%s\n' "${rounds[@]}" | awk -v l="$label" -v s="$bytes" '
-    { nq[NR] = $1; nqc[NR] = $2; ng[NR] = $3; ngc[NR] = $4; ratio[NR] = $1 / $3 }
+    { nq[NR] = $1; nqc[NR] = $2; nqw[NR] = $3; ng[NR] = $4; ngc[NR] = $5; ngw[NR] = $6
+      ratio[NR] = $1 / $4; both[NR] = ($2 + $3 > 0 ? ($5 + $6) / ($2 + $3) : 0) }
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
       return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     END {
       a = median(nq, NR); b = median(ng, NR); r = median(ratio, NR); ac = median(nqc, NR); bc = median(ngc, NR)
-      printf "%-26s %10.0f %10.0f %8.1f %8.1f %6.2fx (%.2f-%.2f) %8.1f %8.1f %6.2fx\n", l, a, b,
-        a * s / 1048576, b * s / 1048576, r, ratio[1], ratio[NR], ac, bc, (ac > 0 ? bc / ac : 0)
+      aw = median(nqw, NR); bw = median(ngw, NR); t = median(both, NR)
+      printf "%-26s %8.0f %8.0f %8.1f %8.1f %6.2fx (%.2f-%.2f) %7.1f %7.1f %6.2fx %7.1f %7.1f %6.2fx\n", l, a, b,
+        a * s / 1048576, b * s / 1048576, r, ratio[1], ratio[NR], ac, bc, (ac > 0 ? bc / ac : 0), aw, bw, t
     }'
 }
 
@@ -292,11 +303,11 @@ count_bytes=$(stat -c %s "$work/www/count-8.json")
 solve_bytes=$(stat -c %s "$work/www/solve-12.json")
 gz_bytes=$(stat -c %s "$work/www/solve-12.json.gz")
 log "bodies: count-8 $count_bytes B, solve-12 $solve_bytes B, solve-12 gzip $gz_bytes B"
-printf "%-26s %10s %10s %8s %8s %7s %11s %8s %8s %7s\n" "request" "nq req/s" "ng req/s" \
-  "nq MiB/s" "ng MiB/s" "ratio" "(range)" "nq us/rq" "ng us/rq" "cpu x"
-compare "/count?n=8 (target 0.9x)" "http://127.0.0.1:$nq_port/count?n=8" \
+printf "%-26s %8s %8s %8s %8s %7s %11s %7s %7s %7s %7s %7s %7s\n" "request" "nq req/s" "ng req/s" \
+  "nq MiB/s" "ng MiB/s" "ratio" "(range)" "nq us" "ng us" "cpu x" "nq cl" "ng cl" "both x"
+compare "/count?n=8 (target 1.2x)" "http://127.0.0.1:$nq_port/count?n=8" \
   "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
-compare "/solve?n=12 (target 1x)" "http://127.0.0.1:$nq_port/solve?n=12" \
+compare "/solve?n=12 (target 1.6x)" "http://127.0.0.1:$nq_port/solve?n=12" \
   "http://127.0.0.1:$nginx_port/solve?n=12" "$solve_bytes"
-compare "/solve?n=12 gzip" "http://127.0.0.1:$nq_port/solve?n=12" \
+compare "/solve?n=12 gzip (1.0x)" "http://127.0.0.1:$nq_port/solve?n=12" \
   "http://127.0.0.1:$nginx_port/solve?n=12" "$gz_bytes" -H "Accept-Encoding: gzip"

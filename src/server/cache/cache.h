@@ -43,10 +43,12 @@
 #define NQ_CACHE_ENTRY_DIVISOR 8u
 
 /* Entries with a body or gzip form of at least this many bytes keep both in a memory file. Measured on
- * loopback (libmicrohttpd 0.9.75, Linux 6.x, memfd pages of 4 KiB): below about 1 MiB, sendfile costs
- * the server more CPU per response than copying from a buffer (at 150 KB, 90 us against 50 us; at
- * 2.6 MB, 380 us against 570 us), because libmicrohttpd sends the head in a segment of its own and
- * the body in 128 KiB calls, and the kernel handles every 4 KiB page of the file on its own. */
+ * loopback (libmicrohttpd 0.9.75, Linux 6.x, memfd pages of 4 KiB): from about 1 MiB, sendfile from the
+ * file costs the sending server less CPU per response than copying from a buffer (at 2.6 MB, 465 us
+ * against 693 us; at 149 kB it costs more, 94 us against 69 us, because libmicrohttpd sends the head in
+ * a segment of its own and the body in 128 KiB calls). nqueensd still sends from the bytes: a client on
+ * the same host pays more for receiving sendfile'd answers than the server saves (http/server.c,
+ * cached_response). */
 #define NQ_CACHE_FILE_MIN ((size_t)1024 * 1024)
 
 /* Most entries holding a memory file in one cache (a soft cap: a few concurrent puts may pass it). */

@@ -38,7 +38,6 @@
 #include "http/server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -376,25 +375,14 @@ static struct MHD_Response *empty_response(unsigned status)
     return unframed_response();
 }
 
-/* A cached body. A large one the entry keeps in its memory file goes out by sendfile from a dup of
- * that file (libmicrohttpd closes the descriptor it is given; the sealed file keeps the bytes, so the
- * entry's reference is given back at once); anything else, and a HEAD or 304 (no body is sent, the
- * length is all that counts), goes from the entry's bytes, which the response then holds. */
+/* A cached body goes out from the entry's bytes (for a large entry, its memory file's read-only
+ * mapping), which the response holds until libmicrohttpd is done with them: one sendmsg carries the
+ * head and as much of the body as the socket takes. Not by sendfile from the memory file: that costs
+ * the sending thread less, but libmicrohttpd 0.9.75 sends the head in a segment of its own and the
+ * body in 128 KiB calls, and a client on the same host then spends more than twice as long receiving
+ * the answer, more than the copy saves (docs/performance.md, "Large cached answers"). */
 static struct MHD_Response *cached_response(nq_response *r)
 {
-    int fd = -1;
-    uint64_t off = 0;
-    if (r->body_len >= NQ_CACHE_FILE_MIN && nq_response_sends_body(r) &&
-        nq_cache_entry_file(r->entry, r->body, &fd, &off)) {
-        const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        struct MHD_Response *m = own >= 0 ? MHD_create_response_from_fd_at_offset64(r->body_len, own, off) : NULL;
-        if (m) {
-            nq_cache_entry_release(r->entry);
-            r->entry = NULL;
-            return m;
-        }
-        if (own >= 0) (void)close(own); /* no descriptor or no memory: the buffer way may still work */
-    }
     return MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,
                                                                   r->entry);
 }

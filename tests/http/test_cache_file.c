@@ -1,9 +1,9 @@
-/* test_sendfile.c - cached bodies of at least NQ_CACHE_FILE_MIN bytes go out by sendfile from the
- * entry's memory file, smaller ones from its bytes: the client gets the same bytes either way. Checked
- * on the real nqueensd: a gzip form sent one way against the identity form sent the other, bodies
- * just below and just above the threshold, a cached answer against the same answer streamed by a
- * server whose cache is too small to hold it, HEAD and 304 stating the length without a body, and a
- * large body answered before its gzip form is made.
+/* test_cache_file.c - cached bodies of at least NQ_CACHE_FILE_MIN bytes are kept in the entry's
+ * memory file and sent from its mapping, smaller ones from the heap: the client gets the same bytes
+ * either way. Checked on the real nqueensd: a gzip form kept one way against the identity form kept
+ * the other, bodies just below and just above the threshold, a cached answer against the same answer
+ * streamed by a server whose cache is too small to hold it, HEAD and 304 stating the length
+ * without a body, and a large body answered before its gzip form is made.
  */
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -66,10 +66,10 @@ START_TEST(gzip_and_identity_agree_across_the_threshold)
     nq_test_server s;
     ck_assert(nq_harness_start(&s, big_cache, NULL));
     long len = 0;
-    /* n=12: identity (2.6 MB) by sendfile, gzip (150 KB) from the entry's mapped bytes. */
+    /* n=12: identity (2.6 MB) and gzip (150 KB), both in the entry's memory file. */
     forms_agree(&s, "/solve?n=12", &len);
     ck_assert_int_ge(len, FILE_MIN);
-    /* n=11: both forms under the threshold, from the buffer. */
+    /* n=11: both forms under the threshold, on the heap. */
     forms_agree(&s, "/solve?n=11", &len);
     ck_assert_int_lt(len, FILE_MIN);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
@@ -125,7 +125,7 @@ START_TEST(cached_answer_equals_streamed_one)
     ck_assert(nq_harness_start(&small, small_cache, NULL));
     nq_http_response cached, again, streamed;
     get_checked(&big, "/solve?n=12", false, true, &cached);
-    get_checked(&big, "/solve?n=12", false, true, &again); /* a hit, by sendfile */
+    get_checked(&big, "/solve?n=12", false, true, &again); /* a hit, from the memory file */
     get_checked(&small, "/solve?n=12", false, false, &streamed);
     ck_assert_ptr_null(nq_http_header_get(&streamed, "Content-Length")); /* it really was streamed */
     ck_assert_uint_eq(cached.body_len, streamed.body_len);
@@ -147,7 +147,7 @@ START_TEST(head_and_304_state_the_length_without_a_body)
     for (int gzip = 0; gzip < 2; gzip++) {
         nq_http_response get, head, nm;
         get_checked(&s, "/solve?n=12", gzip, true, &get);
-        ck_assert(gzip || (long)get.body_len >= FILE_MIN); /* identity by sendfile, gzip from the buffer */
+        ck_assert(gzip || (long)get.body_len >= FILE_MIN); /* the identity form decides: a memory file */
         ck_assert(nq_http_request(&s, "HEAD", "/solve?n=12", gzip ? gzip_hdr : NULL, &head));
         ck_assert_int_eq(head.status, 200);
         ck_assert_uint_eq(head.body_len, 0);
@@ -216,10 +216,10 @@ START_TEST(large_bodies_answer_before_their_gzip_form_is_made)
 }
 END_TEST
 
-static Suite *sendfile_suite(void)
+static Suite *cache_file_suite(void)
 {
-    Suite *const s = suite_create("sendfile");
-    TCase *const tc = tcase_create("sendfile");
+    Suite *const s = suite_create("cache_file");
+    TCase *const tc = tcase_create("cache_file");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gzip_and_identity_agree_across_the_threshold);
     tcase_add_test(tc, bodies_just_below_and_above_the_threshold);
@@ -232,5 +232,5 @@ static Suite *sendfile_suite(void)
 
 int main(void)
 {
-    return nq_check_run(sendfile_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return nq_check_run(cache_file_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
