@@ -7,7 +7,11 @@
  * (register blocking keeps it bound by the test unit, not by loads), counting matches with a masked
  * add. Tails are loaded and tested under a lane mask. AVX2 does all three on 8 lanes: without a
  * compress, the kept lanes are squeezed by a lane permute whose indices a table gives per 8-bit
- * mask; tails are read by masked loads. The portable set is branch-free: every element is
+ * mask; tails are read by masked loads. The AVX2 join streams short joins the same way as the
+ * AVX-512 one, 8 lanes at a time, but bit-slices long ones (join_slice_avx2): the probes become one
+ * 256-bit set per key bit, and a key meets 256 probes with five table lookups, several times
+ * fewer instructions a pair than the AND-compare-count of the streaming loop, which on AVX2 has no
+ * test-into-mask to save one of the three. The portable set is branch-free: every element is
  * written, the cursor moves only for kept ones.
  */
 #include "count_quad_simd.h"
@@ -310,29 +314,30 @@ AVX2 static uint64_t join_stream_avx2(const uint32_t *keys, size_t len, const ui
 }
 
 /* The bit-sliced join: a block of up to 256 probes becomes, for each key bit b, the 256-bit set of
- * probes without bit b ("free of b"); a key then meets the probes that are free of all its bits, the
- * AND of one set per bit. The AND is taken a chunk of key bits at a time: for each chunk and each of
- * its values, the block's probes free of every bit of that value, a table of 64 or 128 vectors. A key
- * costs a load and AND per chunk and a popcount of the result, about five cycles for up to 256
- * pairs, against about 10 pairs a cycle for the streaming AND. Filling the tables costs a few
- * hundred cycles per block, paid back from a few dozen keys on. */
-#define SLICE_PROBES 256    /* probes of one block: one bit of a 256-bit vector each */
-#define SLICE_GROUPS 8      /* groups of 32 probes in a block */
-#define SLICE_CHUNKS 5      /* tables per block */
-#define SLICE_ENTRIES 128   /* entries of the largest table: a 7-bit chunk */
-#define SLICE_MIN_PROBES 48 /* smaller blocks are streamed instead */
-#define SLICE_MIN_KEYS 64   /* so are joins with fewer keys */
+ * probes with bit b; a key then meets the probes that have none of its bits, the AND of the
+ * complements of one set per bit. The AND is taken a chunk of key bits at a time: for each chunk
+ * and each of its values, the block's probes free of every bit of that value, a table of 64 or 128
+ * vectors. A key costs a load and an AND per chunk and a popcount of the result (about 2 ns on
+ * Zen 3 for up to 256 pairs, against about 30 pairs a ns for the streaming AND); transposing a
+ * block and filling its tables costs about 250 ns. So a block goes this way only when the keys
+ * pay for it: at 256 probes from about 40 keys on, at 100 probes from about 190. */
+#define SLICE_PROBES 256  /* probes of one block: one bit of a 256-bit vector each */
+#define SLICE_GROUPS 8    /* groups of 32 probes in a block */
+#define SLICE_CHUNKS 5    /* tables per block */
+#define SLICE_ENTRIES 128 /* entries of the largest table: a 7-bit chunk */
+#define SLICE_SETUP 7500  /* a block's set-up, in pair tests of the streaming join (measured) */
+#define SLICE_KEY 60      /* a key against a block, likewise */
 
 /* Chunk c of a key: `bits` wide from bit `shift`. Keys of up to 30 bits (n <= 18) take five chunks
  * of 6 bits, wider ones (32 bits at n = 19 and 20) three of 6 and two of 7. */
 static const int chunk_shift[2][SLICE_CHUNKS] = {{0, 6, 12, 18, 24}, {0, 6, 12, 18, 25}};
 static const int chunk_bits[2][SLICE_CHUNKS] = {{6, 6, 6, 6, 6}, {6, 6, 6, 7, 7}};
 
-/* The probe sets of one block: free[b] has bit q set when probe q (in the block's own order) lacks key
+/* The probe sets of one block: has[b] has bit q set when probe q (in the block's own order) has key
  * bit b; valid has a bit for each probe in the block. */
 typedef struct slice_block {
-    uint32_t free[32][SLICE_GROUPS]; /* per key bit, per group of 32 probes */
-    uint32_t valid[SLICE_GROUPS];    /* per group of 32 probes: the ones that exist */
+    uint32_t has[32][SLICE_GROUPS]; /* per key bit, per group of 32 probes */
+    uint32_t valid[SLICE_GROUPS];   /* per group of 32 probes: the ones that exist */
 } slice_block;
 
 /* Four vectors of eight 32-bit lanes regrouped into four byte planes: plane j holds byte j of all 32
@@ -370,16 +375,22 @@ AVX2 static uint32_t slice_transpose(const uint32_t *probes, size_t m, slice_blo
         byte_planes(x, plane);
         byte_planes(lanes, valid);
         blk->valid[g] = (uint32_t)_mm256_movemask_epi8(valid[0]);
-        for (int j = 0; j < 4; j++) {
-            for (int t = 0; t < 8; t++) {
-                const __m256i up = _mm256_slli_epi16(plane[j], 7 - t);
-                blk->free[8 * j + t][g] = ~(uint32_t)_mm256_movemask_epi8(up);
-            }
+        for (size_t j = 0; j < 4; j++) {
+            /* bit t of each byte into its sign bit: immediate shifts, so the eight stay independent */
+            uint32_t(*const has)[SLICE_GROUPS] = blk->has + 8 * j;
+            has[7][g] = (uint32_t)_mm256_movemask_epi8(plane[j]);
+            has[6][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 1));
+            has[5][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 2));
+            has[4][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 3));
+            has[3][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 4));
+            has[2][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 5));
+            has[1][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 6));
+            has[0][g] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(plane[j], 7));
         }
     }
     for (size_t g = groups; g < SLICE_GROUPS; g++) {
         blk->valid[g] = 0;
-        for (int b = 0; b < 32; b++) blk->free[b][g] = 0;
+        for (int b = 0; b < 32; b++) blk->has[b][g] = 0;
     }
     const __m128i half = _mm_or_si128(_mm256_castsi256_si128(any), _mm256_extracti128_si256(any, 1));
     const __m128i quarter = _mm_or_si128(half, _mm_unpackhi_epi64(half, half));
@@ -397,20 +408,20 @@ AVX2 static inline __m256i load_set(const uint32_t words[SLICE_GROUPS])
  * store. */
 AVX2 static void slice_table(const slice_block *blk, int shift, int bits, __m256i table[SLICE_ENTRIES])
 {
-    const __m256i f0 = load_set(blk->free[shift]), f1 = load_set(blk->free[shift + 1]);
-    const __m256i f2 = load_set(blk->free[shift + 2]), valid = load_set(blk->valid);
+    const __m256i h0 = load_set(blk->has[shift]), h1 = load_set(blk->has[shift + 1]);
+    const __m256i h2 = load_set(blk->has[shift + 2]), valid = load_set(blk->valid);
     __m256i low[8];
     low[0] = valid;
-    low[1] = _mm256_and_si256(valid, f0);
-    low[2] = _mm256_and_si256(valid, f1);
-    low[3] = _mm256_and_si256(low[1], f1);
-    for (int v = 0; v < 4; v++) low[4 + v] = _mm256_and_si256(low[v], f2);
+    low[1] = _mm256_andnot_si256(h0, valid);
+    low[2] = _mm256_andnot_si256(h1, valid);
+    low[3] = _mm256_andnot_si256(h1, low[1]);
+    for (int v = 0; v < 4; v++) low[4 + v] = _mm256_andnot_si256(h2, low[v]);
     __m256i high[SLICE_ENTRIES / 8];
     high[0] = _mm256_set1_epi32(-1);
     for (int i = 3; i < bits; i++) {
-        const __m256i free = load_set(blk->free[shift + i]);
+        const __m256i has = load_set(blk->has[shift + i]);
         const int half = 1 << (i - 3);
-        for (int v = 0; v < half; v++) high[half + v] = _mm256_and_si256(high[v], free);
+        for (int v = 0; v < half; v++) high[half + v] = _mm256_andnot_si256(has, high[v]);
     }
     for (int h = 0; h < 1 << (bits - 3); h++) {
         for (int v = 0; v < 8; v++) table[8 * h + v] = _mm256_and_si256(low[v], high[h]);
@@ -478,9 +489,10 @@ AVX2 static uint64_t join_slice_avx2(const uint32_t *keys, size_t len, const uin
     return wide ? slice_keys(keys, len, tables, 1) : slice_keys(keys, len, tables, 0);
 }
 
-/* The count is symmetric in keys and probes: the longer array is streamed, so that its tail and the
- * per-probe set-up are paid for the fewest times. The shorter one goes in blocks of 256 to the
- * bit-sliced join while both are long enough, the rest to the streaming one. */
+/* The count is symmetric in keys and probes: the longer array is streamed (its tail and the
+ * per-probe set-up, or the per-block set-up, are paid for the fewest times). The shorter one goes
+ * in blocks of 256 to the bit-sliced join while a block pays for its set-up, the rest to the
+ * streaming one. */
 AVX2 static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
 {
     if (len < m) {
@@ -494,9 +506,10 @@ AVX2 static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t 
     if (m == 0) return 0;
     uint64_t hits = 0;
     size_t p = 0;
-    if (len >= SLICE_MIN_KEYS) {
-        for (; m - p >= SLICE_MIN_PROBES; p += m - p < SLICE_PROBES ? m - p : SLICE_PROBES)
-            hits += join_slice_avx2(keys, len, probes + p, m - p < SLICE_PROBES ? m - p : SLICE_PROBES);
+    for (; p < m; p += SLICE_PROBES) {
+        const size_t block = m - p < SLICE_PROBES ? m - p : SLICE_PROBES;
+        if (block * len < SLICE_SETUP + SLICE_KEY * len) break; /* cheaper streamed */
+        hits += join_slice_avx2(keys, len, probes + p, block);
     }
     if (p < m) hits += join_stream_avx2(keys, len, probes + p, m - p);
     return hits;

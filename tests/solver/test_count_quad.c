@@ -256,9 +256,10 @@ START_TEST(simd_agrees_with_portable)
 END_TEST
 
 /* Long joins, where a kernel may take another path than for short ones (the AVX2 one bit-slices
- * blocks of up to 256 probes from 48 probes and 64 keys on): keys of 26, 30 and 32 bits (n = 16, 18,
- * 19), key and probe counts around those thresholds and the block size. Every set agrees with the
- * portable one; zero keys and probes (compatible with everything) are among the data. */
+ * blocks of up to 256 probes when the keys pay for a block's set-up, and streams the rest): keys of
+ * 26, 30 and 32 bits (n = 16, 18, 19), counts on both sides of that choice and of the block size,
+ * blocks not a multiple of 32. Every set agrees with the portable one, either way round; zero keys
+ * and probes (compatible with everything) are among the data. */
 START_TEST(long_joins_agree_with_portable)
 {
     static const struct {
