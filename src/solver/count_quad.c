@@ -21,7 +21,9 @@
  * match when neither attacks the other's edge queen. Both halves are sorted by edge column, and for
  * each pair of edge columns (ct, cb) only the tops of edge ct leaving cb free meet the bottoms of edge
  * cb leaving ct free: about a sixth of all pairs (measured at n = 16). Those meet in the SIMD join
- * (count_quad_simd.h), which streams the bottoms and tests four tops per loaded vector.
+ * (count_quad_simd.h), which streams the longer side and tests four keys of the other per loaded
+ * vector, or, on AVX2 and where a slice is long enough (most of the pairs from n = 18 on), bit-slices
+ * the shorter side in blocks of 256 and meets them with a few table lookups per key.
  *
  * Symmetry: the mirror image (c -> n-1-c) of a solution with top columns S has top columns mirror(S);
  * for even n, turning the board upside down gives top columns "not S". So only the smallest column

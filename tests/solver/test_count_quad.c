@@ -255,6 +255,49 @@ START_TEST(simd_agrees_with_portable)
 }
 END_TEST
 
+/* Long joins, where a kernel may take another path than for short ones (the AVX2 one bit-slices
+ * blocks of up to 256 probes when the keys pay for a block's set-up, and streams the rest): keys of
+ * 26, 30 and 32 bits (n = 16, 18, 19), counts on both sides of that choice and of the block size,
+ * blocks not a multiple of 32. Every set agrees with the portable one, either way round; zero keys
+ * and probes (compatible with everything) are among the data. */
+START_TEST(long_joins_agree_with_portable)
+{
+    static const struct {
+        int bits;      /* key width */
+        size_t len, m; /* keys, probes */
+    } rows[] = {
+        {26, 64, 48},   {26, 63, 300},  {26, 100, 47}, {26, 300, 255}, {30, 64, 256},  {30, 257, 257},
+        {30, 500, 513}, {30, 1000, 64}, {32, 64, 100}, {32, 700, 300}, {32, 80, 1030}, {32, 49, 49},
+    };
+    const nq_quad_simd *sets[4];
+    const size_t count = nq_quad_simd_all(sets, 4);
+    uint64_t seed = 0x2545F4914F6CDD1Du;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const size_t len = rows[r].len, m = rows[r].m;
+        const uint32_t width = rows[r].bits == 32 ? UINT32_MAX : (1u << rows[r].bits) - 1u;
+        uint32_t *keys = malloc(len * sizeof *keys), *probes = malloc(m * sizeof *probes);
+        ck_assert(keys != NULL && probes != NULL);
+        for (size_t i = 0; i < len; i++) {
+            const uint64_t x = xorshift(&seed), y = xorshift(&seed);
+            keys[i] = i % 17 == 3 ? 0 : (uint32_t)(x & y & y >> 32) & width; /* about 8 bits of 32 */
+        }
+        for (size_t i = 0; i < m; i++) {
+            const uint64_t x = xorshift(&seed), y = xorshift(&seed);
+            probes[i] = i % 29 == 5 ? 0 : (uint32_t)(x & y & y >> 32) & width;
+        }
+        probes[m - 1] |= 1u << (rows[r].bits - 1); /* the top bit present: the wide layout where 32 */
+        const uint64_t want = nq_quad_simd_portable()->join(keys, len, probes, m);
+        ck_assert_uint_gt(want, 0);
+        for (size_t i = 0; i < count; i++) {
+            ck_assert_msg(sets[i]->join(keys, len, probes, m) == want, "%s, row %zu", sets[i]->name, r);
+            ck_assert_msg(sets[i]->join(probes, m, keys, len) == want, "%s, row %zu swapped", sets[i]->name, r);
+        }
+        free(keys);
+        free(probes);
+    }
+}
+END_TEST
+
 static void add_own(TCase *tc, const char *which)
 {
     if (strcmp(which, "threads") == 0) {
@@ -265,6 +308,7 @@ static void add_own(TCase *tc, const char *which)
         tcase_add_test(tc, counts_with_class_bits);
         tcase_add_test(tc, layout_fits_32_bits);
         tcase_add_test(tc, simd_agrees_with_portable);
+        tcase_add_test(tc, long_joins_agree_with_portable);
     }
 }
 
