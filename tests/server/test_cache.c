@@ -539,6 +539,11 @@ START_TEST(test_owned_body_is_taken_over)
     ck_assert_uint_eq(st.files, 0);
     ck_assert_uint_ge(st.bytes, len);
     ck_assert_uint_le(st.bytes, len + 2048u);
+    ck_assert(nq_cache_holds(c, "big", e));
+    ck_assert(!nq_cache_holds(c, "other", e));
+    ck_assert(!nq_cache_holds(c, NULL, e) && !nq_cache_holds(NULL, "big", e) && !nq_cache_holds(c, "big", NULL));
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.hits + st.misses, 0); /* looking is not a lookup */
     /* Settled: the same key again, copied, with its gzip form; the first reader keeps its bytes. */
     char gz[64];
     pattern(gz, sizeof gz, 9);
@@ -549,6 +554,8 @@ START_TEST(test_owned_body_is_taken_over)
     nq_cache_entry *now = nq_cache_get(c, "big");
     ck_assert_ptr_nonnull(now);
     ck_assert_ptr_ne(now, e);
+    ck_assert(!nq_cache_holds(c, "big", e)); /* replaced */
+    ck_assert(nq_cache_holds(c, "big", now));
     ck_assert(memcmp(nq_cache_entry_value(now)->body, got->body, len) == 0);
     ck_assert(memcmp(nq_cache_entry_value(now)->gzip, gz, sizeof gz) == 0);
     ck_assert(nq_cache_entry_file(now, nq_cache_entry_value(now)->body, &fd, &off)); /* a file now */

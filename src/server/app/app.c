@@ -323,9 +323,7 @@ void nq_app_settle(const nq_app_work *work, const nq_app_result *result, const a
     const nq_cache_value *val = nq_cache_entry_value(result->entry);
     if (val->gzip || val->body_len <= NQ_COMPRESS_MIN_BYTES) return;
     nq_cache *cache = work->app->cache;
-    nq_cache_entry *now = nq_cache_get(cache, work->key);
-    nq_cache_entry_release(now);
-    if (now != result->entry) return; /* evicted or replaced meanwhile: nothing to complete */
+    if (!nq_cache_holds(cache, work->key, result->entry)) return; /* evicted or replaced: nothing to do */
     nq_cache_value both = *val;
     char *gzip = NULL;
     if (nq_compress_buffer_until(val->body, val->body_len, NQ_COMPRESS_LEVEL_ONCE, stop, &gzip, &both.gzip_len) !=

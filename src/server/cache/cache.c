@@ -326,6 +326,24 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key)
     return hit;
 }
 
+bool nq_cache_holds(nq_cache *c, const char *key, const nq_cache_entry *e)
+{
+    if (!c || !key || !e) {
+        return false;
+    }
+    const size_t len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
+    if (len > NQ_CACHE_KEY_MAX) {
+        return false;
+    }
+    const uint64_t h = hash_key(&c->seed, key, len);
+    pthread_mutex_lock(&c->lock);
+    table *t = NULL;
+    nq_cache_entry **const link = find_slot(c, key, len, h, &t);
+    const bool held = link && *link == e;
+    pthread_mutex_unlock(&c->lock);
+    return held;
+}
+
 /* Copy the bytes at src into *cursor and advance it; return where they landed. */
 static char *put_bytes(char **cursor, const char *src, size_t len)
 {

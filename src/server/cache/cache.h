@@ -104,6 +104,11 @@ void nq_cache_destroy(nq_cache *c);
  * NULL c or key (or a key longer than NQ_CACHE_KEY_MAX) is a miss that is not counted. */
 nq_cache_entry *nq_cache_get(nq_cache *c, const char *key);
 
+/* Whether e is the entry key maps to now: no reference taken, no hit or miss counted, recency kept
+ * (for a caller about to replace an entry it holds, which need not if it was evicted or replaced).
+ * NULL c, key or e is false. */
+bool nq_cache_holds(nq_cache *c, const char *key, const nq_cache_entry *e);
+
 /* Copy v into a new entry under key, most recently used, evicting least recently used entries to fit.
  * An existing entry with the same key is replaced (its current readers keep their references).
  * If out is not NULL, *out receives a reference to the new entry on success (the caller releases
