@@ -385,6 +385,16 @@ bool nq_http_get(const nq_test_server *s, const char *target, nq_http_response *
     return nq_http_request(s, "GET", target, NULL, out);
 }
 
+double nq_harness_await_metric(const nq_test_server *s, const char *name, double want, unsigned timeout_s)
+{
+    double v = nq_harness_metric(s, name);
+    for (unsigned i = 0; i < timeout_s * 20u && v != want; i++) {
+        nq_harness_sleep_ms(50);
+        v = nq_harness_metric(s, name);
+    }
+    return v;
+}
+
 bool nq_harness_get_gzip(const nq_test_server *s, const char *target, unsigned timeout_s, nq_http_response *r)
 {
     static const char *const gzip[] = {"Accept-Encoding: gzip", NULL};

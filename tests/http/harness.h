@@ -88,6 +88,10 @@ bool nq_harness_gunzip(const char *in, size_t len, char **out, size_t *out_len);
 /* Sleep ms milliseconds: the pause of the tests' polling loops (each bounded by a count of tries). */
 void nq_harness_sleep_ms(unsigned ms);
 
+/* Poll the metric called name (nq_harness_metric) every 50 ms until it equals want; the last value
+ * read, want on success. Gives up after timeout_s (a hang guard, not a speed). */
+double nq_harness_await_metric(const nq_test_server *s, const char *name, double want, unsigned timeout_s);
+
 /* GET target with Accept-Encoding: gzip until the answer is gzip-encoded: a large body's gzip form is
  * made after its first answers went out in identity form. Every answer must be a 200; *r is the
  * first gzip one. False when none came within timeout_s (a generous bound: a hang, not a speed). */

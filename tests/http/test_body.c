@@ -197,11 +197,7 @@ START_TEST(test_bodies_share_a_budget)
         send_all(held[i], head, strlen(head));
         send_all(held[i], body, BODY - 1);
     }
-    double used = -1;
-    for (int tries = 0; tries < HANG_MS / 50 && used != 2.0 * BODY; tries++) { /* hang guard */
-        used = nq_harness_metric(&s, "nqueensd_request_body_bytes");
-        if (used != 2.0 * BODY) nq_harness_sleep_ms(50);
-    }
+    double used = nq_harness_await_metric(&s, "nqueensd_request_body_bytes", 2.0 * BODY, HANG_MS / 1000);
     ck_assert_msg(used == 2.0 * BODY, "bodies held: %.0f bytes", used);
     ck_assert(nq_harness_metric(&s, "nqueensd_request_body_max_bytes") == 2.0 * BODY);
 
@@ -234,11 +230,8 @@ START_TEST(test_bodies_share_a_budget)
         nq_wire_response_free(&r);
         free(b.p);
     }
-    for (int tries = 0; tries < HANG_MS / 50 && used != 0; tries++) { /* hang guard */
-        used = nq_harness_metric(&s, "nqueensd_request_body_bytes");
-        if (used != 0) nq_harness_sleep_ms(50);
-    }
-    ck_assert(used == 0);
+    used = nq_harness_await_metric(&s, "nqueensd_request_body_bytes", 0, HANG_MS / 1000);
+    ck_assert_msg(used == 0, "bodies held after their answers: %.0f bytes", used);
     nq_http_response ok;
     ck_assert(nq_http_send(&s, "POST", "/check", json, body, BODY, &ok));
     ck_assert_int_eq(ok.status, 200);
