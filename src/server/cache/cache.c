@@ -296,16 +296,28 @@ static void link_new(nq_cache *c, nq_cache_entry *e)
 
 /* ---- public operations ------------------------------------------------------------------------ */
 
+/* A lookup key's length and hash into *len and *h; false (a miss nobody counts) for a NULL or too long
+ * key. */
+static bool lookup_key(const nq_cache *c, const char *key, size_t *len, uint64_t *h)
+{
+    if (!key) {
+        return false;
+    }
+    *len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
+    if (*len > NQ_CACHE_KEY_MAX) {
+        return false;
+    }
+    *h = hash_key(&c->seed, key, *len);
+    return true;
+}
+
 nq_cache_entry *nq_cache_get(nq_cache *c, const char *key)
 {
-    if (!c || !key) {
+    size_t len = 0;
+    uint64_t h = 0;
+    if (!c || !lookup_key(c, key, &len, &h)) {
         return NULL;
     }
-    const size_t len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
-    if (len > NQ_CACHE_KEY_MAX) {
-        return NULL;
-    }
-    const uint64_t h = hash_key(&c->seed, key, len);
     nq_cache_entry *hit = NULL;
     pthread_mutex_lock(&c->lock);
     rehash_step(c);
@@ -328,14 +340,11 @@ nq_cache_entry *nq_cache_get(nq_cache *c, const char *key)
 
 bool nq_cache_holds(nq_cache *c, const char *key, const nq_cache_entry *e)
 {
-    if (!c || !key || !e) {
+    size_t len = 0;
+    uint64_t h = 0;
+    if (!c || !e || !lookup_key(c, key, &len, &h)) {
         return false;
     }
-    const size_t len = strnlen(key, NQ_CACHE_KEY_MAX + 1);
-    if (len > NQ_CACHE_KEY_MAX) {
-        return false;
-    }
-    const uint64_t h = hash_key(&c->seed, key, len);
     pthread_mutex_lock(&c->lock);
     table *t = NULL;
     nq_cache_entry **const link = find_slot(c, key, len, h, &t);
