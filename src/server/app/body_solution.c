@@ -2,8 +2,8 @@
  *
  * The envelope's head, then blocks of rows, then the tail are rendered straight into the reader's
  * buffer when it has room for a whole stage, else into a small staging buffer copied out as the
- * reader asks. Columns are produced a block at a time
- * (nq_construct_rows), so the per-row cost is a few instructions plus the decimal digits.
+ * reader asks. The construction is rendered a run at a time (nq_construct_run, nq_json_run: each
+ * column's text is the last one's plus 2), a random board from its columns (nq_json_rows).
  */
 #include "app/body_solution.h"
 
@@ -16,24 +16,20 @@
 #include "nqueens/json.h"
 #include "nqueens/solution.h"
 
-#define BLOCK_ROWS 1024u              /* columns fetched from the construction at a time */
 #define STAGE_CAP ((size_t)64 * 1024) /* staging buffer; a board row is at most 4096 + 4 bytes */
 #define HEAD_MAX 128                  /* {"n":<10>,"method":"construct","seed":<20>,"solution":[ */
 
 struct nq_body_solution {
-    nq_solution_spec spec;      /* what is rendered */
-    bool none;                  /* n = 2, 3: "solution":null */
-    nq_construct construct;     /* the rows, when cols is NULL */
-    uint32_t *cols;             /* owned rows of a random solution, or NULL */
-    uint32_t next_row;          /* next row to render */
-    bool head_done;             /* envelope head staged */
-    bool tail_done;             /* envelope tail staged: the end is near */
-    uint32_t block[BLOCK_ROWS]; /* columns of the rows being rendered */
-    uint32_t block_first;       /* row of block[0] */
-    uint32_t block_len;         /* rows in block */
-    char stage[STAGE_CAP];      /* rendered bytes not yet handed out */
-    size_t stage_len;           /* bytes in stage */
-    size_t stage_pos;           /* bytes of stage handed out */
+    nq_solution_spec spec;  /* what is rendered */
+    bool none;              /* n = 2, 3: "solution":null */
+    nq_construct construct; /* the rows, when cols is NULL */
+    uint32_t *cols;         /* owned rows of a random solution, or NULL */
+    uint32_t next_row;      /* next row to render */
+    bool head_done;         /* envelope head staged */
+    bool tail_done;         /* envelope tail staged: the end is near */
+    char stage[STAGE_CAP];  /* rendered bytes not yet handed out */
+    size_t stage_len;       /* bytes in stage */
+    size_t stage_pos;       /* bytes of stage handed out */
 };
 
 /* Decimal digits of every number 0..n-1: sum over each power of ten band. */
@@ -96,32 +92,22 @@ void nq_body_solution_destroy(nq_body_solution *b)
     free(b);
 }
 
-/* The columns of rows next_row onwards, at least one row and at most a block of them: *rows of them. */
-static const uint32_t *columns(nq_body_solution *b, uint32_t *rows)
-{
-    const uint32_t r = b->next_row, left = b->spec.n - r;
-    if (b->cols) {
-        *rows = left < BLOCK_ROWS ? left : BLOCK_ROWS;
-        return b->cols + r;
-    }
-    if (r >= b->block_first + b->block_len) {
-        b->block_first = r;
-        b->block_len = left < BLOCK_ROWS ? left : BLOCK_ROWS;
-        (void)nq_construct_rows(&b->construct, r, b->block_len, b->block); /* in range by construction */
-    }
-    *rows = b->block_first + b->block_len - r;
-    return b->block + (r - b->block_first);
-}
-
 /* Append the rows from next_row on (with their separators) that fit to out[*o..cap), as the library
  * renders them (nqueens/json.h), advancing *o; false when not even one fits. */
 static bool stage_rows(nq_body_solution *b, char *out, size_t cap, size_t *o)
 {
     const nq_json_shape shape = b->spec.format == NQ_FORMAT_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
-    uint32_t rows = 0, done = 0;
-    const uint32_t *cols = columns(b, &rows);
+    const uint32_t n = b->spec.n, r = b->next_row;
+    uint32_t done = 0;
     size_t w = 0;
-    const nq_err rc = nq_json_rows(b->spec.n, b->next_row, cols, rows, shape, out + *o, cap - *o, &done, &w);
+    nq_err rc;
+    if (b->cols) {
+        rc = nq_json_rows(n, r, b->cols + r, n - r, shape, out + *o, cap - *o, &done, &w);
+    } else {
+        uint32_t col = 0;
+        const uint32_t run = nq_construct_run(&b->construct, r, &col);
+        rc = nq_json_run(n, r, col, run, shape, out + *o, cap - *o, &done, &w);
+    }
     assert(rc == NQ_OK); /* the rows of a solution are in range */
     (void)rc;
     b->next_row += done;
