@@ -278,6 +278,7 @@ void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bo
     resp->read = s ? stream_read : NULL;
     resp->stream = s;
     resp->stream_free = s ? stream_free : NULL;
+    resp->stream_len = gzip ? 0 : body.length; /* a compressed size is known only at the end */
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
 }
 

@@ -401,15 +401,17 @@ static struct MHD_Response *to_mhd(request_ctx *ctx)
     case NQ_BODY_OWNED: m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free); break;
     case NQ_BODY_CACHED: m = cached_response(r); break;
     case NQ_BODY_STREAM: {
-        if (!r->read) { /* HEAD: see unframed_response */
-            m = unframed_response();
+        if (!r->read) { /* HEAD: the length GET would send, or see unframed_response */
+            m = r->stream_len ? MHD_create_response_from_callback(r->stream_len, 64, no_body, NULL, NULL)
+                              : unframed_response();
             if (m && r->stream_free) r->stream_free(r->stream);
             break;
         }
         stream_src *src = calloc(1, sizeof *src);
         if (!src) return NULL;
         *src = (stream_src){r->read, r->stream, r->stream_free, &ctx->bytes};
-        m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_reader, src, stream_release);
+        const uint64_t size = r->stream_len ? r->stream_len : MHD_SIZE_UNKNOWN;
+        m = MHD_create_response_from_callback(size, STREAM_BLOCK, stream_reader, src, stream_release);
         if (!m) free(src);
         break;
     }
