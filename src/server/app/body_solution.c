@@ -5,6 +5,7 @@
  * reader asks. The construction is rendered a run at a time (nq_construct_run, nq_json_run: each
  * column's text is the last one's plus 2), a random board from its columns (nq_json_rows).
  */
+#define _DEFAULT_SOURCE /* madvise, posix_memalign */
 #include "app/body_solution.h"
 
 #include <assert.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "nqueens/json.h"
 #include "nqueens/solution.h"
@@ -158,13 +160,29 @@ nq_err nq_body_solution_read(nq_body_solution *b, char *buf, size_t cap, size_t 
     return NQ_OK;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Memory for a whole rendered body, freed with free(). A body of megabytes is written front to back
+ * right after it is allocated, so the first touches of its pages cost most of what rendering does not:
+ * for 6.9 MB (n = 10^6), 3.5 ms of CPU in 4 KiB pages against 0.6 ms in 2 MiB ones (measured, first
+ * touch alone). So such a body is aligned to 2 MiB and its whole huge pages are offered to transparent
+ * huge pages (madvise; where THP is off, or never takes advice, it changes nothing). */
+static char *body_alloc(size_t size)
+{
+    if (size < HUGE_PAGE) return malloc(size);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, size) != 0) return NULL;
+    (void)madvise(p, size & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* advice only: a refusal is fine */
+    return p;
+}
+
 nq_err nq_body_solution_render(const nq_solution_spec *spec, uint32_t *cols, char **out, size_t *len)
 {
     nq_body_solution *b = NULL;
     nq_err rc = nq_body_solution_create(spec, cols, &b);
     if (rc != NQ_OK) return rc;
     const size_t size = nq_body_solution_size(spec);
-    char *buf = malloc(size + 1);
+    char *buf = body_alloc(size + 1);
     size_t got = 0;
     if (!buf)
         rc = NQ_E_NOMEM;
