@@ -22,7 +22,7 @@
 #include "nqueens/solver.h"
 
 /* Largest n counted this way: at n = 21 the quadrant tables would pass 1.5 GB. */
-#define NQ_COUNT_QUAD_N_MAX 20
+#define NQ_COUNT_QUAD_N_MAX 21
 
 /* Count all solutions and symmetry classes of an n x n board (1 <= n <= NQ_COUNT_QUAD_N_MAX) with
  * the half-board method, on `threads` worker threads (0: one per online CPU). ctl may be NULL; when

@@ -21,6 +21,8 @@ typedef struct builder {
     int edge_row;            /* board row next to the cut on the quadrant's side */
     int across_row;          /* board row just across the cut */
     uint32_t *cursor;        /* second pass: next slot of each group; first pass: NULL */
+    uint32_t colset;         /* quadrant-local columns a placement may use */
+    bool exact;              /* only placements on all of colset (nq_quad_fill_cols) */
     const nq_count_ctl *ctl; /* cancel flag to watch, may be NULL */
     unsigned budget;         /* placements until the next look at it */
     bool stopped;            /* cancel seen: the search unwinds */
@@ -61,18 +63,24 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
 nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 {
     nq_quad_layout lay = {.n = n};
-    const int bits = n - 3;         /* a direction's key bits */
-    if (cuts == NQ_QUAD_CUTS_MAX) { /* the diagonals through the middle of the cut, one each way */
-        lay.cuts = 2;
-        lay.cut_pos[0] = bits + (bits - 1) / 2;
-        lay.cut_pos[1] = (bits - 1) / 2;
+    const int bits = n - 3; /* a direction's key bits */
+    if ((cuts != 2 && cuts != 4) || cuts / 2 > bits) return lay;
+    /* The diagonals through the middle of the cut, cuts / 2 each way, highest first: "/" above "\". */
+    const int mid = (bits - 1) / 2;
+    lay.cuts = cuts;
+    for (int i = 0; i < cuts / 2; i++) {
+        lay.cut_pos[i] = bits + mid + cuts / 2 - 1 - i;
+        lay.cut_pos[cuts / 2 + i] = mid + cuts / 2 - 1 - i;
     }
     return lay;
 }
 
 nq_quad_layout nq_quad_layout_for(int n)
 {
-    return nq_quad_layout_cut(n, 2 * (n - 3) > 32 ? NQ_QUAD_CUTS_MAX : 0);
+    const int over = 2 * (n - 3) - 32; /* key bits past the 32-bit lanes */
+    nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : over <= 2 ? 2 : 4);
+    lay.per_set = n >= 21;
+    return lay;
 }
 
 static void visit(builder *b, const partial *p)
@@ -82,7 +90,7 @@ static void visit(builder *b, const partial *p)
         b->budget = CANCEL_STRIDE;
         b->stopped = b->ctl != NULL && atomic_load_explicit(&b->ctl->cancel, memory_order_relaxed);
     }
-    const uint32_t g = p->rows << q->cols | p->cols;
+    const uint32_t g = p->rows << q->group_shift | (p->cols & q->group_cols);
     if (b->cursor == NULL) {
         q->start[g + 1u]++;
         return;
@@ -110,14 +118,16 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
 {
     const nq_quad *q = b->q;
     if (b->stopped) return;
+    const int missing = b->exact ? __builtin_popcount(b->colset & ~p->cols) : 0;
+    if (missing > q->rows - i) return; /* too few rows left for the columns left */
     if (i == q->rows) {
         visit(b, p);
         return;
     }
     const uint32_t full = (1u << q->cols) - 1u;
-    search(b, i + 1, p, ld << 1 & full, rd >> 1); /* row left empty */
+    if (missing < q->rows - i) search(b, i + 1, p, ld << 1 & full, rd >> 1); /* row left empty */
     const int n = q->layout.n, r = q->row0 + i;
-    for (uint32_t avail = full & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
+    for (uint32_t avail = b->colset & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
         const uint32_t bit = avail & (0u - avail);
         const int c = q->col0 + __builtin_ctz(bit);
         const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
@@ -141,10 +151,16 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         col0 < 0 || row0 + rows > n || col0 + cols > n)
         return NQ_E_ARG;
     if (row0 < n / 2 && row0 + rows > n / 2) return NQ_E_ARG; /* across the cut */
-    *q = (nq_quad){.layout = *layout, .row0 = row0, .rows = rows, .col0 = col0, .cols = cols};
+    *q = (nq_quad){.layout = *layout,
+                   .row0 = row0,
+                   .rows = rows,
+                   .col0 = col0,
+                   .cols = cols,
+                   .group_shift = cols,
+                   .group_cols = (1u << cols) - 1u};
     const int a = n / 2;
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, ctl, CANCEL_STRIDE, false};
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, (1u << cols) - 1u, false, ctl, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     const size_t groups = (size_t)1 << (rows + cols);
 
@@ -175,6 +191,65 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         nq_quad_destroy(q);
         return NQ_E_CANCELED;
     }
+    return NQ_OK;
+}
+
+/* Room for len entries in q's arrays, kept when it has it already. False when out of memory (then
+ * q's arrays are freed). */
+static bool entries_reserve(nq_quad *q, size_t len)
+{
+    if (len <= q->cap && q->diag != NULL) return true;
+    free(q->diag);
+    free(q->key);
+    free(q->mark);
+    const size_t cap = len + len / 2u + 64u; /* the next column set's may be a little longer */
+    q->diag = malloc(cap * sizeof *q->diag);
+    q->key = malloc(cap * sizeof *q->key);
+    q->mark = malloc(cap * sizeof *q->mark);
+    q->cap = cap;
+    if (q->diag != NULL && q->key != NULL && q->mark != NULL) return true;
+    free(q->diag);
+    free(q->key);
+    free(q->mark);
+    q->diag = NULL;
+    q->key = q->mark = NULL;
+    q->cap = 0;
+    return false;
+}
+
+nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
+                         uint32_t colset)
+{
+    if (q == NULL || layout == NULL) return NQ_E_ARG;
+    const int n = layout->n, a = n / 2;
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows > NQ_QUAD_GROUP_BITS_MAX / 2 || row0 < 0 ||
+        col0 < 0 || row0 + rows > n || col0 + cols > n || (row0 < a && row0 + rows > a) || colset >> cols != 0)
+        return NQ_E_ARG;
+    const size_t groups = (size_t)1 << rows;
+    if (q->start == NULL || q->rows != rows) { /* first fill, or another quadrant's table: start over */
+        nq_quad_destroy(q);
+        q->start = malloc((groups + 1u) * sizeof *q->start);
+        if (q->start == NULL) return NQ_E_NOMEM;
+    }
+    q->layout = *layout;
+    q->row0 = row0, q->rows = rows, q->col0 = col0, q->cols = cols;
+    q->group_shift = 0, q->group_cols = 0;
+    memset(q->start, 0, (groups + 1u) * sizeof *q->start);
+    const bool top = row0 < a;
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, colset, true, NULL, CANCEL_STRIDE, false};
+    const partial empty = {0, 0, 0, 0, 0};
+    search(&b, 0, &empty, 0, 0); /* counts each group into start[g + 1] */
+    for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];
+    q->len = q->start[groups];
+    if (!entries_reserve(q, q->len > 0 ? q->len : 1u)) {
+        nq_quad_destroy(q);
+        return NQ_E_NOMEM;
+    }
+    /* The second pass moves each group's offset to its end; the group before's end is its start. */
+    b.cursor = q->start;
+    search(&b, 0, &empty, 0, 0);
+    memmove(q->start + 1, q->start, groups * sizeof *q->start);
+    q->start[0] = 0;
     return NQ_OK;
 }
 
