@@ -21,8 +21,6 @@ typedef struct builder {
     int edge_row;            /* board row next to the cut on the quadrant's side */
     int across_row;          /* board row just across the cut */
     uint32_t *cursor;        /* second pass: next slot of each group; first pass: NULL */
-    uint32_t colset;         /* quadrant-local columns a placement may use */
-    bool exact;              /* only placements on all of colset (nq_quad_fill_cols) */
     const nq_count_ctl *ctl; /* cancel flag to watch, may be NULL */
     unsigned budget;         /* placements until the next look at it */
     bool stopped;            /* cancel seen: the search unwinds */
@@ -64,10 +62,11 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 {
     nq_quad_layout lay = {.n = n};
     const int bits = n - 3; /* a direction's key bits */
-    if ((cuts != 2 && cuts != 4) || cuts / 2 > bits) return lay;
+    if (cuts <= 0 || cuts % 2 != 0 || cuts > NQ_QUAD_CUTS_MAX || cuts / 2 > bits) return lay;
     /* The diagonals through the middle of the cut, cuts / 2 each way, highest first: "/" above "\". */
     const int mid = (bits - 1) / 2;
     lay.cuts = cuts;
+    if (getenv("NQ_ENDS") && cuts == 4) { lay.cut_pos[0] = 2 * bits - 1; lay.cut_pos[1] = bits; lay.cut_pos[2] = bits - 1; lay.cut_pos[3] = 0; return lay; }
     for (int i = 0; i < cuts / 2; i++) {
         lay.cut_pos[i] = bits + mid + cuts / 2 - 1 - i;
         lay.cut_pos[cuts / 2 + i] = mid + cuts / 2 - 1 - i;
@@ -78,7 +77,7 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 nq_quad_layout nq_quad_layout_for(int n)
 {
     const int over = 2 * (n - 3) - 32; /* key bits past the 32-bit lanes */
-    nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : over <= 2 ? 2 : 4);
+    nq_quad_layout lay = nq_quad_layout_cut(n, getenv("NQ_CUTS") ? atoi(getenv("NQ_CUTS")) : over <= 0 ? 0 : over <= 2 ? 2 : 4);
     lay.per_set = n >= 21;
     return lay;
 }
@@ -118,16 +117,14 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
 {
     const nq_quad *q = b->q;
     if (b->stopped) return;
-    const int missing = b->exact ? __builtin_popcount(b->colset & ~p->cols) : 0;
-    if (missing > q->rows - i) return; /* too few rows left for the columns left */
     if (i == q->rows) {
         visit(b, p);
         return;
     }
     const uint32_t full = (1u << q->cols) - 1u;
-    if (missing < q->rows - i) search(b, i + 1, p, ld << 1 & full, rd >> 1); /* row left empty */
+    search(b, i + 1, p, ld << 1 & full, rd >> 1); /* row left empty */
     const int n = q->layout.n, r = q->row0 + i;
-    for (uint32_t avail = b->colset & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
+    for (uint32_t avail = full & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
         const uint32_t bit = avail & (0u - avail);
         const int c = q->col0 + __builtin_ctz(bit);
         const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
@@ -139,6 +136,33 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
             .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
         };
         search(b, i + 1, &next, (ld | bit) << 1 & full, (rd | bit) >> 1);
+    }
+}
+
+/* The placements that put one queen in each quadrant-local column of `left` (and none elsewhere), on
+ * any rows, added to p: column by column, each queen on a free row off the diagonals taken. Every
+ * branch ends in a placement, unlike a row-by-row search that would mostly leave rows empty. */
+static void search_cols(builder *b, uint32_t left, const partial *p)
+{
+    const nq_quad *q = b->q;
+    if (left == 0) {
+        visit(b, p);
+        return;
+    }
+    const int n = q->layout.n, c = q->col0 + __builtin_ctz(left);
+    for (int i = 0; i < q->rows; i++) {
+        const int r = q->row0 + i;
+        const uint64_t d1 = UINT64_C(1) << (r - c + n - 1), d2 = UINT64_C(1) << (r + c);
+        if ((p->rows >> i & 1u) != 0 || (p->d1 & d1) != 0 || (p->d2 & d2) != 0) continue;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const partial next = {
+            .rows = p->rows | 1u << i,
+            .cols = p->cols | (left & (0u - left)),
+            .d1 = p->d1 | d1,
+            .d2 = p->d2 | d2,
+            .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
+        };
+        search_cols(b, left & (left - 1u), &next);
     }
 }
 
@@ -160,7 +184,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
                    .group_cols = (1u << cols) - 1u};
     const int a = n / 2;
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, (1u << cols) - 1u, false, ctl, CANCEL_STRIDE, false};
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, ctl, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     const size_t groups = (size_t)1 << (rows + cols);
 
@@ -236,9 +260,9 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
     q->group_shift = 0, q->group_cols = 0;
     memset(q->start, 0, (groups + 1u) * sizeof *q->start);
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, colset, true, NULL, CANCEL_STRIDE, false};
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, NULL, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
-    search(&b, 0, &empty, 0, 0); /* counts each group into start[g + 1] */
+    search_cols(&b, colset, &empty); /* counts each group into start[g + 1] */
     for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];
     q->len = q->start[groups];
     if (!entries_reserve(q, q->len > 0 ? q->len : 1u)) {
@@ -247,7 +271,7 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
     }
     /* The second pass moves each group's offset to its end; the group before's end is its start. */
     b.cursor = q->start;
-    search(&b, 0, &empty, 0, 0);
+    search_cols(&b, colset, &empty);
     memmove(q->start + 1, q->start, groups * sizeof *q->start);
     q->start[0] = 0;
     return NQ_OK;
