@@ -1,5 +1,5 @@
 /* bench_count.c - the counters behind nq_count side by side: the half-board counter ("quad", the
- * default for 13 <= n <= 20), the meet-in-the-middle counter ("mitm", the default for n > 20, and the
+ * default for 13 <= n <= 21), the meet-in-the-middle counter ("mitm", the default for n > 21, and the
  * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13).
  *
  *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [--sample K] [N ...]

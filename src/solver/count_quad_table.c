@@ -5,7 +5,11 @@
  * become the group offsets, and the second writes each placement at its group's cursor. Two passes
  * cost a second search (a few tens of milliseconds at n = 18) but need no sort and no scratch as
  * large as the table. Sizes, at 16 bytes an entry: 0.9 M entries (15 MB) for a 9 x 9 quadrant,
- * 7.5 M (120 MB) for 10 x 10.
+ * 7.5 M (120 MB) for 10 x 10, 21.6 M (346 MB) for 11 x 10 and 66.8 M (1.07 GB) for 11 x 11.
+ *
+ * A table of one column set (nq_quad_fill_cols) is searched column by column instead: each of its
+ * columns takes one queen on a free row, so every branch ends in a placement. At n = 21 (11 x 11, a
+ * bottom-right column set) that is 32 000 entries on average, in about 4 ms.
  */
 #include "count_quad_table.h"
 
@@ -66,7 +70,6 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts)
     /* The diagonals through the middle of the cut, cuts / 2 each way, highest first: "/" above "\". */
     const int mid = (bits - 1) / 2;
     lay.cuts = cuts;
-    if (getenv("NQ_ENDS") && cuts == 4) { lay.cut_pos[0] = 2 * bits - 1; lay.cut_pos[1] = bits; lay.cut_pos[2] = bits - 1; lay.cut_pos[3] = 0; return lay; }
     for (int i = 0; i < cuts / 2; i++) {
         lay.cut_pos[i] = bits + mid + cuts / 2 - 1 - i;
         lay.cut_pos[cuts / 2 + i] = mid + cuts / 2 - 1 - i;
@@ -77,8 +80,8 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 nq_quad_layout nq_quad_layout_for(int n)
 {
     const int over = 2 * (n - 3) - 32; /* key bits past the 32-bit lanes */
-    nq_quad_layout lay = nq_quad_layout_cut(n, getenv("NQ_CUTS") ? atoi(getenv("NQ_CUTS")) : over <= 0 ? 0 : over <= 2 ? 2 : 4);
-    lay.per_set = n >= 21;
+    nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : over <= 2 ? 2 : 4);
+    lay.per_set = n > 20; /* four tables would pass 1.8 GB; at n <= 20 they cost less CPU (measured) */
     return lay;
 }
 

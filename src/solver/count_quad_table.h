@@ -47,7 +47,7 @@ typedef struct nq_quad_layout {
     int n;                         /* board size */
     int cuts;                      /* crossing diagonals moved into the class */
     int cut_pos[NQ_QUAD_CUTS_MAX]; /* their bits in the full crossing key, highest first */
-    int per_set;                   /* count_quad.c: right quadrants built per column set, not tabulated */
+    int per_set;                   /* nonzero: count_quad.c builds the right quadrants per column set */
 } nq_quad_layout;
 
 typedef struct nq_quad {
@@ -65,11 +65,12 @@ typedef struct nq_quad {
 } nq_quad;
 
 /* The key layout for an n x n board, 4 <= n <= NQ_QUAD_N_MAX: class bits only where the key would
- * not fit 32 bits (n = 20). Where it fits, splitting by class bits costs more than it saves:
- * measured at n = 16..18, two central diagonals made the count 20-70% slower. */
+ * not fit 32 bits (2 at n = 20, 4 at n = 21). Where it fits, splitting by class bits costs more than it
+ * saves: measured at n = 16..18, two central diagonals made the count 20-70% slower. per_set from
+ * n = 21 on, where four whole tables would take 1.9 GB. */
 nq_quad_layout nq_quad_layout_for(int n);
 
-/* The layout for n with `cuts` class bits (0, 2 or 4, at most n - 3; others give 0): the central
+/* The layout for n with `cuts` class bits (0, 2 or 4, cuts / 2 <= n - 3; others give 0): the central
  * crossing diagonal (cuts = 2) or two (cuts = 4) of each direction. For tests of the class path on
  * small boards. */
 nq_quad_layout nq_quad_layout_cut(int n, int cuts);
