@@ -46,7 +46,7 @@
 #define N_ARGS_MAX 16
 
 #define SAMPLE_MAX 65536 /* sampled tasks timed at most */
-#define WORKERS_MAX 64  /* worker threads told apart */
+#define WORKERS_MAX 64   /* worker threads told apart */
 
 /* A000170(n) for n = 16..23, to check the long counts. */
 static const uint64_t oeis_total[] = {14772512u,    95815104u,     666090624u,     4968057848u,
@@ -370,7 +370,9 @@ int main(int argc, char **argv)
         return 2;
     }
     for (int i = 0; i < a.count; i++) {
-        if (a.sample > 0 ? !sample_plan(a.ns[i], (uint32_t)a.sample, (uint32_t)a.run, a.threads) : !bench_one(a.ns[i], &a)) return 1;
+        if (a.sample > 0 ? !sample_plan(a.ns[i], (uint32_t)a.sample, (uint32_t)a.run, a.threads)
+                         : !bench_one(a.ns[i], &a))
+            return 1;
         fflush(stdout);
     }
     return 0;

@@ -90,13 +90,13 @@ typedef struct half {
 
 /* A worker's memory, grown to the largest column set it meets. */
 typedef struct scratch {
-    half top;                    /* the top halves of the column set being counted */
-    half bottom;                 /* its bottom halves */
-    nq_quad right[2];            /* per_set: the top-right and bottom-right placements on ... */
-    uint32_t right_cols[2];      /* ... these quadrant-local columns (UINT32_MAX: none built yet) */
-    uint32_t *keys;   /* bottom keys of one slice, class by class */
-    uint32_t *probes; /* top keys of one slice, class by class */
-    size_t keys_cap;  /* room in keys and probes */
+    half top;               /* the top halves of the column set being counted */
+    half bottom;            /* its bottom halves */
+    nq_quad right[2];       /* per_set: the top-right and bottom-right placements on ... */
+    uint32_t right_cols[2]; /* ... these quadrant-local columns (UINT32_MAX: none built yet) */
+    uint32_t *keys;         /* bottom keys of one slice, class by class */
+    uint32_t *probes;       /* top keys of one slice, class by class */
+    size_t keys_cap;        /* room in keys and probes */
 } scratch;
 
 static bool cancelled(job *j)

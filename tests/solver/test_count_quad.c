@@ -168,8 +168,8 @@ START_TEST(column_set_tables_match_whole_ones)
                     uint32_t f0, l0, f1, l1;
                     nq_quad_group(&whole, rset, cset, &f0, &l0);
                     nq_quad_group(&one, rset, cset, &f1, &l1);
-                    ck_assert_msg(l1 - f1 == l0 - f0, "n=%d quadrant %d rows %x cols %x: %u, want %u", n, k, rset,
-                                  cset, l1 - f1, l0 - f0);
+                    ck_assert_msg(l1 - f1 == l0 - f0, "n=%d quadrant %d rows %x cols %x: %u, want %u", n, k, rset, cset,
+                                  l1 - f1, l0 - f0);
                     expect *want = group_sorted(&whole, f0, l0), *got = group_sorted(&one, f1, l1);
                     ck_assert(memcmp(want, got, (l0 - f0) * sizeof *got) == 0);
                     free(want);
@@ -227,7 +227,7 @@ START_TEST(layout_fits_32_bits)
         ck_assert_int_le(lay.cuts, NQ_QUAD_CUTS_MAX);
         ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : n == 20 ? 2 : 4);
         ck_assert_int_eq(lay.per_set, n >= 21); /* whole right tables would pass 1.4 GB at n = 21 */
-        for (int i = 1; i < lay.cuts; i++) /* highest first, as they are taken out */
+        for (int i = 1; i < lay.cuts; i++)      /* highest first, as they are taken out */
             ck_assert_int_gt(lay.cut_pos[i - 1], lay.cut_pos[i]);
     }
 }
