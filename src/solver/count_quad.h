@@ -11,7 +11,7 @@
  * call and released before it returns: four quadrant tables with their group offsets (9 MB at
  * n = 16, 63 MB at n = 18, 500 MB at n = 20; at n = 21 only the two left ones, 480 MB, and per
  * worker the right ones of its column set, about 1 MB) and per worker the halves of one column set
- * (a few MB, about 10 at n = 20 and 21). Peak resident memory at n = 21: about 505 MiB.
+ * (a few MB, about 10 at n = 20 and 21). Peak resident memory at n = 21 (2 threads): 554 MiB.
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_QUAD_H
