@@ -55,6 +55,11 @@ uint32_t nq_construct_column(const nq_construct *c, uint32_t row);
  * in blocks. Errors: NQ_E_ARG (c NULL, cols NULL with count > 0, first + count > n). */
 nq_err nq_construct_rows(const nq_construct *c, uint32_t first, uint32_t count, uint32_t *cols);
 
+/* The run of the construction that holds `row` (row < c->n, asserted), from row on: *col receives
+ * row's column, and the result is how many rows, row included, keep adding 2 to it (at least 1).
+ * O(1). For renderers that write a run at a time (nq_json_run). */
+uint32_t nq_construct_run(const nq_construct *c, uint32_t row, uint32_t *col);
+
 /* ---- the random solution ---------------------------------------------------------------------- */
 
 /* Boards below this size are solved by a randomised backtracking search, at and above it by local

@@ -1,9 +1,9 @@
 /* solution.c - `nqueens solution`: one solution of any board, streamed as JSON.
  *
- * Boards reach 10^9 rows, a 10 GB document, so the text is never built whole: the construction is
- * asked for a block of rows at a time (O(1) memory) and the block is formatted into a fixed buffer and
- * written; a random board is searched first (it needs its O(n) arrays anyway) and then written the
- * same way. Numbers are formatted by hand: printf would cost more than the solver per row.
+ * Boards reach 10^9 rows, a 10 GB document, so the text is never built whole: rows are formatted into
+ * a fixed buffer, written whenever it fills, the construction a run at a time (O(1) memory); a random
+ * board is searched first (it needs its O(n) arrays anyway) and then written from its columns. The
+ * library formats the rows (nqueens/json.h): printf would cost more than the solver per row.
  * The random search runs on a helper thread so Ctrl-C can cancel it as it cancels a count.
  */
 #include "cli.h"
@@ -21,41 +21,36 @@
 #include "nqueens/json.h"
 #include "nqueens/solution.h"
 
-#define BLOCK_ROWS 4096                 /* rows formatted per write */
-#define TEXT_CAP (BLOCK_ROWS * 11 + 64) /* a column is at most 10 digits, plus its comma */
+#define TEXT_CAP ((size_t)64 * 1024) /* bytes formatted per write */
 _Static_assert(TEXT_CAP >= NQ_CLI_BOARD_N_MAX + 3, "a board row, its quotes and its comma fit");
 #define POLL_NS 10000000L /* 10 ms between looks at the stop flag during a search */
 
-/* Writes rows [first, first + count) whose columns are cols, as numbers or board strings: the
- * library's rows (nqueens/json.h), the same bytes as nqueensd's /solution. text holds TEXT_CAP
- * bytes, which is flushed whenever the longest row might not fit. */
-static void write_rows(FILE *out, const nq_cli_opts *o, uint32_t first, const uint32_t *cols, uint32_t count,
-                       char *text)
+/* Writes the n rows of the board, from cols (a random board) or, when cols is NULL, from the
+ * construction c: the library's rows, the same bytes as nqueensd's /solution. text holds TEXT_CAP
+ * bytes and is written out whenever the next row does not fit. */
+static void write_rows(FILE *out, const nq_cli_opts *o, const nq_construct *c, const uint32_t *cols, char *text)
 {
     const nq_json_shape shape = o->format == NQ_CLI_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
-    const size_t row_max = shape == NQ_JSON_BOARD ? (size_t)o->n + 3u : 11u; /* comma, quotes or digits */
+    const uint32_t n = (uint32_t)o->n;
     size_t len = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        if (TEXT_CAP - len < row_max) {
+    for (uint32_t r = 0; r < n;) {
+        uint32_t done = 0;
+        size_t w = 0;
+        if (cols) {
+            (void)nq_json_rows(n, r, cols + r, n - r, shape, text + len, TEXT_CAP - len, &done, &w); /* in range */
+        } else {
+            uint32_t col = 0;
+            const uint32_t run = nq_construct_run(c, r, &col);
+            (void)nq_json_run(n, r, col, run, shape, text + len, TEXT_CAP - len, &done, &w); /* in range */
+        }
+        r += done;
+        len += w;
+        if (done == 0) { /* full: an empty text always takes a row */
             fwrite(text, 1, len, out);
             len = 0;
         }
-        size_t w = 0;
-        (void)nq_json_row((uint32_t)o->n, first + i, cols[i], shape, text + len, TEXT_CAP - len, &w); /* fits */
-        len += w;
     }
     fwrite(text, 1, len, out);
-}
-
-/* The construction, block by block. */
-static void stream_construction(FILE *out, const nq_cli_opts *o, const nq_construct *c, uint32_t *block, char *text)
-{
-    const uint32_t n = (uint32_t)o->n;
-    for (uint32_t first = 0; first < n; first += BLOCK_ROWS) {
-        const uint32_t count = n - first < BLOCK_ROWS ? n - first : BLOCK_ROWS;
-        nq_construct_rows(c, first, count, block); /* cannot fail: the range is inside the board */
-        write_rows(out, o, first, block, count, text);
-    }
 }
 
 /* A seed nobody chose: from the kernel's generator, else the clock and the process id. */
@@ -117,8 +112,7 @@ static void write_head(FILE *out, const nq_cli_opts *o, uint64_t seed, bool exis
 }
 
 /* Finds and writes the board; returns an NQ_CLI_EXIT_* status. */
-static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const volatile sig_atomic_t *stop,
-                           uint32_t *block, char *text)
+static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const volatile sig_atomic_t *stop, char *text)
 {
     const uint64_t seed = !o->random ? 0 : o->has_seed ? o->seed : pick_seed();
     const bool exists = nq_solution_exists((uint64_t)o->n);
@@ -126,7 +120,7 @@ static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const vol
         nq_construct c;
         write_head(out, o, seed, exists);
         if (!exists || nq_construct_init(&c, (uint64_t)o->n) != NQ_OK) return NQ_CLI_EXIT_OK;
-        stream_construction(out, o, &c, block, text);
+        write_rows(out, o, &c, NULL, text);
         fputs("]}\n", out);
         return NQ_CLI_EXIT_OK;
     }
@@ -145,10 +139,7 @@ static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const vol
         status = NQ_CLI_EXIT_FAILURE;
     } else {
         write_head(out, o, seed, true);
-        for (uint32_t first = 0; first < (uint32_t)o->n; first += BLOCK_ROWS) {
-            const uint32_t left = (uint32_t)o->n - first;
-            write_rows(out, o, first, bg.cols + first, left < BLOCK_ROWS ? left : BLOCK_ROWS, text);
-        }
+        write_rows(out, o, NULL, bg.cols, text);
         fputs("]}\n", out);
     }
     free(bg.cols);
@@ -157,20 +148,18 @@ static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const vol
 
 int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop)
 {
-    uint32_t *block = malloc(BLOCK_ROWS * sizeof *block);
     char *text = malloc(TEXT_CAP);
     int status = NQ_CLI_EXIT_FAILURE;
-    if (block == NULL || text == NULL) {
+    if (text == NULL) {
         fputs("nqueens: out of memory\n", err);
         goto end;
     }
-    status = solve_and_write(opts, out, err, stop, block, text);
+    status = solve_and_write(opts, out, err, stop, text);
     if (fflush(out) != 0 || ferror(out)) {
         fprintf(err, "nqueens: write error on standard output: %s\n", errno == EPIPE ? "broken pipe" : "failed");
         status = NQ_CLI_EXIT_FAILURE;
     }
 end:
     free(text);
-    free(block);
     return status;
 }

@@ -205,6 +205,75 @@ nq_err nq_json_rows(uint32_t n, uint32_t first, const uint32_t *cols, uint32_t c
     return NQ_OK;
 }
 
+/* The columns shape of nq_json_run. A column c >= 100 is written as the text of c / 100 (its prefix,
+ * with the comma before it) and the two digits of c % 100: within a run the prefix stays for 50 rows,
+ * so a row costs one 16-byte copy of the prefix (the bytes past the row are overwritten by the next)
+ * and one 2-byte copy from digit_pairs. Keeping the prefix unchanged for those rows matters: editing
+ * a digit in place and copying the text out again stalls every row on store forwarding (measured
+ * 1.7x slower than nq_json_rows). Columns below 100 and row 0 (no comma) go one by one. */
+static uint32_t put_column_run(uint32_t first, uint32_t col, uint32_t count, char *out, size_t cap, size_t *len)
+{
+    char *p = out;
+    const char *const end = out + cap;
+    uint32_t i = 0;
+    for (; i < count && (col + 2 * i < 100 || first + i == 0); i++) {
+        const uint32_t c = col + 2 * i;
+        const size_t d = u32_digits(c), comma = first + i > 0 ? 1u : 0u;
+        if ((size_t)(end - p) < comma + d) goto full;
+        *p = ',';
+        put_u32(p + comma, c, d);
+        p += comma + d;
+    }
+    while (i < count) {
+        const uint32_t c = col + 2 * i, hi = c / 100;
+        uint32_t lo = c % 100;
+        char prefix[16] = {','};
+        const size_t hd = u32_digits(hi), w = hd + 3; /* comma, prefix, two digits */
+        put_u32(prefix + 1, hi, hd);
+        const uint32_t rows = (99 - lo) / 2 + 1 < count - i ? (99 - lo) / 2 + 1 : count - i; /* until lo wraps */
+        for (uint32_t k = 0; k < rows; k++, lo += 2) {
+            const size_t room = (size_t)(end - p);
+            if (room < w) {
+                i += k;
+                goto full;
+            }
+            memcpy(p, prefix, room >= sizeof prefix ? sizeof prefix : w);
+            memcpy(p + w - 2, digit_pairs + 2 * lo, 2);
+            p += w;
+        }
+        i += rows;
+    }
+full:
+    *len = (size_t)(p - out);
+    return i;
+}
+
+nq_err nq_json_run(uint32_t n, uint32_t first, uint32_t col, uint32_t count, nq_json_shape shape, char *out, size_t cap,
+                   uint32_t *done, size_t *len)
+{
+    if (!out || !done || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
+    *done = 0;
+    *len = 0;
+    if (n == 0) return NQ_E_RANGE;
+    if (count == 0) return NQ_OK;
+    if (first >= n || count > n - first || col >= n || (uint64_t)col + 2u * ((uint64_t)count - 1u) >= n)
+        return NQ_E_RANGE;
+    if (shape == NQ_JSON_COLUMNS) {
+        *done = put_column_run(first, col, count, out, cap, len);
+        return NQ_OK;
+    }
+    size_t o = 0;
+    uint32_t i = 0;
+    for (; i < count; i++) {
+        size_t w = 0;
+        if (nq_json_row(n, first + i, col + 2u * i, shape, out + o, cap - o, &w) != NQ_OK) break; /* full */
+        o += w;
+    }
+    *done = i;
+    *len = o;
+    return NQ_OK;
+}
+
 nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len)
 {
     if (!cols || !out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;

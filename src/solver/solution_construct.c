@@ -68,6 +68,16 @@ uint32_t nq_construct_column(const nq_construct *c, uint32_t row)
     return c->seg[s].col + 2 * (row - c->seg[s].row);
 }
 
+uint32_t nq_construct_run(const nq_construct *c, uint32_t row, uint32_t *col)
+{
+    assert(c != NULL && col != NULL && row < c->n);
+    uint32_t s = c->nseg - 1;
+    while (c->seg[s].row > row) s--; /* seg[0].row is 0, so this stops */
+    *col = c->seg[s].col + 2 * (row - c->seg[s].row);
+    const uint32_t end = s + 1 < c->nseg ? c->seg[s + 1].row : c->n;
+    return end - row;
+}
+
 nq_err nq_construct_rows(const nq_construct *c, uint32_t first, uint32_t count, uint32_t *cols)
 {
     if (c == NULL || (cols == NULL && count > 0)) return NQ_E_ARG;

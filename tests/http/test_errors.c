@@ -352,6 +352,8 @@ START_TEST(test_mhd_rejection_logged)
             const char *status = strstr(bol, "\"status\":");
             ck_assert_msg(status && status < eol && strncmp(status, "\"status\":431,", 13) == 0, "%.*s",
                           (int)(eol - bol), bol);
+            const char *addr = strstr(bol, "\"remote_addr\":\"127.0.0.1\""); /* the client, as the log writes it */
+            ck_assert_msg(addr && addr < eol, "%.*s", (int)(eol - bol), bol);
             logged = true;
         }
         free(log);

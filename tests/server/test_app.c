@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "app/pipeline.h"
 #include "check_run.h"
 
 #define BODY_MAX (1u << 22)
@@ -55,6 +56,41 @@ static char *serve(const char *method, const char *target, const char **headers,
     body[len] = '\0';
     return body;
 }
+
+/* Server-Timing's milliseconds, ETags and request ids are written by hand: the same text as printf's
+ * "%.3f" (away from ties) and "%016llx". */
+START_TEST(test_header_values_by_hand)
+{
+    static const double seconds[] = {0.0, 0.0000004, 0.0000006, 0.0123456, 0.999, 1.5, 12.0004, 1234.5678, 86400.25};
+    for (size_t i = 0; i < sizeof seconds / sizeof seconds[0]; i++) {
+        nq_response r;
+        nq_response_init(&r);
+        nq_app_success(&r, 200, "application/json", "\"x\"", false, seconds[i]);
+        char want[48];
+        snprintf(want, sizeof want, "solver;dur=%.3f", seconds[i] * 1000.0);
+        ck_assert_str_eq(nq_response_header(&r, "Server-Timing"), want);
+        nq_response_clear(&r);
+    }
+    char tag[40], gz[40];
+    nq_app_etag("count?n=8", false, tag, sizeof tag);
+    nq_app_etag("count?n=8", true, gz, sizeof gz);
+    ck_assert_uint_eq(strlen(tag), 18);
+    ck_assert_uint_eq(strspn(tag + 1, "0123456789abcdef"), 16);
+    ck_assert(tag[0] == '"' && tag[17] == '"');
+    ck_assert_int_eq(strncmp(gz, tag, 17), 0);
+    ck_assert_str_eq(gz + 17, "-gzip\"");
+    char small[18];
+    nq_app_etag("count?n=8", false, small, sizeof small); /* no room: empty, not cut */
+    ck_assert_str_eq(small, "");
+    nq_response r;
+    char *body = serve("GET", "/healthz", NULL, &r);
+    const char *id = nq_response_header(&r, "X-Request-Id");
+    ck_assert_uint_eq(strlen(id), 16);
+    ck_assert_uint_eq(strspn(id, "0123456789abcdef"), 16);
+    nq_response_clear(&r);
+    free(body);
+}
+END_TEST
 
 START_TEST(test_count_then_hit)
 {
@@ -309,6 +345,7 @@ int main(void)
     TCase *tc = tcase_create("app");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_count_then_hit);
+    tcase_add_test(tc, test_header_values_by_hand);
     tcase_add_test(tc, test_methods);
     tcase_add_test(tc, test_normalized_path);
     tcase_add_test(tc, test_solve_bodies);

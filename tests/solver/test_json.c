@@ -254,6 +254,84 @@ START_TEST(test_rows_errors)
 }
 END_TEST
 
+/* A run renders what nq_json_row renders for each of its columns, across every carry and every
+ * change of width (9 -> 11, 99 -> 101, ..., 999999998 -> 1000000000), in calls of any size. */
+static void check_run(uint32_t n, uint32_t first, uint32_t col, uint32_t count, nq_json_shape shape)
+{
+    static char want[1 << 16], got[1 << 16];
+    size_t want_len = 0, w = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        ck_assert_int_eq(nq_json_row(n, first + i, col + 2 * i, shape, want + want_len, sizeof want - want_len, &w),
+                         NQ_OK);
+        want_len += w;
+    }
+    const size_t caps[] = {1, 2, 3, 7, 11, 15, 16, 17, 31, 64, sizeof got};
+    for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+        size_t o = 0;
+        uint32_t done = 0;
+        for (uint32_t r = 0; r < count; r += done, o += w) {
+            const size_t cap = caps[k] < sizeof got - o ? caps[k] : sizeof got - o;
+            ck_assert_int_eq(nq_json_run(n, first + r, col + 2 * r, count - r, shape, got + o, cap, &done, &w), NQ_OK);
+            ck_assert_uint_le(w, cap);
+            if (done > 0) continue;
+            ck_assert_uint_eq(w, 0); /* the next row alone is longer than cap: give it room */
+            ck_assert_int_eq(nq_json_run(n, first + r, col + 2 * r, 1, shape, got + o, sizeof got - o, &done, &w),
+                             NQ_OK);
+            ck_assert_uint_eq(done, 1);
+        }
+        ck_assert_uint_eq(o, want_len);
+        ck_assert(memcmp(got, want, want_len) == 0);
+    }
+}
+
+START_TEST(test_run_matches_rows)
+{
+    check_run(11, 0, 0, 6, NQ_JSON_COLUMNS);    /* row 0: no comma */
+    check_run(11, 6, 1, 5, NQ_JSON_COLUMNS);    /* 1, 3, ..., 9 */
+    check_run(11, 0, 0, 6, NQ_JSON_BOARD);      /* the board shape, row by row */
+    check_run(300, 0, 1, 150, NQ_JSON_COLUMNS); /* 1 .. 299: 9 -> 11 and 99 -> 101 */
+    check_run(300, 150, 0, 150, NQ_JSON_COLUMNS);
+    for (uint32_t p = 1000u; p <= 1000000000u; p *= 10u) { /* across each width change, both parities */
+        check_run(UINT32_MAX, 7, p - 10u, 3000, NQ_JSON_COLUMNS);
+        check_run(UINT32_MAX, 7, p - 9u, 3000, NQ_JSON_COLUMNS);
+    }
+    check_run(UINT32_MAX, 1, UINT32_MAX - 2001u, 1000, NQ_JSON_COLUMNS); /* up to the last column */
+    uint32_t done = 0;
+    size_t len = 0;
+    char out[BUF];
+    ck_assert_int_eq(nq_json_run(1000000, 3, 999999, 1, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_OK);
+    ck_assert_uint_eq(done, 1);
+    ck_assert_uint_eq(len, 7);
+    ck_assert(memcmp(out, ",999999", 7) == 0);
+}
+END_TEST
+
+START_TEST(test_run_errors)
+{
+    char out[BUF];
+    size_t len = 9;
+    uint32_t done = 9;
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 0, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_OK);
+    ck_assert_uint_eq(done, 0);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 4, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_OK); /* 1,3,5,7 */
+    ck_assert_uint_eq(done, 4);
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 5, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE); /* 9 */
+    ck_assert_uint_eq(done, 0);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_int_eq(nq_json_run(8, 0, 8, 1, NQ_JSON_BOARD, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_run(8, 5, 0, 4, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE); /* row 8 */
+    ck_assert_int_eq(nq_json_run(8, 8, 0, 1, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_run(0, 0, 0, 1, NQ_JSON_COLUMNS, out, sizeof out, &done, &len), NQ_E_RANGE);
+    ck_assert_int_eq(nq_json_run(UINT32_MAX, 0, UINT32_MAX - 3u, 3, NQ_JSON_COLUMNS, out, sizeof out, &done, &len),
+                     NQ_E_RANGE); /* the last column would wrap past 2^32 */
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 4, (nq_json_shape)5, out, sizeof out, &done, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 4, NQ_JSON_COLUMNS, NULL, sizeof out, &done, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 4, NQ_JSON_COLUMNS, out, sizeof out, NULL, &len), NQ_E_ARG);
+    ck_assert_int_eq(nq_json_run(8, 0, 1, 4, NQ_JSON_COLUMNS, out, sizeof out, &done, NULL), NQ_E_ARG);
+}
+END_TEST
+
 /* ---- counts ------------------------------------------------------------------------------------- */
 
 typedef struct counts_row {
@@ -468,6 +546,8 @@ int main(void)
     tcase_add_test(tc, test_row_errors);
     tcase_add_test(tc, test_rows_at_once);
     tcase_add_test(tc, test_rows_errors);
+    tcase_add_test(tc, test_run_matches_rows);
+    tcase_add_test(tc, test_run_errors);
     tcase_add_loop_test(tc, test_counts_bytes, 0, (int)(sizeof counts / sizeof counts[0]));
     tcase_add_test(tc, test_counts_limits);
     tcase_add_loop_test(tc, test_head_bytes, 0, (int)(sizeof heads / sizeof heads[0]));

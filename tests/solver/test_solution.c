@@ -131,7 +131,7 @@ START_TEST(construct_rows_arguments)
 END_TEST
 
 /* Every n from 1 to 20,000 (n = 2, 3 have none), in blocks of a size that splits runs unevenly;
- * the per-row function agrees with the blocks up to n = 2,000. */
+ * the per-row function and the runs agree with the blocks up to n = 2,000. */
 START_TEST(construct_every_n_to_20000)
 {
     uint32_t *cols = malloc(20000 * sizeof *cols);
@@ -154,6 +154,15 @@ START_TEST(construct_every_n_to_20000)
         uint32_t differ = 0; /* counted, asserted once: a Check assertion costs a write to its log */
         for (uint32_t r = 0; r < n && n <= 2000; r++) differ += nq_construct_column(&c, r) != cols[r];
         ck_assert_msg(differ == 0, "n=%u: %u rows differ", n, differ);
+        uint32_t runs = 0; /* the runs, walked from row 0 and from a row inside one, give the same rows */
+        for (uint32_t r = n <= 2000 ? 0 : n; r < n; runs++) {
+            uint32_t col = 0, mid = 0;
+            const uint32_t len = nq_construct_run(&c, r, &col);
+            for (uint32_t i = 0; i < len; i++) differ += col + 2 * i != cols[r + i];
+            differ += nq_construct_run(&c, r + len / 2, &mid) != len - len / 2 || mid != cols[r + len / 2];
+            r += len;
+        }
+        ck_assert_msg(differ == 0 && runs <= 5, "n=%u: %u rows differ in %u runs", n, differ, runs);
     }
     free(cols);
 }

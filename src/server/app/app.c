@@ -23,6 +23,7 @@
 #include "app/router.h"
 #include "app/web.h"
 #include "base/clock.h"
+#include "base/hash.h"
 
 #define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
 /* ... and what a browser's POST of a JSON body sends too (application/json is not a "simple" type) */
@@ -130,6 +131,15 @@ nq_count_jobs *nq_app_jobs(const nq_app *app)
 
 /* An incoming id is echoed when it is short and made of visible ASCII other than quote and
  * backslash (it ends up in JSON log lines); anything else is replaced by a generated one. */
+/* s into out[0..cap), cut to cap - 1 bytes and NUL-terminated (what snprintf "%s" does, without
+ * its format machinery, on every request). */
+static void copy_str(char *out, size_t cap, const char *s)
+{
+    const size_t len = strnlen(s, cap - 1);
+    memcpy(out, s, len);
+    out[len] = '\0';
+}
+
 static bool request_id_ok(const char *id)
 {
     const size_t len = strlen(id);
@@ -148,7 +158,12 @@ static void generate_request_id(nq_app *app, char *out, size_t cap)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
-    (void)snprintf(out, cap, "%016llx", (unsigned long long)z);
+    if (cap <= 16) { /* the response's id field holds it */
+        if (cap > 0) out[0] = '\0';
+        return;
+    }
+    nq_hash_hex(z, out);
+    out[16] = '\0';
 }
 
 static void common_headers(nq_app *app, const nq_request *req, nq_response *resp)
@@ -165,11 +180,33 @@ static void common_headers(nq_app *app, const nq_request *req, nq_response *resp
     }
 }
 
+/* "solver;dur=<milliseconds with 3 decimals>", by hand: snprintf's %.3f is the dearest call of a
+ * cached answer. Rounded to the microsecond; a value past 10^12 ms (or NaN) is written as 0. */
+static void server_timing(double seconds, char *out, size_t cap)
+{
+    static const char head[] = "solver;dur=";
+    const double us = seconds * 1e6 + 0.5;
+    uint64_t v = us >= 0.0 && us < 1e15 ? (uint64_t)us : 0, ms = v / 1000u;
+    char digits[24], *p = digits + sizeof digits;
+    for (int i = 0; i < 3; i++, v /= 10u) *--p = (char)('0' + v % 10u);
+    *--p = '.';
+    do *--p = (char)('0' + ms % 10u);
+    while ((ms /= 10u) > 0);
+    const size_t len = (size_t)(digits + sizeof digits - p);
+    if (cap <= sizeof head - 1 + len) { /* the caller's 48 bytes hold any value */
+        if (cap > 0) out[0] = '\0';
+        return;
+    }
+    memcpy(out, head, sizeof head - 1);
+    memcpy(out + sizeof head - 1, p, len);
+    out[sizeof head - 1 + len] = '\0';
+}
+
 void nq_app_success(nq_response *resp, unsigned status, const char *media, const char *etag, bool gzip,
                     double solver_seconds)
 {
     char timing[48];
-    (void)snprintf(timing, sizeof timing, "solver;dur=%.3f", solver_seconds * 1000.0);
+    server_timing(solver_seconds, timing, sizeof timing);
     resp->status = status;
     resp->solver_seconds = solver_seconds;
     if (media) nq_response_add_header(resp, "Content-Type", media);
@@ -212,7 +249,7 @@ void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_varia
     if (gz)
         nq_app_etag_gzip(val->etag, etag, sizeof etag);
     else
-        (void)snprintf(etag, sizeof etag, "%s", val->etag);
+        copy_str(etag, sizeof etag, val->etag);
     nq_app_success(resp, 200, val->content_type, etag, gz, seconds);
     resp->kind = NQ_BODY_CACHED;
     resp->entry = entry;
@@ -278,6 +315,7 @@ void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bo
     resp->read = s ? stream_read : NULL;
     resp->stream = s;
     resp->stream_free = s ? stream_free : NULL;
+    resp->stream_len = gzip ? 0 : body.length; /* a compressed size is known only at the end */
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
 }
 
@@ -461,7 +499,7 @@ static nq_app_work *work_new(nq_app *app, const nq_route *route, const nq_reques
     if (!w) return NULL;
     w->app = app;
     w->route = route;
-    (void)snprintf(w->instance, sizeof w->instance, "%s", req->path);
+    copy_str(w->instance, sizeof w->instance, req->path);
     nq_app_negotiate(req, &w->variant);
     return w;
 }

@@ -98,6 +98,8 @@ typedef struct nq_response {
     nq_body_read_fn read;                             /* STREAM: reader */
     void *stream;                                     /* STREAM: its state */
     void (*stream_free)(void *stream);                /* STREAM: frees state */
+    uint64_t stream_len;                              /* STREAM: the exact bytes read produces, sent as
+                                                         Content-Length; 0: not known (chunked) */
     /* for the request record */
     const char *route;                      /* route name (static) */
     char request_id[NQ_REQUEST_ID_MAX + 1]; /* X-Request-Id sent */

@@ -138,7 +138,15 @@ void nq_app_etag(const char *key, bool gzip, char *out, size_t cap)
 {
     const nq_hash_key k = nq_hash_key_from_bytes((const unsigned char *)ETAG_KEY);
     const uint64_t h = nq_hash_bytes(&k, key, strlen(key));
-    (void)snprintf(out, cap, "\"%016llx%s\"", (unsigned long long)h, gzip ? "-gzip" : "");
+    const char *const tail = gzip ? "-gzip\"" : "\"";
+    const size_t tail_len = strlen(tail);
+    if (cap <= 17 + tail_len) { /* every caller's buffer holds the longer form */
+        if (cap > 0) out[0] = '\0';
+        return;
+    }
+    out[0] = '"';
+    nq_hash_hex(h, out + 1);
+    memcpy(out + 17, tail, tail_len + 1);
 }
 
 void nq_app_etag_gzip(const char *etag, char *out, size_t cap)

@@ -171,6 +171,8 @@ typedef struct nq_app_body {
     nq_body_read_fn read;         /* pulls the identity bytes */
     void (*destroy)(void *state); /* frees state */
     void *state;                  /* the route's stream; NULL for HEAD (no body is made) */
+    uint64_t length;              /* the identity bytes read produces, exactly, when known in advance
+                                     (sent with Content-Length); 0: not known (sent chunked) */
 } nq_app_body;
 
 /* Complete resp as a 200 whose body streams from body (taken over: freed with the response, or at once

@@ -154,7 +154,8 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    nq_app_stream(w, (nq_app_body){body_read, body_free, b}, NQ_MEDIA_JSON, gz, seconds, resp);
+    const nq_app_body body = {body_read, body_free, b, nq_body_solution_size(&p->spec)};
+    nq_app_stream(w, body, NQ_MEDIA_JSON, gz, seconds, resp);
     seed_headers(p, resp);
 }
 

@@ -128,7 +128,7 @@ static void respond_stream(const nq_app_work *w, const nq_trace_spec *spec, doub
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    nq_app_stream(w, (nq_app_body){body_read, body_free, b}, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, gz,
+    nq_app_stream(w, (nq_app_body){body_read, body_free, b, 0}, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, gz,
                   seconds, resp);
 }
 

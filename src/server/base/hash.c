@@ -77,3 +77,9 @@ uint64_t nq_hash_bytes(const nq_hash_key *key, const void *data, size_t len)
     for (int i = 0; i < 4; i++) sip_round(v); /* the "4" of SipHash-2-4 */
     return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
+
+void nq_hash_hex(uint64_t h, char out[16])
+{
+    static const char digits[16] = "0123456789abcdef";
+    for (int i = 15; i >= 0; i--, h >>= 4) out[i] = digits[h & 15u];
+}

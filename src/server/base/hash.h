@@ -33,4 +33,8 @@ void nq_hash_key_random(nq_hash_key *key);
 /* SipHash-2-4 of the len bytes at data under key. data may be NULL when len is 0. */
 uint64_t nq_hash_bytes(const nq_hash_key *key, const void *data, size_t len);
 
+/* Write h as 16 lowercase hex digits to out (not NUL-terminated): how hashes appear in ETags and
+ * request ids. By hand, since it runs several times a request and snprintf costs more than the hash. */
+void nq_hash_hex(uint64_t h, char out[16]);
+
 #endif /* NQ_HASH_H */

@@ -226,6 +226,21 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
     return ctx;
 }
 
+/* The dotted quad of an IPv4 address (network order) at addr: by hand, as inet_ntop formats it
+ * through sprintf, once for every request logged. */
+static void ipv4_text(const struct in_addr *in, char *addr)
+{
+    const unsigned char *b = (const unsigned char *)&in->s_addr;
+    char *p = addr;
+    for (int i = 0; i < 4; i++) {
+        const unsigned v = b[i];
+        if (v >= 100) *p++ = (char)('0' + v / 100);
+        if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
+        *p++ = (char)('0' + v % 10);
+        *p++ = i < 3 ? '.' : '\0';
+    }
+}
+
 /* The client's numeric address into addr (INET6_ADDRSTRLEN bytes); "" when unknown. */
 static void client_address(struct MHD_Connection *c, char *addr)
 {
@@ -234,10 +249,11 @@ static void client_address(struct MHD_Connection *c, char *addr)
     if (!ci || !ci->client_addr) return;
     const struct sockaddr *sa = ci->client_addr;
     const void *ip = NULL;
-    if (sa->sa_family == AF_INET6)
-        ip = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-    else if (sa->sa_family == AF_INET)
-        ip = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+    if (sa->sa_family == AF_INET) {
+        ipv4_text(&((const struct sockaddr_in *)(const void *)sa)->sin_addr, addr);
+        return;
+    }
+    if (sa->sa_family == AF_INET6) ip = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
     if (!ip || !inet_ntop(sa->sa_family, ip, addr, INET6_ADDRSTRLEN)) addr[0] = '\0';
 }
 
@@ -401,15 +417,17 @@ static struct MHD_Response *to_mhd(request_ctx *ctx)
     case NQ_BODY_OWNED: m = MHD_create_response_from_buffer_with_free_callback(r->body_len, r->owned, free); break;
     case NQ_BODY_CACHED: m = cached_response(r); break;
     case NQ_BODY_STREAM: {
-        if (!r->read) { /* HEAD: see unframed_response */
-            m = unframed_response();
+        if (!r->read) { /* HEAD: the length GET would send, or see unframed_response */
+            m = r->stream_len ? MHD_create_response_from_callback(r->stream_len, 64, no_body, NULL, NULL)
+                              : unframed_response();
             if (m && r->stream_free) r->stream_free(r->stream);
             break;
         }
         stream_src *src = calloc(1, sizeof *src);
         if (!src) return NULL;
         *src = (stream_src){r->read, r->stream, r->stream_free, &ctx->bytes};
-        m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_reader, src, stream_release);
+        const uint64_t size = r->stream_len ? r->stream_len : MHD_SIZE_UNKNOWN;
+        m = MHD_create_response_from_callback(size, STREAM_BLOCK, stream_reader, src, stream_release);
         if (!m) free(src);
         break;
     }
