@@ -1,8 +1,8 @@
 /* bench_count.c - the counters behind nq_count side by side: the half-board counter ("quad", the
- * default for 13 <= n <= 20), the meet-in-the-middle counter ("mitm", the default for n > 20, and the
+ * default for 13 <= n <= 21), the meet-in-the-middle counter ("mitm", the default for n > 21, and the
  * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13).
  *
- *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [--sample K] [N ...]
+ *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [--sample K [--run B]] [N ...]
  *       defaults: T = 0 (every CPU), R = 1, LIST = quad,mitm, N = 16 17 18
  *
  * Each measurement runs in a child process of its own, so its peak memory is the child's
@@ -19,6 +19,10 @@
  * CPU time outside the tasks (tables, the symmetric boards), the distribution of task times and an
  * extrapolation to the whole plan: outside + the sampled mean x tasks, in CPU seconds, and that
  * divided by the threads as a wall-clock estimate. An estimate, for boards that take hours.
+ * --run B takes B consecutive tasks from every K-th on (tasks 0 .. B-1, K .. K+B-1, ...): at n = 21
+ * the half-board counter's workers rebuild their right-quadrant tables whenever the column set's high
+ * bits change, which consecutive tasks mostly share and isolated ones never do, so a sample of
+ * single tasks pays a rebuild (about 4 ms) per task that a whole count pays once a few hundred.
  */
 #include "nqueens/solver.h"
 
@@ -41,8 +45,8 @@
 
 #define N_ARGS_MAX 16
 
-#define SAMPLE_MAX 4096 /* sampled tasks timed at most */
-#define WORKERS_MAX 64  /* worker threads told apart */
+#define SAMPLE_MAX 65536 /* sampled tasks timed at most */
+#define WORKERS_MAX 64   /* worker threads told apart */
 
 /* A000170(n) for n = 16..23, to check the long counts. */
 static const uint64_t oeis_total[] = {14772512u,    95815104u,     666090624u,     4968057848u,
@@ -182,9 +186,9 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Count every k-th task of n's plan (the symmetric-board task too when it falls on the grid) in this
- * process and print what they took. */
-static bool sample_plan(int n, uint32_t k, int threads)
+/* Count `stretch` consecutive tasks from every k-th of n's plan on (the symmetric-board task too when it
+ * falls on the grid) in this process and print what they took. */
+static bool sample_plan(int n, uint32_t k, uint32_t stretch, int threads)
 {
     uint32_t tasks = 0;
     if (nq_count_plan(n, &tasks) != NQ_OK) return false;
@@ -196,7 +200,10 @@ static bool sample_plan(int n, uint32_t k, int threads)
         return false;
     }
     uint32_t picked = 0;
-    for (uint32_t i = 0; i < tasks; i += k, picked++) todo[i] = 1;
+    for (uint32_t i = 0; i < tasks; i++) {
+        todo[i] = i % k < stretch;
+        picked += todo[i];
+    }
     pthread_mutex_init(&t->lock, NULL);
     const double start = now();
     const nq_err err = nq_count_tasks(n, threads, todo, NULL, time_task, t);
@@ -210,9 +217,9 @@ static bool sample_plan(int n, uint32_t k, int threads)
     qsort(t->took, timed, sizeof *t->took, by_value);
     const int workers = threads > 0 ? threads : nq_count_cpus();
     const double whole = outside + mean * (double)tasks;
-    printf("sample    n=%-2d %u of %u tasks (every %u-th): wall %.2f s, cpu %.2f s (%.2f s outside the tasks), "
-           "peak %.1f MiB, %" PRIu64 " solutions\n",
-           n, picked, tasks, k, wall, cpu, outside, (double)ru.ru_maxrss / 1024.0, t->sums.total);
+    printf("sample    n=%-2d %u of %u tasks (%u from every %u-th): wall %.2f s, cpu %.2f s (%.2f s outside the "
+           "tasks), peak %.1f MiB, %" PRIu64 " solutions\n",
+           n, picked, tasks, stretch, k, wall, cpu, outside, (double)ru.ru_maxrss / 1024.0, t->sums.total);
     if (timed > 0)
         printf(
             "          task cpu s: min %.5f median %.5f p90 %.5f p99 %.5f max %.5f mean %.5f; whole plan ~%.0f cpu s, "
@@ -242,6 +249,7 @@ typedef struct bench_args {
     size_t nuse;          /* how many */
     double stop_after;    /* cancel each count after this many seconds; 0 = never */
     int sample;           /* --sample K: every K-th task of each plan only; 0 = whole counts */
+    int run;              /* --run B: B consecutive tasks from each sampled one on */
     int ns[N_ARGS_MAX];   /* boards */
     int count;            /* how many */
 } bench_args;
@@ -265,7 +273,7 @@ static bool parse_counters(const char *list, bench_args *a)
 
 static bool parse_args(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){.threads = 0, .reps = 1, .use = {0, 1}, .nuse = 2};
+    *a = (bench_args){.threads = 0, .reps = 1, .run = 1, .use = {0, 1}, .nuse = 2};
     for (int i = 1; i < argc; i++) {
         int secs = 0;
         if (strcmp(argv[i], "--counters") == 0 && i + 1 < argc) {
@@ -275,6 +283,8 @@ static bool parse_args(int argc, char **argv, bench_args *a)
             a->stop_after = secs;
         } else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 1 << 20, &a->sample)) return false;
+        } else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
+            if (!parse_int(argv[++i], 1, 1 << 20, &a->run)) return false;
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 0, 256, &a->threads)) return false;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
@@ -355,12 +365,14 @@ int main(int argc, char **argv)
     if (!parse_args(argc, argv, &a)) {
         fprintf(stderr,
                 "usage: %s [--threads T] [--reps R] [--counters quad,mitm,backtrack] "
-                "[--stop-after S] [--sample K] [N ...]\n",
+                "[--stop-after S] [--sample K [--run B]] [N ...]\n",
                 argv[0]);
         return 2;
     }
     for (int i = 0; i < a.count; i++) {
-        if (a.sample > 0 ? !sample_plan(a.ns[i], (uint32_t)a.sample, a.threads) : !bench_one(a.ns[i], &a)) return 1;
+        if (a.sample > 0 ? !sample_plan(a.ns[i], (uint32_t)a.sample, (uint32_t)a.run, a.threads)
+                         : !bench_one(a.ns[i], &a))
+            return 1;
         fflush(stdout);
     }
     return 0;

@@ -113,8 +113,9 @@ int nq_count_cpus(void);
  * ctl may be NULL (no cancel, no progress). Blocks until done.
  * The fastest method for n is chosen internally. Its working memory is allocated inside the call
  * and freed before it returns: almost none below n = 13; from there tables shared by the threads
- * (9 MB at n = 16, 63 MB at 18, 500 MB at 20) plus a few MB per thread (up to about 10 at n = 20;
- * docs/performance.md); NQ_E_NOMEM if it cannot be had.
+ * (9 MB at n = 16, 63 MB at 18, 500 MB at 20, 480 MB at 21; from 22 on about 1 GiB at most) plus a
+ * few MB per thread (up to about 10 at n = 20 and 21; docs/performance.md); NQ_E_NOMEM if it cannot be
+ * had.
  * Errors: NQ_E_ARG (out NULL, threads < 0), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX),
  * NQ_E_CANCELED (ctl was cancelled; *out is then unspecified), NQ_E_NOMEM, NQ_E_THREAD. */
 nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
@@ -126,12 +127,13 @@ nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
  * so a caller may count some tasks now, the rest later or elsewhere, and add up the sums. A plan
  * version change means old task results must not be mixed with new ones (a store keeps the version
  * beside its checkpoints and starts over on a mismatch).
- * The half-board counter's n (13..20) splits into one task per column-set orbit plus one task for the
+ * The half-board counter's n (13..21) splits into one task per column-set orbit plus one task for the
  * boards a symmetry fixes (about C(n, n/2)/2 for odd n, /4 for even n: 869 at n = 13, 12 191 at
- * n = 17, 46 253 at n = 19); the meet-in-the-middle counter's n (21 and up) into one task per
- * placement of the first four rows, mirror images left out, plus that one (39 355 at n = 21, 61 463 at
- * n = 23); every other n (1..12) is one task (the whole count), which a resumed count redoes. */
-#define NQ_COUNT_PLAN_VERSION 2
+ * n = 17, 46 253 at n = 19, 176 485 at n = 21); the meet-in-the-middle counter's n (22 and up) into
+ * one task per placement of the first four rows, mirror images left out, plus that one (49 481 at
+ * n = 22, 61 463 at n = 23); every other n (1..12) is one task (the whole count), which a resumed
+ * count redoes. Version 3: n = 21 moved from the meet-in-the-middle plan to the half-board one. */
+#define NQ_COUNT_PLAN_VERSION 3
 
 /* What one task contributes. Sums of tasks add component-wise (nq_count_sums_add); the counts of n
  * are nq_count_sums_counts of the sum over every task of its plan. */

@@ -6,7 +6,7 @@
  * mix, whenever the job is killed:
  *   nqueens-mpi checkpoint
  *   n 17
- *   plan 2
+ *   plan 3
  *   method quad
  *   tasks 12191
  *   done 3048

@@ -5,7 +5,11 @@
  * become the group offsets, and the second writes each placement at its group's cursor. Two passes
  * cost a second search (a few tens of milliseconds at n = 18) but need no sort and no scratch as
  * large as the table. Sizes, at 16 bytes an entry: 0.9 M entries (15 MB) for a 9 x 9 quadrant,
- * 7.5 M (120 MB) for 10 x 10.
+ * 7.5 M (120 MB) for 10 x 10, 21.6 M (346 MB) for 11 x 10 and 66.8 M (1.07 GB) for 11 x 11.
+ *
+ * A table of one column set (nq_quad_fill_cols) is searched column by column instead: each of its
+ * columns takes one queen on a free row, so every branch ends in a placement. At n = 21 (11 x 11, a
+ * bottom-right column set) that is 32 000 entries on average, in about 4 ms.
  */
 #include "count_quad_table.h"
 
@@ -61,18 +65,24 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
 nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 {
     nq_quad_layout lay = {.n = n};
-    const int bits = n - 3;         /* a direction's key bits */
-    if (cuts == NQ_QUAD_CUTS_MAX) { /* the diagonals through the middle of the cut, one each way */
-        lay.cuts = 2;
-        lay.cut_pos[0] = bits + (bits - 1) / 2;
-        lay.cut_pos[1] = (bits - 1) / 2;
+    const int bits = n - 3; /* a direction's key bits */
+    if (cuts <= 0 || cuts % 2 != 0 || cuts > NQ_QUAD_CUTS_MAX || cuts / 2 > bits) return lay;
+    /* The diagonals through the middle of the cut, cuts / 2 each way, highest first: "/" above "\". */
+    const int mid = (bits - 1) / 2;
+    lay.cuts = cuts;
+    for (int i = 0; i < cuts / 2; i++) {
+        lay.cut_pos[i] = bits + mid + cuts / 2 - 1 - i;
+        lay.cut_pos[cuts / 2 + i] = mid + cuts / 2 - 1 - i;
     }
     return lay;
 }
 
 nq_quad_layout nq_quad_layout_for(int n)
 {
-    return nq_quad_layout_cut(n, 2 * (n - 3) > 32 ? NQ_QUAD_CUTS_MAX : 0);
+    const int over = 2 * (n - 3) - 32; /* key bits past the 32-bit lanes */
+    nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : over <= 2 ? 2 : 4);
+    lay.per_set = n > 20; /* four tables would pass 1.8 GB; at n <= 20 they cost less CPU (measured) */
+    return lay;
 }
 
 static void visit(builder *b, const partial *p)
@@ -82,7 +92,7 @@ static void visit(builder *b, const partial *p)
         b->budget = CANCEL_STRIDE;
         b->stopped = b->ctl != NULL && atomic_load_explicit(&b->ctl->cancel, memory_order_relaxed);
     }
-    const uint32_t g = p->rows << q->cols | p->cols;
+    const uint32_t g = p->rows << q->group_shift | (p->cols & q->group_cols);
     if (b->cursor == NULL) {
         q->start[g + 1u]++;
         return;
@@ -132,6 +142,33 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
     }
 }
 
+/* The placements that put one queen in each quadrant-local column of `left` (and none elsewhere), on
+ * any rows, added to p: column by column, each queen on a free row off the diagonals taken. Every
+ * branch ends in a placement, unlike a row-by-row search that would mostly leave rows empty. */
+static void search_cols(builder *b, uint32_t left, const partial *p)
+{
+    const nq_quad *q = b->q;
+    if (left == 0) {
+        visit(b, p);
+        return;
+    }
+    const int n = q->layout.n, c = q->col0 + __builtin_ctz(left);
+    for (int i = 0; i < q->rows; i++) {
+        const int r = q->row0 + i;
+        const uint64_t d1 = UINT64_C(1) << (r - c + n - 1), d2 = UINT64_C(1) << (r + c);
+        if ((p->rows >> i & 1u) != 0 || (p->d1 & d1) != 0 || (p->d2 & d2) != 0) continue;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const partial next = {
+            .rows = p->rows | 1u << i,
+            .cols = p->cols | (left & (0u - left)),
+            .d1 = p->d1 | d1,
+            .d2 = p->d2 | d2,
+            .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
+        };
+        search_cols(b, left & (left - 1u), &next);
+    }
+}
+
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
                       const nq_count_ctl *ctl)
 {
@@ -141,7 +178,13 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         col0 < 0 || row0 + rows > n || col0 + cols > n)
         return NQ_E_ARG;
     if (row0 < n / 2 && row0 + rows > n / 2) return NQ_E_ARG; /* across the cut */
-    *q = (nq_quad){.layout = *layout, .row0 = row0, .rows = rows, .col0 = col0, .cols = cols};
+    *q = (nq_quad){.layout = *layout,
+                   .row0 = row0,
+                   .rows = rows,
+                   .col0 = col0,
+                   .cols = cols,
+                   .group_shift = cols,
+                   .group_cols = (1u << cols) - 1u};
     const int a = n / 2;
     const bool top = row0 < a;
     builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, ctl, CANCEL_STRIDE, false};
@@ -175,6 +218,65 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         nq_quad_destroy(q);
         return NQ_E_CANCELED;
     }
+    return NQ_OK;
+}
+
+/* Room for len entries in q's arrays, kept when it has it already. False when out of memory (then
+ * q's arrays are freed). */
+static bool entries_reserve(nq_quad *q, size_t len)
+{
+    if (len <= q->cap && q->diag != NULL) return true;
+    free(q->diag);
+    free(q->key);
+    free(q->mark);
+    const size_t cap = len + len / 2u + 64u; /* the next column set's may be a little longer */
+    q->diag = malloc(cap * sizeof *q->diag);
+    q->key = malloc(cap * sizeof *q->key);
+    q->mark = malloc(cap * sizeof *q->mark);
+    q->cap = cap;
+    if (q->diag != NULL && q->key != NULL && q->mark != NULL) return true;
+    free(q->diag);
+    free(q->key);
+    free(q->mark);
+    q->diag = NULL;
+    q->key = q->mark = NULL;
+    q->cap = 0;
+    return false;
+}
+
+nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
+                         uint32_t colset)
+{
+    if (q == NULL || layout == NULL) return NQ_E_ARG;
+    const int n = layout->n, a = n / 2;
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows > NQ_QUAD_GROUP_BITS_MAX / 2 || row0 < 0 ||
+        col0 < 0 || row0 + rows > n || col0 + cols > n || (row0 < a && row0 + rows > a) || colset >> cols != 0)
+        return NQ_E_ARG;
+    const size_t groups = (size_t)1 << rows;
+    if (q->start == NULL || q->rows != rows) { /* first fill, or another quadrant's table: start over */
+        nq_quad_destroy(q);
+        q->start = malloc((groups + 1u) * sizeof *q->start);
+        if (q->start == NULL) return NQ_E_NOMEM;
+    }
+    q->layout = *layout;
+    q->row0 = row0, q->rows = rows, q->col0 = col0, q->cols = cols;
+    q->group_shift = 0, q->group_cols = 0;
+    memset(q->start, 0, (groups + 1u) * sizeof *q->start);
+    const bool top = row0 < a;
+    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, NULL, CANCEL_STRIDE, false};
+    const partial empty = {0, 0, 0, 0, 0};
+    search_cols(&b, colset, &empty); /* counts each group into start[g + 1] */
+    for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];
+    q->len = q->start[groups];
+    if (!entries_reserve(q, q->len > 0 ? q->len : 1u)) {
+        nq_quad_destroy(q);
+        return NQ_E_NOMEM;
+    }
+    /* The second pass moves each group's offset to its end; the group before's end is its start. */
+    b.cursor = q->start;
+    search_cols(&b, colset, &empty);
+    memmove(q->start + 1, q->start, groups * sizeof *q->start);
+    q->start[0] = 0;
     return NQ_OK;
 }
 

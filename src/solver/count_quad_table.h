@@ -15,13 +15,13 @@
  *         the same rows conflict iff their diags share a bit;
  *   key:  the diagonals it occupies among those crossing the row cut, less the class bits (below):
  *         a top and a bottom half are compatible iff their keys and their classes share no bit;
- *   mark: the columns it attacks on the row just across the cut (bits 0..19), its class (bits
- *         20..21) and one more than the column of its queen on the row next to the cut (bits 26..30;
+ *   mark: the columns it attacks on the row just across the cut (bits 0..20), its class (bits
+ *         21..24) and one more than the column of its queen on the row next to the cut (bits 26..30;
  *         0: none there).
  * The diagonals crossing the cut are n - 1 per direction, but the two ends of each need no test
  * (count_quad_table.c, split_key), which leaves 2(n - 3) key bits: 32 at n = 19. At n = 20 the layout
- * moves two more (those through the middle of the cut) out of the key into the class, and groups of
- * halves whose classes overlap are never joined.
+ * moves two more (those through the middle of the cut) out of the key into the class, at n = 21 four,
+ * and groups of halves whose classes overlap are never joined.
  * Keys and classes are ORs of diagonal bits, and two quadrants of one half never both have an edge
  * queen, so a half's key and mark are the ORs of its two quadrants'.
  *
@@ -36,10 +36,10 @@
 
 #include "nqueens/solver.h"
 
-#define NQ_QUAD_N_MAX 20          /* largest board: quadrants of 10 x 10, marks of 20 columns */
-#define NQ_QUAD_GROUP_BITS_MAX 20 /* rows + columns of a quadrant: 2^20 groups, 4 MiB of offsets */
-#define NQ_QUAD_CUTS_MAX 2        /* at n = 20: 34 key bits, 2 into the class, 32 in keys */
-#define NQ_QUAD_CLASS_SHIFT 20    /* mark: attacked columns below, the class from here */
+#define NQ_QUAD_N_MAX 21          /* largest board: marks of 21 columns, 36 key bits */
+#define NQ_QUAD_GROUP_BITS_MAX 22 /* rows + columns of a quadrant: 2^22 groups, 16 MiB of offsets */
+#define NQ_QUAD_CUTS_MAX 4        /* at n = 21: 36 key bits, 4 into the class, 32 in keys */
+#define NQ_QUAD_CLASS_SHIFT 21    /* mark: attacked columns below, the class from here */
 #define NQ_QUAD_EDGE_SHIFT 26     /* mark: edge column + 1 from here */
 
 /* How keys are laid out for one board size: shared by all four quadrants of a count. */
@@ -47,6 +47,7 @@ typedef struct nq_quad_layout {
     int n;                         /* board size */
     int cuts;                      /* crossing diagonals moved into the class */
     int cut_pos[NQ_QUAD_CUTS_MAX]; /* their bits in the full crossing key, highest first */
+    int per_set;                   /* nonzero: count_quad.c builds the right quadrants per column set */
 } nq_quad_layout;
 
 typedef struct nq_quad {
@@ -56,17 +57,22 @@ typedef struct nq_quad {
     uint64_t *diag;        /* per entry, grouped: diagonals relative to row0 */
     uint32_t *key;         /* per entry: crossing diagonals outside the class */
     uint32_t *mark;        /* per entry: attacks across the cut and edge column */
-    uint32_t *start;       /* (1 << (rows + cols)) + 1 offsets: group g is [start[g], start[g+1]) */
+    uint32_t *start;       /* groups + 1 offsets: group g is [start[g], start[g+1]) */
     size_t len;            /* entries */
+    int group_shift;       /* group of (rows, cols): rows << group_shift | (cols & group_cols) */
+    uint32_t group_cols;   /* all columns; for a table of one column set (nq_quad_fill_cols), 0 */
+    size_t cap;            /* nq_quad_fill_cols: room in diag, key and mark */
 } nq_quad;
 
 /* The key layout for an n x n board, 4 <= n <= NQ_QUAD_N_MAX: class bits only where the key would
- * not fit 32 bits (n = 20). Where it fits, splitting by class bits costs more than it saves:
- * measured at n = 16..18, two central diagonals made the count 20-70% slower. */
+ * not fit 32 bits (2 at n = 20, 4 at n = 21). Where it fits, splitting by class bits costs more than it
+ * saves: measured at n = 16..18, two central diagonals made the count 20-70% slower. per_set from
+ * n = 21 on, where four whole tables would take 1.9 GB. */
 nq_quad_layout nq_quad_layout_for(int n);
 
-/* The layout for n with `cuts` class bits (0 or NQ_QUAD_CUTS_MAX; others give 0): the central
- * crossing diagonal of each direction. For tests of the class path on small boards. */
+/* The layout for n with `cuts` class bits (0, 2 or 4, cuts / 2 <= n - 3; others give 0): the central
+ * crossing diagonal (cuts = 2) or two (cuts = 4) of each direction. For tests of the class path on
+ * small boards. */
 nq_quad_layout nq_quad_layout_cut(int n, int cuts);
 
 /* Fill *q with every placement of the quadrant with board rows [row0, row0 + rows) and columns
@@ -77,13 +83,22 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts);
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
                       const nq_count_ctl *ctl);
 
+/* Fill *q, like nq_quad_create, with only the placements that use exactly the quadrant-local columns
+ * `colset` (one per column; rows free): groups by row set alone, 2^rows of them. *q must be zeroed,
+ * destroyed, or filled by this function before (for the same quadrant): its arrays are reused, grown
+ * when short, so a worker refills one table per column set without allocating. Microseconds to a
+ * millisecond: the search only tries columns of colset and gives up on a branch whose rows left
+ * cannot take the columns left. Errors: NQ_E_ARG, NQ_E_NOMEM (then *q holds nothing to free). */
+nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
+                         uint32_t colset);
+
 /* Free what q holds (its arrays; q itself is the caller's). Safe on a zeroed or destroyed q. */
 void nq_quad_destroy(nq_quad *q);
 
 /* The placements on quadrant-local row set `rows` and column set `cols`: indexes [*first, *last). */
 static inline void nq_quad_group(const nq_quad *q, uint32_t rows, uint32_t cols, uint32_t *first, uint32_t *last)
 {
-    const uint32_t g = rows << q->cols | cols;
+    const uint32_t g = rows << q->group_shift | (cols & q->group_cols);
     *first = q->start[g];
     *last = q->start[g + 1u];
 }

@@ -86,7 +86,7 @@ START_TEST(test_exact_text)
     char want[512];
     /* byte 0: task 0 (bit 0) and 7 (bit 7); byte 1: task 8 (bit 0); byte 108: task 868 = 8 x 108 + 4. */
     int k = snprintf(want, sizeof want,
-                     "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 4\ntotal 406\n"
+                     "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 4\ntotal 406\n"
                      "burnside 3248\nbits 8101");
     for (int j = 2; j < 108; j++) k += snprintf(want + k, sizeof want - (size_t)k, "00");
     snprintf(want + k, sizeof want - (size_t)k, "10\n");
@@ -118,12 +118,12 @@ static const char *const damaged[] = {
     "",
     "nqueens-mpi checkpoint\n",
     "nqueens-mpi checkpoint 2\nn 13\n",
-    "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\n",
-    "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 3\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 02\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone  2\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 2\ntotal -5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\nbits 01",
+    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\n",
+    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 3\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 02\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone  2\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal -5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\nbits 01",
 };
 
 START_TEST(test_damaged)
@@ -149,7 +149,7 @@ START_TEST(test_bitmap)
     nq_mpi_checkpoint cp;
     char why[256] = "", text[1024];
     const char *head =
-        "nqueens-mpi checkpoint\nn 13\nplan 2\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\nbits ";
+        "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\nbits ";
     const char *last[] = {"01", "1F", "21", "x1"}; /* the last byte: task 864; F, 0x20 = task 869; x */
     const nq_mpi_load want[] = {NQ_MPI_LOAD_OK, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD};
     for (size_t t = 0; t < 4; t++) {

@@ -2,8 +2,9 @@
  *
  * The cases every counter shares (count_method.h): counts against OEIS A000170 / A002562 for
  * n = 1..17 (fast) and 18..19 (argument "slow"), argument checks, worker counts, progress and
- * cancellation (argument "threads"). Its own: every quadrant entry against a brute force, counts with
- * class bits, the key layout, the SIMD loops against the portable ones, a cancelled table build.
+ * cancellation (argument "threads"). Its own: every quadrant entry against a brute force, tables of
+ * one column set against whole ones, counts with class bits and per-set right quadrants, the key
+ * layout, the SIMD loops against the portable ones, a cancelled table build.
  */
 #include "count_quad.h"
 
@@ -130,18 +131,83 @@ START_TEST(quadrants_hold_every_placement)
 }
 END_TEST
 
-/* The class path (the layout of n = 20, too long for a test) on small boards: moving the two central
- * crossing diagonals into the class changes nothing in the counts. */
+/* The entries of one group, sorted, for comparing groups whose order may differ. */
+static expect *group_sorted(const nq_quad *q, uint32_t first, uint32_t last)
+{
+    expect *e = malloc((last - first + 1u) * sizeof *e);
+    ck_assert_ptr_nonnull(e);
+    for (uint32_t i = first; i < last; i++) e[i - first] = (expect){q->diag[i], q->key[i], q->mark[i]};
+    qsort(e, last - first, sizeof *e, expect_cmp);
+    return e;
+}
+
+/* A table of one column set (nq_quad_fill_cols, the right quadrants from n = 21 on) holds, for each
+ * row set, exactly the group of the whole table (checked above against a brute force), at odd and
+ * even n, on both sides of the cut, with the layout of n = 21 (4 class bits); one table refilled
+ * from set to set, and from one quadrant to another. */
+START_TEST(column_set_tables_match_whole_ones)
+{
+    static const int sizes[] = {9, 12, 13};
+    nq_quad one = {0};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const int n = sizes[s], a = n / 2, b = n - a;
+        const nq_quad_layout lay = nq_quad_layout_cut(n, 4);
+        ck_assert_int_eq(lay.cuts, 4);
+        const int where[4][4] = {{0, a, a, b}, {a, b, a, b}, {0, a, 0, a}, {a, b, 0, a}};
+        for (int k = 0; k < 4; k++) {
+            nq_quad whole;
+            ck_assert_int_eq(nq_quad_create(&whole, &lay, where[k][0], where[k][1], where[k][2], where[k][3], NULL),
+                             NQ_OK);
+            size_t total = 0;
+            for (uint32_t cset = 0; cset < 1u << whole.cols; cset++) {
+                ck_assert_int_eq(
+                    nq_quad_fill_cols(&one, &lay, where[k][0], where[k][1], where[k][2], where[k][3], cset), NQ_OK);
+                ck_assert_uint_eq(one.start[0], 0);
+                ck_assert_uint_eq(one.start[1u << one.rows], one.len);
+                for (uint32_t rset = 0; rset < 1u << whole.rows; rset++) {
+                    uint32_t f0, l0, f1, l1;
+                    nq_quad_group(&whole, rset, cset, &f0, &l0);
+                    nq_quad_group(&one, rset, cset, &f1, &l1);
+                    ck_assert_msg(l1 - f1 == l0 - f0, "n=%d quadrant %d rows %x cols %x: %u, want %u", n, k, rset, cset,
+                                  l1 - f1, l0 - f0);
+                    expect *want = group_sorted(&whole, f0, l0), *got = group_sorted(&one, f1, l1);
+                    ck_assert(memcmp(want, got, (l0 - f0) * sizeof *got) == 0);
+                    free(want);
+                    free(got);
+                }
+                total += one.len;
+            }
+            ck_assert_uint_eq(total, whole.len); /* every entry in exactly one column set */
+            nq_quad_destroy(&whole);
+        }
+    }
+    const nq_quad_layout lay = nq_quad_layout_for(8);
+    ck_assert_int_eq(nq_quad_fill_cols(NULL, &lay, 0, 4, 4, 4, 1), NQ_E_ARG);
+    ck_assert_int_eq(nq_quad_fill_cols(&one, NULL, 0, 4, 4, 4, 1), NQ_E_ARG);
+    ck_assert_int_eq(nq_quad_fill_cols(&one, &lay, 0, 4, 4, 4, 1u << 4), NQ_E_ARG); /* a column outside */
+    ck_assert_int_eq(nq_quad_fill_cols(&one, &lay, 2, 4, 4, 4, 1), NQ_E_ARG);       /* across the cut */
+    nq_quad_destroy(&one);
+}
+END_TEST
+
+/* The class path (the layouts of n = 20 and 21, too long for a test) on small boards: moving the two
+ * or four central crossing diagonals into the class changes nothing in the counts, with the quadrant
+ * tables whole or (per_set, as at n = 21) the right ones built per column set. */
 START_TEST(counts_with_class_bits)
 {
     for (int n = 4; n <= 15; n++) {
-        const nq_quad_layout lay = nq_quad_layout_cut(n, NQ_QUAD_CUTS_MAX);
-        ck_assert_int_eq(lay.cuts, NQ_QUAD_CUTS_MAX);
-        nq_counts got = {99, 99};
-        ck_assert_int_eq(nq_count_quad_with(n, 2, &lay, NULL, &got), NQ_OK);
-        ck_assert_msg(got.total == known_counts[n].total && got.unique == known_counts[n].unique,
-                      "n=%d with class bits: %llu / %llu", n, (unsigned long long)got.total,
-                      (unsigned long long)got.unique);
+        for (int cuts = 0; cuts <= NQ_QUAD_CUTS_MAX; cuts += 2) {
+            for (int per_set = 0; per_set <= 1; per_set++) {
+                nq_quad_layout lay = nq_quad_layout_cut(n, cuts);
+                ck_assert_int_eq(lay.cuts, cuts / 2 <= n - 3 ? cuts : 0);
+                lay.per_set = per_set;
+                nq_counts got = {99, 99};
+                ck_assert_int_eq(nq_count_quad_with(n, 2, &lay, NULL, &got), NQ_OK);
+                ck_assert_msg(got.total == known_counts[n].total && got.unique == known_counts[n].unique,
+                              "n=%d with %d class bits, per_set %d: %llu / %llu", n, cuts, per_set,
+                              (unsigned long long)got.total, (unsigned long long)got.unique);
+            }
+        }
     }
     const nq_quad_layout wrong = nq_quad_layout_cut(9, 0);
     nq_counts got;
@@ -159,8 +225,9 @@ START_TEST(layout_fits_32_bits)
         ck_assert_int_le(2 * (n - 3) - lay.cuts, 32);
         ck_assert_int_eq(nq_quad_layout_cut(n, 1).cuts, 0); /* only whole pairs */
         ck_assert_int_le(lay.cuts, NQ_QUAD_CUTS_MAX);
-        ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : 2);
-        for (int i = 1; i < lay.cuts; i++) /* highest first, as they are taken out */
+        ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : n == 20 ? 2 : 4);
+        ck_assert_int_eq(lay.per_set, n >= 21); /* whole right tables would pass 1.4 GB at n = 21 */
+        for (int i = 1; i < lay.cuts; i++)      /* highest first, as they are taken out */
             ck_assert_int_gt(lay.cut_pos[i - 1], lay.cut_pos[i]);
     }
 }
@@ -305,6 +372,7 @@ static void add_own(TCase *tc, const char *which)
     } else if (strcmp(which, "fast") == 0) {
         tcase_add_test(tc, bad_table_arguments);
         tcase_add_loop_test(tc, quadrants_hold_every_placement, 0, 2);
+        tcase_add_test(tc, column_set_tables_match_whole_ones);
         tcase_add_test(tc, counts_with_class_bits);
         tcase_add_test(tc, layout_fits_32_bits);
         tcase_add_test(tc, simd_agrees_with_portable);
