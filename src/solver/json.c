@@ -238,7 +238,7 @@ static uint32_t put_column_run(uint32_t first, uint32_t col, uint32_t count, cha
                 goto full;
             }
             memcpy(p, prefix, room >= sizeof prefix ? sizeof prefix : w);
-            memcpy(p + w - 2, digit_pairs + 2 * lo, 2);
+            memcpy(p + w - 2, digit_pairs + (size_t)lo * 2u, 2);
             p += w;
         }
         i += rows;
