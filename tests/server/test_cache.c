@@ -1,20 +1,15 @@
 /* test_cache.c - Check unit tests of the LRU response cache (src/server/cache/cache.c): eviction order,
  * byte bound, refusal of oversize entries, replacement, references that outlive eviction, incremental
- * rehash, large entries kept in a sealed memory file, and many threads hammering get/put (labelled
- * "concurrency" so TSan runs it too).
+ * rehash, large entries (copied or taken over) charged and evicted like small ones, and many threads
+ * hammering get/put (labelled "concurrency" so TSan runs it too).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* F_GET_SEALS */
-#endif
 #include "cache/cache.h"
 
 #include <check.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check_run.h"
 
@@ -434,16 +429,31 @@ START_TEST(test_concurrent_get_put)
 }
 END_TEST
 
-/* Rows: body and gzip sizes around NQ_CACHE_FILE_MIN, and whether the entry keeps a file. */
-static const struct file_row {
+#define MIB ((size_t)1024 * 1024)
+
+/* What an entry under key with ETag etag, the make_value content type and no body costs: its
+ * bookkeeping and strings, to which a body and gzip form add their lengths exactly. */
+static size_t empty_charge(const char *key, const char *etag)
+{
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(1u << 20, &c), NQ_OK);
+    const nq_cache_value v = make_value(NULL, 0, etag);
+    ck_assert_int_eq(nq_cache_put(c, key, &v, NULL), NQ_OK);
+    nq_cache_stats st;
+    nq_cache_stats_get(c, &st);
+    nq_cache_destroy(c);
+    return st.bytes;
+}
+
+/* Rows: body and gzip sizes of large entries, up to a little more than a cached n = 12 answer. */
+static const struct large_row {
     size_t body_len, gzip_len;
-    bool file;
-} file_rows[] = {
-    {NQ_CACHE_FILE_MIN - 1u, 0, false},
-    {NQ_CACHE_FILE_MIN, 0, true},
-    {NQ_CACHE_FILE_MIN - 1u, NQ_CACHE_FILE_MIN - 1u, false}, /* each form counts on its own */
-    {100u, NQ_CACHE_FILE_MIN, true},
-    {3u * NQ_CACHE_FILE_MIN + 5u, NQ_CACHE_FILE_MIN / 3u, true},
+} large_rows[] = {
+    {MIB - 1u, 0},             /* identity form alone */
+    {MIB, 0},                  /* 1 MiB exactly */
+    {MIB - 1u, MIB - 1u},      /* both forms large */
+    {100u, MIB},               /* a gzip form larger than its body */
+    {3u * MIB + 5u, MIB / 3u}, /* like n = 12: 2.6 MB and 150 kB */
 };
 
 /* Fill buf with a pattern that differs at every offset modulo 251, so misplaced bytes show. */
@@ -452,75 +462,69 @@ static void pattern(char *buf, size_t len, unsigned seed)
     for (size_t i = 0; i < len; i++) buf[i] = (char)((i + seed) % 251u);
 }
 
-START_TEST(test_large_entries_in_a_sealed_file)
+/* Entries as large as a cached n = 12 answer live on the heap like small ones: a copy of the bytes
+ * put, charged exactly their length on top of the bookkeeping, evicted in LRU order once eight of
+ * them fill the cache (an entry may take an eighth), and readable through a reference held across
+ * their eviction (ASan and valgrind see a leak if the evicted entry is never freed). */
+START_TEST(test_large_entries_on_the_heap)
 {
-    const struct file_row *row = &file_rows[_i];
+    const struct large_row *row = &large_rows[_i];
     char *body = malloc(row->body_len), *gz = malloc(row->gzip_len + 1u);
     ck_assert(body && gz);
     pattern(body, row->body_len, 1);
     pattern(gz, row->gzip_len, 7);
-    nq_cache *c = NULL;
-    ck_assert_int_eq(nq_cache_create((size_t)256 << 20, &c), NQ_OK);
     nq_cache_value v = make_value(body, row->body_len, "\"f\"");
     v.gzip = row->gzip_len ? gz : NULL;
     v.gzip_len = row->gzip_len;
-    ck_assert(nq_cache_fits(c, row->body_len, row->gzip_len));
-    nq_cache_entry *e = NULL;
-    ck_assert_int_eq(nq_cache_put(c, "big", &v, &e), NQ_OK);
-    const nq_cache_value *got = nq_cache_entry_value(e);
+    const size_t charge = empty_charge("big0", "\"f\"") + row->body_len + row->gzip_len;
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(8u * charge, &c), NQ_OK);
+    ck_assert_uint_eq(nq_cache_entry_limit(c), charge); /* each entry just admitted */
+
+    nq_cache_entry *first = NULL;
+    ck_assert_int_eq(nq_cache_put(c, "big0", &v, &first), NQ_OK);
+    const nq_cache_value *got = nq_cache_entry_value(first);
+    ck_assert_ptr_ne(got->body, body); /* a copy, not the caller's buffer */
+    ck_assert_uint_eq(got->body_len, row->body_len);
     ck_assert(memcmp(got->body, body, row->body_len) == 0);
-    if (row->gzip_len) ck_assert(memcmp(got->gzip, gz, row->gzip_len) == 0);
+    ck_assert_uint_eq(got->gzip_len, row->gzip_len);
+    ck_assert(row->gzip_len ? memcmp(got->gzip, gz, row->gzip_len) == 0 : got->gzip == NULL);
     nq_cache_stats st;
     nq_cache_stats_get(c, &st);
-    ck_assert_uint_eq(st.files, row->file ? 1u : 0u);
-    ck_assert_uint_ge(st.bytes, row->body_len + row->gzip_len);                 /* the bytes are charged either way */
-    ck_assert_uint_le(st.bytes, row->body_len + row->gzip_len + 4096u + 2048u); /* pages + bookkeeping */
+    ck_assert_uint_eq(st.bytes, charge);
 
-    int fd = -1;
-    uint64_t off = 99;
-    ck_assert(nq_cache_entry_file(e, got->body, &fd, &off) == row->file);
-    if (row->file) {
-        ck_assert_uint_eq(off, 0);
-        if (row->gzip_len) {
-            ck_assert(nq_cache_entry_file(e, got->gzip, &fd, &off));
-            ck_assert_uint_eq(off, row->body_len);
-        }
-        ck_assert(!nq_cache_entry_file(e, body, &fd, &off)); /* not one of the entry's forms */
-        const int seals = fcntl(fd, F_GET_SEALS);
-        ck_assert_int_eq(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
-                         F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-        ck_assert_int_eq(write(fd, "x", 1), -1); /* sealed: nobody changes bytes being sent */
-        /* A dup outlives the entry and the cache, as a response being sent does. */
-        const int dup_fd = dup(fd);
-        ck_assert_int_ge(dup_fd, 0);
-        nq_cache_entry_release(e);
-        e = NULL;
-        nq_cache_destroy(c);
-        c = NULL;
-        char *back = malloc(row->body_len + row->gzip_len);
-        ck_assert_ptr_nonnull(back);
-        ck_assert_int_eq(pread(dup_fd, back, row->body_len + row->gzip_len, 0),
-                         (ssize_t)(row->body_len + row->gzip_len));
-        ck_assert(memcmp(back, body, row->body_len) == 0);
-        if (row->gzip_len) ck_assert(memcmp(back + row->body_len, gz, row->gzip_len) == 0);
-        free(back);
-        close(dup_fd);
+    char key[8];
+    for (unsigned k = 1; k < 8; k++) { /* eight in all: the cache is exactly full */
+        snprintf(key, sizeof key, "big%u", k);
+        ck_assert_int_eq(nq_cache_put(c, key, &v, NULL), NQ_OK);
     }
-    nq_cache_entry_release(e);
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.bytes, 8u * charge);
+    ck_assert_uint_eq(st.evictions, 0);
+    ck_assert_int_eq(nq_cache_put(c, "big8", &v, NULL), NQ_OK); /* one more: the oldest goes */
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.evictions, 1);
+    ck_assert_uint_eq(st.entries, 8);
+    ck_assert_uint_eq(st.bytes, 8u * charge);
+    ck_assert(!has(c, "big0"));
+    ck_assert(has(c, "big1") && has(c, "big8"));
+    ck_assert(memcmp(got->body, body, row->body_len) == 0); /* the held reference still reads them */
+    if (row->gzip_len) ck_assert(memcmp(got->gzip, gz, row->gzip_len) == 0);
+    nq_cache_entry_release(first);
     nq_cache_destroy(c);
     free(body);
     free(gz);
 }
 END_TEST
 
-/* A taken-over body is served from where it is, never copied into a file whatever its size; it is
- * charged like a copy, freed with the entry (ASan and valgrind see a leak otherwise), and freed at once
- * when refused. Replacing it by a copied entry with both forms is what settling a large answer does. */
+/* A taken-over body is served from where it is, never copied whatever its size; it is charged exactly
+ * like a copy, freed with the entry (ASan and valgrind see a leak otherwise), and freed at once when
+ * refused. Replacing it by a copied entry with both forms is what settling a large answer does. */
 START_TEST(test_owned_body_is_taken_over)
 {
     nq_cache *c = NULL;
     ck_assert_int_eq(nq_cache_create((size_t)256 << 20, &c), NQ_OK);
-    const size_t len = 3u * NQ_CACHE_FILE_MIN;
+    const size_t len = 3u * MIB;
     char *body = malloc(len);
     ck_assert_ptr_nonnull(body);
     pattern(body, len, 3);
@@ -531,14 +535,10 @@ START_TEST(test_owned_body_is_taken_over)
     ck_assert_ptr_eq(got->body, body); /* the very bytes: no copy */
     ck_assert_ptr_null(got->gzip);
     ck_assert_str_eq(got->etag, "\"o\"");
-    int fd = -1;
-    uint64_t off = 0;
-    ck_assert(!nq_cache_entry_file(e, got->body, &fd, &off));
+    const size_t base = empty_charge("big", "\"o\"");
     nq_cache_stats st;
     nq_cache_stats_get(c, &st);
-    ck_assert_uint_eq(st.files, 0);
-    ck_assert_uint_ge(st.bytes, len);
-    ck_assert_uint_le(st.bytes, len + 2048u);
+    ck_assert_uint_eq(st.bytes, base + len);
     ck_assert(nq_cache_holds(c, "big", e));
     ck_assert(!nq_cache_holds(c, "other", e));
     ck_assert(!nq_cache_holds(c, NULL, e) && !nq_cache_holds(NULL, "big", e) && !nq_cache_holds(c, "big", NULL));
@@ -558,7 +558,10 @@ START_TEST(test_owned_body_is_taken_over)
     ck_assert(nq_cache_holds(c, "big", now));
     ck_assert(memcmp(nq_cache_entry_value(now)->body, got->body, len) == 0);
     ck_assert(memcmp(nq_cache_entry_value(now)->gzip, gz, sizeof gz) == 0);
-    ck_assert(nq_cache_entry_file(now, nq_cache_entry_value(now)->body, &fd, &off)); /* a file now */
+    ck_assert_ptr_ne(nq_cache_entry_value(now)->body, got->body); /* a copy, beside the first */
+    nq_cache_stats_get(c, &st);
+    ck_assert_uint_eq(st.entries, 1);
+    ck_assert_uint_eq(st.bytes, base + len + sizeof gz); /* the first is uncharged once replaced */
     nq_cache_entry_release(now);
     nq_cache_entry_release(e);
     /* Refused (too large for a 1 MiB cache, no body): freed at once, nothing published. */
@@ -591,7 +594,7 @@ static Suite *cache_suite(void)
     tcase_add_test(unit, test_replace_keeps_old_reader);
     tcase_add_test(unit, test_reference_outlives_eviction_and_destroy);
     tcase_add_test(unit, test_many_keys_through_rehash);
-    tcase_add_loop_test(unit, test_large_entries_in_a_sealed_file, 0, (int)(sizeof file_rows / sizeof file_rows[0]));
+    tcase_add_loop_test(unit, test_large_entries_on_the_heap, 0, (int)(sizeof large_rows / sizeof large_rows[0]));
     tcase_add_test(unit, test_owned_body_is_taken_over);
     suite_add_tcase(s, unit);
     TCase *const conc = tcase_create("concurrency");

@@ -343,8 +343,8 @@ nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_
                               .gzip_len = gzip_len,
                               .solver_seconds = seconds,
                               .counts = counts ? *counts : (nq_counts){0, 0}};
-    /* A refusal is no error: see above. A large body is taken over, not copied (into a memory file):
-     * the first answers go out from it at once, and settling copies it into a file with its gzip form. */
+    /* A refusal is no error: see above. A large body is taken over, not copied: the first answers go
+     * out from it at once, and settling publishes a copy of it with its gzip form (nq_app_settle). */
     if (later) {
         (void)nq_cache_put_owned(w->app->cache, w->key, &v, body, entry);
         return NQ_OK;

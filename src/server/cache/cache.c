@@ -2,35 +2,29 @@
  * ref-counted immutable entries, bounded in bytes.
  *
  * Each entry is one allocation: the header below followed by key, content type, ETag, body and gzip
- * bytes, so the byte charge is exact and freeing is one call. A large entry (NQ_CACHE_FILE_MIN)
- * keeps its body and gzip bytes in a sealed memfd instead, mapped read-only where the value points:
- * the bytes exist once, in the file's pages, and a server can sendfile them; its charge counts the
- * file's pages in place of the heap copy. The expensive part of a put (allocating
- * and copying megabytes) happens before the lock is taken; freeing evicted entries happens after it is
- * dropped. Inside the lock every operation touches O(1) nodes: the hash table never rehashes all at
- * once but moves a couple of buckets per operation while it grows (the way Redis' dict does), and the
- * LRU list is doubly linked so an entry moves to the front or leaves in constant time.
+ * bytes, whatever their size, so the byte charge is exact and freeing is one call. An entry made by
+ * nq_cache_put_owned holds the caller's body as a second allocation instead of a copy, charged as a
+ * copy would be. The expensive part of a put (allocating and copying megabytes) happens before the
+ * lock is taken; freeing evicted entries happens after it is dropped. Inside the lock every operation
+ * touches O(1) nodes: the hash table never rehashes all at once but moves a couple of buckets per
+ * operation while it grows (the way Redis' dict does), and the LRU list is doubly linked so an entry
+ * moves to the front or leaves in constant time.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memfd_create, file seals */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #endif
 #include "cache/cache.h"
 
 #include <assert.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "base/hash.h"
 
 #define TABLE_MIN_SLOTS 16u /* first table size; a power of two */
 #define REHASH_STEPS 2u     /* old buckets moved per operation while growing */
-#define FILE_PAGE 4096u     /* a memory file is charged in pages of this size */
 
 struct nq_cache_entry {
     atomic_uint_fast32_t refs; /* the cache's reference while linked, plus one per caller */
@@ -41,10 +35,7 @@ struct nq_cache_entry {
     size_t charge;             /* bytes this entry counts against max_bytes */
     size_t key_len;            /* strlen(key) */
     const char *key;           /* NUL-terminated, points into data */
-    nq_cache_value value;      /* pointers into data, or body and gzip into map */
-    int fd;                    /* sealed memfd holding body then gzip, or -1 (bytes in data) */
-    void *map;                 /* its read-only mapping, map_len bytes; NULL when fd is -1 */
-    size_t map_len;            /* body_len + gzip_len when mapped */
+    nq_cache_value value;      /* pointers into data (the body into owned when that is not NULL) */
     char *owned;               /* the body, when the entry took it over (nq_cache_put_owned), or NULL */
     char data[];               /* key, content type, ETag (each NUL-terminated)[, body, gzip] */
 };
@@ -64,7 +55,6 @@ struct nq_cache {
     nq_hash_key seed;       /* SipHash key, random per cache; read-only after create */
     size_t max_bytes;       /* configured bound; read-only after create */
     size_t bytes;           /* sum of linked entries' charges */
-    size_t files;           /* linked entries kept in a memory file */
     uint64_t hits;          /* see nq_cache_stats */
     uint64_t misses;
     uint64_t inserts;
@@ -80,27 +70,11 @@ static uint64_t hash_key(const nq_hash_key *seed, const char *key, size_t len)
     return nq_hash_bytes(seed, key, len);
 }
 
-/* Whether an entry of these sizes keeps its bytes in a memory file (when one can be had). */
-static bool file_sized(size_t body_len, size_t gzip_len)
+/* Bytes an entry costs, or SIZE_MAX if the sum overflows: the size of its allocation when body and gzip
+ * are copied into it (an owned body is charged the same, in its own allocation). */
+static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, size_t body_len, size_t gzip_len)
 {
-    return body_len >= NQ_CACHE_FILE_MIN || gzip_len >= NQ_CACHE_FILE_MIN;
-}
-
-/* Bytes of a memory file holding len bytes: whole pages. SIZE_MAX on overflow. */
-static size_t file_pages(size_t len)
-{
-    return len > SIZE_MAX - FILE_PAGE ? SIZE_MAX : (len + FILE_PAGE - 1u) / FILE_PAGE * FILE_PAGE;
-}
-
-/* Bytes an entry costs, or SIZE_MAX if the sum overflows: its allocation, plus the file's pages when
- * `file` (then body and gzip are not in the allocation). */
-static size_t entry_charge(size_t key_len, size_t type_len, size_t etag_len, size_t body_len, size_t gzip_len,
-                           bool file)
-{
-    const size_t bytes = body_len > SIZE_MAX - gzip_len ? SIZE_MAX : body_len + gzip_len;
-    const size_t parts[] = {
-        sizeof(nq_cache_entry), key_len + 1u, type_len + 1u, etag_len + 1u, file ? file_pages(bytes) : body_len,
-        file ? 0 : gzip_len};
+    const size_t parts[] = {sizeof(nq_cache_entry), key_len + 1u, type_len + 1u, etag_len + 1u, body_len, gzip_len};
     size_t sum = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (parts[i] > SIZE_MAX - sum) {
@@ -118,8 +92,7 @@ size_t nq_cache_entry_limit(const nq_cache *c)
 
 bool nq_cache_fits(const nq_cache *c, size_t body_len, size_t gzip_len)
 {
-    const size_t worst = entry_charge(NQ_CACHE_KEY_MAX, NQ_CACHE_STR_MAX, NQ_CACHE_STR_MAX, body_len, gzip_len,
-                                      file_sized(body_len, gzip_len));
+    const size_t worst = entry_charge(NQ_CACHE_KEY_MAX, NQ_CACHE_STR_MAX, NQ_CACHE_STR_MAX, body_len, gzip_len);
     return worst != SIZE_MAX && worst <= nq_cache_entry_limit(c);
 }
 
@@ -261,7 +234,6 @@ static nq_cache_entry *detach(nq_cache *c, table *t, nq_cache_entry **link)
     t->used--;
     lru_unlink(c, e);
     c->bytes -= e->charge;
-    c->files -= e->fd >= 0;
     return e;
 }
 
@@ -291,7 +263,6 @@ static void link_new(nq_cache *c, nq_cache_entry *e)
     t->used++;
     lru_push_front(c, e);
     c->bytes += e->charge;
-    c->files += e->fd >= 0;
 }
 
 /* ---- public operations ------------------------------------------------------------------------ */
@@ -364,60 +335,12 @@ static char *put_bytes(char **cursor, const char *src, size_t len)
     return at;
 }
 
-/* Write len bytes at p to fd; false on an error. */
-static bool write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        const ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return false;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* Put v's body and gzip bytes in a new memory file, sealed against any change (so what a reader
- * maps or a server sends cannot move under it), and point e's value into its read-only mapping.
- * false (nothing left open) when the kernel refuses: no memfd, no descriptor left. */
-static bool file_fill(nq_cache_entry *e, const nq_cache_value *v)
-{
-    const size_t len = v->body_len + v->gzip_len;
-    const int fd = memfd_create("nqueensd-cache", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) {
-        return false;
-    }
-    void *map = MAP_FAILED;
-    if (write_all(fd, v->body, v->body_len) && write_all(fd, v->gzip, v->gzip_len) &&
-        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) {
-        map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-    }
-    if (map == MAP_FAILED) {
-        (void)close(fd);
-        return false;
-    }
-    e->fd = fd;
-    e->map = map;
-    e->map_len = len;
-    e->value.body = map;
-    e->value.gzip = v->gzip ? (const char *)map + v->body_len : NULL;
-    return true;
-}
-
-/* Build a detached entry holding copies of key and v, with `refs` references, its bytes in a
- * memory file when `file` (NULL if that cannot be had: the caller then builds one without), or its
- * body the `owned` allocation (not copied; with file false) when that is not NULL. */
+/* Build a detached entry holding copies of key and v, charged `charge`, with `refs` references; its
+ * body is the `owned` allocation (not copied) when that is not NULL. NULL when out of memory. */
 static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t key_len, const nq_cache_value *v,
-                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs, bool file,
-                                   char *owned)
+                                   size_t type_len, size_t etag_len, size_t charge, unsigned refs, char *owned)
 {
-    const size_t size = file    ? entry_charge(key_len, type_len, etag_len, 0, 0, false)
-                        : owned ? entry_charge(key_len, type_len, etag_len, 0, v->gzip_len, false)
-                                : charge;
+    const size_t size = owned ? entry_charge(key_len, type_len, etag_len, 0, v->gzip_len) : charge;
     nq_cache_entry *const e = malloc(size);
     if (!e) {
         return NULL;
@@ -428,33 +351,14 @@ static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t ke
     e->charge = charge;
     e->key_len = key_len;
     e->value = *v;
-    e->fd = -1;
-    e->map = NULL;
-    e->map_len = 0;
     e->owned = owned;
     char *cursor = e->data;
     e->key = put_bytes(&cursor, key, key_len + 1u);
     e->value.content_type = put_bytes(&cursor, v->content_type, type_len + 1u);
     e->value.etag = put_bytes(&cursor, v->etag, etag_len + 1u);
-    if (file) {
-        if (!file_fill(e, v)) {
-            free(e);
-            return NULL;
-        }
-        return e;
-    }
     e->value.body = owned ? owned : put_bytes(&cursor, v->body, v->body_len);
     e->value.gzip = v->gzip ? put_bytes(&cursor, v->gzip, v->gzip_len) : NULL;
     return e;
-}
-
-/* Whether the cache keeps fewer than NQ_CACHE_FILES_MAX memory files now. */
-static bool files_below_cap(nq_cache *c)
-{
-    pthread_mutex_lock(&c->lock);
-    const bool below = c->files < NQ_CACHE_FILES_MAX;
-    pthread_mutex_unlock(&c->lock);
-    return below;
 }
 
 static bool value_ok(const nq_cache_value *v)
@@ -488,10 +392,7 @@ static nq_err put(nq_cache *c, const char *key, const nq_cache_value *v, char *o
     if (key_len == 0 || key_len > NQ_CACHE_KEY_MAX || type_len > NQ_CACHE_STR_MAX || etag_len > NQ_CACHE_STR_MAX) {
         return NQ_E_ARG;
     }
-    /* The file count is read before the entry is linked: concurrent puts may pass the cap by a few,
-     * which is all it needs to keep descriptors for connections. */
-    const bool file = !owned && file_sized(v->body_len, v->gzip_len) && files_below_cap(c);
-    size_t charge = entry_charge(key_len, type_len, etag_len, v->body_len, v->gzip_len, file);
+    const size_t charge = entry_charge(key_len, type_len, etag_len, v->body_len, v->gzip_len);
     if (charge > nq_cache_entry_limit(c)) {
         pthread_mutex_lock(&c->lock);
         c->refused++;
@@ -499,11 +400,7 @@ static nq_err put(nq_cache *c, const char *key, const nq_cache_value *v, char *o
         return NQ_E_TOO_LARGE;
     }
     const unsigned refs = out ? 2u : 1u; /* the cache's, and the caller's if it wants one */
-    nq_cache_entry *e = file ? entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, true, NULL) : NULL;
-    if (!e) { /* small, owned, or no memory file to be had: on the heap, charged what it takes there */
-        charge = entry_charge(key_len, type_len, etag_len, v->body_len, v->gzip_len, false);
-        e = entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, false, owned);
-    }
+    nq_cache_entry *const e = entry_build(c, key, key_len, v, type_len, etag_len, charge, refs, owned);
     if (!e) {
         return NQ_E_NOMEM;
     }
@@ -576,7 +473,6 @@ void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out)
         .refused = c->refused,
         .entries = c->t[0].used + c->t[1].used,
         .bytes = c->bytes,
-        .files = c->files,
         .max_bytes = c->max_bytes,
     };
     pthread_mutex_unlock(&c->lock);
@@ -601,25 +497,9 @@ void nq_cache_entry_release(nq_cache_entry *e)
     }
     /* acq_rel: every other holder's use of the entry happens before the last one frees it. */
     if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1) {
-        if (e->fd >= 0) {
-            (void)munmap(e->map, e->map_len);
-            (void)close(e->fd);
-        }
         free(e->owned);
         free(e);
     }
-}
-
-bool nq_cache_entry_file(const nq_cache_entry *e, const char *bytes, int *fd, uint64_t *offset)
-{
-    assert(e && fd && offset);
-    const char *const base = e->map;
-    if (e->fd < 0 || !bytes || bytes < base || bytes >= base + e->map_len) {
-        return false;
-    }
-    *fd = e->fd;
-    *offset = (uint64_t)(bytes - base);
-    return true;
 }
 
 void nq_cache_release_cb(void *entry)

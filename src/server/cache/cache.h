@@ -12,22 +12,20 @@
  *     resp = MHD_create_response_from_buffer_with_free_callback_cls(v->body_len, (void *)v->body,
  *                                                                  nq_cache_release_cb, e);
  *
- * Large entries (a body or gzip form of at least NQ_CACHE_FILE_MIN bytes) keep those bytes in a
- * sealed memory file (memfd) instead of the heap, mapped read-only where the value points, so a
- * server can send them with sendfile(2) (nq_cache_entry_file) rather than copy them out of a buffer.
- * At most NQ_CACHE_FILES_MAX entries hold a file at once (each holds a descriptor); beyond that, and
- * when the kernel has no memfd to give, large entries stay on the heap like small ones.
+ * Every entry keeps its bytes on the heap, whatever their size: one allocation holding the
+ * bookkeeping, key, strings, body and gzip form, or, for nq_cache_put_owned, the caller's body as a
+ * second allocation taken over without a copy. A server sends them from where the value points.
  *
- * Bound: the cache charges each entry its whole footprint (bookkeeping, key, strings, body, gzip; the
- * file's pages, rounded up to whole pages, for an entry that holds one) and
+ * Bound: the cache charges each entry its whole footprint (bookkeeping, key, strings, body, gzip) and
  * evicts least recently used entries until the total is at most max_bytes. An entry that would cost
  * more than max_bytes / NQ_CACHE_ENTRY_DIVISOR is refused (NQ_E_TOO_LARGE): answers that big are
  * streamed by the caller, never cached, so one huge answer cannot flush the whole cache.
  *
- * Thread-safety: every function may be called from any thread at any time. One mutex guards the map
- * and the LRU list; every critical section is O(1) (a hash table that grows incrementally, plus a
- * doubly linked list; no scan). Reference counts are atomic, so releasing never takes the lock unless
- * the entry dies. Values are immutable once published: readers need no lock to use them.
+ * Thread-safety: every function but nq_cache_destroy may be called from any thread at any time. One
+ * mutex guards the map and the LRU list; every critical section is O(1) (a hash table that grows
+ * incrementally, plus a doubly linked list; no scan). Reference counts are atomic, so releasing never
+ * takes the lock unless the entry dies. Values are immutable once published: readers need no lock to
+ * use them.
  */
 #ifndef NQ_CACHE_H
 #define NQ_CACHE_H
@@ -41,18 +39,6 @@
 
 /* An entry may cost at most max_bytes / NQ_CACHE_ENTRY_DIVISOR; see nq_cache_entry_limit. */
 #define NQ_CACHE_ENTRY_DIVISOR 8u
-
-/* Entries with a body or gzip form of at least this many bytes keep both in a memory file. Measured on
- * loopback (libmicrohttpd 0.9.75, Linux 6.x, memfd pages of 4 KiB): from about 1 MiB, sendfile from the
- * file costs the sending server less CPU per response than copying from a buffer (at 2.6 MB, 465 us
- * against 693 us; at 149 kB it costs more, 94 us against 69 us, because libmicrohttpd sends the head in
- * a segment of its own and the body in 128 KiB calls). nqueensd still sends from the bytes: a client on
- * the same host pays more for receiving sendfile'd answers than the server saves (http/server.c,
- * cached_response). */
-#define NQ_CACHE_FILE_MIN ((size_t)1024 * 1024)
-
-/* Most entries holding a memory file in one cache (a soft cap: a few concurrent puts may pass it). */
-#define NQ_CACHE_FILES_MAX 256u
 
 /* Longest key accepted, in bytes (keys are short canonical strings built by the server). */
 #define NQ_CACHE_KEY_MAX 512u
@@ -86,7 +72,6 @@ typedef struct nq_cache_stats {
     uint64_t refused;   /* nq_cache_put calls refused as too large */
     size_t entries;     /* entries in the cache now */
     size_t bytes;       /* bytes charged for them now, <= max_bytes */
-    size_t files;       /* of the entries, those keeping their bytes in a memory file */
     size_t max_bytes;   /* the configured bound */
 } nq_cache_stats;
 
@@ -121,9 +106,10 @@ bool nq_cache_holds(nq_cache *c, const char *key, const nq_cache_entry *e);
 nq_err nq_cache_put(nq_cache *c, const char *key, const nq_cache_value *v, nq_cache_entry **out);
 
 /* nq_cache_put, but the entry takes over body (malloc'd, v->body_len bytes; v->body is ignored)
- * instead of copying it, and keeps it on the heap whatever its size: for an answer that should not
- * wait for its bytes to be copied (into a memory file) before it is served. body is freed with the
- * entry, or at once on any error. Errors: as nq_cache_put, and NQ_E_ARG for a NULL body. */
+ * instead of copying it, and is charged as if it had copied it: for an answer that should not wait for
+ * its bytes to be copied before it is served. v's other strings and its gzip form are copied as by
+ * nq_cache_put. body is freed with the entry, or at once on any error (the caller must not use or
+ * free it after the call either way). Errors: as nq_cache_put, and NQ_E_ARG for a NULL body. */
 nq_err nq_cache_put_owned(nq_cache *c, const char *key, const nq_cache_value *v, char *body, nq_cache_entry **out);
 
 /* The largest footprint an entry may have (max_bytes / NQ_CACHE_ENTRY_DIVISOR; 0 for a disabled or
@@ -140,14 +126,6 @@ void nq_cache_stats_get(nq_cache *c, nq_cache_stats *out);
 
 /* The entry's value; valid until the caller's reference is released. e must not be NULL. */
 const nq_cache_value *nq_cache_entry_value(const nq_cache_entry *e);
-
-/* Where bytes (the body or gzip pointer of e's value) lie in e's memory file: true with *fd, the
- * entry's descriptor (borrowed: valid while the reference is held; never close it, dup it for a
- * consumer that closes what it is given) and *offset, the bytes' position in the file; false when e
- * keeps no file or bytes is not one of its forms. The file is sealed: it never changes nor shrinks,
- * so a dup of it keeps the bytes readable after the entry is gone. e, fd and offset must not be
- * NULL. Thread-safe (the entry is immutable). */
-bool nq_cache_entry_file(const nq_cache_entry *e, const char *bytes, int *fd, uint64_t *offset);
 
 /* Take another reference to e (e.g. one per response sharing the bytes). e must not be NULL. */
 void nq_cache_entry_retain(nq_cache_entry *e);

@@ -391,12 +391,12 @@ static struct MHD_Response *empty_response(unsigned status)
     return unframed_response();
 }
 
-/* A cached body goes out from the entry's bytes (for a large entry, its memory file's read-only
- * mapping), which the response holds until libmicrohttpd is done with them: one sendmsg carries the
- * head and as much of the body as the socket takes. Not by sendfile from the memory file: that costs
- * the sending thread less, but libmicrohttpd 0.9.75 sends the head in a segment of its own and the
- * body in 128 KiB calls, and a client on the same host then spends more than twice as long receiving
- * the answer, more than the copy saves (docs/performance.md, "Large cached answers"). */
+/* A cached body goes out from the entry's bytes on the heap, which the response holds (a reference to
+ * the entry) until libmicrohttpd is done with them: one sendmsg carries the head and as much of the
+ * body as the socket takes. Not by sendfile: that costs the sending thread less, but libmicrohttpd
+ * 0.9.75 sends the head in a segment of its own and the body in 128 KiB calls, and a client on the same
+ * host then spends more than twice as long receiving the answer, more than the copy saves
+ * (docs/performance.md, "Large cached answers"). */
 static struct MHD_Response *cached_response(nq_response *r)
 {
     return MHD_create_response_from_buffer_with_free_callback_cls(r->body_len, unconst(r->body), nq_cache_release_cb,

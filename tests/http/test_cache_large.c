@@ -1,9 +1,9 @@
-/* test_cache_file.c - cached bodies of at least NQ_CACHE_FILE_MIN bytes are kept in the entry's
- * memory file and sent from its mapping, smaller ones from the heap: the client gets the same bytes
- * either way. Checked on the real nqueensd: a gzip form kept one way against the identity form kept
- * the other, bodies just below and just above the threshold, a cached answer against the same answer
- * streamed by a server whose cache is too small to hold it, HEAD and 304 stating the length
- * without a body, and a large body answered before its gzip form is made.
+/* test_cache_large.c - large cached answers (n = 12: 2.6 MB, its gzip form 150 kB) arrive as the bytes
+ * of the answer, like small ones. Checked on the real nqueensd: the gzip and identity forms agree,
+ * bodies just below and just above NQ_APP_GZIP_LATER_BYTES (compressed before the first answer, or
+ * after it), a cached answer against the same answer streamed by a server whose cache is too small to
+ * hold it, HEAD and 304 stating the length without a body, and a large body answered before its gzip
+ * form is made, under the identity form's ETag.
  */
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -16,7 +16,8 @@
 #include "check_run.h"
 #include "harness.h"
 
-#define FILE_MIN (1024L * 1024) /* NQ_CACHE_FILE_MIN, as a client sees it */
+#define GZIP_LATER (256L * 1024) /* NQ_APP_GZIP_LATER_BYTES, as a client sees it */
+#define LARGE (1024L * 1024)     /* what this suite calls a large body: n = 12's is 2.6 MB */
 
 static const char *const big_cache[] = {"--cache-bytes", "256M", "--max-solutions", "100000", NULL};
 /* An entry limit of 128 KiB: n=12's 2.6 MB answer is streamed, never cached. */
@@ -61,51 +62,61 @@ static void forms_agree(const nq_test_server *s, const char *target, long *plain
     }
 }
 
-START_TEST(gzip_and_identity_agree_across_the_threshold)
+START_TEST(gzip_and_identity_agree_large_and_small)
 {
     nq_test_server s;
     ck_assert(nq_harness_start(&s, big_cache, NULL));
     long len = 0;
-    /* n=12: identity (2.6 MB) and gzip (150 KB), both in the entry's memory file. */
+    /* n=12: identity (2.6 MB) and gzip (150 KB), the gzip form made after the first answer. */
     forms_agree(&s, "/solve?n=12", &len);
-    ck_assert_int_ge(len, FILE_MIN);
-    /* n=11: both forms under the threshold, on the heap. */
-    forms_agree(&s, "/solve?n=11", &len);
-    ck_assert_int_lt(len, FILE_MIN);
+    ck_assert_int_ge(len, LARGE);
+    /* n=10: some 30 KB, both forms made before the first answer. */
+    forms_agree(&s, "/solve?n=10", &len);
+    ck_assert_int_lt(len, GZIP_LATER);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
 }
 END_TEST
 
-/* The identity body's length for /solve?n=12&limit=limit. */
+/* The identity body's length for /solve?n=12&limit=limit, asked of s (whose cache is too small to keep
+ * it, so the server that is checked later sees the target cold). */
 static long body_len_at(const nq_test_server *s, long limit)
 {
     char target[64];
     snprintf(target, sizeof target, "/solve?n=12&limit=%ld", limit);
     nq_http_response r;
-    get_checked(s, target, false, true, &r);
+    get_checked(s, target, false, false, &r);
     const long len = (long)r.body_len;
     nq_http_response_free(&r);
     return len;
 }
 
-START_TEST(bodies_just_below_and_above_the_threshold)
+START_TEST(bodies_just_below_and_above_the_gzip_threshold)
 {
-    nq_test_server s;
+    nq_test_server s, probe;
     ck_assert(nq_harness_start(&s, big_cache, NULL));
-    /* The largest limit whose body is under FILE_MIN: bodies grow with limit, by one board each. */
+    ck_assert(nq_harness_start(&probe, small_cache, NULL));
+    /* The largest limit whose body is under GZIP_LATER: bodies grow with limit, by one board each. */
     long lo = 1, hi = 14200;
-    ck_assert_int_lt(body_len_at(&s, lo), FILE_MIN);
-    ck_assert_int_ge(body_len_at(&s, hi), FILE_MIN);
+    ck_assert_int_lt(body_len_at(&probe, lo), GZIP_LATER);
+    ck_assert_int_ge(body_len_at(&probe, hi), GZIP_LATER);
     while (hi - lo > 1) {
         const long mid = lo + (hi - lo) / 2;
-        *(body_len_at(&s, mid) < FILE_MIN ? &lo : &hi) = mid;
+        *(body_len_at(&probe, mid) < GZIP_LATER ? &lo : &hi) = mid;
     }
+    ck_assert_int_eq(nq_harness_stop(&probe, SIGTERM, 30), 0);
     for (long limit = lo; limit <= hi; limit++) {
         char target[64];
         snprintf(target, sizeof target, "/solve?n=12&limit=%ld", limit);
+        /* Cold, to a client that takes gzip: below, gzip at once; from the threshold on, identity. */
+        nq_http_response first;
+        ck_assert(nq_http_request(&s, "GET", target, gzip_hdr, &first));
+        ck_assert_int_eq(first.status, 200);
+        const char *enc = nq_http_header_get(&first, "Content-Encoding");
+        ck_assert(limit == lo ? enc && strcmp(enc, "gzip") == 0 : enc == NULL);
+        nq_http_response_free(&first);
         long len = 0;
         forms_agree(&s, target, &len);
-        ck_assert(limit == lo ? len < FILE_MIN : len >= FILE_MIN);
+        ck_assert(limit == lo ? len < GZIP_LATER : len >= GZIP_LATER);
         nq_http_response r;
         get_checked(&s, target, false, true, &r);
         cJSON *j = cJSON_ParseWithLength(r.body, r.body_len);
@@ -125,7 +136,7 @@ START_TEST(cached_answer_equals_streamed_one)
     ck_assert(nq_harness_start(&small, small_cache, NULL));
     nq_http_response cached, again, streamed;
     get_checked(&big, "/solve?n=12", false, true, &cached);
-    get_checked(&big, "/solve?n=12", false, true, &again); /* a hit, from the memory file */
+    get_checked(&big, "/solve?n=12", false, true, &again); /* a hit, from the cached bytes */
     get_checked(&small, "/solve?n=12", false, false, &streamed);
     ck_assert_ptr_null(nq_http_header_get(&streamed, "Content-Length")); /* it really was streamed */
     ck_assert_uint_eq(cached.body_len, streamed.body_len);
@@ -147,7 +158,7 @@ START_TEST(head_and_304_state_the_length_without_a_body)
     for (int gzip = 0; gzip < 2; gzip++) {
         nq_http_response get, head, nm;
         get_checked(&s, "/solve?n=12", gzip, true, &get);
-        ck_assert(gzip || (long)get.body_len >= FILE_MIN); /* the identity form decides: a memory file */
+        ck_assert(gzip || (long)get.body_len >= LARGE);
         ck_assert(nq_http_request(&s, "HEAD", "/solve?n=12", gzip ? gzip_hdr : NULL, &head));
         ck_assert_int_eq(head.status, 200);
         ck_assert_uint_eq(head.body_len, 0);
@@ -186,7 +197,7 @@ START_TEST(large_bodies_answer_before_their_gzip_form_is_made)
     ck_assert_ptr_null(nq_http_header_get(&cold, "Content-Encoding"));
     ck_assert_str_eq(nq_http_header_get(&cold, "Vary"), "Accept, Accept-Encoding");
     ck_assert_int_eq(strtol(nq_http_header_get(&cold, "Content-Length"), NULL, 10), (long)cold.body_len);
-    ck_assert_int_ge((long)cold.body_len, FILE_MIN);
+    ck_assert_int_ge((long)cold.body_len, LARGE);
     const char *tag = nq_http_header_get(&cold, "ETag");
     ck_assert_uint_eq(strlen(tag), 18); /* "<16 hex>": the identity form's */
     ck_assert(nq_harness_get_gzip(&s, "/solve?n=12", 60, &gz));
@@ -216,13 +227,13 @@ START_TEST(large_bodies_answer_before_their_gzip_form_is_made)
 }
 END_TEST
 
-static Suite *cache_file_suite(void)
+static Suite *cache_large_suite(void)
 {
-    Suite *const s = suite_create("cache_file");
-    TCase *const tc = tcase_create("cache_file");
+    Suite *const s = suite_create("cache_large");
+    TCase *const tc = tcase_create("cache_large");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, gzip_and_identity_agree_across_the_threshold);
-    tcase_add_test(tc, bodies_just_below_and_above_the_threshold);
+    tcase_add_test(tc, gzip_and_identity_agree_large_and_small);
+    tcase_add_test(tc, bodies_just_below_and_above_the_gzip_threshold);
     tcase_add_test(tc, cached_answer_equals_streamed_one);
     tcase_add_test(tc, head_and_304_state_the_length_without_a_body);
     tcase_add_test(tc, large_bodies_answer_before_their_gzip_form_is_made);
@@ -232,5 +243,5 @@ static Suite *cache_file_suite(void)
 
 int main(void)
 {
-    return nq_check_run(cache_file_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return nq_check_run(cache_large_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
