@@ -325,7 +325,7 @@ static const nq_quad *right_quad(const job *j, scratch *s, int side, uint32_t rc
     const nq_quad *shared = &j->quad[side == 0 ? TOP_RIGHT : BOTTOM_RIGHT];
     if (!j->per_set) return shared;
     nq_quad *q = &s->right[side];
-    if (s->right_cols[side] != rcols) {
+    if (q->start == NULL || s->right_cols[side] != rcols) { /* never filled, or another set */
         const int a = j->a, b = j->n - a, row0 = side == 0 ? 0 : a, rows = side == 0 ? a : b;
         s->right_cols[side] = UINT32_MAX;
         if (nq_quad_fill_cols(q, &j->layout, row0, rows, a, b, rcols) != NQ_OK) return NULL;

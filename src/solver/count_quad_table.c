@@ -288,4 +288,7 @@ void nq_quad_destroy(nq_quad *q)
     free(q->mark);
     free(q->start);
     memset(q, 0, sizeof *q);
+    q->diag = NULL; /* said again for the static analyzer, which does not see memset clear pointers */
+    q->key = q->mark = NULL;
+    q->start = NULL;
 }
