@@ -71,8 +71,8 @@ nq_err nq_json_rows(uint32_t n, uint32_t first, const uint32_t *cols, uint32_t c
 /* Write rows first .. first + count - 1 whose columns are col, col + 2, col + 4, ... (a run of the
  * construction, nq_construct_run) as nq_json_rows would: as many whole rows as fit in cap, *done
  * receiving how many (0 when not even the first fits), *len the bytes written. In the columns shape
- * a row costs a store and an add: each column's text is the last one's plus 2, carried digit by
- * digit, with no division. Errors: NQ_E_ARG (out, done or len NULL, unknown shape), NQ_E_RANGE
+ * a row costs two copies and no division: the text of column / 100 stays the same for 50 rows of a
+ * run, and the last two digits come from a table. Errors: NQ_E_ARG (out, done or len NULL, unknown shape), NQ_E_RANGE
  * (n == 0, first + count > n, or a column past n - 1); nothing is then reported written. */
 nq_err nq_json_run(uint32_t n, uint32_t first, uint32_t col, uint32_t count, nq_json_shape shape, char *out, size_t cap,
                    uint32_t *done, size_t *len);

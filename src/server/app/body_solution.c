@@ -2,8 +2,8 @@
  *
  * The envelope's head, then blocks of rows, then the tail are rendered straight into the reader's
  * buffer when it has room for a whole stage, else into a small staging buffer copied out as the
- * reader asks. The construction is rendered a run at a time (nq_construct_run, nq_json_run: each
- * column's text is the last one's plus 2), a random board from its columns (nq_json_rows).
+ * reader asks. The construction is rendered a run at a time (nq_construct_run, nq_json_run: rows whose
+ * columns grow by 2, written without dividing), a random board from its columns (nq_json_rows).
  */
 #define _DEFAULT_SOURCE /* madvise, posix_memalign */
 #include "app/body_solution.h"
