@@ -60,19 +60,25 @@ nq_err nq_construct_init(nq_construct *c, uint64_t n)
     return NQ_OK;
 }
 
+/* The run that holds row (row < c->n). */
+static uint32_t run_of(const nq_construct *c, uint32_t row)
+{
+    uint32_t s = c->nseg - 1;
+    while (c->seg[s].row > row) s--; /* seg[0].row is 0, so this stops */
+    return s;
+}
+
 uint32_t nq_construct_column(const nq_construct *c, uint32_t row)
 {
     assert(c != NULL && row < c->n);
-    uint32_t s = c->nseg - 1;
-    while (c->seg[s].row > row) s--; /* seg[0].row is 0, so this stops */
+    const uint32_t s = run_of(c, row);
     return c->seg[s].col + 2 * (row - c->seg[s].row);
 }
 
 uint32_t nq_construct_run(const nq_construct *c, uint32_t row, uint32_t *col)
 {
     assert(c != NULL && col != NULL && row < c->n);
-    uint32_t s = c->nseg - 1;
-    while (c->seg[s].row > row) s--; /* seg[0].row is 0, so this stops */
+    const uint32_t s = run_of(c, row);
     *col = c->seg[s].col + 2 * (row - c->seg[s].row);
     const uint32_t end = s + 1 < c->nseg ? c->seg[s + 1].row : c->n;
     return end - row;
