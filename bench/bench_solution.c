@@ -98,20 +98,19 @@ static bool bench_check(const char *what, const nq_placement *p, uint64_t want_c
 
 #define RENDER_SLICE ((size_t)64 * 1024) /* what the server's /solution stream renders at a time */
 
-/* Render the construction of CHECK_N into out, a slice at a time as the server does: from its columns
- * (nq_json_rows), or a run at a time (nq_json_run) when runs is set. Returns the bytes written. */
+/* Render the construction of CHECK_N into out, a slice at a time as the server does
+ * (nq_json_board_rows): from its columns cols, or a run at a time from the construction itself when
+ * runs is set. Returns the bytes written. */
 static size_t render_once(const uint32_t *cols, bool runs, char *out)
 {
     nq_construct c;
     if (nq_construct_init(&c, CHECK_N) != NQ_OK) return 0;
     size_t o = 0;
     for (uint32_t r = 0; r < CHECK_N;) {
-        uint32_t done = 0, col = 0;
+        uint32_t done = 0;
         size_t w = 0;
         const nq_err rc =
-            runs ? nq_json_run(CHECK_N, r, col, nq_construct_run(&c, r, &col), NQ_JSON_COLUMNS, out + o, RENDER_SLICE,
-                               &done, &w)
-                 : nq_json_rows(CHECK_N, r, cols + r, CHECK_N - r, NQ_JSON_COLUMNS, out + o, RENDER_SLICE, &done, &w);
+            nq_json_board_rows(CHECK_N, r, runs ? NULL : cols, &c, NQ_JSON_COLUMNS, out + o, RENDER_SLICE, &done, &w);
         if (rc != NQ_OK || done == 0) break;
         r += done;
         o += w;

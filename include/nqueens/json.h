@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "nqueens/error.h"
+#include "nqueens/solution.h"
 #include "nqueens/solver.h"
 
 /* How one solution is written. */
@@ -76,6 +77,15 @@ nq_err nq_json_rows(uint32_t n, uint32_t first, const uint32_t *cols, uint32_t c
  * (n == 0, first + count > n, or a column past n - 1); nothing is then reported written. */
 nq_err nq_json_run(uint32_t n, uint32_t first, uint32_t col, uint32_t count, nq_json_shape shape, char *out, size_t cap,
                    uint32_t *done, size_t *len);
+
+/* Write rows first .. n - 1 of a solution as nq_json_rows would, as many whole rows as fit in cap:
+ * from its columns (cols[r] the column of row r, all n of them) or, when cols is NULL, from the
+ * construction c (nq_json_run a run at a time). *done receives how many rows, *len the bytes. What
+ * the server's /solution body and the CLI's `nqueens solution` stream through.
+ * Errors: NQ_E_ARG (cols and c both NULL, out, done or len NULL, unknown shape), NQ_E_RANGE (first >= n
+ * or a column >= n; c describes a board other than n). */
+nq_err nq_json_board_rows(uint32_t n, uint32_t first, const uint32_t *cols, const nq_construct *c, nq_json_shape shape,
+                          char *out, size_t cap, uint32_t *done, size_t *len);
 
 /* Most bytes of a counts object: {"n":NN,"total":<20 digits>,"unique":<20 digits>}. */
 #define NQ_JSON_COUNTS_MAX 67u

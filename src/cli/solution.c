@@ -36,13 +36,7 @@ static void write_rows(FILE *out, const nq_cli_opts *o, const nq_construct *c, c
     for (uint32_t r = 0; r < n;) {
         uint32_t done = 0;
         size_t w = 0;
-        if (cols) {
-            (void)nq_json_rows(n, r, cols + r, n - r, shape, text + len, TEXT_CAP - len, &done, &w); /* in range */
-        } else {
-            uint32_t col = 0;
-            const uint32_t run = nq_construct_run(c, r, &col);
-            (void)nq_json_run(n, r, col, run, shape, text + len, TEXT_CAP - len, &done, &w); /* in range */
-        }
+        (void)nq_json_board_rows(n, r, cols, c, shape, text + len, TEXT_CAP - len, &done, &w); /* in range */
         r += done;
         len += w;
         if (done == 0) { /* full: an empty text always takes a row */

@@ -274,6 +274,32 @@ nq_err nq_json_run(uint32_t n, uint32_t first, uint32_t col, uint32_t count, nq_
     return NQ_OK;
 }
 
+nq_err nq_json_board_rows(uint32_t n, uint32_t first, const uint32_t *cols, const nq_construct *c, nq_json_shape shape,
+                          char *out, size_t cap, uint32_t *done, size_t *len)
+{
+    if ((!cols && !c) || !out || !done || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;
+    *done = 0;
+    *len = 0;
+    if (first >= n) return NQ_E_RANGE;
+    if (cols) return nq_json_rows(n, first, cols + first, n - first, shape, out, cap, done, len);
+    if (c->n != n) return NQ_E_RANGE;
+    uint32_t r = first;
+    size_t o = 0;
+    while (r < n) { /* run after run, until one does not fit whole */
+        uint32_t col = 0, k = 0;
+        size_t w = 0;
+        const uint32_t run = nq_construct_run(c, r, &col);
+        const nq_err rc = nq_json_run(n, r, col, run, shape, out + o, cap - o, &k, &w);
+        if (rc != NQ_OK) return rc;
+        r += k;
+        o += w;
+        if (k < run) break;
+    }
+    *done = r - first;
+    *len = o;
+    return NQ_OK;
+}
+
 nq_err nq_json_solution(int n, const uint8_t *cols, nq_json_shape shape, char *out, size_t cap, size_t *len)
 {
     if (!cols || !out || !len || (shape != NQ_JSON_BOARD && shape != NQ_JSON_COLUMNS)) return NQ_E_ARG;

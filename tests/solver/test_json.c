@@ -306,6 +306,53 @@ START_TEST(test_run_matches_rows)
 }
 END_TEST
 
+/* A board's rows from its columns and from its construction are the text of nq_json_row, in calls
+ * of any size, crossing the construction's runs (n = 1000: 4 mod 6, two runs; 1004: 2 mod 6, five;
+ * 1005: 3 mod 6, five). */
+START_TEST(test_board_rows_both_ways)
+{
+    static const uint32_t ns[] = {1000, 1004, 1005};
+    static uint32_t cols[1005];
+    static char want[8192], got[8192];
+    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+        const uint32_t n = ns[t];
+        nq_construct c;
+        ck_assert_int_eq(nq_construct_init(&c, n), NQ_OK);
+        ck_assert_int_eq(nq_construct_rows(&c, 0, n, cols), NQ_OK);
+        size_t want_len = 0, w = 0;
+        for (uint32_t r = 0; r < n; r++) {
+            ck_assert_int_eq(nq_json_row(n, r, cols[r], NQ_JSON_COLUMNS, want + want_len, sizeof want - want_len, &w),
+                             NQ_OK);
+            want_len += w;
+        }
+        static const size_t caps[] = {5, 17, 100, 2000, sizeof got}; /* 5: ",999" and "1" fit */
+        for (int from_cols = 0; from_cols <= 1; from_cols++) {
+            for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+                size_t o = 0;
+                for (uint32_t r = 0, done = 0; r < n; r += done, o += w) {
+                    ck_assert_int_eq(nq_json_board_rows(n, r, from_cols ? cols : NULL, &c, NQ_JSON_COLUMNS, got + o,
+                                                        caps[k], &done, &w),
+                                     NQ_OK);
+                    ck_assert_uint_gt(done, 0); /* every cap here takes a row */
+                    ck_assert_uint_le(w, caps[k]);
+                }
+                ck_assert_uint_eq(o, want_len);
+                ck_assert(memcmp(got, want, want_len) == 0);
+            }
+        }
+        uint32_t done = 9;
+        size_t len = 9;
+        ck_assert_int_eq(nq_json_board_rows(n, n, NULL, &c, NQ_JSON_COLUMNS, got, sizeof got, &done, &len), NQ_E_RANGE);
+        ck_assert_uint_eq(done, 0);
+        ck_assert_uint_eq(len, 0);
+        ck_assert_int_eq(nq_json_board_rows(n + 1, 0, NULL, &c, NQ_JSON_COLUMNS, got, sizeof got, &done, &len),
+                         NQ_E_RANGE); /* c is another board's */
+        ck_assert_int_eq(nq_json_board_rows(n, 0, NULL, NULL, NQ_JSON_COLUMNS, got, sizeof got, &done, &len), NQ_E_ARG);
+        ck_assert_int_eq(nq_json_board_rows(n, 0, cols, &c, (nq_json_shape)5, got, sizeof got, &done, &len), NQ_E_ARG);
+    }
+}
+END_TEST
+
 START_TEST(test_run_errors)
 {
     char out[BUF];
@@ -548,6 +595,7 @@ int main(void)
     tcase_add_test(tc, test_rows_errors);
     tcase_add_test(tc, test_run_matches_rows);
     tcase_add_test(tc, test_run_errors);
+    tcase_add_test(tc, test_board_rows_both_ways);
     tcase_add_loop_test(tc, test_counts_bytes, 0, (int)(sizeof counts / sizeof counts[0]));
     tcase_add_test(tc, test_counts_limits);
     tcase_add_loop_test(tc, test_head_bytes, 0, (int)(sizeof heads / sizeof heads[0]));

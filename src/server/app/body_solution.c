@@ -2,8 +2,8 @@
  *
  * The envelope's head, then blocks of rows, then the tail are rendered straight into the reader's
  * buffer when it has room for a whole stage, else into a small staging buffer copied out as the
- * reader asks. The construction is rendered a run at a time (nq_construct_run, nq_json_run: rows whose
- * columns grow by 2, written without dividing), a random board from its columns (nq_json_rows).
+ * reader asks. Rows are rendered by nq_json_board_rows: the construction a run at a time, a random
+ * board from its columns.
  */
 #define _DEFAULT_SOURCE /* madvise, posix_memalign */
 #include "app/body_solution.h"
@@ -99,17 +99,10 @@ void nq_body_solution_destroy(nq_body_solution *b)
 static bool stage_rows(nq_body_solution *b, char *out, size_t cap, size_t *o)
 {
     const nq_json_shape shape = b->spec.format == NQ_FORMAT_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
-    const uint32_t n = b->spec.n, r = b->next_row;
     uint32_t done = 0;
     size_t w = 0;
-    nq_err rc;
-    if (b->cols) {
-        rc = nq_json_rows(n, r, b->cols + r, n - r, shape, out + *o, cap - *o, &done, &w);
-    } else {
-        uint32_t col = 0;
-        const uint32_t run = nq_construct_run(&b->construct, r, &col);
-        rc = nq_json_run(n, r, col, run, shape, out + *o, cap - *o, &done, &w);
-    }
+    const nq_err rc =
+        nq_json_board_rows(b->spec.n, b->next_row, b->cols, &b->construct, shape, out + *o, cap - *o, &done, &w);
     assert(rc == NQ_OK); /* the rows of a solution are in range */
     (void)rc;
     b->next_row += done;
