@@ -143,7 +143,8 @@ static void body_free(void *src)
 static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds, nq_response *resp)
 {
     const solution_plan *p = w->plan;
-    const bool gz = w->variant.gzip_ok && nq_body_solution_size(&p->spec) > NQ_COMPRESS_MIN_BYTES;
+    const size_t size = nq_body_solution_size(&p->spec);
+    const bool gz = w->variant.gzip_ok && size > NQ_COMPRESS_MIN_BYTES;
     nq_body_solution *b = NULL;
     nq_err rc = NQ_OK;
     if (w->variant.head)
@@ -154,7 +155,7 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    const nq_app_body body = {body_read, body_free, b, nq_body_solution_size(&p->spec)};
+    const nq_app_body body = {body_read, body_free, b, size};
     nq_app_stream(w, body, NQ_MEDIA_JSON, gz, seconds, resp);
     seed_headers(p, resp);
 }
