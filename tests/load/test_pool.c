@@ -92,12 +92,14 @@ typedef struct gate_ctx {
     int value;
     nq_err fail;       /* returned instead of a result when not NQ_OK */
     unsigned delay_ms; /* the run lasts at least this long (unless cancelled) once the gate is open */
+    pthread_t ran_on;  /* the thread the run was called on */
 } gate_ctx;
 
 static nq_err gate_run(void *ctx, nq_count_ctl *ctl, void **result)
 {
     gate_ctx *const c = ctx;
     gate *const g = c->g;
+    c->ran_on = pthread_self();
     atomic_fetch_add(&g->runs, 1);
     atomic_fetch_add(&g->inside, 1);
     pthread_mutex_lock(&g->lock);
@@ -584,16 +586,18 @@ START_TEST(after_step_follows_the_answer)
     nq_pool_ticket_release(t); /* the after step keeps the result alive on its own */
     ck_assert_int_eq(atomic_load(&probe.notified_before), 1);
     ck_assert_int_eq(atomic_load(&probe.frees_before), 0); /* ctx is freed after it, not before */
-    /* The computation is over: the same key starts a new one, queued behind the busy worker. */
+    /* The computation is over and its worker free (the step runs on the after thread): the same key
+     * starts a new computation, which ends while the step still holds. */
     nq_pool_task again = gate_task(&g, 42);
     ck_assert_int_eq(nq_pool_submit(p, "k", &again, waiter_notify, &w2, &t2), NQ_OK);
+    ck_assert(eventually(waiter_done, &w2));
+    ck_assert_int_eq(atomic_load(&probe.returned), 0);
     nq_pool_stats s = stats_of(p);
     ck_assert_uint_eq(s.shared, 0);
+    ck_assert_uint_eq(s.finished, 2);
     ck_assert_uint_eq(s.running, 0);
-    ck_assert_uint_eq(s.queued, 1);
     atomic_store(&probe.release, true);
     ck_assert(eventually(after_ended, NULL));
-    ck_assert(eventually(waiter_done, &w2));
     ck_assert_int_eq(atomic_load(&probe.value), 41);
     ck_assert(!atomic_load(&probe.stopped));
     const void *r = NULL;
@@ -603,6 +607,76 @@ START_TEST(after_step_follows_the_answer)
     ck_assert_int_eq(atomic_load(&probe.calls), 1); /* the second task had no after step */
     nq_pool_destroy(p);
     ck_assert_int_eq(atomic_load(&g.ctx_frees), 2);
+    gate_fini(&g);
+}
+END_TEST
+
+/* After steps that hold until the pool is destroyed, noting whether they ran on their run's thread. */
+typedef struct holder {
+    atomic_int began;
+    atomic_int returned;
+    atomic_int on_worker; /* steps called on the thread their computation ran on */
+    atomic_int stopped;   /* steps that saw *stop */
+} holder;
+
+static holder hold;
+
+static void hold_after(void *ctx, const void *result, const atomic_bool *stop)
+{
+    (void)result;
+    const gate_ctx *const c = ctx;
+    if (pthread_equal(c->ran_on, pthread_self())) atomic_fetch_add(&hold.on_worker, 1);
+    atomic_fetch_add(&hold.began, 1);
+    for (unsigned i = 0; i < WAIT_MS && !atomic_load(stop); i++) {
+        const struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+    }
+    if (atomic_load(stop)) atomic_fetch_add(&hold.stopped, 1);
+    atomic_fetch_add(&hold.returned, 1);
+}
+
+static bool hold_began(void *arg)
+{
+    return atomic_load(&hold.began) >= *(const int *)arg;
+}
+
+/* One step on the after thread, NQ_POOL_AFTER_QUEUE_MAX queued behind it: the next runs on its worker.
+ * Destroying the pool stops the two running and runs the queued ones. */
+START_TEST(after_steps_past_the_queue_run_on_the_worker)
+{
+    gate g;
+    gate_init(&g);
+    gate_open(&g);
+    atomic_init(&hold.began, 0);
+    atomic_init(&hold.returned, 0);
+    atomic_init(&hold.on_worker, 0);
+    atomic_init(&hold.stopped, 0);
+    nq_pool *const p = pool_new(1, 1, 0, 0);
+    const int total = NQ_POOL_AFTER_QUEUE_MAX + 2;
+    for (int i = 0; i < total; i++) {
+        waiter w = {0};
+        nq_pool_ticket *t = NULL;
+        nq_pool_task task = gate_task(&g, i);
+        task.after = hold_after;
+        char key[16];
+        (void)snprintf(key, sizeof key, "k%d", i);
+        ck_assert_int_eq(nq_pool_submit(p, key, &task, waiter_notify, &w, &t), NQ_OK);
+        ck_assert(eventually(waiter_done, &w)); /* one worker: the next run waits for this one's step */
+        nq_pool_ticket_release(t);
+        int one = 1;
+        if (i == 0) ck_assert(eventually(hold_began, &one)); /* the after thread holds it */
+    }
+    int two = 2;
+    ck_assert(eventually(hold_began, &two));
+    ck_assert_int_eq(atomic_load(&hold.on_worker), 1); /* the last one, the queue being full */
+    ck_assert_int_eq(atomic_load(&hold.returned), 0);
+    ck_assert_uint_eq(stats_of(p).finished, (unsigned)total);
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&hold.began), total);
+    ck_assert_int_eq(atomic_load(&hold.returned), total);
+    ck_assert_int_eq(atomic_load(&hold.stopped), total);
+    ck_assert_int_eq(atomic_load(&hold.on_worker), 1);
+    ck_assert_int_eq(atomic_load(&g.ctx_frees), total);
     gate_fini(&g);
 }
 END_TEST
@@ -772,6 +846,7 @@ static Suite *pool_suite(void)
     tcase_add_test(beh, task_error_propagates);
     tcase_add_test(beh, abort_notifies_everyone);
     tcase_add_test(beh, after_step_follows_the_answer);
+    tcase_add_test(beh, after_steps_past_the_queue_run_on_the_worker);
     tcase_add_test(beh, after_step_skipped_on_failure_and_stopped_by_abort);
     suite_add_tcase(s, beh);
 

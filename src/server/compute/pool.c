@@ -7,14 +7,18 @@
  *   - a ticket per waiter, on its job's list of waiters and, when deadlines are on, on one pool-wide
  *     list in submit order. Every ticket gets the same deadline_ms, so submit order is deadline order:
  *     the timer only ever looks at the head of that list (O(1) per expiry, no heap).
- * Threads: `workers` workers run jobs; one timer thread expires deadlines and enforces the budget.
+ * Threads: `workers` workers run jobs; one timer thread expires deadlines and enforces the budget;
+ * one after thread runs the after steps of finished jobs, at a lower CPU priority (AFTER_NICE), so
+ * that work which need not delay an answer neither takes a core from the answers being sent nor
+ * holds a worker. Each queued step holds its job and so its result (a cached body) alive, so the
+ * queue is bounded (NQ_POOL_AFTER_QUEUE_MAX); when it is full a worker runs the step itself.
  * Notifications are collected under the lock and delivered after it is dropped; a ticket is
  * NOTIFYING meanwhile, and nq_pool_ticket_release waits for that to end before freeing it.
  * Lifetime: a job is reference counted (one reference for the pool while the computation is queued
  * or running, one per ticket), so a result outlives the computation until its last reader is done.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock, strnlen */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* gettid; also clock_gettime, pthread_condattr_setclock, strnlen */
 #endif
 #include "compute/pool.h"
 
@@ -24,10 +28,18 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/hash.h"
+
+/* The after thread's nice value: it gets about a tenth of a core's share against a thread of nice 0
+ * on a busy core, so it still progresses under load, but does not halve the core of a connection
+ * that is sending (measured on 2 cores: making the gzip form of a 6.9 MB board while its first answer
+ * went out made that answer 1.5x slower). */
+#define AFTER_NICE 10
 
 typedef struct job job;
 
@@ -57,6 +69,8 @@ struct job {
     job *qnext;       /* next on the queue while QUEUED */
     job *rprev;       /* neighbours on pool's running list while RUNNING */
     job *rnext;
+    job *anext;              /* next on the after queue */
+    void *after_ctx;         /* task.ctx while on the after queue */
     nq_pool_ticket *waiters; /* tickets still WAITING, doubly linked through jprev/jnext */
     size_t nwaiters;         /* length of that list */
     size_t refs;             /* 1 for the pool while not OVER, plus 1 per unreleased ticket */
@@ -77,6 +91,7 @@ struct nq_pool {
     pthread_cond_t work_cv;     /* workers: a job was queued, or stop */
     pthread_cond_t timer_cv;    /* timer: the earliest deadline may have changed, or stop */
     pthread_cond_t notified_cv; /* a batch of notifications ended */
+    pthread_cond_t after_cv;    /* the after thread: a step was queued, or after_stopping */
     nq_pool_config cfg;         /* immutable after create */
     job **buckets;              /* single-flight table, nbuckets chains */
     size_t nbuckets;            /* a power of two */
@@ -86,6 +101,9 @@ struct nq_pool {
     job *running;          /* RUNNING jobs, doubly linked */
     nq_pool_ticket *dhead; /* WAITING tickets with a deadline, in deadline order */
     nq_pool_ticket *dtail;
+    job *ahead;            /* over jobs whose after step is due, FIFO through anext */
+    job *atail;
+    size_t nafters;        /* length of that queue */
     size_t pending;      /* jobs QUEUED or RUNNING (what admission bounds) */
     size_t notifying;    /* tickets NOTIFYING */
     size_t tickets;      /* tickets not yet released */
@@ -95,6 +113,9 @@ struct nq_pool {
     nq_pool_stats stats; /* counters (running/queued/waiting kept current here too) */
     pthread_t timer;     /* the timer thread, valid when timer_started */
     bool timer_started;
+    pthread_t after;     /* the after thread, valid when after_started */
+    bool after_started;
+    bool after_stopping; /* the after thread must exit once its queue is empty (after the workers) */
     pthread_t *threads; /* workers, nthreads of them started */
     unsigned nthreads;
 };
@@ -371,6 +392,52 @@ static void run_after(nq_pool *p, job *j, void *ctx)
     }
 }
 
+/* Hand j's after step to the after thread (lock held); false when it is not running or is full. */
+static bool after_queue(nq_pool *p, job *j, void *ctx)
+{
+    if (!p->after_started || p->nafters >= NQ_POOL_AFTER_QUEUE_MAX) return false;
+    j->after_ctx = ctx;
+    j->anext = NULL;
+    if (p->atail != NULL) {
+        p->atail->anext = j;
+    } else {
+        p->ahead = j;
+    }
+    p->atail = j;
+    p->nafters++;
+    pthread_cond_signal(&p->after_cv);
+    return true;
+}
+
+static void *after_main(void *arg)
+{
+    nq_pool *const p = arg;
+    /* On Linux a nice value belongs to a thread: this lowers only the after thread. An unprivileged
+     * thread cannot raise it again, hence a thread of its own. If it fails, the steps run unlowered. */
+    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), AFTER_NICE);
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->ahead == NULL && !p->after_stopping) {
+            pthread_cond_wait(&p->after_cv, &p->lock);
+        }
+        job *const j = p->ahead;
+        if (j == NULL) {
+            break; /* stopping, and nothing left to run */
+        }
+        p->ahead = j->anext;
+        if (p->ahead == NULL) {
+            p->atail = NULL;
+        }
+        p->nafters--;
+        void *const ctx = j->after_ctx;
+        j->after_ctx = NULL;
+        j->anext = NULL;
+        run_after(p, j, ctx);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
 static void *worker_main(void *arg)
 {
     nq_pool *const p = arg;
@@ -407,7 +474,7 @@ static void *worker_main(void *arg)
         deliver(p, batch);
         if (after) {
             assert(dead == NULL); /* the after step's reference */
-            run_after(p, j, ctx);
+            if (!after_queue(p, j, ctx)) run_after(p, j, ctx);
         } else if (dead != NULL) {
             pthread_mutex_unlock(&p->lock);
             job_free(dead);
@@ -531,18 +598,27 @@ static nq_err sync_init(nq_pool *p)
         pthread_cond_destroy(&p->timer_cv);
         return NQ_E_NOMEM;
     }
+    if (pthread_cond_init(&p->after_cv, NULL) != 0) {
+        pthread_cond_destroy(&p->notified_cv);
+        pthread_cond_destroy(&p->work_cv);
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->timer_cv);
+        return NQ_E_NOMEM;
+    }
     return NQ_OK;
 }
 
 static void sync_fini(nq_pool *p)
 {
+    pthread_cond_destroy(&p->after_cv);
     pthread_cond_destroy(&p->notified_cv);
     pthread_cond_destroy(&p->work_cv);
     pthread_cond_destroy(&p->timer_cv);
     pthread_mutex_destroy(&p->lock);
 }
 
-/* Tell every thread to stop and join those started. */
+/* Tell every thread to stop and join those started. The after thread goes last: until the workers
+ * are joined they may still queue steps for it, and it runs every queued one before it exits. */
 static void threads_stop(nq_pool *p)
 {
     pthread_mutex_lock(&p->lock);
@@ -554,6 +630,14 @@ static void threads_stop(nq_pool *p)
         pthread_join(p->threads[i], NULL);
     }
     p->nthreads = 0;
+    if (p->after_started) {
+        pthread_mutex_lock(&p->lock);
+        p->after_stopping = true;
+        pthread_cond_signal(&p->after_cv);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->after, NULL);
+        p->after_started = false;
+    }
     if (p->timer_started) {
         pthread_join(p->timer, NULL);
         p->timer_started = false;
@@ -566,6 +650,10 @@ static nq_err threads_start(nq_pool *p)
         return NQ_E_THREAD;
     }
     p->timer_started = true;
+    if (pthread_create(&p->after, NULL, after_main, p) != 0) {
+        return NQ_E_THREAD;
+    }
+    p->after_started = true;
     for (unsigned i = 0; i < p->cfg.workers; i++) {
         if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
             return NQ_E_THREAD;
@@ -626,7 +714,7 @@ void nq_pool_destroy(nq_pool *p)
     }
     nq_pool_abort(p);
     threads_stop(p);
-    assert(p->tickets == 0 && p->pending == 0 && p->qhead == NULL && p->running == NULL);
+    assert(p->tickets == 0 && p->pending == 0 && p->qhead == NULL && p->running == NULL && p->ahead == NULL);
     sync_fini(p);
     free(p->threads);
     free(p->buckets);

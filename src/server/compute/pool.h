@@ -62,16 +62,22 @@ typedef struct nq_pool_config {
     unsigned budget_ms;   /* a computation without waiters is cancelled once it ran this long; 0: never */
 } nq_pool_config;
 
+/* After steps (nq_pool_task.after) that may wait for the after thread at once. */
+#define NQ_POOL_AFTER_QUEUE_MAX 16
+
 /* A computation. run is called once, on a worker thread, with the task's ctx and a control block it
  * should pass to nq_count (or poll: ctl->cancel becomes true when the pool cancels it). It returns
  * NQ_OK and stores its result (may be NULL) in *result, or returns an error (NQ_E_CANCELED after a
  * cancel) and leaves *result NULL. It may also publish the result elsewhere (the response cache).
  *
- * after (may be NULL) is work that need not delay the waiters: when run succeeded, the worker calls
- * it once every waiter has been notified, with the same ctx and the result (still valid, read-only),
- * and only then frees ctx. By then the computation is over: a later submit with the key starts a new
- * one, and the stats no longer count it as running, though its worker is still busy. after should
- * poll *stop, which becomes true when nq_pool_abort is called, and return soon after.
+ * after (may be NULL) is work that need not delay the waiters: when run succeeded, it is called once
+ * every waiter has been notified, with the same ctx and the result (still valid, read-only), and
+ * only then is ctx freed. It runs on the pool's after thread, at a lower CPU priority, so the worker
+ * is free for the next computation; when NQ_POOL_AFTER_QUEUE_MAX steps already wait for that thread
+ * (each holds its result alive), on the worker itself.
+ * By then the computation is over: a later submit with the key starts a new one, and the stats no
+ * longer count it as running. after should poll *stop, which becomes true when nq_pool_abort is
+ * called, and return soon after; nq_pool_destroy runs the steps still queued (with *stop true).
  * ctx_free and result_free may be NULL when there is nothing to free. */
 typedef struct nq_pool_task {
     nq_err (*run)(void *ctx, nq_count_ctl *ctl, void **result);
@@ -100,7 +106,7 @@ typedef struct nq_pool_stats {
     uint64_t deadlines; /* tickets told NQ_E_DEADLINE */
 } nq_pool_stats;
 
-/* Create a pool and start its worker threads and its timer thread.
+/* Create a pool and start its worker threads, its timer thread and its after thread.
  * On success *out owns the pool (nq_pool_destroy).
  * Errors: NQ_E_ARG (cfg or out NULL, workers outside 1..NQ_POOL_WORKERS_MAX), NQ_E_NOMEM,
  * NQ_E_THREAD (a thread could not start). On error nothing is left running or allocated. */
