@@ -117,9 +117,9 @@ static nq_err render_metrics(void *ops, bool ready, char **text, size_t *len)
     return nq_ops_render_metrics(ops, &st, text, len);
 }
 
-static void solver_done(void *ops, const char *route, double seconds)
+static void solver_done(void *ops, const char *route, const char *method, double seconds)
 {
-    nq_ops_solver_done(ops, route, seconds);
+    nq_ops_solver_done(ops, route, method, seconds);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -389,6 +389,36 @@ START_TEST(test_check_constructed)
 }
 END_TEST
 
+/* The value of nqueensd_solver_runs_total for /solution by method, from a fresh /metrics. */
+static long solution_runs(const char *method)
+{
+    nq_http_response r;
+    ck_assert(nq_http_get(&server, "/metrics", &r));
+    ck_assert_int_eq(r.status, 200);
+    char line[96];
+    (void)snprintf(line, sizeof line, "\nnqueensd_solver_runs_total{kind=\"solution\",method=\"%s\"} ", method);
+    const char *at = strstr(r.body, line);
+    ck_assert_msg(at != NULL, "no %s", line + 1);
+    const long v = strtol(at + strlen(line), NULL, 10);
+    nq_http_response_free(&r);
+    return v;
+}
+
+/* Each computation counts once under its method; an answer from the cache counts nothing. */
+START_TEST(test_metrics_by_method)
+{
+    const long random0 = solution_runs("random"), construct0 = solution_runs("construct");
+    for (int i = 0; i < 2; i++) { /* the second time from the cache */
+        cJSON_Delete(get_json("/solution?n=123&method=random&seed=4242", 200, NULL));
+        ck_assert_int_eq(solution_runs("random"), random0 + 1);
+        ck_assert_int_eq(solution_runs("construct"), construct0);
+    }
+    cJSON_Delete(get_json("/solution?n=321", 200, NULL));
+    ck_assert_int_eq(solution_runs("construct"), construct0 + 1);
+    ck_assert_int_eq(solution_runs("random"), random0 + 1);
+}
+END_TEST
+
 int main(void)
 {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
@@ -407,6 +437,7 @@ int main(void)
     tcase_add_test(tc, test_check_etag);
     tcase_add_loop_test(tc, test_check_post, 0, (int)(sizeof posts / sizeof posts[0]));
     tcase_add_test(tc, test_check_constructed);
+    tcase_add_test(tc, test_metrics_by_method);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 15);

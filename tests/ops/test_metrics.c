@@ -110,6 +110,8 @@ START_TEST(state_and_solver_figures)
     nq_metrics_observe_solver(m, NQ_METRICS_COUNT, 1.25);
     nq_metrics_observe_solver(m, NQ_METRICS_COUNT, 0.5);
     nq_metrics_observe_solver(m, NQ_METRICS_SOLVE, 0.000002);
+    nq_metrics_observe_solver(m, NQ_METRICS_SOLUTION_RANDOM, 0.25);
+    nq_metrics_observe_solver(m, NQ_METRICS_KINDS, 1.0);   /* ignored */
     nq_metrics_observe_solver(m, (nq_metrics_kind)7, 1.0); /* ignored */
     const nq_cache_stats cache = {.hits = 5,
                                   .misses = 6,
@@ -136,6 +138,10 @@ START_TEST(state_and_solver_figures)
         "nqueensd_solver_runs_total{kind=\"solve\"} 1",
         "nqueensd_solver_seconds_total{kind=\"count\"} 1.750000",
         "nqueensd_solver_seconds_total{kind=\"solve\"} 0.000002",
+        "nqueensd_solver_runs_total{kind=\"solution\",method=\"construct\"} 0",
+        "nqueensd_solver_runs_total{kind=\"solution\",method=\"random\"} 1",
+        "nqueensd_solver_seconds_total{kind=\"solution\",method=\"random\"} 0.250000",
+        "nqueensd_solver_runs_total{kind=\"trace\"} 0",
         "nqueensd_ready 1",
         "nqueensd_cache_hits_total 5",
         "nqueensd_cache_misses_total 6",
@@ -171,6 +177,34 @@ START_TEST(state_and_solver_figures)
 END_TEST
 
 /* More distinct routes than slots: the excess is counted under "other", nothing is lost. */
+/* A computation's route and method name its kind; a method only where the route has more than one. */
+static const struct {
+    const char *route;
+    const char *method;
+    bool found;
+    nq_metrics_kind kind;
+} kind_rows[] = {
+    {"count", NULL, true, NQ_METRICS_COUNT},
+    {"solve", NULL, true, NQ_METRICS_SOLVE},
+    {"solution", "construct", true, NQ_METRICS_SOLUTION_CONSTRUCT},
+    {"solution", "random", true, NQ_METRICS_SOLUTION_RANDOM},
+    {"complete", NULL, true, NQ_METRICS_COMPLETE},
+    {"trace", NULL, true, NQ_METRICS_TRACE},
+    {"solution", NULL, false, NQ_METRICS_COUNT},
+    {"solution", "annealing", false, NQ_METRICS_COUNT},
+    {"count", "random", false, NQ_METRICS_COUNT},
+    {"healthz", NULL, false, NQ_METRICS_COUNT},
+    {NULL, NULL, false, NQ_METRICS_COUNT},
+};
+
+START_TEST(kind_of_route_and_method)
+{
+    nq_metrics_kind k = NQ_METRICS_KINDS;
+    ck_assert(nq_metrics_kind_find(kind_rows[_i].route, kind_rows[_i].method, &k) == kind_rows[_i].found);
+    ck_assert_int_eq(k, kind_rows[_i].found ? kind_rows[_i].kind : NQ_METRICS_KINDS); /* untouched when not found */
+}
+END_TEST
+
 START_TEST(route_slots_overflow_into_other)
 {
     nq_metrics *m = NULL;
@@ -280,6 +314,7 @@ static Suite *metrics_suite(void)
     tcase_add_test(tc, requests_by_route_and_status);
     tcase_add_test(tc, latency_histogram_buckets);
     tcase_add_test(tc, state_and_solver_figures);
+    tcase_add_loop_test(tc, kind_of_route_and_method, 0, (int)(sizeof kind_rows / sizeof kind_rows[0]));
     tcase_add_test(tc, route_slots_overflow_into_other);
     tcase_add_test(tc, concurrent_observers_lose_nothing);
     tcase_add_test(tc, bad_arguments);

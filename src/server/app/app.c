@@ -577,7 +577,7 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
     const nq_err rc = work->route->compute(work, ctl, r);
     r->seconds = nq_clock_s() - t0;
     const nq_app_hooks *h = &work->app->hooks;
-    if (h->solver_done) h->solver_done(h->ctx, work->route->name, r->seconds); /* once per computation */
+    if (h->solver_done) h->solver_done(h->ctx, work->route->name, r->method, r->seconds); /* once per computation */
     if (rc != NQ_OK) {
         nq_app_result_destroy(r);
         return rc;

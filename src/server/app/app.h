@@ -138,9 +138,10 @@ typedef struct nq_app_hooks {
     /* Render /metrics (Prometheus text) into *text, malloc'd, *len bytes; `ready` is what /readyz
      * answers now. Called from any thread. Errors are answered as a problem. */
     nq_err (*metrics)(void *ctx, bool ready, char **text, size_t *len);
-    /* A computation of the route named `route` ended after `seconds` in the solver (any outcome),
-     * once however many requests shared it. Called from a solver worker. */
-    void (*solver_done)(void *ctx, const char *route, double seconds);
+    /* A computation of the route named `route` by `method` (a route's name for its solver method,
+     * or NULL when the route has one) ended after `seconds` in the solver (any outcome), once
+     * however many requests shared it. Called from a solver worker. */
+    void (*solver_done)(void *ctx, const char *route, const char *method, double seconds);
     /* Log an event. Called from any thread, never with a lock of the app held. */
     void (*event)(void *ctx, const nq_app_event *e);
     /* The store of finished counts and checkpoints (store.h), or NULL for none. Borrowed: it must

@@ -47,7 +47,7 @@ static size_t render_head(const nq_solution_spec *s, bool none, char *out, size_
     char seed[24] = "null";
     if (s->has_seed) (void)snprintf(seed, sizeof seed, "%" PRIu64, s->seed);
     const int w = snprintf(out, cap, "{\"n\":%" PRIu32 ",\"method\":\"%s\",\"seed\":%s,\"solution\":%s", s->n,
-                           s->method == NQ_METHOD_RANDOM ? "random" : "construct", seed, none ? "null" : "[");
+                           nq_query_method_name(s->method), seed, none ? "null" : "[");
     return w > 0 && (size_t)w < cap ? (size_t)w : 0;
 }
 

@@ -66,6 +66,7 @@ struct nq_app_work {
 
 struct nq_app_result {
     double seconds;        /* solver time spent */
+    const char *method;    /* the solver's method, a static string, for metrics; NULL: the route has one */
     nq_cache_entry *entry; /* the published response, or NULL */
     void *data;            /* the route's own outcome, or NULL */
 };

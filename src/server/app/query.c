@@ -38,6 +38,11 @@ const char *nq_query_key_name(nq_query_key key)
     return "";
 }
 
+const char *nq_query_method_name(nq_method m)
+{
+    return m == NQ_METHOD_RANDOM ? "random" : "construct";
+}
+
 /* Record code and the parameter at fault in err; the caller then writes the detail (DETAIL below),
  * naming the parameter through err->param. The name may come straight from the request: only
  * printable ASCII is kept, so the problem body stays valid UTF-8 JSON and log lines stay one line. */
@@ -144,9 +149,9 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         q->after_len = len;
         return NQ_OK;
     case NQ_QK_METHOD:
-        if (strcmp(v, "construct") == 0)
+        if (strcmp(v, nq_query_method_name(NQ_METHOD_CONSTRUCT)) == 0)
             q->method = NQ_METHOD_CONSTRUCT;
-        else if (strcmp(v, "random") == 0)
+        else if (strcmp(v, nq_query_method_name(NQ_METHOD_RANDOM)) == 0)
             q->method = NQ_METHOD_RANDOM;
         else {
             fail(err, NQ_E_PARAM_INVALID, "method");

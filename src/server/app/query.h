@@ -116,4 +116,7 @@ int nq_query_hex_digit(char c);
 /* The name of a single key bit ("n", "format", ...); "" for anything else. */
 const char *nq_query_key_name(nq_query_key key);
 
+/* The name of a method as the query spells it: "construct" or "random". */
+const char *nq_query_method_name(nq_method m);
+
 #endif /* NQ_QUERY_H */

@@ -84,9 +84,8 @@ static void permalink(const nq_solution_spec *s, char *out, size_t cap)
 {
     char seed[32] = "";
     if (s->has_seed) (void)snprintf(seed, sizeof seed, "&seed=%" PRIu64, s->seed);
-    (void)snprintf(out, cap, "/solution?n=%" PRIu32 "&method=%s%s&format=%s", s->n,
-                   s->method == NQ_METHOD_RANDOM ? "random" : "construct", seed,
-                   s->format == NQ_FORMAT_BOARD ? "board" : "columns");
+    (void)snprintf(out, cap, "/solution?n=%" PRIu32 "&method=%s%s&format=%s", s->n, nq_query_method_name(s->method),
+                   seed, s->format == NQ_FORMAT_BOARD ? "board" : "columns");
 }
 
 bool nq_solution_parse(nq_app_work *w, const nq_request *req, nq_response *resp)
@@ -218,6 +217,7 @@ static nq_err search(const solution_plan *p, nq_count_ctl *ctl, uint32_t **cols)
 nq_err nq_solution_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
 {
     const solution_plan *p = w->plan;
+    r->method = nq_query_method_name(p->spec.method);
     r->entry = nq_cache_get(nq_app_cache(w->app), w->key); /* someone else published it meanwhile? */
     if (r->entry) return NQ_OK;
     uint32_t *cols = NULL;

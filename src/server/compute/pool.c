@@ -101,9 +101,9 @@ struct nq_pool {
     job *running;          /* RUNNING jobs, doubly linked */
     nq_pool_ticket *dhead; /* WAITING tickets with a deadline, in deadline order */
     nq_pool_ticket *dtail;
-    job *ahead;            /* over jobs whose after step is due, FIFO through anext */
+    job *ahead; /* over jobs whose after step is due, FIFO through anext */
     job *atail;
-    size_t nafters;        /* length of that queue */
+    size_t nafters;      /* length of that queue */
     size_t pending;      /* jobs QUEUED or RUNNING (what admission bounds) */
     size_t notifying;    /* tickets NOTIFYING */
     size_t tickets;      /* tickets not yet released */
@@ -113,10 +113,10 @@ struct nq_pool {
     nq_pool_stats stats; /* counters (running/queued/waiting kept current here too) */
     pthread_t timer;     /* the timer thread, valid when timer_started */
     bool timer_started;
-    pthread_t after;     /* the after thread, valid when after_started */
+    pthread_t after; /* the after thread, valid when after_started */
     bool after_started;
     bool after_stopping; /* the after thread must exit once its queue is empty (after the workers) */
-    pthread_t *threads; /* workers, nthreads of them started */
+    pthread_t *threads;  /* workers, nthreads of them started */
     unsigned nthreads;
 };
 

@@ -828,10 +828,10 @@ static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len)
     return nq_ops_render_metrics(s->ops, &st, text, len);
 }
 
-static void solver_done(void *ctx, const char *route, double seconds)
+static void solver_done(void *ctx, const char *route, const char *method, double seconds)
 {
     const nq_server *s = ctx;
-    nq_ops_solver_done(s->ops, route, seconds);
+    nq_ops_solver_done(s->ops, route, method, seconds);
 }
 
 /* The app's events (long counts, the store) as log lines, with the fields that apply. */

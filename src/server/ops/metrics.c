@@ -31,7 +31,7 @@ static const double bucket_le[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.
 #define STATUS_MIN 100u
 #define STATUS_SLOTS 500u                 /* 100..599 */
 #define OTHER_ROUTE NQ_METRICS_ROUTES_MAX /* index of the catch-all "other" slot */
-#define NKINDS 5u
+#define NKINDS ((unsigned)NQ_METRICS_KINDS)
 
 typedef atomic_uint_fast64_t counter;
 
@@ -54,7 +54,14 @@ struct nq_metrics {
     counter solver_us[NKINDS];                     /* solver time by kind, microseconds */
 };
 
-static const char *const kind_names[NKINDS] = {"count", "solve", "solution", "complete", "trace"};
+/* The labels of each kind: its route, and its method where the route has more than one. */
+static const struct {
+    const char *route;
+    const char *method; /* NULL: no method label */
+} kind_labels[NKINDS] = {
+    {"count", NULL},        {"solve", NULL},    {"solution", "construct"},
+    {"solution", "random"}, {"complete", NULL}, {"trace", NULL},
+};
 
 static void inc(counter *c, uint64_t by)
 {
@@ -153,10 +160,15 @@ void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r)
     inc(&s->bytes, r->bytes);
 }
 
-bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out)
+static bool same_label(const char *a, const char *b)
+{
+    return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+bool nq_metrics_kind_find(const char *name, const char *method, nq_metrics_kind *out)
 {
     for (unsigned k = 0; name != NULL && k < NKINDS; k++) {
-        if (strcmp(kind_names[k], name) == 0) {
+        if (strcmp(kind_labels[k].route, name) == 0 && same_label(kind_labels[k].method, method)) {
             *out = (nq_metrics_kind)k;
             return true;
         }
@@ -278,15 +290,28 @@ static void render_latency(tbuf *b, const nq_metrics *m, size_t n)
                 get(&slot(m, n, k)->bytes));
 }
 
+/* The labels of kind k, `kind="solution",method="random"`, in buf. */
+static const char *kind_label_text(unsigned k, char *buf, size_t cap)
+{
+    if (kind_labels[k].method == NULL)
+        (void)snprintf(buf, cap, "kind=\"%s\"", kind_labels[k].route);
+    else
+        (void)snprintf(buf, cap, "kind=\"%s\",method=\"%s\"", kind_labels[k].route, kind_labels[k].method);
+    return buf;
+}
+
 static void render_solver(tbuf *b, const nq_metrics *m)
 {
+    char labels[64];
     family(b, "nqueensd_solver_runs_total", "counter",
-           "Solver computations that ended (any outcome), by kind; identical requests share one.");
+           "Solver computations that ended (any outcome), by kind and method; identical requests share one.");
     for (unsigned k = 0; k < NKINDS; k++)
-        put(b, "nqueensd_solver_runs_total{kind=\"%s\"} %" PRIu64 "\n", kind_names[k], get(&m->solver_runs[k]));
-    family(b, "nqueensd_solver_seconds_total", "counter", "Wall-clock time spent in the solver, by kind.");
+        put(b, "nqueensd_solver_runs_total{%s} %" PRIu64 "\n", kind_label_text(k, labels, sizeof labels),
+            get(&m->solver_runs[k]));
+    family(b, "nqueensd_solver_seconds_total", "counter", "Wall-clock time spent in the solver, by kind and method.");
     for (unsigned k = 0; k < NKINDS; k++)
-        put(b, "nqueensd_solver_seconds_total{kind=\"%s\"} %.6f\n", kind_names[k], (double)get(&m->solver_us[k]) / 1e6);
+        put(b, "nqueensd_solver_seconds_total{%s} %.6f\n", kind_label_text(k, labels, sizeof labels),
+            (double)get(&m->solver_us[k]) / 1e6);
 }
 
 static void scalar_gauge(tbuf *b, const char *name, const char *help, uint64_t v)

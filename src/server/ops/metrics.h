@@ -3,8 +3,8 @@
  * Two kinds of figures:
  *   - events counted here as they happen: requests by route and status, a latency histogram and
  *     response bytes per route (nq_metrics_observe_request, from the request-completion hook), and
- *     solver time by kind (nq_metrics_observe_solver, from the computation itself: once per
- *     computation, not once per request waiting on it);
+ *     solver time by kind and, where a route has more than one, method (nq_metrics_observe_solver,
+ *     from the computation itself: once per computation, not once per request waiting on it);
  *   - state owned by other modules (cache, worker pool, connections), which they already track: the
  *     /metrics handler takes a snapshot of it into nq_metrics_state and passes it to nq_metrics_render,
  *     so nothing is counted twice and no other module depends on this one.
@@ -32,11 +32,13 @@
 typedef struct nq_metrics nq_metrics; /* opaque */
 
 typedef enum nq_metrics_kind {
-    NQ_METRICS_COUNT = 0, /* a /count computation */
-    NQ_METRICS_SOLVE,     /* a /solve computation (an enumeration page or a total) */
-    NQ_METRICS_SOLUTION,  /* a /solution computation (a local search, or a render once) */
-    NQ_METRICS_COMPLETE,  /* a /complete search */
-    NQ_METRICS_TRACE      /* a /trace page rendered once, or the skip to its first step */
+    NQ_METRICS_COUNT = 0,          /* a /count computation */
+    NQ_METRICS_SOLVE,              /* a /solve computation (an enumeration page or a total) */
+    NQ_METRICS_SOLUTION_CONSTRUCT, /* a /solution construction rendered once (to be cached) */
+    NQ_METRICS_SOLUTION_RANDOM,    /* a /solution local search (and its render, when cached) */
+    NQ_METRICS_COMPLETE,           /* a /complete search */
+    NQ_METRICS_TRACE,              /* a /trace page rendered once, or the skip to its first step */
+    NQ_METRICS_KINDS               /* how many there are */
 } nq_metrics_kind;
 
 /* The worker pool's figures (a copy of its own snapshot, so this header needs no pool.h). */
@@ -91,9 +93,10 @@ void nq_metrics_destroy(nq_metrics *m);
  * Thread-safe, lock-free except the first time a route name is seen. m or r NULL: no-op. */
 void nq_metrics_observe_request(nq_metrics *m, const nq_request_record *r);
 
-/* The kind whose label is name ("count", "solve", "solution", "complete", "trace": the route names of the routes that compute): true
- * and *out set, or false for a name without a kind (and for NULL). */
-bool nq_metrics_kind_find(const char *name, nq_metrics_kind *out);
+/* The kind of a computation of the route named name ("count", "solve", "solution", "complete",
+ * "trace": the routes that compute) by the method named method ("construct" or "random" for
+ * "solution"; NULL for the others, which have one): true and *out set, or false for any other pair. */
+bool nq_metrics_kind_find(const char *name, const char *method, nq_metrics_kind *out);
 
 /* Add the seconds one computation of the given kind spent in the solver (whatever its outcome).
  * Thread-safe, lock-free. m NULL or an unknown kind: no-op. */

@@ -40,10 +40,11 @@ void nq_ops_request_done(const nq_ops *ops, const nq_request_record *r)
     nq_metrics_observe_request(ops->metrics, r);
 }
 
-void nq_ops_solver_done(const nq_ops *ops, const char *route, double seconds)
+void nq_ops_solver_done(const nq_ops *ops, const char *route, const char *method, double seconds)
 {
     nq_metrics_kind kind;
-    if (ops != NULL && nq_metrics_kind_find(route, &kind)) nq_metrics_observe_solver(ops->metrics, kind, seconds);
+    if (ops != NULL && nq_metrics_kind_find(route, method, &kind))
+        nq_metrics_observe_solver(ops->metrics, kind, seconds);
 }
 
 nq_err nq_ops_render_metrics(const nq_ops *ops, const nq_metrics_state *st, char **text, size_t *len)

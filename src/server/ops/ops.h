@@ -28,9 +28,10 @@ void nq_ops_destroy(nq_ops *ops);
 /* The request ended: write its access line and count it. Thread-safe, no allocation. ops NULL: no-op. */
 void nq_ops_request_done(const nq_ops *ops, const nq_request_record *r);
 
-/* A computation of the route named `route` ended after seconds in the solver (any outcome); routes
- * without a metrics kind (metrics.h) are not counted. Thread-safe. ops NULL: no-op. */
-void nq_ops_solver_done(const nq_ops *ops, const char *route, double seconds);
+/* A computation of the route named `route` by `method` (NULL for a route with one) ended after
+ * seconds in the solver (any outcome); pairs without a metrics kind (metrics.h) are not counted.
+ * Thread-safe. ops NULL: no-op. */
+void nq_ops_solver_done(const nq_ops *ops, const char *route, const char *method, double seconds);
 
 /* Render /metrics with the sampled state st (may be NULL) into *text (malloc'd, *len bytes).
  * Errors: those of nq_metrics_render. */
