@@ -191,10 +191,21 @@ expect_err 2 "--unique does not apply to count" count 8 --unique
 expect_err 2 "--threads does not apply to solve" solve 8 --threads 2
 expect_err 2 "--threads must be a whole number from 0 (one per CPU) to 1024, not '-1'" count 8 --threads -1
 
+# Wait until process $1 catches SIGINT (bit 2 of SigCgt): a signal sent before its handler is set
+# would kill it without its message (a slow start, under a sanitizer, on a loaded machine).
+await_sigint_handler() {
+  local mask
+  for _ in $(seq 300); do
+    mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 0
+    [[ -n $mask ]] && (( 0x$mask & 2 )) && return 0
+    sleep 0.1
+  done
+}
+
 # --- Ctrl-C cancels a long random search the same way
 "$bin" solution 50000000 --random >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 0.5
+await_sigint_handler "$pid"
 kill -INT "$pid"
 wait "$pid"
 status=$?
@@ -206,7 +217,7 @@ fi
 # --- Ctrl-C cancels a long count: exit 130, "interrupted", no JSON
 "$bin" count 18 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 0.5
+await_sigint_handler "$pid"
 kill -INT "$pid"
 wait "$pid"
 status=$?
