@@ -325,16 +325,21 @@ END_TEST
 /* Long joins, where a kernel may take another path than for short ones (the AVX2 one bit-slices
  * blocks of up to 256 probes when the keys pay for a block's set-up, and streams the rest): keys of
  * 26, 30 and 32 bits (n = 16, 18, 19), counts on both sides of that choice and of the block size,
- * blocks not a multiple of 32. Every set agrees with the portable one, either way round; zero keys
- * and probes (compatible with everything) are among the data. */
+ * blocks not a multiple of 32; keys in runs of 16 (the AVX2 one adds up 16 at a time) past the
+ * 31 runs after which its byte counters are flushed, and tails of 1 to 15. Every set agrees with the
+ * portable one, either way round; zero keys and probes (compatible with everything) are among the
+ * data, and in the dense rows they are nearly all of it (every counter as full as it can get). */
 START_TEST(long_joins_agree_with_portable)
 {
     static const struct {
         int bits;      /* key width */
         size_t len, m; /* keys, probes */
+        bool dense;    /* nearly every key and probe zero */
     } rows[] = {
-        {26, 64, 48},   {26, 63, 300},  {26, 100, 47}, {26, 300, 255}, {30, 64, 256},  {30, 257, 257},
-        {30, 500, 513}, {30, 1000, 64}, {32, 64, 100}, {32, 700, 300}, {32, 80, 1030}, {32, 49, 49},
+        {26, 64, 48, false},   {26, 63, 300, false},  {26, 100, 47, false},  {26, 300, 255, false},
+        {30, 64, 256, false},  {30, 257, 257, false}, {30, 500, 513, false}, {30, 1000, 64, false},
+        {32, 64, 100, false},  {32, 700, 300, false}, {32, 80, 1030, false}, {32, 49, 49, false},
+        {32, 2000, 256, true}, {30, 1999, 300, true}, {32, 511, 256, true},  {32, 497, 256, false},
     };
     const nq_quad_simd *sets[4];
     const size_t count = nq_quad_simd_all(sets, 4);
@@ -346,11 +351,13 @@ START_TEST(long_joins_agree_with_portable)
         ck_assert(keys != NULL && probes != NULL);
         for (size_t i = 0; i < len; i++) {
             const uint64_t x = xorshift(&seed), y = xorshift(&seed);
-            keys[i] = i % 17 == 3 ? 0 : (uint32_t)(x & y & y >> 32) & width; /* about 8 bits of 32 */
+            const bool zero = rows[r].dense ? i % 61 != 7 : i % 17 == 3;
+            keys[i] = zero ? 0 : (uint32_t)(x & y & y >> 32) & width; /* about 8 bits of 32 */
         }
         for (size_t i = 0; i < m; i++) {
             const uint64_t x = xorshift(&seed), y = xorshift(&seed);
-            probes[i] = i % 29 == 5 ? 0 : (uint32_t)(x & y & y >> 32) & width;
+            const bool zero = rows[r].dense ? i % 53 != 11 : i % 29 == 5;
+            probes[i] = zero ? 0 : (uint32_t)(x & y & y >> 32) & width;
         }
         probes[m - 1] |= 1u << (rows[r].bits - 1); /* the top bit present: the wide layout where 32 */
         const uint64_t want = nq_quad_simd_portable()->join(keys, len, probes, m);
