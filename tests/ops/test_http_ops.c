@@ -573,19 +573,20 @@ START_TEST(sigterm_lets_a_computation_finish)
 }
 END_TEST
 
-/* With nothing in flight the drain does not sit out the grace period (30 s here): it ends at once. */
+/* With nothing in flight the drain does not sit out the grace period (ten minutes here): it ends at
+ * once, and the bound below, far under the grace, is only a guard against sitting it out. */
 START_TEST(sigterm_when_idle_exits_at_once)
 {
     nq_test_server s;
-    const char *const args[] = {"--grace-s", "30", NULL};
+    const char *const args[] = {"--grace-s", "600", NULL};
     start(&s, args);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    const int status = nq_harness_stop(&s, SIGTERM, 60);
+    const int status = nq_harness_stop(&s, SIGTERM, 300);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ck_assert_int_eq(status, 0);
     const double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    ck_assert_msg(took < 10.0, "took %.1f s to stop with nothing in flight", took);
+    ck_assert_msg(took < 120.0, "took %.1f s to stop with nothing in flight", took);
 }
 END_TEST
 
@@ -819,17 +820,17 @@ static Suite *ops_http_suite(void)
     tcase_add_test(tc, metrics_pass_promtool);
     tcase_add_test(tc, access_log_lines);
     tcase_add_test(tc, text_log_format);
-    tcase_add_test(tc, sigterm_when_idle_exits_at_once);
     tcase_add_test(tc, raises_the_descriptor_limit);
     tcase_add_test(tc, count_threads_follow_the_cpus);
     tcase_add_loop_test(tc, command_line, 0, (int)(sizeof cli_rows / sizeof cli_rows[0]));
     tcase_add_test(tc, probe_command);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    /* Drains with work in flight: that work takes what the machine gives it, the tests wait for it. */
+    /* Drains: work in flight takes what the machine gives it, the tests wait for it. */
     TCase *const drain = tcase_create("drain");
     tcase_add_loop_test(drain, sigterm_lets_the_request_in_flight_finish, 0, 2); /* SIGTERM, SIGINT */
     tcase_add_test(drain, sigterm_lets_a_computation_finish);
+    tcase_add_test(drain, sigterm_when_idle_exits_at_once);
     tcase_set_timeout(drain, 720);
     suite_add_tcase(s, drain);
     return s;
