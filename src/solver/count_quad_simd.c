@@ -320,14 +320,15 @@ AVX2 static uint64_t join_stream_avx2(const uint32_t *keys, size_t len, const ui
  * vectors. A key costs a load and an AND per chunk and a share of a popcount (slice_keys: about
  * 1.5 ns on Zen 3 for up to 256 pairs, 2 ns with a popcount per key, against about 30 pairs a ns
  * for the streaming AND); transposing a block and filling its tables costs about 250 ns. So a
- * block goes this way only when the keys pay for it: at 256 probes from about 40 keys on, at 100
- * probes from about 190 (thresholds measured with a popcount per key, and kept). */
+ * block goes this way only when the keys pay for it: at 256 probes from about 36 keys on, at 100
+ * probes from about 140. (SLICE_SETUP was measured; SLICE_KEY, measured as 60 with a popcount per
+ * key, is scaled by 1.5 / 2 ns: at n = 18 that made one worker's count about 5% faster.) */
 #define SLICE_PROBES 256  /* probes of one block: one bit of a 256-bit vector each */
 #define SLICE_GROUPS 8    /* groups of 32 probes in a block */
 #define SLICE_CHUNKS 5    /* tables per block */
 #define SLICE_ENTRIES 128 /* entries of the largest table: a 7-bit chunk */
 #define SLICE_SETUP 7500  /* a block's set-up, in pair tests of the streaming join (measured) */
-#define SLICE_KEY 60      /* a key against a block, likewise */
+#define SLICE_KEY 45      /* a key against a block, likewise (scaled, above) */
 
 /* Chunk c of a key: `bits` wide from bit `shift`. Keys of up to 30 bits (n <= 18) take five chunks
  * of 6 bits, wider ones (32 bits at n = 19 and 20) three of 6 and two of 7. */
