@@ -321,8 +321,8 @@ AVX2 static uint64_t join_stream_avx2(const uint32_t *keys, size_t len, const ui
  * 1.5 ns on Zen 3 for up to 256 pairs, 2 ns with a popcount per key, against about 30 pairs a ns
  * for the streaming AND); transposing a block and filling its tables costs about 250 ns. So a
  * block goes this way only when the keys pay for it: at 256 probes from about 36 keys on, at 100
- * probes from about 140. (SLICE_SETUP was measured; SLICE_KEY, measured as 60 with a popcount per
- * key, is scaled by 1.5 / 2 ns: at n = 18 that made one worker's count about 5% faster.) */
+ * probes from about 140. (SLICE_SETUP was measured; SLICE_KEY is the 60 measured with a popcount
+ * per key, scaled by 1.5 / 2 ns.) */
 #define SLICE_PROBES 256  /* probes of one block: one bit of a 256-bit vector each */
 #define SLICE_GROUPS 8    /* groups of 32 probes in a block */
 #define SLICE_CHUNKS 5    /* tables per block */

@@ -537,9 +537,10 @@ START_TEST(sigterm_lets_the_request_in_flight_finish)
 END_TEST
 
 /* SIGTERM while a request waits for a count: the answer comes, then exit 0. The count is made slow
- * on purpose (n = 13 as a long count, 2 ms after each of its 869 tasks, on one thread: about 2 s),
- * and the signal goes only once the request is seen waiting, so the drain has it in flight; no
- * deadline, a grace of ten minutes and a long test timeout, so a loaded machine only takes longer. */
+ * on purpose (n = 13 as a long count, 10 ms after each of its 869 tasks, on one thread: about 9 s, a
+ * floor that load cannot shorten), and the signal goes only once the request is seen waiting, so the
+ * drain has it in flight; no deadline, a grace of ten minutes and a long test timeout, so a loaded
+ * machine only takes longer. */
 START_TEST(sigterm_lets_a_computation_finish)
 {
     nq_test_server s;
@@ -552,7 +553,7 @@ START_TEST(sigterm_lets_a_computation_finish)
                                 "--count-threads",
                                 "1",
                                 "--count-task-delay-ms",
-                                "2",
+                                "10",
                                 NULL};
     start(&s, args);
     const int fd = slow_client(s.port, "/count?n=13");

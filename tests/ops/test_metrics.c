@@ -176,7 +176,6 @@ START_TEST(state_and_solver_figures)
 }
 END_TEST
 
-/* More distinct routes than slots: the excess is counted under "other", nothing is lost. */
 /* A computation's route and method name its kind; a method only where the route has more than one. */
 static const struct {
     const char *route;
@@ -205,6 +204,7 @@ START_TEST(kind_of_route_and_method)
 }
 END_TEST
 
+/* More distinct routes than slots: the excess is counted under "other", nothing is lost. */
 START_TEST(route_slots_overflow_into_other)
 {
     nq_metrics *m = NULL;

@@ -338,24 +338,28 @@ typedef struct bg_random {
     nq_err err;       /* the search's answer */
 } bg_random;
 
+/* The board of the cancelled search: 2 s or more of search on any machine, so that the cancel, sent
+ * as soon as progress shows, always finds it running. */
+#define CANCEL_N 10000000u
+
 static void *run_random(void *arg)
 {
     bg_random *bg = arg;
-    bg->err = nq_random_solution(3000000, 11, &bg->ctl, bg->cols);
+    bg->err = nq_random_solution(CANCEL_N, 11, &bg->ctl, bg->cols);
     return NULL;
 }
 
 /* Cancelled once progress shows: the search has published progress before it could finish. */
 START_TEST(random_cancel_midway)
 {
-    bg_random bg = {.cols = malloc(3000000 * sizeof(uint32_t))};
+    bg_random bg = {.cols = malloc(CANCEL_N * sizeof(uint32_t))};
     ck_assert_ptr_nonnull(bg.cols);
     nq_count_ctl_init(&bg.ctl);
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, run_random, &bg), 0);
     double seen = 0.0;
     while ((seen = nq_count_progress(&bg.ctl)) == 0.0) sched_yield();
-    nq_count_cancel(&bg.ctl); /* at once: the search has most of its 3 * 10^6 rows still to go */
+    nq_count_cancel(&bg.ctl);
     pthread_join(t, NULL);
     ck_assert(seen > 0.0 && seen < 1.0);
     ck_assert_int_eq(bg.err, NQ_E_CANCELED);

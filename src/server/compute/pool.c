@@ -35,10 +35,10 @@
 #include "base/clock.h"
 #include "base/hash.h"
 
-/* The after thread's nice value: it gets about a tenth of a core's share against a thread of nice 0
- * on a busy core, so it still progresses under load, but does not halve the core of a connection
- * that is sending (measured on 2 cores: making the gzip form of a 6.9 MB board while its first answer
- * went out made that answer 1.5x slower). */
+/* How much nicer the after thread is than the process: it gets about a tenth of a core's share
+ * against the other threads on a busy core, so it still progresses under load, but does not halve the
+ * core of a connection that is sending (measured on 2 cores: making the gzip form of a 6.9 MB board
+ * at the workers' priority while its first answer went out made that answer 1.5x slower). */
 #define AFTER_NICE 10
 
 typedef struct job job;
@@ -409,12 +409,23 @@ static bool after_queue(nq_pool *p, job *j, void *ctx)
     return true;
 }
 
+/* Lower the calling thread's priority by AFTER_NICE, relative to what the process was started with.
+ * On Linux a nice value belongs to a thread (gettid names it), so this lowers only the after thread;
+ * an unprivileged thread cannot raise it again, hence a thread of its own. On failure the steps run
+ * unlowered. */
+static void lower_priority(void)
+{
+    const id_t self = (id_t)gettid();
+    errno = 0;
+    const int now = getpriority(PRIO_PROCESS, self); /* -1 is a valid nice value: errno tells */
+    if (errno != 0) return;
+    (void)setpriority(PRIO_PROCESS, self, now + AFTER_NICE < 19 ? now + AFTER_NICE : 19);
+}
+
 static void *after_main(void *arg)
 {
     nq_pool *const p = arg;
-    /* On Linux a nice value belongs to a thread: this lowers only the after thread. An unprivileged
-     * thread cannot raise it again, hence a thread of its own. If it fails, the steps run unlowered. */
-    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), AFTER_NICE);
+    lower_priority();
     pthread_mutex_lock(&p->lock);
     for (;;) {
         while (p->ahead == NULL && !p->after_stopping) {

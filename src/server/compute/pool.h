@@ -15,6 +15,9 @@
  *     NQ_E_DEADLINE, but the computation goes on, so its result lands in the cache for the next caller.
  *   - A running computation with no waiter left that has run longer than `budget_ms` is cancelled
  *     through its nq_count_ctl (an abandoned n=20 count must not hold a worker for minutes).
+ *   - Work that need not delay the waiters (a task's after step: compressing a large body) runs on
+ *     one more thread, the after thread, at a lower CPU priority, so that it neither holds a worker
+ *     nor takes a core from the answers being sent.
  *
  * A waiter is an nq_pool_ticket. Life of a ticket: nq_pool_submit creates it; the pool calls its notify
  * callback exactly once, from a pool thread (never from inside nq_pool_submit), when the outcome is
@@ -33,7 +36,9 @@
  * Thread-safety: every function may be called from any thread, except nq_pool_create and
  * nq_pool_destroy. One mutex guards the queue, the single-flight table and the deadline list; its
  * critical sections are O(1) apart from the per-computation list of waiters being notified. Callbacks
- * (run, notify, ctx_free, result_free) are called without that lock held.
+ * (run, notify, after, ctx_free, result_free) are called without that lock held. An after step runs
+ * beside other tasks' runs, and two may run at once (one on the after thread, one on a worker whose
+ * step found the after queue full); ctx_free and result_free may then run on the after thread.
  */
 #ifndef NQ_POOL_H
 #define NQ_POOL_H
@@ -62,8 +67,10 @@ typedef struct nq_pool_config {
     unsigned budget_ms;   /* a computation without waiters is cancelled once it ran this long; 0: never */
 } nq_pool_config;
 
-/* After steps (nq_pool_task.after) that may wait for the after thread at once. */
-#define NQ_POOL_AFTER_QUEUE_MAX 16
+/* After steps (nq_pool_task.after) that may wait for the after thread at once, beside the one it
+ * runs. Each holds its result alive (a body the cache may have evicted), so that is at most two
+ * results, plus one per worker when the queue is full and the workers run the steps themselves. */
+#define NQ_POOL_AFTER_QUEUE_MAX 1
 
 /* A computation. run is called once, on a worker thread, with the task's ctx and a control block it
  * should pass to nq_count (or poll: ctl->cancel becomes true when the pool cancels it). It returns
