@@ -472,6 +472,23 @@ AVX2 static inline void csa(__m256i *hi, __m256i *lo, __m256i a, __m256i b, __m2
             _mm256_and_si256(ENTRY(table[2], k, shift[2], bits[2]), ENTRY(table[3], k, shift[3], bits[3]))), \
         ENTRY(table[4], k, shift[4], bits[4]))
 
+/* Eight keys' sets added into the running sums of weight 1, 2 and 4; returns the carries of weight 8. */
+AVX2 __attribute__((always_inline)) static inline __m256i slice_eight(const uint32_t *k,
+                                                                      const __m256i (*table)[SLICE_ENTRIES],
+                                                                      const int *shift, const int *bits, __m256i *ones,
+                                                                      __m256i *twos, __m256i *fours)
+{
+    __m256i twos_a, twos_b, fours_a, fours_b, eights;
+    csa(&twos_a, ones, *ones, SLICE_FREE(table, k[0], shift, bits), SLICE_FREE(table, k[1], shift, bits));
+    csa(&twos_b, ones, *ones, SLICE_FREE(table, k[2], shift, bits), SLICE_FREE(table, k[3], shift, bits));
+    csa(&fours_a, twos, *twos, twos_a, twos_b);
+    csa(&twos_a, ones, *ones, SLICE_FREE(table, k[4], shift, bits), SLICE_FREE(table, k[5], shift, bits));
+    csa(&twos_b, ones, *ones, SLICE_FREE(table, k[6], shift, bits), SLICE_FREE(table, k[7], shift, bits));
+    csa(&fours_b, twos, *twos, twos_a, twos_b);
+    csa(&eights, fours, *fours, fours_a, fours_b);
+    return eights;
+}
+
 /* Keys against one block's tables, in the layout `wide` names (a constant at each call, so that the
  * shifts are immediates). Sixteen keys at a time, their sets are added up bit by bit by carry-save
  * adders (Harley and Seal's popcount): one popcount per 16 keys instead of one per key. Byte counters
@@ -486,22 +503,9 @@ AVX2 __attribute__((always_inline)) static inline uint64_t slice_keys(const uint
     while (len - i >= 16) {
         __m256i acc = _mm256_setzero_si256();
         for (int rounds = 0; rounds < 31 && len - i >= 16; rounds++, i += 16) {
-            const uint32_t *k = keys + i;
-            __m256i twos_a, twos_b, fours_a, fours_b, eights_a, eights_b, sixteens;
-            csa(&twos_a, &ones, ones, SLICE_FREE(table, k[0], shift, bits), SLICE_FREE(table, k[1], shift, bits));
-            csa(&twos_b, &ones, ones, SLICE_FREE(table, k[2], shift, bits), SLICE_FREE(table, k[3], shift, bits));
-            csa(&fours_a, &twos, twos, twos_a, twos_b);
-            csa(&twos_a, &ones, ones, SLICE_FREE(table, k[4], shift, bits), SLICE_FREE(table, k[5], shift, bits));
-            csa(&twos_b, &ones, ones, SLICE_FREE(table, k[6], shift, bits), SLICE_FREE(table, k[7], shift, bits));
-            csa(&fours_b, &twos, twos, twos_a, twos_b);
-            csa(&eights_a, &fours, fours, fours_a, fours_b);
-            csa(&twos_a, &ones, ones, SLICE_FREE(table, k[8], shift, bits), SLICE_FREE(table, k[9], shift, bits));
-            csa(&twos_b, &ones, ones, SLICE_FREE(table, k[10], shift, bits), SLICE_FREE(table, k[11], shift, bits));
-            csa(&fours_a, &twos, twos, twos_a, twos_b);
-            csa(&twos_a, &ones, ones, SLICE_FREE(table, k[12], shift, bits), SLICE_FREE(table, k[13], shift, bits));
-            csa(&twos_b, &ones, ones, SLICE_FREE(table, k[14], shift, bits), SLICE_FREE(table, k[15], shift, bits));
-            csa(&fours_b, &twos, twos, twos_a, twos_b);
-            csa(&eights_b, &fours, fours, fours_a, fours_b);
+            const __m256i eights_a = slice_eight(keys + i, table, shift, bits, &ones, &twos, &fours);
+            const __m256i eights_b = slice_eight(keys + i + 8, table, shift, bits, &ones, &twos, &fours);
+            __m256i sixteens;
             csa(&sixteens, &eights, eights, eights_a, eights_b);
             acc = popcount_bytes(acc, sixteens);
         }
