@@ -464,13 +464,15 @@ AVX2 static inline void csa(__m256i *hi, __m256i *lo, __m256i a, __m256i b, __m2
     *lo = _mm256_xor_si256(u, c);
 }
 
-/* The probes of one block free of every bit of key k. */
-#define SLICE_FREE(table, k, shift, bits)                                                                    \
-    _mm256_and_si256(                                                                                        \
-        _mm256_and_si256(                                                                                    \
-            _mm256_and_si256(ENTRY(table[0], k, shift[0], bits[0]), ENTRY(table[1], k, shift[1], bits[1])),  \
-            _mm256_and_si256(ENTRY(table[2], k, shift[2], bits[2]), ENTRY(table[3], k, shift[3], bits[3]))), \
-        ENTRY(table[4], k, shift[4], bits[4]))
+/* The probes of one block free of every bit of key k (inlined where shift and bits are constants, so
+ * that ENTRY's shifts are immediates). */
+AVX2 __attribute__((always_inline)) static inline __m256i slice_free(const __m256i (*table)[SLICE_ENTRIES], uint32_t k,
+                                                                     const int *shift, const int *bits)
+{
+    const __m256i a = _mm256_and_si256(ENTRY(table[0], k, shift[0], bits[0]), ENTRY(table[1], k, shift[1], bits[1]));
+    const __m256i b = _mm256_and_si256(ENTRY(table[2], k, shift[2], bits[2]), ENTRY(table[3], k, shift[3], bits[3]));
+    return _mm256_and_si256(_mm256_and_si256(a, b), ENTRY(table[4], k, shift[4], bits[4]));
+}
 
 /* Eight keys' sets added into the running sums of weight 1, 2 and 4; returns the carries of weight 8. */
 AVX2 __attribute__((always_inline)) static inline __m256i slice_eight(const uint32_t *k,
@@ -479,11 +481,11 @@ AVX2 __attribute__((always_inline)) static inline __m256i slice_eight(const uint
                                                                       __m256i *twos, __m256i *fours)
 {
     __m256i twos_a, twos_b, fours_a, fours_b, eights;
-    csa(&twos_a, ones, *ones, SLICE_FREE(table, k[0], shift, bits), SLICE_FREE(table, k[1], shift, bits));
-    csa(&twos_b, ones, *ones, SLICE_FREE(table, k[2], shift, bits), SLICE_FREE(table, k[3], shift, bits));
+    csa(&twos_a, ones, *ones, slice_free(table, k[0], shift, bits), slice_free(table, k[1], shift, bits));
+    csa(&twos_b, ones, *ones, slice_free(table, k[2], shift, bits), slice_free(table, k[3], shift, bits));
     csa(&fours_a, twos, *twos, twos_a, twos_b);
-    csa(&twos_a, ones, *ones, SLICE_FREE(table, k[4], shift, bits), SLICE_FREE(table, k[5], shift, bits));
-    csa(&twos_b, ones, *ones, SLICE_FREE(table, k[6], shift, bits), SLICE_FREE(table, k[7], shift, bits));
+    csa(&twos_a, ones, *ones, slice_free(table, k[4], shift, bits), slice_free(table, k[5], shift, bits));
+    csa(&twos_b, ones, *ones, slice_free(table, k[6], shift, bits), slice_free(table, k[7], shift, bits));
     csa(&fours_b, twos, *twos, twos_a, twos_b);
     csa(&eights, fours, *fours, fours_a, fours_b);
     return eights;
@@ -515,7 +517,7 @@ AVX2 __attribute__((always_inline)) static inline uint64_t slice_keys(const uint
     hits += bytes_sum(popcount_bytes(z, ones)) + 2u * bytes_sum(popcount_bytes(z, twos)) +
             4u * bytes_sum(popcount_bytes(z, fours)) + 8u * bytes_sum(popcount_bytes(z, eights));
     __m256i acc = z; /* the last keys, fewer than 16, one popcount each */
-    for (; i < len; i++) acc = popcount_bytes(acc, SLICE_FREE(table, keys[i], shift, bits));
+    for (; i < len; i++) acc = popcount_bytes(acc, slice_free(table, keys[i], shift, bits));
     return hits + bytes_sum(acc);
 }
 
