@@ -66,10 +66,9 @@ struct nq_pool_ticket {
 struct job {
     nq_pool *pool;    /* owner */
     job *bucket_next; /* chain in pool->buckets while in the table */
-    job *qnext;       /* next on the queue while QUEUED */
+    job *qnext;       /* next on the queue while QUEUED, on the after queue once OVER */
     job *rprev;       /* neighbours on pool's running list while RUNNING */
     job *rnext;
-    job *anext;              /* next on the after queue */
     void *after_ctx;         /* task.ctx while on the after queue */
     nq_pool_ticket *waiters; /* tickets still WAITING, doubly linked through jprev/jnext */
     size_t nwaiters;         /* length of that list */
@@ -101,7 +100,7 @@ struct nq_pool {
     job *running;          /* RUNNING jobs, doubly linked */
     nq_pool_ticket *dhead; /* WAITING tickets with a deadline, in deadline order */
     nq_pool_ticket *dtail;
-    job *ahead; /* over jobs whose after step is due, FIFO through anext */
+    job *ahead; /* over jobs whose after step is due, FIFO through qnext */
     job *atail;
     size_t nafters;      /* length of that queue */
     size_t pending;      /* jobs QUEUED or RUNNING (what admission bounds) */
@@ -322,27 +321,39 @@ static void deliver(nq_pool *p, nq_pool_ticket *batch)
 
 /* ---- workers ------------------------------------------------------------------------------------ */
 
-static job *queue_pop(nq_pool *p)
+/* A FIFO of jobs through qnext: the work queue (QUEUED jobs) and the after queue (OVER ones); a job
+ * is never on both. */
+static job *fifo_pop(job **head, job **tail)
 {
-    job *const j = p->qhead;
-    p->qhead = j->qnext;
-    if (p->qhead == NULL) {
-        p->qtail = NULL;
+    job *const j = *head;
+    *head = j->qnext;
+    if (*head == NULL) {
+        *tail = NULL;
     }
     j->qnext = NULL;
-    p->stats.queued--;
     return j;
+}
+
+static void fifo_push(job **head, job **tail, job *j)
+{
+    j->qnext = NULL;
+    if (*tail != NULL) {
+        (*tail)->qnext = j;
+    } else {
+        *head = j;
+    }
+    *tail = j;
+}
+
+static job *queue_pop(nq_pool *p)
+{
+    p->stats.queued--;
+    return fifo_pop(&p->qhead, &p->qtail);
 }
 
 static void queue_push(nq_pool *p, job *j)
 {
-    j->qnext = NULL;
-    if (p->qtail != NULL) {
-        p->qtail->qnext = j;
-    } else {
-        p->qhead = j;
-    }
-    p->qtail = j;
+    fifo_push(&p->qhead, &p->qtail, j);
     p->stats.queued++;
 }
 
@@ -397,13 +408,7 @@ static bool after_queue(nq_pool *p, job *j, void *ctx)
 {
     if (!p->after_started || p->nafters >= NQ_POOL_AFTER_QUEUE_MAX) return false;
     j->after_ctx = ctx;
-    j->anext = NULL;
-    if (p->atail != NULL) {
-        p->atail->anext = j;
-    } else {
-        p->ahead = j;
-    }
-    p->atail = j;
+    fifo_push(&p->ahead, &p->atail, j);
     p->nafters++;
     pthread_cond_signal(&p->after_cv);
     return true;
@@ -431,18 +436,13 @@ static void *after_main(void *arg)
         while (p->ahead == NULL && !p->after_stopping) {
             pthread_cond_wait(&p->after_cv, &p->lock);
         }
-        job *const j = p->ahead;
-        if (j == NULL) {
+        if (p->ahead == NULL) {
             break; /* stopping, and nothing left to run */
         }
-        p->ahead = j->anext;
-        if (p->ahead == NULL) {
-            p->atail = NULL;
-        }
+        job *const j = fifo_pop(&p->ahead, &p->atail);
         p->nafters--;
         void *const ctx = j->after_ctx;
         j->after_ctx = NULL;
-        j->anext = NULL;
         run_after(p, j, ctx);
     }
     pthread_mutex_unlock(&p->lock);
