@@ -7,11 +7,10 @@
  * (register blocking keeps it bound by the test unit, not by loads), counting matches with a masked
  * add. Tails are loaded and tested under a lane mask. AVX2 does all three on 8 lanes: without a
  * compress, the kept lanes are squeezed by a lane permute whose indices a table gives per 8-bit
- * mask; tails are read by masked loads. The AVX2 join streams short joins the same way as the
- * AVX-512 one, 8 lanes at a time, but bit-slices long ones (join_slice_avx2): the probes become one
- * 256-bit set per key bit, and a key meets 256 probes with five table lookups, several times
- * fewer instructions a pair than the AND-compare-count of the streaming loop, which on AVX2 has no
- * test-into-mask to save one of the three. The portable set is branch-free: every element is
+ * mask; tails are read by masked loads. Both joins stream short joins that way, but bit-slice long
+ * ones (join_slice_avx2, AVX2 code under both sets): the probes become one 256-bit set per key bit,
+ * and a key meets 256 probes with five table lookups, several times fewer instructions a pair than
+ * the AND-compare-count of either streaming loop. The portable set is branch-free: every element is
  * written, the cursor moves only for kept ones.
  */
 #include "count_quad_simd.h"
@@ -112,8 +111,9 @@ AVX512 static size_t pick_avx512(const uint32_t *key, const uint32_t *mark, size
     return kept;
 }
 
-/* Probes past the end are 0, which matches every key: their counters are left out of the sum. */
-AVX512 static uint64_t join_avx512(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
+/* The streaming join. Probes past the end are 0, which matches every key: their counters are left
+ * out of the sum. */
+AVX512 static uint64_t join_stream_avx512(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
 {
     const __m512i one = _mm512_set1_epi32(1);
     uint64_t hits = 0;
@@ -139,8 +139,6 @@ AVX512 static uint64_t join_avx512(const uint32_t *keys, size_t len, const uint3
     }
     return hits;
 }
-
-static const nq_quad_simd avx512 = {"avx512", pair_avx512, pick_avx512, join_avx512};
 
 /* ---- AVX2 -------------------------------------------------------------------------------------- */
 
@@ -534,11 +532,16 @@ AVX2 static uint64_t join_slice_avx2(const uint32_t *keys, size_t len, const uin
     return wide ? slice_keys(keys, len, tables, 1) : slice_keys(keys, len, tables, 0);
 }
 
+typedef uint64_t (*join_fn)(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m);
+
 /* The count is symmetric in keys and probes: the longer array is streamed (its tail and the
  * per-probe set-up, or the per-block set-up, are paid for the fewest times). The shorter one goes
- * in blocks of 256 to the bit-sliced join while a block pays for its set-up, the rest to the
- * streaming one. */
-AVX2 static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
+ * in blocks of 256 to the bit-sliced join while a block pays for its set-up, the rest to `stream`.
+ * `scale` is how many of the AVX2 streaming join's pair tests one of `stream`'s is worth, so that
+ * SLICE_SETUP and SLICE_KEY, measured against the AVX2 one, hold against either. */
+AVX2 __attribute__((always_inline)) static inline uint64_t join_blocks(const uint32_t *keys, size_t len,
+                                                                       const uint32_t *probes, size_t m, size_t scale,
+                                                                       join_fn stream)
 {
     if (len < m) {
         const uint32_t *swap = keys;
@@ -553,14 +556,34 @@ AVX2 static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t 
     size_t p = 0;
     for (; p < m; p += SLICE_PROBES) {
         const size_t block = m - p < SLICE_PROBES ? m - p : SLICE_PROBES;
-        if (block * len < SLICE_SETUP + SLICE_KEY * len) break; /* cheaper streamed */
+        if (block * len < scale * (SLICE_SETUP + SLICE_KEY * len)) break; /* cheaper streamed */
         hits += join_slice_avx2(keys, len, probes + p, block);
     }
-    if (p < m) hits += join_stream_avx2(keys, len, probes + p, m - p);
+    if (p < m) hits += stream(keys, len, probes + p, m - p);
     return hits;
 }
 
+AVX2 static uint64_t join_avx2(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
+{
+    return join_blocks(keys, len, probes, m, 1, join_stream_avx2);
+}
+
 static const nq_quad_simd avx2 = {"avx2", pair_avx2, pick_avx2, join_avx2};
+
+/* ---- AVX-512: the join ------------------------------------------------------------------------- */
+
+/* Long joins are bit-sliced here too: a key meets 256 probes in a handful of AVX2 instructions, where
+ * the streaming join, twice as wide as AVX2's and with test-into-mask, still spends three per 16 pairs
+ * (n = 18 on 2 threads: 1.78 s streamed, 1.27 s sliced; n = 19: 28.3 s, 15.2 s). Its 16 lanes test
+ * about twice the pairs of AVX2's 8 per instruction, hence the scale of 2; the thresholds measured
+ * flat between 1 and 2 (docs/performance.md). A 512-bit block would need tables twice the size,
+ * past the L1. */
+AVX512 static uint64_t join_avx512(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m)
+{
+    return join_blocks(keys, len, probes, m, 2, join_stream_avx512);
+}
+
+static const nq_quad_simd avx512 = {"avx512", pair_avx512, pick_avx512, join_avx512};
 #endif
 
 size_t nq_quad_simd_all(const nq_quad_simd **out, size_t max)
