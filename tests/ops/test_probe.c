@@ -135,18 +135,19 @@ END_TEST
 
 START_TEST(refused_connection)
 {
-    /* Bind a port, then close it: nothing listens there any more. */
+    /* A port bound but not listening refuses connections; holding it bound for the whole test keeps
+     * any other process (a test beside this one) from listening there meanwhile. */
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof a;
     ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
     ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
     char url[64], err[256];
     snprintf(url, sizeof url, "http://127.0.0.1:%u/healthz", ntohs(a.sin_port));
     unsigned status = 0;
     ck_assert_int_eq(nq_probe_get(url, 2000, &status, err, sizeof err), NQ_E_INTERNAL);
     ck_assert_ptr_nonnull(strstr(err, "cannot connect"));
+    close(fd);
 }
 END_TEST
 
