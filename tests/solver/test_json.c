@@ -271,8 +271,11 @@ static void check_run(uint32_t n, uint32_t first, uint32_t col, uint32_t count, 
         uint32_t done = 0;
         for (uint32_t r = 0; r < count; r += done, o += w) {
             const size_t cap = caps[k] < sizeof got - o ? caps[k] : sizeof got - o;
+            const bool guarded = o + cap < sizeof got; /* a guard byte just past cap */
+            if (guarded) got[o + cap] = FILL;
             ck_assert_int_eq(nq_json_run(n, first + r, col + 2 * r, count - r, shape, got + o, cap, &done, &w), NQ_OK);
             ck_assert_uint_le(w, cap);
+            if (guarded) ck_assert_int_eq(got[o + cap], FILL); /* nothing written past cap */
             if (done > 0) continue;
             ck_assert_uint_eq(w, 0); /* the next row alone is longer than cap: give it room */
             ck_assert_int_eq(nq_json_run(n, first + r, col + 2 * r, 1, shape, got + o, sizeof got - o, &done, &w),
