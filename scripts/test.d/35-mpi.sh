@@ -76,12 +76,12 @@ job=""
 done_before=$(sed -n 's/^done //p' "$cp")
 [[ -n $done_before && $done_before -gt 0 ]] || fail "no checkpoint with progress: $(cat "$work/killed.err")"
 [[ -s "$work/killed.out" ]] && say "note: the job finished before it was killed; resuming a finished checkpoint"
-say "killed with $done_before of 12191 tasks in $cp"
+say "killed with $done_before of 7108 tasks in $cp"
 out=$(run -np 3 "$bin" 17 --threads 1 --checkpoint "$cp" 2>"$work/resumed.err") || fail "resumed job exited $?"
 [[ "$out" == "${want[17]}" ]] || fail "resumed job printed '$out'"
-grep -q "resuming from $cp: $done_before of 12191 tasks done" "$work/resumed.err" ||
+grep -q "resuming from $cp: $done_before of 7108 tasks done" "$work/resumed.err" ||
   fail "resumed job did not resume: $(cat "$work/resumed.err")"
-grep -q '^done 12191$' "$cp" || fail "the finished job's checkpoint is not complete"
+grep -q '^done 7108$' "$cp" || fail "the finished job's checkpoint is not complete"
 say "resumed from $done_before tasks: $out"
 # A finished checkpoint prints the count at once.
 out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) || fail "rerun on a finished checkpoint exited $?"

@@ -6,9 +6,9 @@
  * mix, whenever the job is killed:
  *   nqueens-mpi checkpoint
  *   n 17
- *   plan 3
+ *   plan 4
  *   method quad
- *   tasks 12191
+ *   tasks 7108
  *   done 3048
  *   total 23951516
  *   burnside 191600448

@@ -70,7 +70,7 @@ static bool save(coordinator *c, bool force)
     return true;
 }
 
-/* "nqueens-mpi: n = 17: 6096 of 12191 tasks (50%), 3.1 s" at most once per PROGRESS_S, and at the end. */
+/* "nqueens-mpi: n = 17: 3554 of 7108 tasks (50%), 3.1 s" at most once per PROGRESS_S, and at the end. */
 static void progress(coordinator *c, bool force)
 {
     const double t = now_s();

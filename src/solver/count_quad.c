@@ -25,13 +25,19 @@
  * each pair of edge columns (ct, cb) only the tops of edge ct leaving cb free meet the bottoms of edge
  * cb leaving ct free: about a sixth of all pairs (measured at n = 16). Those meet in the SIMD join
  * (count_quad_simd.h), which streams the longer side and tests four keys of the other per loaded
- * vector, or, on AVX2 and where a slice is long enough (most of the pairs from n = 18 on), bit-slices
+ * vector, or, where a slice is long enough (most of the pairs from n = 18 on), bit-slices
  * the shorter side in blocks of 256 and meets them with a few table lookups per key.
  *
- * Symmetry: the mirror image (c -> n-1-c) of a solution with top columns S has top columns mirror(S);
- * for even n, turning the board upside down gives top columns "not S". So only the smallest column
- * set of each such orbit is counted, times the orbit's size: a quarter of the work for even n, half
- * for odd n. The unique count follows from Burnside's lemma (count_workers.h).
+ * Symmetry: the mirror image (c -> n-1-c) of a solution with top columns S has top columns mirror(S).
+ * For even n, turning the board upside down gives top columns "not S": so only the smallest column
+ * set of each orbit {S, mirror(S), not S, not mirror(S)} is counted, times the orbit's size. For odd n
+ * the bottom half has one row more, and its edge row a is the board's middle row, which turning
+ * upside down leaves in place: a solution with top columns S and middle queen on column m becomes one
+ * with top columns T = not S less m and the same m. So the unit is the pair (S, m), m being the bottom
+ * edge column of the join's slices, and its orbit {(S, m), (mirror(S), m'), (T, m), (mirror(T), m')},
+ * m' = n-1-m; only the smallest pair of each orbit is joined, times the orbit's size. Either way about
+ * a quarter of all pairs of halves are tested; for odd n, the sets with no smallest pair (43% of them)
+ * are not built at all. The unique count follows from Burnside's lemma (count_workers.h).
  *
  * Work is split by column set: workers take the next set from an atomic counter. Memory: the four
  * quadrant tables (shared, read-only; per_set: two) and per worker the halves of the largest column
@@ -53,10 +59,12 @@ enum quadrant { TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT, BOTTOM_RIGHT, QUADRANTS };
 #define CLASSES_MAX (1 << NQ_QUAD_CUTS_MAX)
 #define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX) /* (edge column, class) runs of one half */
 
-/* A column set for the top half, standing for its whole symmetry orbit. */
+/* A column set for the top half and the bottom edge columns counted with it, each (set, edge column)
+ * standing for its whole symmetry orbit, of 2 or 4 (see "Symmetry" above). */
 typedef struct colset {
-    uint32_t cols;   /* board columns of the top half's queens */
-    uint32_t weight; /* size of its orbit: how many column sets it counts for */
+    uint32_t cols;  /* board columns of the top half's queens */
+    uint32_t edges; /* bottom edge columns to count with them */
+    uint32_t heavy; /* those of edges whose orbit has 4 members; the others' has 2 */
 } colset;
 
 typedef struct job {
@@ -286,23 +294,24 @@ static uint64_t join_classes(const job *j, const scratch *s, const size_t *kat, 
     return sum;
 }
 
-/* Pairs of compatible halves for one column set, slice by slice (see the top of the file). Returns
- * false when cancelled. */
-static bool join_halves(job *j, scratch *s, uint64_t *pairs)
+/* Pairs of compatible halves for one column set, slice by slice (see the top of the file), over the
+ * bottom edge columns set counts, each times its orbit's size. Returns false when cancelled. */
+static bool join_halves(job *j, scratch *s, const colset *set, uint64_t *pairs)
 {
     const half *top = &s->top, *bottom = &s->bottom;
     const int cuts = j->cuts;
     size_t kat[CLASSES_MAX + 1], pat[CLASSES_MAX + 1];
     uint64_t sum = 0;
     for (int cb = 0; cb < j->n; cb++) {
-        if (bottom->off[cb << cuts] == bottom->off[(cb + 1) << cuts]) continue;
+        if ((set->edges >> cb & 1u) == 0 || bottom->off[cb << cuts] == bottom->off[(cb + 1) << cuts]) continue;
         if (cancelled(j)) return false;
+        const uint64_t weight = set->heavy >> cb & 1u ? 4u : 2u;
         for (int ct = 0; ct < j->n; ct++) {
             if (top->off[ct << cuts] == top->off[(ct + 1) << cuts] || ct == cb + 1 || ct + 1 == cb)
                 continue; /* no tops, or adjacent edge queens (they attack each other) */
             if (pick_classes(j, bottom, cb, ct, s->keys, kat) == 0) continue;
             if (pick_classes(j, top, ct, cb, s->probes, pat) == 0) continue;
-            sum += join_classes(j, s, kat, pat);
+            sum += weight * join_classes(j, s, kat, pat);
         }
     }
     *pairs = sum;
@@ -334,11 +343,13 @@ static const nq_quad *right_quad(const job *j, scratch *s, int side, uint32_t rc
     return q;
 }
 
-/* Count the solutions whose top half uses columns `cols`. Returns false when cancelled or out of
- * memory (then j->nomem is set). */
-static bool count_set(job *j, scratch *s, uint32_t cols, uint64_t *found)
+/* Count the solutions whose top half uses set's columns (and, for odd n, whose middle queen is on one
+ * of its edge columns), each times its orbit's size. Returns false when cancelled or out of memory
+ * (then j->nomem is set). */
+static bool count_set(job *j, scratch *s, const colset *set, uint64_t *found)
 {
     const int a = j->a;
+    const uint32_t cols = set->cols;
     const uint32_t left = (1u << a) - 1u, other = ((1u << j->n) - 1u) & ~cols;
     const nq_quad *q = j->quad;
     const nq_quad *top_right = right_quad(j, s, 0, cols >> a), *bottom_right = right_quad(j, s, 1, other >> a);
@@ -354,7 +365,7 @@ static bool count_set(job *j, scratch *s, uint32_t cols, uint64_t *found)
     half_fill(j, &q[BOTTOM_LEFT], bottom_right, other & left, other >> a, &s->bottom);
     half_sort(j, &s->top);
     half_sort(j, &s->bottom);
-    return join_halves(j, s, found);
+    return join_halves(j, s, set, found);
 }
 
 static void *worker(void *arg)
@@ -368,11 +379,11 @@ static void *worker(void *arg)
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->nsets) break;
         if (j->todo != NULL && j->todo[i] == 0) continue; /* counted before (resume) or elsewhere */
-        uint64_t pairs = 0;
-        if (!count_set(j, &s, j->sets[i].cols, &pairs)) break;
-        found += pairs * j->sets[i].weight;
+        uint64_t pairs = 0; /* orbit sizes applied */
+        if (!count_set(j, &s, &j->sets[i], &pairs)) break;
+        found += pairs;
         if (j->done != NULL) {
-            const nq_count_sums sums = {pairs * j->sets[i].weight, pairs * j->sets[i].weight};
+            const nq_count_sums sums = {pairs, pairs};
             j->done(j->done_arg, i, &sums);
         }
         if (j->ctl != NULL) atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
@@ -391,25 +402,52 @@ static uint32_t mirror(uint32_t cols, int n)
     return m;
 }
 
-/* If cols is the smallest of its orbit, its orbit's size; else 0. The orbit: cols, its mirror image
- * and, for even n (top and bottom halves of equal height), the complements of both. */
-static uint32_t orbit_weight(uint32_t cols, int n)
+/* A column set S and a bottom edge column m, ordered by S, then m. */
+static uint64_t pair_of(uint32_t cols, int m)
 {
-    const uint32_t all = (1u << n) - 1u;
-    const uint32_t orbit[4] = {cols, mirror(cols, n), all & ~cols, all & ~mirror(cols, n)};
-    const int size = n % 2 == 0 ? 4 : 2;
-    uint32_t weight = 0;
-    for (int i = 0; i < size; i++) {
-        if (orbit[i] < cols) return 0;
-        bool seen = false;
-        for (int k = 0; k < i; k++) seen = seen || orbit[k] == orbit[i];
-        weight += !seen;
-    }
-    return weight;
+    return (uint64_t)cols << 5 | (uint64_t)m;
 }
 
-/* All orbit representatives among the a-column sets of n columns (1 <= a < n). *out is the caller's
- * to free. */
+/* If the first of the four pairs is the smallest, the number of distinct ones (2 or 4); else 0. */
+static uint32_t orbit_size(const uint64_t orbit[4])
+{
+    uint32_t size = 0;
+    for (int i = 0; i < 4; i++) {
+        if (orbit[i] < orbit[0]) return 0;
+        bool seen = false;
+        for (int k = 0; k < i; k++) seen = seen || orbit[k] == orbit[i];
+        size += !seen;
+    }
+    return size;
+}
+
+/* The set's edges and heavy masks (colset): for even n the orbit of the column set alone, {S,
+ * mirror(S), not S, not mirror(S)}, the same for every edge column; for odd n the orbit of each pair
+ * (S, m) (the top of the file). edges is 0 when no pair is the smallest of its orbit. An orbit has 2
+ * or 4 members, never 1: turning the board upside down moves every set (S is never "not S", nor
+ * "not S, less m"), and an orbit's size divides the group's 4. */
+static void orbits_of(uint32_t cols, int n, colset *set)
+{
+    const uint32_t all = (1u << n) - 1u;
+    *set = (colset){cols, 0, 0};
+    for (int m = 0; m < n; m++) {
+        if (cols >> m & 1u) continue; /* the bottom's edge queen is on one of its own columns */
+        uint64_t orbit[4];
+        if (n % 2 == 0) {
+            orbit[0] = cols, orbit[1] = mirror(cols, n), orbit[2] = all & ~cols, orbit[3] = all & ~mirror(cols, n);
+        } else {
+            const uint32_t t = all & ~cols & ~(1u << m);
+            orbit[0] = pair_of(cols, m), orbit[1] = pair_of(mirror(cols, n), n - 1 - m);
+            orbit[2] = pair_of(t, m), orbit[3] = pair_of(mirror(t, n), n - 1 - m);
+        }
+        const uint32_t size = orbit_size(orbit);
+        if (size != 0) set->edges |= 1u << m;
+        if (size == 4) set->heavy |= 1u << m;
+    }
+}
+
+/* Every a-column set of n columns (1 <= a < n) with something to count, in increasing order. *out
+ * is the caller's to free. */
 static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
 {
     if (a < 1 || a >= n) return NQ_E_ARG; /* no set to build a half on (and Gosper's step needs a set bit) */
@@ -418,8 +456,8 @@ static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
     if (sets == NULL) return NQ_E_NOMEM;
     uint32_t count = 0;
     for (uint32_t cols = (1u << a) - 1u; cols < (1u << n); cols = next_same_pop(cols)) {
-        const uint32_t w = orbit_weight(cols, n);
-        if (w != 0) sets[count++] = (colset){cols, w};
+        orbits_of(cols, n, &sets[count]);
+        count += sets[count].edges != 0;
     }
     *out = sets;
     *len = count;

@@ -2,7 +2,7 @@
  * restarts, kill -9 and SIGTERM, refused store files, a full disk, the limits.
  *
  * Slowness is made, not hoped for: --long-count-n 13 turns a cheap n into a long count, and
- * --count-task-delay-ms with --count-threads 1 makes its worker wait after each of its tasks (869 at
+ * --count-task-delay-ms with --count-threads 1 makes its worker wait after each of its tasks (545 at
  * n = 13, 891 at n = 14), so a count takes at least tasks x delay whatever the machine. No assertion
  * bounds a duration from above.
  */
@@ -167,7 +167,7 @@ START_TEST(accepted_then_progress_then_200)
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
     nq_test_server s;
-    start_long(&s, store, "4", NULL);
+    start_long(&s, store, "6", NULL);
     const double p0 = start_async(&s, 13);
     nq_http_response r;
     poll_to_200(&s, 13, p0, &r);
@@ -195,9 +195,9 @@ START_TEST(prefer_wait_long_enough_gives_200)
 {
     nq_test_server s;
     static const char *const extra[] = {"--deadline-ms", "600000", NULL};
-    start_long(&s, "none", "2", extra);
+    start_long(&s, "none", "3", extra);
     nq_http_response r;
-    ck_assert(get_with(&s, "/count?n=13", "wait=600", &r)); /* at least 1.7 s of delays: still one request */
+    ck_assert(get_with(&s, "/count?n=13", "wait=600", &r)); /* at least 1.6 s of delays: still one request */
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.body, COUNT_13);
     nq_http_response_free(&r);
@@ -209,7 +209,7 @@ START_TEST(prefer_wait_is_capped_by_the_deadline)
 {
     nq_test_server s;
     static const char *const extra[] = {"--deadline-ms", "1000", NULL};
-    start_long(&s, "none", "20", extra); /* 869 tasks x 20 ms: over 17 s */
+    start_long(&s, "none", "32", extra); /* 545 tasks x 32 ms: over 17 s */
     nq_http_response r;
     ck_assert(get_with(&s, "/count?n=13", "wait=3600", &r));
     check_202(&r, 13);
@@ -246,7 +246,7 @@ START_TEST(a_wait_holds_no_solver_worker)
 {
     nq_test_server s;
     static const char *const extra[] = {"--deadline-ms", "600000", "--solver-workers", "1", NULL};
-    start_long(&s, "none", "10", extra); /* 869 tasks x 10 ms: 8.7 s at least */
+    start_long(&s, "none", "16", extra); /* 545 tasks x 16 ms: 8.7 s at least */
     waiter w = {.s = &s, .ok = false};
     atomic_init(&w.done, false);
     pthread_t th;
@@ -271,7 +271,7 @@ END_TEST
 START_TEST(counts_lists_finished_and_running_newest_first)
 {
     nq_test_server s;
-    start_long(&s, "none", "20", NULL);
+    start_long(&s, "none", "32", NULL);
     nq_http_response r;
     ck_assert(nq_http_get(&s, "/count?n=8", &r)); /* short: answered at once */
     ck_assert_str_eq(r.body, COUNT_8);
@@ -308,7 +308,7 @@ START_TEST(limits_give_503)
 {
     nq_test_server s;
     static const char *const extra[] = {"--long-counts", "1", "--long-count-queue", "1", NULL};
-    start_long(&s, "none", "20", extra);
+    start_long(&s, "none", "32", extra);
     (void)start_async(&s, 13); /* runs */
     (void)start_async(&s, 14); /* waits */
     nq_http_response r;
@@ -321,7 +321,7 @@ START_TEST(limits_give_503)
     ck_assert_int_eq(r.status, 503);
     nq_http_response_free(&r);
     /* The runner takes n = 13 up in its own time (a loaded machine may not have yet); it then runs
-     * for seconds (20 ms a task), n = 14 waiting behind it. */
+     * for seconds (32 ms a task), n = 14 waiting behind it. */
     ck_assert_double_eq(nq_harness_await_metric(&s, "nqueensd_counts_running", 1.0, 30), 1.0);
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_queued"), 1.0);
     /* Above --max-n-count nothing is started: 422, as before. */

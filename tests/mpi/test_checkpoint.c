@@ -10,8 +10,8 @@
 
 #include "check_run.h"
 
-#define N 13        /* 869 tasks: a bitmap of 109 bytes, the last one partly used */
-#define N_TASKS 869 /* nq_count_plan(13) */
+#define N 14        /* 891 tasks: a bitmap of 112 bytes, the last one partly used (891 = 8 x 111 + 3) */
+#define N_TASKS 891 /* nq_count_plan(14) */
 
 static char dir[] = "/tmp/nq-checkpoint-XXXXXX";
 static char path[256];
@@ -40,12 +40,12 @@ static void write_text(const char *text)
     fclose(f);
 }
 
-/* A checkpoint of n = 13 with tasks 0, 7, 8 and 868 done. */
+/* A checkpoint of n = 14 with tasks 0, 7, 8 and 890 done. */
 static void make_some(nq_mpi_checkpoint *cp)
 {
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, cp), NQ_OK);
     ck_assert_uint_eq(cp->tasks, N_TASKS);
-    const uint32_t done[] = {0, 7, 8, 868};
+    const uint32_t done[] = {0, 7, 8, 890};
     for (size_t i = 0; i < 4; i++) {
         const nq_count_sums s = {100u + i, 800u + 8u * i};
         ck_assert(nq_mpi_checkpoint_mark(cp, done[i], &s));
@@ -84,12 +84,12 @@ START_TEST(test_exact_text)
     fclose(f);
     text[len] = '\0';
     char want[512];
-    /* byte 0: task 0 (bit 0) and 7 (bit 7); byte 1: task 8 (bit 0); byte 108: task 868 = 8 x 108 + 4. */
+    /* byte 0: task 0 (bit 0) and 7 (bit 7); byte 1: task 8 (bit 0); byte 111: task 890 = 8 x 111 + 2. */
     int k = snprintf(want, sizeof want,
-                     "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 4\ntotal 406\n"
+                     "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 4\ntotal 406\n"
                      "burnside 3248\nbits 8101");
-    for (int j = 2; j < 108; j++) k += snprintf(want + k, sizeof want - (size_t)k, "00");
-    snprintf(want + k, sizeof want - (size_t)k, "10\n");
+    for (int j = 2; j < 111; j++) k += snprintf(want + k, sizeof want - (size_t)k, "00");
+    snprintf(want + k, sizeof want - (size_t)k, "04\n");
     ck_assert_str_eq(text, want);
     nq_mpi_checkpoint_destroy(&cp);
 }
@@ -104,26 +104,26 @@ START_TEST(test_absent_and_foreign)
     nq_mpi_checkpoint_destroy(&cp);
     make_some(&cp);
     ck_assert(nq_mpi_checkpoint_save(path, &cp, why, sizeof why));
-    ck_assert_int_eq(nq_mpi_checkpoint_create(14, &other), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(13, &other), NQ_OK);
     ck_assert_int_eq(nq_mpi_checkpoint_load(path, &other, why, sizeof why), NQ_MPI_LOAD_FOREIGN);
-    ck_assert_ptr_nonnull(strstr(why, "n = 13"));
+    ck_assert_ptr_nonnull(strstr(why, "n = 14"));
     ck_assert_uint_eq(other.ndone, 0); /* left fresh */
     nq_mpi_checkpoint_destroy(&other);
     nq_mpi_checkpoint_destroy(&cp);
 }
 END_TEST
 
-/* Damaged files: each is one edit of a good n = 13 checkpoint (tasks 0 and 8 done). */
+/* Damaged files: each is one edit of a good n = 14 checkpoint (tasks 0 and 8 done). */
 static const char *const damaged[] = {
     "",
     "nqueens-mpi checkpoint\n",
-    "nqueens-mpi checkpoint 2\nn 13\n",
-    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\n",
-    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 3\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 02\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone  2\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal -5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\nbits 01",
+    "nqueens-mpi checkpoint 2\nn 14\n",
+    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\n",
+    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 3\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 02\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone  2\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal -5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits 01",
 };
 
 START_TEST(test_damaged)
@@ -132,8 +132,8 @@ START_TEST(test_damaged)
     char why[256] = "", text[1024];
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
     int k = snprintf(text, sizeof text, "%s", damaged[_i]);
-    if (strstr(damaged[_i], "bits 0101") != NULL) { /* complete the bitmap: 109 bytes in all */
-        for (int j = 2; j < 109; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00");
+    if (strstr(damaged[_i], "bits 0101") != NULL) { /* complete the bitmap: 112 bytes in all */
+        for (int j = 2; j < 112; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00");
         snprintf(text + k, sizeof text - (size_t)k, "\n");
     }
     write_text(text);
@@ -149,18 +149,18 @@ START_TEST(test_bitmap)
     nq_mpi_checkpoint cp;
     char why[256] = "", text[1024];
     const char *head =
-        "nqueens-mpi checkpoint\nn 13\nplan 3\nmethod quad\ntasks 869\ndone 2\ntotal 5\nburnside 16\nbits ";
-    const char *last[] = {"01", "1F", "21", "x1"}; /* the last byte: task 864; F, 0x20 = task 869; x */
+        "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits ";
+    const char *last[] = {"01", "0F", "08", "x1"}; /* the last byte: task 888; 0x08 = task 891; x */
     const nq_mpi_load want[] = {NQ_MPI_LOAD_OK, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD};
     for (size_t t = 0; t < 4; t++) {
         int k = snprintf(text, sizeof text, "%s01", head);
-        for (int j = 1; j < 108; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00");
+        for (int j = 1; j < 111; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00");
         snprintf(text + k, sizeof text - (size_t)k, "%s\n", last[t]);
         write_text(text);
         ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
         ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), want[t]);
         if (want[t] == NQ_MPI_LOAD_OK) {
-            ck_assert(cp.done[0] && cp.done[864] && cp.ndone == 2);
+            ck_assert(cp.done[0] && cp.done[888] && cp.ndone == 2);
             ck_assert_uint_eq(cp.sums.burnside, 16);
         }
         nq_mpi_checkpoint_destroy(&cp);

@@ -537,7 +537,7 @@ START_TEST(sigterm_lets_the_request_in_flight_finish)
 END_TEST
 
 /* SIGTERM while a request waits for a count: the answer comes, then exit 0. The count is made slow
- * on purpose (n = 13 as a long count, 10 ms after each of its 869 tasks, on one thread: about 9 s, a
+ * on purpose (n = 13 as a long count, 16 ms after each of its 545 tasks, on one thread: about 9 s, a
  * floor that load cannot shorten), and the signal goes only once the request is seen waiting, so the
  * drain has it in flight; no deadline, a grace of ten minutes and a long test timeout, so a loaded
  * machine only takes longer. */
@@ -553,7 +553,7 @@ START_TEST(sigterm_lets_a_computation_finish)
                                 "--count-threads",
                                 "1",
                                 "--count-task-delay-ms",
-                                "10",
+                                "16",
                                 NULL};
     start(&s, args);
     const int fd = slow_client(s.port, "/count?n=13");
