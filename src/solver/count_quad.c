@@ -233,29 +233,55 @@ static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, u
     h->len = len;
 }
 
-/* The sorted run of a half: its edge column, then its class. */
-static inline uint32_t run_of(const job *j, uint32_t mark)
-{
-    return (nq_quad_mark_edge(mark) - 1u) << j->cuts | nq_quad_mark_class(mark);
-}
+/* Counting sort by (edge column, class) into skey/smark and off[], stable. Neighbouring halves mostly
+ * share their run, so one cursor per run would make every step wait for the last one's increment to
+ * come back from memory: the halves are cut into four consecutive parts instead, each with its own
+ * cursors, walked side by side (four chains that overlap). A cursor is indexed by the mark's bits from
+ * the class up (edge column + 1, a spare bit, the class) rather than by the run, one shift a half
+ * instead of four operations: SORT_SLOTS of them, those of edge 0 (no edge queen) never used. */
+#define SORT_SLOTS ((NQ_QUAD_N_MAX + 1) << (NQ_QUAD_EDGE_SHIFT - NQ_QUAD_CLASS_SHIFT))
 
-/* Counting sort by (edge column, class) into skey/smark and off[]. */
 static void half_sort(const job *j, half *h)
 {
-    const uint32_t runs = (uint32_t)j->n << j->cuts;
-    uint32_t cursor[RUNS_MAX + 1] = {0};
-    for (size_t i = 0; i < h->len; i++) cursor[run_of(j, h->mark[i])]++;
-    uint32_t sum = 0;
-    for (uint32_t r = 0; r < runs; r++) {
-        const uint32_t len = cursor[r];
-        h->off[r] = cursor[r] = sum;
-        sum += len;
+    const uint32_t edge_slots = 1u << (NQ_QUAD_EDGE_SHIFT - NQ_QUAD_CLASS_SHIFT), classes = 1u << j->cuts;
+    const size_t slots = (size_t)(j->n + 1) * edge_slots, part = h->len / 4;
+    uint32_t cursor[4][SORT_SLOTS];
+    for (int p = 0; p < 4; p++) memset(cursor[p], 0, slots * sizeof cursor[p][0]);
+    const uint32_t *m0 = h->mark, *m1 = m0 + part, *m2 = m1 + part, *m3 = m2 + part; /* m3: the rest */
+    for (size_t i = 0; i < part; i++) {
+        cursor[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        cursor[1][m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        cursor[2][m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
     }
-    h->off[runs] = sum;
-    for (size_t i = 0; i < h->len; i++) {
-        const uint32_t at = cursor[run_of(j, h->mark[i])]++;
-        h->skey[at] = h->key[i];
-        h->smark[at] = h->mark[i];
+    for (size_t i = part; i < h->len - 3 * part; i++) cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+    uint32_t sum = 0;
+    for (uint32_t c = 0; c < (uint32_t)j->n; c++) {
+        for (uint32_t k = 0; k < classes; k++) {
+            const size_t slot = (c + 1u) * edge_slots + k;
+            h->off[c << j->cuts | k] = sum;
+            for (int p = 0; p < 4; p++) {
+                const uint32_t count = cursor[p][slot];
+                cursor[p][slot] = sum;
+                sum += count;
+            }
+        }
+    }
+    h->off[(uint32_t)j->n << j->cuts] = sum;
+    const uint32_t *k0 = h->key, *k1 = k0 + part, *k2 = k1 + part, *k3 = k2 + part;
+    for (size_t i = 0; i < part; i++) {
+        const uint32_t at0 = cursor[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at1 = cursor[1][m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at2 = cursor[2][m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at3 = cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        h->skey[at0] = k0[i], h->smark[at0] = m0[i];
+        h->skey[at1] = k1[i], h->smark[at1] = m1[i];
+        h->skey[at2] = k2[i], h->smark[at2] = m2[i];
+        h->skey[at3] = k3[i], h->smark[at3] = m3[i];
+    }
+    for (size_t i = part; i < h->len - 3 * part; i++) {
+        const uint32_t at = cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        h->skey[at] = k3[i], h->smark[at] = m3[i];
     }
 }
 
