@@ -405,7 +405,8 @@ static void *worker(void *arg)
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->nsets) break;
         if (j->todo != NULL && j->todo[i] == 0) continue; /* counted before (resume) or elsewhere */
-        uint64_t pairs = 0; /* orbit sizes applied */
+        /* the task's solutions, orbit sizes applied */
+        uint64_t pairs = 0;
         if (!count_set(j, &s, &j->sets[i], &pairs)) break;
         found += pairs;
         if (j->done != NULL) {

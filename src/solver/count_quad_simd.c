@@ -539,9 +539,8 @@ typedef uint64_t (*join_fn)(const uint32_t *keys, size_t len, const uint32_t *pr
  * in blocks of 256 to the bit-sliced join while a block pays for its set-up, the rest to `stream`.
  * `scale` is how many of the AVX2 streaming join's pair tests one of `stream`'s is worth, so that
  * SLICE_SETUP and SLICE_KEY, measured against the AVX2 one, hold against either. */
-AVX2 __attribute__((always_inline)) static inline uint64_t join_blocks(const uint32_t *keys, size_t len,
-                                                                       const uint32_t *probes, size_t m, size_t scale,
-                                                                       join_fn stream)
+AVX2 __attribute__((always_inline)) static inline uint64_t
+join_blocks(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m, size_t scale, join_fn stream)
 {
     if (len < m) {
         const uint32_t *swap = keys;
