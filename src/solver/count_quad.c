@@ -36,8 +36,9 @@
  * with top columns T = not S less m and the same m. So the unit is the pair (S, m), m being the bottom
  * edge column of the join's slices, and its orbit {(S, m), (mirror(S), m'), (T, m), (mirror(T), m')},
  * m' = n-1-m; only the smallest pair of each orbit is joined, times the orbit's size. Either way about
- * a quarter of all pairs of halves are tested; for odd n, the sets with no smallest pair (43% of them)
- * are not built at all. The unique count follows from Burnside's lemma (count_workers.h).
+ * a quarter of all pairs of halves are tested; for odd n, the sets with no smallest pair (about 70% of
+ * all sets, 43% of those the mirror alone would count) are not built at all. The unique count
+ * follows from Burnside's lemma (count_workers.h).
  *
  * Work is split by column set: workers take the next set from an atomic counter. Memory: the four
  * quadrant tables (shared, read-only; per_set: two) and per worker the halves of the largest column
@@ -70,7 +71,7 @@ typedef struct colset {
 typedef struct job {
     int n, a;                   /* board size; rows in the top half and columns on the left */
     nq_quad quad[QUADRANTS];    /* the four quadrant tables */
-    colset *sets;               /* one column set per orbit (owned) */
+    colset *sets;               /* the column sets with something to count, edges != 0 (owned) */
     uint32_t nsets;             /* how many */
     const nq_quad_simd *simd;   /* the hot loops, for this CPU */
     int cuts;                   /* class bits, layout.cuts: read in every sort and pick */
@@ -240,13 +241,16 @@ static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, u
  * the class up (edge column + 1, a spare bit, the class) rather than by the run, one shift a half
  * instead of four operations: SORT_SLOTS of them, those of edge 0 (no edge queen) never used. */
 #define SORT_SLOTS ((NQ_QUAD_N_MAX + 1) << (NQ_QUAD_EDGE_SHIFT - NQ_QUAD_CLASS_SHIFT))
+_Static_assert(NQ_QUAD_N_MAX <= NQ_QUAD_CLASS_SHIFT, "attacked columns fit below the class");
+_Static_assert(NQ_QUAD_CLASS_SHIFT + NQ_QUAD_CUTS_MAX < NQ_QUAD_EDGE_SHIFT, "the class fits below the edge");
+_Static_assert(NQ_QUAD_N_MAX + 1 < 1 << (32 - NQ_QUAD_EDGE_SHIFT), "edge column + 1 fits the mark's top bits");
 
 static void half_sort(const job *j, half *h)
 {
     const uint32_t edge_slots = 1u << (NQ_QUAD_EDGE_SHIFT - NQ_QUAD_CLASS_SHIFT), classes = 1u << j->cuts;
-    const size_t slots = (size_t)(j->n + 1) * edge_slots, part = h->len / 4;
-    uint32_t cursor[4][SORT_SLOTS];
-    for (int p = 0; p < 4; p++) memset(cursor[p], 0, slots * sizeof cursor[p][0]);
+    const size_t part = h->len / 4;
+    uint32_t cursor[4][SORT_SLOTS]; /* 11 KB; the join's 21 KB of tables are not on the stack meanwhile */
+    memset(cursor, 0, sizeof cursor);
     const uint32_t *m0 = h->mark, *m1 = m0 + part, *m2 = m1 + part, *m3 = m2 + part; /* m3: the rest */
     for (size_t i = 0; i < part; i++) {
         cursor[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
@@ -320,9 +324,10 @@ static uint64_t join_classes(const job *j, const scratch *s, const size_t *kat, 
     return sum;
 }
 
-/* Pairs of compatible halves for one column set, slice by slice (see the top of the file), over the
- * bottom edge columns set counts, each times its orbit's size. Returns false when cancelled. */
-static bool join_halves(job *j, scratch *s, const colset *set, uint64_t *pairs)
+/* The solutions of one column set: pairs of compatible halves, slice by slice (see the top of the
+ * file), over the bottom edge columns set counts, each times its orbit's size. Returns false when
+ * cancelled. */
+static bool join_halves(job *j, scratch *s, const colset *set, uint64_t *solutions)
 {
     const half *top = &s->top, *bottom = &s->bottom;
     const int cuts = j->cuts;
@@ -331,7 +336,7 @@ static bool join_halves(job *j, scratch *s, const colset *set, uint64_t *pairs)
     for (int cb = 0; cb < j->n; cb++) {
         if ((set->edges >> cb & 1u) == 0 || bottom->off[cb << cuts] == bottom->off[(cb + 1) << cuts]) continue;
         if (cancelled(j)) return false;
-        const uint64_t weight = set->heavy >> cb & 1u ? 4u : 2u;
+        const uint64_t weight = ((set->heavy >> cb) & 1u) != 0 ? 4u : 2u;
         for (int ct = 0; ct < j->n; ct++) {
             if (top->off[ct << cuts] == top->off[(ct + 1) << cuts] || ct == cb + 1 || ct + 1 == cb)
                 continue; /* no tops, or adjacent edge queens (they attack each other) */
@@ -340,7 +345,7 @@ static bool join_halves(job *j, scratch *s, const colset *set, uint64_t *pairs)
             sum += weight * join_classes(j, s, kat, pat);
         }
     }
-    *pairs = sum;
+    *solutions = sum;
     return true;
 }
 
@@ -405,12 +410,11 @@ static void *worker(void *arg)
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->nsets) break;
         if (j->todo != NULL && j->todo[i] == 0) continue; /* counted before (resume) or elsewhere */
-        /* the task's solutions, orbit sizes applied */
-        uint64_t pairs = 0;
-        if (!count_set(j, &s, &j->sets[i], &pairs)) break;
-        found += pairs;
+        uint64_t solutions = 0;
+        if (!count_set(j, &s, &j->sets[i], &solutions)) break;
+        found += solutions;
         if (j->done != NULL) {
-            const nq_count_sums sums = {pairs, pairs};
+            const nq_count_sums sums = {solutions, solutions};
             j->done(j->done_arg, i, &sums);
         }
         if (j->ctl != NULL) atomic_fetch_add_explicit(&j->ctl->done, 1, memory_order_relaxed);
@@ -455,18 +459,21 @@ static uint32_t orbit_size(const uint64_t orbit[4])
  * "not S, less m"), and an orbit's size divides the group's 4. */
 static void orbits_of(uint32_t cols, int n, colset *set)
 {
-    const uint32_t all = (1u << n) - 1u;
+    const uint32_t all = (1u << n) - 1u, mirrored = mirror(cols, n);
     *set = (colset){cols, 0, 0};
+    if (n % 2 == 0) {
+        const uint64_t orbit[4] = {cols, mirrored, all & ~cols, all & ~mirrored};
+        const uint32_t size = orbit_size(orbit);
+        set->edges = size != 0 ? all & ~cols : 0; /* the bottom's edge queen is on one of its columns */
+        set->heavy = size == 4 ? set->edges : 0;
+        return;
+    }
     for (int m = 0; m < n; m++) {
-        if (cols >> m & 1u) continue; /* the bottom's edge queen is on one of its own columns */
-        uint64_t orbit[4];
-        if (n % 2 == 0) {
-            orbit[0] = cols, orbit[1] = mirror(cols, n), orbit[2] = all & ~cols, orbit[3] = all & ~mirror(cols, n);
-        } else {
-            const uint32_t t = all & ~cols & ~(1u << m);
-            orbit[0] = pair_of(cols, m), orbit[1] = pair_of(mirror(cols, n), n - 1 - m);
-            orbit[2] = pair_of(t, m), orbit[3] = pair_of(mirror(t, n), n - 1 - m);
-        }
+        if (cols >> m & 1u) continue;
+        const int m_mirrored = n - 1 - m;
+        const uint32_t t = all & ~cols & ~(1u << m); /* mirror(t) needs no walk over the columns: */
+        const uint64_t orbit[4] = {pair_of(cols, m), pair_of(mirrored, m_mirrored), pair_of(t, m),
+                                   pair_of(all & ~mirrored & ~(1u << m_mirrored), m_mirrored)};
         const uint32_t size = orbit_size(orbit);
         if (size != 0) set->edges |= 1u << m;
         if (size == 4) set->heavy |= 1u << m;
@@ -486,7 +493,8 @@ static nq_err colsets_make(int n, int a, colset **out, uint32_t *len)
         orbits_of(cols, n, &sets[count]);
         count += sets[count].edges != 0;
     }
-    *out = sets;
+    colset *fit = count != 0 ? realloc(sets, count * sizeof *sets) : NULL; /* odd n keep about 28% */
+    *out = fit != NULL ? fit : sets;
     *len = count;
     return NQ_OK;
 }

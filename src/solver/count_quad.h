@@ -4,8 +4,9 @@
  * bottom half; a solution is a top half and a bottom half that use complementary columns and share
  * no diagonal. For each set S of columns the top half uses, the top halves on S and the bottom halves
  * on the other columns are built from precomputed quadrant placements (count_quad_table.h), then the
- * pairs that share no diagonal are counted by a streaming AND, sliced by the queens on the two rows
- * next to the cut so that most incompatible pairs are never tested. count_quad.c has the details.
+ * pairs that share no diagonal are counted by a streaming AND or, for long slices, a bit-sliced join,
+ * sliced by the queens on the two rows next to the cut so that most incompatible pairs are never
+ * tested. count_quad.c has the details.
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
  * call and released before it returns: four quadrant tables with their group offsets (9 MB at
@@ -37,8 +38,9 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
  * not pick at that n, such as class bits on a small board. Same contract otherwise. */
 nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl, nq_counts *out);
 
-/* The tasks of the half-board plan of n (solver.h "counting in tasks"): column-set orbit i is task i,
- * in the order the sets are listed, and the boards a symmetry fixes are the last task. 1 for n outside
+/* The tasks of the half-board plan of n (solver.h "counting in tasks"): the i-th column set with
+ * something of its own to count (count_quad.c, "Symmetry") is task i, in the order the sets are
+ * listed, and the boards a symmetry fixes are the last task. 1 for n outside
  * 4..NQ_COUNT_QUAD_N_MAX (no cut), 0 when out of memory. Pure; thread-safe. */
 uint32_t nq_count_quad_plan(int n);
 

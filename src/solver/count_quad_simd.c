@@ -537,8 +537,8 @@ typedef uint64_t (*join_fn)(const uint32_t *keys, size_t len, const uint32_t *pr
 /* The count is symmetric in keys and probes: the longer array is streamed (its tail and the
  * per-probe set-up, or the per-block set-up, are paid for the fewest times). The shorter one goes
  * in blocks of 256 to the bit-sliced join while a block pays for its set-up, the rest to `stream`.
- * `scale` is how many of the AVX2 streaming join's pair tests one of `stream`'s is worth, so that
- * SLICE_SETUP and SLICE_KEY, measured against the AVX2 one, hold against either. */
+ * `scale` is how many times faster `stream` tests pairs than join_stream_avx2: SLICE_SETUP and
+ * SLICE_KEY are in the AVX2 loop's pair tests. */
 AVX2 __attribute__((always_inline)) static inline uint64_t
 join_blocks(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m, size_t scale, join_fn stream)
 {
