@@ -1,6 +1,8 @@
 /* bench_count.c - the counters behind nq_count side by side: the half-board counter ("quad", the
  * default for 13 <= n <= 21), the meet-in-the-middle counter ("mitm", the default for n > 21, and the
- * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13).
+ * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13);
+ * "quad-avx2" and "quad-portable" are the half-board counter with those kernels instead of the best
+ * this CPU runs (on an AVX-512 machine, a look at what an AVX2-only one runs; not its speed).
  *
  *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [--sample K [--run B]] [N ...]
  *       defaults: T = 0 (every CPU), R = 1, LIST = quad,mitm, N = 16 17 18
@@ -55,10 +57,37 @@ static const uint64_t oeis_total[] = {14772512u,    95815104u,     666090624u,  
 
 typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 
+/* The half-board counter with the kernel set called `name`, if this CPU runs it (else NQ_E_RANGE):
+ * the AVX2 or portable path measured on a CPU whose best is AVX-512. */
+static nq_err quad_kernels(const char *name, int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
+    const nq_quad_simd *sets[4];
+    const size_t count = nq_quad_simd_all(sets, 4);
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(sets[i]->name, name) == 0) return nq_count_quad_kernels(n, threads, sets[i], ctl, out);
+    }
+    fprintf(stderr, "this CPU does not run the %s kernels\n", name);
+    return NQ_E_RANGE;
+}
+
+static nq_err quad_avx2(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
+    return quad_kernels("avx2", n, threads, ctl, out);
+}
+
+static nq_err quad_portable(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
+{
+    return quad_kernels("portable", n, threads, ctl, out);
+}
+
 static const struct {
     const char *name; /* as given to --counters */
     count_fn fn;
-} counters[] = {{"quad", nq_count_quad}, {"mitm", nq_count_mitm}, {"backtrack", nq_count_backtrack}};
+} counters[] = {{"quad", nq_count_quad},
+                {"quad-avx2", quad_avx2},
+                {"quad-portable", quad_portable},
+                {"mitm", nq_count_mitm},
+                {"backtrack", nq_count_backtrack}};
 #define COUNTERS (sizeof counters / sizeof *counters)
 
 typedef struct sample {

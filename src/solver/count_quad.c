@@ -549,15 +549,15 @@ static nq_err quads_make(job *j, int threads)
     return err;
 }
 
-/* A job for n (4 <= n <= NQ_COUNT_QUAD_N_MAX) with the given layout: column sets listed, tables not
- * yet built. NULL when out of memory. */
-static job *job_create(int n, const nq_quad_layout *layout, nq_count_ctl *ctl)
+/* A job for n (4 <= n <= NQ_COUNT_QUAD_N_MAX) with the given layout and kernels (NULL: the best this
+ * CPU runs): column sets listed, tables not yet built. NULL when out of memory. */
+static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *simd, nq_count_ctl *ctl)
 {
     job *j = calloc(1, sizeof *j);
     if (j == NULL) return NULL;
     j->n = n;
     j->a = n / 2;
-    j->simd = nq_quad_simd_best();
+    j->simd = simd != NULL ? simd : nq_quad_simd_best();
     j->layout = *layout;
     j->cuts = layout->cuts;
     j->per_set = layout->per_set != 0;
@@ -608,12 +608,12 @@ static nq_err job_run(job *j, int threads, nq_count_sums *sums)
     return NQ_OK;
 }
 
-/* The tasked count behind both entry points: n checked, layout given. */
-static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const uint8_t *todo, nq_count_ctl *ctl,
-                         nq_count_task_fn done, void *arg, nq_count_sums *sums)
+/* The tasked count behind every entry point: n checked, layout given, kernels NULL for the best. */
+static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const nq_quad_simd *simd,
+                         const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg, nq_count_sums *sums)
 {
     threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
-    job *j = job_create(n, layout, ctl);
+    job *j = job_create(n, layout, simd, ctl);
     if (j == NULL) return NQ_E_NOMEM;
     j->todo = todo;
     j->done = done;
@@ -623,16 +623,23 @@ static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const
     return err;
 }
 
-nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl, nq_counts *out)
+/* nq_count_quad_with and nq_count_quad_kernels: arguments checked, then the whole plan. */
+static nq_err quad_count(int n, int threads, const nq_quad_layout *layout, const nq_quad_simd *simd, nq_count_ctl *ctl,
+                         nq_counts *out)
 {
     if (out == NULL || threads < 0 || layout == NULL || layout->n != n) return NQ_E_ARG;
     if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX) return NQ_E_RANGE;
     if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
     if (nq_count_too_small(n, out)) return NQ_OK;
     nq_count_sums sums = {0, 0};
-    const nq_err err = quad_tasks(n, threads, layout, NULL, ctl, NULL, NULL, &sums);
+    const nq_err err = quad_tasks(n, threads, layout, simd, NULL, ctl, NULL, NULL, &sums);
     if (err == NQ_OK) *out = nq_count_sums_counts(&sums);
     return err;
+}
+
+nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl, nq_counts *out)
+{
+    return quad_count(n, threads, layout, NULL, ctl, out);
 }
 
 static nq_quad_layout default_layout(int n)
@@ -658,13 +665,20 @@ nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl
     if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
     const nq_quad_layout layout = default_layout(n);
     nq_count_sums sums = {0, 0};
-    return quad_tasks(n, threads, &layout, todo, ctl, done, arg, &sums);
+    return quad_tasks(n, threads, &layout, NULL, todo, ctl, done, arg, &sums);
 }
 
 nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)
 {
     const nq_quad_layout layout = default_layout(n);
-    return nq_count_quad_with(n, threads, &layout, ctl, out);
+    return quad_count(n, threads, &layout, NULL, ctl, out);
+}
+
+nq_err nq_count_quad_kernels(int n, int threads, const nq_quad_simd *simd, nq_count_ctl *ctl, nq_counts *out)
+{
+    if (simd == NULL) return NQ_E_ARG;
+    const nq_quad_layout layout = default_layout(n);
+    return quad_count(n, threads, &layout, simd, ctl, out);
 }
 
 bool nq_count_quad_preferred(int n)

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 
+#include "count_quad_simd.h"
 #include "count_quad_table.h"
 #include "nqueens/solver.h"
 
@@ -37,6 +38,11 @@ nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
 /* nq_count_quad with a given key layout (layout->n == n), for tests of layouts nq_count_quad would
  * not pick at that n, such as class bits on a small board. Same contract otherwise. */
 nq_err nq_count_quad_with(int n, int threads, const nq_quad_layout *layout, nq_count_ctl *ctl, nq_counts *out);
+
+/* nq_count_quad with the given kernel set (one of nq_quad_simd_all's) instead of the best this CPU
+ * runs, so that one machine can measure and test every set it runs. Same contract otherwise;
+ * NQ_E_ARG for a NULL set. */
+nq_err nq_count_quad_kernels(int n, int threads, const nq_quad_simd *simd, nq_count_ctl *ctl, nq_counts *out);
 
 /* The tasks of the half-board plan of n (solver.h "counting in tasks"): the i-th column set with
  * something of its own to count (count_quad.c, "Symmetry") is task i, in the order the sets are

@@ -216,6 +216,27 @@ START_TEST(counts_with_class_bits)
 }
 END_TEST
 
+/* Whole counts with every kernel set this CPU runs (the best one is what the shared cases count
+ * with): odd and even boards, long enough (n = 17) that the joins are bit-sliced. */
+START_TEST(counts_with_every_kernel_set)
+{
+    const nq_quad_simd *sets[4];
+    const size_t count = nq_quad_simd_all(sets, 4);
+    ck_assert_uint_ge(count, 1);
+    for (size_t i = 0; i < count; i++) {
+        for (int n = 13; n <= 17; n++) {
+            nq_counts got = {99, 99};
+            ck_assert_int_eq(nq_count_quad_kernels(n, 2, sets[i], NULL, &got), NQ_OK);
+            ck_assert_msg(got.total == known_counts[n].total && got.unique == known_counts[n].unique,
+                          "n=%d with the %s kernels: %llu / %llu", n, sets[i]->name, (unsigned long long)got.total,
+                          (unsigned long long)got.unique);
+        }
+    }
+    nq_counts got;
+    ck_assert_int_eq(nq_count_quad_kernels(13, 1, NULL, NULL, &got), NQ_E_ARG);
+}
+END_TEST
+
 /* Keys fit the 32-bit kernels: class bits only where the 2(n - 3) key bits would not. */
 START_TEST(layout_fits_32_bits)
 {
@@ -381,6 +402,7 @@ static void add_own(TCase *tc, const char *which)
         tcase_add_loop_test(tc, quadrants_hold_every_placement, 0, 2);
         tcase_add_test(tc, column_set_tables_match_whole_ones);
         tcase_add_test(tc, counts_with_class_bits);
+        tcase_add_test(tc, counts_with_every_kernel_set);
         tcase_add_test(tc, layout_fits_32_bits);
         tcase_add_test(tc, simd_agrees_with_portable);
         tcase_add_test(tc, long_joins_agree_with_portable);
