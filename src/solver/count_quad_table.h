@@ -103,16 +103,4 @@ static inline void nq_quad_group(const nq_quad *q, uint32_t rows, uint32_t cols,
     *last = q->start[g + 1u];
 }
 
-/* The edge column + 1 held in a mark (0: none). */
-static inline uint32_t nq_quad_mark_edge(uint32_t mark)
-{
-    return mark >> NQ_QUAD_EDGE_SHIFT;
-}
-
-/* The class held in a mark. */
-static inline uint32_t nq_quad_mark_class(uint32_t mark)
-{
-    return mark >> NQ_QUAD_CLASS_SHIFT & ((1u << NQ_QUAD_CUTS_MAX) - 1u);
-}
-
 #endif /* NQ_COUNT_QUAD_TABLE_H */
