@@ -6,7 +6,7 @@
  * mix, whenever the job is killed:
  *   nqueens-mpi checkpoint
  *   n 17
- *   plan 4
+ *   plan 5
  *   method quad
  *   tasks 7108
  *   done 3048

@@ -64,7 +64,7 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
 
 nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 {
-    nq_quad_layout lay = {.n = n};
+    nq_quad_layout lay = {.n = n, .left = n / 2};
     const int bits = n - 3; /* a direction's key bits */
     if (cuts <= 0 || cuts % 2 != 0 || cuts > NQ_QUAD_CUTS_MAX || cuts / 2 > bits) return lay;
     /* The diagonals through the middle of the cut, cuts / 2 each way, highest first: "/" above "\". */
@@ -80,10 +80,15 @@ nq_quad_layout nq_quad_layout_cut(int n, int cuts)
 nq_quad_layout nq_quad_layout_for(int n)
 {
     const int over = 2 * (n - 3) - 32; /* key bits past the 32-bit lanes */
-    nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : over <= 2 ? 2 : 4);
-    lay.per_set = n > 20; /* four tables would pass 1.8 GB; at n <= 20 they cost less CPU (measured) */
+    nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : (over + 1) & ~1);
+    lay.per_set = n > 20;       /* four tables would pass 1.8 GB; at n <= 20 they cost less CPU (measured) */
+    if (n == 22) lay.left = 10; /* two left tables of 11 x 11 would take 2.1 GB */
     return lay;
 }
+
+/* A quadrant's diagonals from its side's first row fit 32 bits a direction (diag): the highest is
+ * "\" through the bottom-left corner, 2n - 2 - a from row a, and the top half's are lower. */
+_Static_assert(2 * NQ_QUAD_N_MAX - 2 - NQ_QUAD_N_MAX / 2 < 32, "diagonals from row0 fit a diag's half");
 
 static void visit(builder *b, const partial *p)
 {
@@ -130,7 +135,7 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
     for (uint32_t avail = full & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
         const uint32_t bit = avail & (0u - avail);
         const int c = q->col0 + __builtin_ctz(bit);
-        const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << NQ_QUAD_EDGE_SHIFT : 0u;
         const partial next = {
             .rows = p->rows | 1u << i,
             .cols = p->cols | bit,
@@ -157,7 +162,7 @@ static void search_cols(builder *b, uint32_t left, const partial *p)
         const int r = q->row0 + i;
         const uint64_t d1 = UINT64_C(1) << (r - c + n - 1), d2 = UINT64_C(1) << (r + c);
         if ((p->rows >> i & 1u) != 0 || (p->d1 & d1) != 0 || (p->d2 & d2) != 0) continue;
-        const uint32_t edge = r == b->edge_row ? (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << NQ_QUAD_EDGE_SHIFT : 0u;
         const partial next = {
             .rows = p->rows | 1u << i,
             .cols = p->cols | (left & (0u - left)),
@@ -174,8 +179,8 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
 {
     if (q == NULL || layout == NULL) return NQ_E_ARG;
     const int n = layout->n;
-    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows + cols > NQ_QUAD_GROUP_BITS_MAX || row0 < 0 ||
-        col0 < 0 || row0 + rows > n || col0 + cols > n)
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || cols > NQ_QUAD_COLS_MAX ||
+        rows + cols > NQ_QUAD_GROUP_BITS_MAX || row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n)
         return NQ_E_ARG;
     if (row0 < n / 2 && row0 + rows > n / 2) return NQ_E_ARG; /* across the cut */
     *q = (nq_quad){.layout = *layout,
@@ -249,8 +254,9 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
 {
     if (q == NULL || layout == NULL) return NQ_E_ARG;
     const int n = layout->n, a = n / 2;
-    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || rows > NQ_QUAD_GROUP_BITS_MAX / 2 || row0 < 0 ||
-        col0 < 0 || row0 + rows > n || col0 + cols > n || (row0 < a && row0 + rows > a) || colset >> cols != 0)
+    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || cols > NQ_QUAD_COLS_MAX ||
+        rows > NQ_QUAD_GROUP_BITS_MAX / 2 || row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n ||
+        (row0 < a && row0 + rows > a) || colset >> cols != 0)
         return NQ_E_ARG;
     const size_t groups = (size_t)1 << rows;
     if (q->start == NULL || q->rows != rows) { /* first fill, or another quadrant's table: start over */

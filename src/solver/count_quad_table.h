@@ -2,7 +2,8 @@
  * only user).
  *
  * The board is cut once between rows (top rows 0..a-1, bottom rows a..n-1, a = n / 2) and once
- * between columns (left columns 0..a-1, right a..n-1), which gives four quadrants. A quadrant table
+ * between columns (left columns 0..l-1, right l..n-1; l = a but at n = 22, layout.left), which gives
+ * four quadrants. A quadrant table
  * holds every partial placement inside one quadrant: any number of queens, at most one per row and
  * column, no two on a diagonal. Placements are grouped by the quadrant-local set of rows they fill
  * (high bits of the group number) and of columns (low bits), so "all placements of the top-left
@@ -15,13 +16,14 @@
  *         the same rows conflict iff their diags share a bit;
  *   key:  the diagonals it occupies among those crossing the row cut, less the class bits (below):
  *         a top and a bottom half are compatible iff their keys and their classes share no bit;
- *   mark: the columns it attacks on the row just across the cut (bits 0..20), its class (bits
- *         21..24) and one more than the column of its queen on the row next to the cut (bits 26..30;
- *         0: none there).
+ *   mark: the columns it attacks on the row just across the cut (bits 0..21), its class (bits
+ *         22..27) and the quadrant-local column of its queen on the row next to the cut (bits
+ *         28..31; 0 also when it has none there: a half's edge queen is in exactly one of its two
+ *         quadrants, and which one its rows tell, count_quad.c).
  * The diagonals crossing the cut are n - 1 per direction, but the two ends of each need no test
  * (count_quad_table.c, split_key), which leaves 2(n - 3) key bits: 32 at n = 19. At n = 20 the layout
  * moves two more (those through the middle of the cut) out of the key into the class, at n = 21 four,
- * and groups of halves whose classes overlap are never joined.
+ * at n = 22 six, and groups of halves whose classes overlap are never joined.
  * Keys and classes are ORs of diagonal bits, and two quadrants of one half never both have an edge
  * queen, so a half's key and mark are the ORs of its two quadrants'.
  *
@@ -36,11 +38,12 @@
 
 #include "nqueens/solver.h"
 
-#define NQ_QUAD_N_MAX 21          /* largest board: marks of 21 columns, 36 key bits */
+#define NQ_QUAD_N_MAX 22          /* largest board: marks of 22 columns, 38 key bits */
 #define NQ_QUAD_GROUP_BITS_MAX 22 /* rows + columns of a quadrant: 2^22 groups, 16 MiB of offsets */
-#define NQ_QUAD_CUTS_MAX 4        /* at n = 21: 36 key bits, 4 into the class, 32 in keys */
-#define NQ_QUAD_CLASS_SHIFT 21    /* mark: attacked columns below, the class from here */
-#define NQ_QUAD_EDGE_SHIFT 26     /* mark: edge column + 1 from here */
+#define NQ_QUAD_CUTS_MAX 6        /* at n = 22: 38 key bits, 6 into the class, 32 in keys */
+#define NQ_QUAD_CLASS_SHIFT 22    /* mark: attacked columns below, the class from here */
+#define NQ_QUAD_EDGE_SHIFT 28     /* mark: the edge queen's quadrant-local column from here */
+#define NQ_QUAD_COLS_MAX 16       /* widest quadrant: its local columns fit the mark's 4 top bits */
 
 /* How keys are laid out for one board size: shared by all four quadrants of a count. */
 typedef struct nq_quad_layout {
@@ -48,6 +51,7 @@ typedef struct nq_quad_layout {
     int cuts;                      /* crossing diagonals moved into the class */
     int cut_pos[NQ_QUAD_CUTS_MAX]; /* their bits in the full crossing key, highest first */
     int per_set;                   /* nonzero: count_quad.c builds the right quadrants per column set */
+    int left;                      /* columns of the left quadrants (the column cut is after left - 1) */
 } nq_quad_layout;
 
 typedef struct nq_quad {
@@ -65,14 +69,16 @@ typedef struct nq_quad {
 } nq_quad;
 
 /* The key layout for an n x n board, 4 <= n <= NQ_QUAD_N_MAX: class bits only where the key would
- * not fit 32 bits (2 at n = 20, 4 at n = 21). Where it fits, splitting by class bits costs more than it
- * saves: measured at n = 16..18, two central diagonals made the count 20-70% slower. per_set from
- * n = 21 on, where four whole tables would take 1.9 GB. */
+ * not fit 32 bits (2 at n = 20, 4 at n = 21, 6 at n = 22). Where it fits, splitting by class bits
+ * costs more than it saves: measured at n = 16..18, two central diagonals made the count 20-70%
+ * slower. per_set from n = 21 on, where four whole tables would take 1.9 GB. The column cut is the
+ * row cut (left = n / 2) but at n = 22, where it moves one column left (left = 10): the two left
+ * tables of 11 x 11 would take 2.1 GB, of 11 x 10 they take 690 MB. */
 nq_quad_layout nq_quad_layout_for(int n);
 
-/* The layout for n with `cuts` class bits (0, 2 or 4, cuts / 2 <= n - 3; others give 0): the central
- * crossing diagonal (cuts = 2) or two (cuts = 4) of each direction. For tests of the class path on
- * small boards. */
+/* The layout for n with `cuts` class bits (0, 2, 4 or 6, cuts / 2 <= n - 3; others give 0): the
+ * cuts / 2 central crossing diagonals of each direction, left = n / 2, per_set 0. For tests of the
+ * class path on small boards. */
 nq_quad_layout nq_quad_layout_cut(int n, int cuts);
 
 /* Fill *q with every placement of the quadrant with board rows [row0, row0 + rows) and columns

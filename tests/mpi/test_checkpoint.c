@@ -86,7 +86,7 @@ START_TEST(test_exact_text)
     char want[512];
     /* byte 0: task 0 (bit 0) and 7 (bit 7); byte 1: task 8 (bit 0); byte 111: task 890 = 8 x 111 + 2. */
     int k = snprintf(want, sizeof want,
-                     "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 4\ntotal 406\n"
+                     "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 4\ntotal 406\n"
                      "burnside 3248\nbits 8101");
     for (int j = 2; j < 111; j++) k += snprintf(want + k, sizeof want - (size_t)k, "00");
     snprintf(want + k, sizeof want - (size_t)k, "04\n");
@@ -118,12 +118,12 @@ static const char *const damaged[] = {
     "",
     "nqueens-mpi checkpoint\n",
     "nqueens-mpi checkpoint 2\nn 14\n",
-    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\n",
-    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 3\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 02\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone  2\ntotal 5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal -5\nburnside 16\nbits 0101",
-    "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits 01",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\n",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 3\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 02\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone  2\ntotal 5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal -5\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits 01",
 };
 
 START_TEST(test_damaged)
@@ -149,7 +149,7 @@ START_TEST(test_bitmap)
     nq_mpi_checkpoint cp;
     char why[256] = "", text[1024];
     const char *head =
-        "nqueens-mpi checkpoint\nn 14\nplan 4\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits ";
+        "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits ";
     const char *last[] = {"01", "0F", "08", "x1"}; /* the last byte: task 888; 0x08 = task 891; x */
     const nq_mpi_load want[] = {NQ_MPI_LOAD_OK, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD};
     for (size_t t = 0; t < 4; t++) {

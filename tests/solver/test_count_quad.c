@@ -62,7 +62,7 @@ static expect expect_queen(const brute *b, int r, int c)
     if (d2 >= lo && d2 <= hi) e.key |= 1u << (d2 - lo + (n - 3));
     for (int x = 0; x < n; x++)
         if (abs(x - c) == abs(across - r)) e.mark |= 1u << x;
-    if (r == edge_row) e.mark |= (uint32_t)(c + 1) << NQ_QUAD_EDGE_SHIFT;
+    if (r == edge_row) e.mark |= (uint32_t)(c - b->col0) << NQ_QUAD_EDGE_SHIFT;
     return e;
 }
 
@@ -190,22 +190,25 @@ START_TEST(column_set_tables_match_whole_ones)
 }
 END_TEST
 
-/* The class path (the layouts of n = 20 and 21, too long for a test) on small boards: moving the two
- * or four central crossing diagonals into the class changes nothing in the counts, with the quadrant
- * tables whole or (per_set, as at n = 21) the right ones built per column set. */
+/* The class path (the layouts of n = 20 to 22, too long for a test) on small boards: moving two, four
+ * or six central crossing diagonals into the class changes nothing in the counts, with the quadrant
+ * tables whole or (per_set, as from n = 21) the right ones built per column set, and with the
+ * column cut where the row cut is or (as at n = 22) one column further left. */
 START_TEST(counts_with_class_bits)
 {
     for (int n = 4; n <= 15; n++) {
         for (int cuts = 0; cuts <= NQ_QUAD_CUTS_MAX; cuts += 2) {
-            for (int per_set = 0; per_set <= 1; per_set++) {
+            for (int variant = 0; variant < 4; variant++) {
                 nq_quad_layout lay = nq_quad_layout_cut(n, cuts);
                 ck_assert_int_eq(lay.cuts, cuts / 2 <= n - 3 ? cuts : 0);
-                lay.per_set = per_set;
+                ck_assert_int_eq(lay.left, n / 2);
+                lay.per_set = variant & 1;
+                lay.left -= variant >> 1;
                 nq_counts got = {99, 99};
                 ck_assert_int_eq(nq_count_quad_with(n, 2, &lay, NULL, &got), NQ_OK);
                 ck_assert_msg(got.total == known_counts[n].total && got.unique == known_counts[n].unique,
-                              "n=%d with %d class bits, per_set %d: %llu / %llu", n, cuts, per_set,
-                              (unsigned long long)got.total, (unsigned long long)got.unique);
+                              "n=%d with %d class bits, per_set %d, left %d: %llu / %llu", n, cuts, lay.per_set,
+                              lay.left, (unsigned long long)got.total, (unsigned long long)got.unique);
             }
         }
     }
@@ -213,6 +216,11 @@ START_TEST(counts_with_class_bits)
     nq_counts got;
     ck_assert_int_eq(nq_count_quad_with(8, 1, &wrong, NULL, &got), NQ_E_ARG);
     ck_assert_int_eq(nq_count_quad_with(8, 1, NULL, NULL, &got), NQ_E_ARG);
+    nq_quad_layout uncut = nq_quad_layout_cut(8, 0);
+    uncut.left = 0;
+    ck_assert_int_eq(nq_count_quad_with(8, 1, &uncut, NULL, &got), NQ_E_ARG);
+    uncut.left = 8;
+    ck_assert_int_eq(nq_count_quad_with(8, 1, &uncut, NULL, &got), NQ_E_ARG);
 }
 END_TEST
 
@@ -246,9 +254,10 @@ START_TEST(layout_fits_32_bits)
         ck_assert_int_le(2 * (n - 3) - lay.cuts, 32);
         ck_assert_int_eq(nq_quad_layout_cut(n, 1).cuts, 0); /* only whole pairs */
         ck_assert_int_le(lay.cuts, NQ_QUAD_CUTS_MAX);
-        ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : n == 20 ? 2 : 4);
-        ck_assert_int_eq(lay.per_set, n >= 21); /* whole right tables would pass 1.4 GB at n = 21 */
-        for (int i = 1; i < lay.cuts; i++)      /* highest first, as they are taken out */
+        ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : 2 * (n - 19));
+        ck_assert_int_eq(lay.per_set, n >= 21);           /* whole right tables would pass 1.4 GB at n = 21 */
+        ck_assert_int_eq(lay.left, n == 22 ? 10 : n / 2); /* left tables of 11 x 11 would take 2.1 GB */
+        for (int i = 1; i < lay.cuts; i++)                /* highest first, as they are taken out */
             ck_assert_int_gt(lay.cut_pos[i - 1], lay.cut_pos[i]);
     }
 }

@@ -52,13 +52,13 @@ for n in 8 9 10 11 12 13 14 16; do for k in 1 2 7 64; do shards "$n" "$k"; done;
 
 # --- the shard document, exactly (n = 8 is one task, so shard 1 of 2 is empty)
 r=$("$bin" count 8 --shard 0/2)
-[[ "$r" == '{"n":8,"shard":0,"shards":2,"method":"backtrack","release":"'*'","plan":4,"tasks":1,"done":1,"total":92,"burnside":96}' ]] ||
+[[ "$r" == '{"n":8,"shard":0,"shards":2,"method":"backtrack","release":"'*'","plan":5,"tasks":1,"done":1,"total":92,"burnside":96}' ]] ||
   fail "count 8 --shard 0/2: $r"
 r=$("$bin" count 8 --shard=1/2)
-[[ "$r" == '{"n":8,"shard":1,"shards":2,"method":"backtrack","release":"'*'","plan":4,"tasks":1,"done":0,"total":0,"burnside":0}' ]] ||
+[[ "$r" == '{"n":8,"shard":1,"shards":2,"method":"backtrack","release":"'*'","plan":5,"tasks":1,"done":0,"total":0,"burnside":0}' ]] ||
   fail "count 8 --shard 1/2: $r"
 r=$("$bin" count 14 --shard 3/7)
-[[ "$r" == '{"n":14,"shard":3,"shards":7,"method":"quad","release":"'*'","plan":4,"tasks":891,"done":127,"total":'* ]] ||
+[[ "$r" == '{"n":14,"shard":3,"shards":7,"method":"quad","release":"'*'","plan":5,"tasks":891,"done":127,"total":'* ]] ||
   fail "count 14 --shard 3/7: $r"
 
 # --- what --sum accepts besides files: standard input once, files in any order
@@ -74,8 +74,8 @@ refuse 2 "a shard of n = 14, not 16" count 16 --sum "$d"/*.json
 refuse 2 "shard 0 of 2, but the first file is one of 7" count 14 --sum "$d"/*.json "$tmp/14-2/0.json"
 sed 's/"release":"[^"]*"/"release":"0.0.1-other"/' "$d/5.json" >"$tmp/release.json"
 refuse 2 "counted by release 0.0.1-other, the first file by" count 14 --sum "$d"/[0-46].json "$tmp/release.json"
-sed 's/"plan":4,/"plan":5,/' "$d/5.json" >"$tmp/plan.json"
-refuse 2 "counted by plan 5 (891 tasks, method quad), this tool's is plan 4" count 14 --sum "$tmp/plan.json"
+sed 's/"plan":5,/"plan":6,/' "$d/5.json" >"$tmp/plan.json"
+refuse 2 "counted by plan 6 (891 tasks, method quad), this tool's is plan 5" count 14 --sum "$tmp/plan.json"
 sed 's/"method":"quad"/"method":"mitm"/' "$d/5.json" >"$tmp/method.json"
 refuse 2 "method mitm" count 14 --sum "$tmp/method.json"
 sed 's/"done":127,/"done":126,/' "$d/5.json" >"$tmp/done.json"
