@@ -127,14 +127,14 @@ nq_err nq_count(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
  * so a caller may count some tasks now, the rest later or elsewhere, and add up the sums. A plan
  * version change means old task results must not be mixed with new ones (a store keeps the version
  * beside its checkpoints and starts over on a mismatch).
- * The half-board counter's n (13..22) splits into one task per top-half column set with something
+ * The half-board counter's n (13..23) splits into one task per top-half column set with something
  * of its own to count (even n: one per column-set orbit, about C(n, n/2)/4; odd n: the sets that own
- * at least one orbit of (column set, middle queen), about 0.29 C(n, n/2)) plus one task for the boards
+ * at least one orbit of (column set, middle queen), about 0.28 C(n, n/2)) plus one task for the boards
  * a symmetry fixes: 545 at n = 13, 7 108 at n = 17, 26 370 at n = 19, 98 921 at n = 21, 176 871 at
- * n = 22; the meet-in-the-middle counter's n (23 and up) into one task per placement of the first
- * four rows, mirror images left out, plus that one (61 463 at n = 23); every other n (1..12) is one
- * task (the whole count), which a resumed count redoes. Version 5 moved n = 22 to the half-board
- * plan; version 4: odd n use the upside-down symmetry too (fewer, different tasks). */
+ * n = 22, 374 199 at n = 23; the meet-in-the-middle counter's n (24 and up) into one task per placement
+ * of the first four rows, mirror images left out, plus that one (75 517 at n = 24); every other n
+ * (1..12) is one task (the whole count), which a resumed count redoes. Version 5 moved n = 22 and 23
+ * to the half-board plan; version 4: odd n use the upside-down symmetry too (fewer, different tasks). */
 #define NQ_COUNT_PLAN_VERSION 5
 
 /* What one task contributes. Sums of tasks add component-wise (nq_count_sums_add); the counts of n

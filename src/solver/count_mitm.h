@@ -41,7 +41,7 @@ nq_err nq_count_mitm_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl
 
 /* True where nq_count_mitm beats the backtracking counter by enough to pay for its table memory
  * (n >= 16, measured on a 2-core x86-64; docs/performance.md). nq_count asks the half-board counter
- * first (count_quad.h), so this one counts n > 22. Pure function of n; thread-safe. */
+ * first (count_quad.h), so this one counts n > 23. Pure function of n; thread-safe. */
 bool nq_count_mitm_preferred(int n);
 
 #endif /* NQ_COUNT_MITM_H */

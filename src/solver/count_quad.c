@@ -1,6 +1,6 @@
 /* count_quad.c - half-board N-Queens counter: quadrants make halves, halves meet in the middle.
  *
- * Workload: one count of all solutions of an n x n board, 13 <= n <= 22, on a few cores.
+ * Workload: one count of all solutions of an n x n board, 13 <= n <= 23, on a few cores.
  *
  * Cut the board after row a - 1 (a = n / 2). Each row holds one queen, so the top half places a
  * queens on some set S of a columns and the bottom half places the other n - a queens on the columns
@@ -10,7 +10,7 @@
  * four ends need no test) and, per column set S, the count is the number of (top, bottom) pairs
  * whose keys AND to zero.
  *
- * Building the halves: cut the columns too (after column l - 1, l = layout.left: a, or 10 at n = 22).
+ * Building the halves: cut the columns too (after column l - 1, l = layout.left: a, or 10 from n = 22 on).
  * A top half on S is a top-left placement on columns S & left and some rows R joined with a
  * top-right placement on the other top rows and columns S & right, the two sharing no diagonal. The quadrant tables (count_quad_table.c)
  * hold every placement of each quadrant grouped by (rows, columns), so the halves of one S are built
@@ -60,7 +60,8 @@
 enum quadrant { TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT, BOTTOM_RIGHT, QUADRANTS };
 
 #define CLASSES_MAX (1 << NQ_QUAD_CUTS_MAX)
-#define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX) /* (edge column, class) runs of one half */
+#define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX)      /* (edge column, class) runs of one half */
+#define SORT_SLOTS (NQ_QUAD_COLS_MAX << NQ_QUAD_CUTS_MAX) /* runs of one quadrant's edge columns */
 
 /* A column set for the top half and the bottom edge columns counted with it, each (set, edge column)
  * standing for its whole symmetry orbit, of 2 or 4 (see "Symmetry" above). */
@@ -71,23 +72,24 @@ typedef struct colset {
 } colset;
 
 typedef struct job {
-    int n, a;                   /* board size; rows in the top half */
-    int left;                   /* columns of the left quadrants, layout.left */
-    nq_quad quad[QUADRANTS];    /* the four quadrant tables */
-    colset *sets;               /* the column sets with something to count, edges != 0 (owned) */
-    uint32_t nsets;             /* how many */
-    const nq_quad_simd *simd;   /* the hot loops, for this CPU */
-    int cuts;                   /* class bits, layout.cuts: read in every sort and pick */
-    bool per_set;               /* layout.per_set: right quadrants built per column set by each worker */
-    nq_quad_layout layout;      /* how keys are laid out */
-    atomic_uint_fast32_t next;  /* next column set to take */
-    atomic_uint_fast64_t found; /* solutions found so far (orbit weights applied) */
-    atomic_bool stop;           /* cancel or failure: every worker leaves */
-    atomic_bool nomem;          /* a worker could not get its scratch memory */
-    nq_count_ctl *ctl;          /* caller's control block, may be NULL */
-    const uint8_t *todo;        /* the tasks to count (task i is column set i), NULL: all */
-    nq_count_task_fn done;      /* told each finished task, may be NULL */
-    void *done_arg;             /* its argument */
+    int n, a;                                /* board size; rows in the top half */
+    int left;                                /* columns of the left quadrants, layout.left */
+    nq_quad quad[QUADRANTS];                 /* the four quadrant tables */
+    colset *sets;                            /* the column sets with something to count, edges != 0 (owned) */
+    uint32_t nsets;                          /* how many */
+    const nq_quad_simd *simd;                /* the hot loops, for this CPU */
+    int cuts;                                /* class bits, layout.cuts: read in every sort and pick */
+    bool per_set;                            /* layout.per_set: right quadrants built per column set by each worker */
+    nq_quad_layout layout;                   /* how keys are laid out */
+    nq_quad_attack attack[2][NQ_QUAD_N_MAX]; /* [0][c]: a top half attacks (a, c); [1][c]: a bottom one (a-1, c) */
+    atomic_uint_fast32_t next;               /* next column set to take */
+    atomic_uint_fast64_t found;              /* solutions found so far (orbit weights applied) */
+    atomic_bool stop;                        /* cancel or failure: every worker leaves */
+    atomic_bool nomem;                       /* a worker could not get its scratch memory */
+    nq_count_ctl *ctl;                       /* caller's control block, may be NULL */
+    const uint8_t *todo;                     /* the tasks to count (task i is column set i), NULL: all */
+    nq_count_task_fn done;                   /* told each finished task, may be NULL */
+    void *done_arg;                          /* its argument */
 } job;
 
 /* The halves of one side for one column set: built unsorted, then sorted by edge column. Built
@@ -95,13 +97,13 @@ typedef struct job {
  * holds the edge queen's column within its quadrant only (count_quad_table.h), and where a half
  * stands says which quadrant. */
 typedef struct half {
-    uint32_t *key;              /* crossing diagonals occupied outside the class, as built */
-    uint32_t *mark;             /* attacks across the cut and edge column (count_quad_table.h), as built */
-    uint32_t *skey;             /* key, sorted by (edge column, class) */
-    uint32_t *smark;            /* mark, in the same order */
-    uint32_t off[RUNS_MAX + 1]; /* run r = c << cuts | k (edge c, class k): sorted [off[r], off[r+1]) */
-    size_t split;               /* as built: the first half whose edge queen is in the right quadrant */
-    size_t len, cap;            /* halves held, room for */
+    uint32_t *key;   /* crossing diagonals occupied outside the class, as built */
+    uint32_t *mark;  /* end bits, class and edge column (count_quad_table.h), as built */
+    uint32_t *skey;  /* key, sorted by (edge column, class) */
+    uint32_t *smark; /* mark, in the same order */
+    uint32_t *off;   /* RUNS_MAX + 1: run r = c << cuts | k (edge c, class k) is [off[r], off[r+1]) */
+    size_t split;    /* as built: the first half whose edge queen is in the right quadrant */
+    size_t len, cap; /* halves held, room for */
 } half;
 
 /* A worker's memory, grown to the largest column set it meets. */
@@ -113,6 +115,7 @@ typedef struct scratch {
     uint32_t *keys;         /* bottom keys of one slice, class by class */
     uint32_t *probes;       /* top keys of one slice, class by class */
     size_t keys_cap;        /* room in keys and probes */
+    uint32_t *cursor;       /* the sort's cursors: 4 x SORT_SLOTS */
 } scratch;
 
 static bool cancelled(job *j)
@@ -157,6 +160,9 @@ static void scratch_free(scratch *s)
     nq_quad_destroy(&s->right[1]);
     free(s->keys);
     free(s->probes);
+    free(s->cursor);
+    free(s->top.off);
+    free(s->bottom.off);
     memset(s, 0, sizeof *s);
 }
 
@@ -253,79 +259,78 @@ static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, u
  * with it on the right. Neighbouring halves mostly share their run, so one cursor per run would make
  * every step wait for the last one's increment to come back from memory: a part is cut into four
  * consecutive quarters instead, each with its own cursors, walked side by side (four chains that
- * overlap). A cursor is indexed by the mark's bits from the class up (quadrant-local edge column,
- * then the class), one shift a half instead of four operations. */
-#define SORT_SLOTS (1u << (32 - NQ_QUAD_CLASS_SHIFT))
-#define SORT_CLASS_SLOTS (1u << (NQ_QUAD_EDGE_SHIFT - NQ_QUAD_CLASS_SHIFT))
-_Static_assert(NQ_QUAD_N_MAX <= NQ_QUAD_CLASS_SHIFT, "attacked columns fit below the class");
-_Static_assert(NQ_QUAD_CLASS_SHIFT + NQ_QUAD_CUTS_MAX <= NQ_QUAD_EDGE_SHIFT, "the class fits below the edge");
-_Static_assert(NQ_QUAD_COLS_MAX <= 1 << (32 - NQ_QUAD_EDGE_SHIFT), "a local edge column fits the mark's top bits");
+ * overlap). A mark's bits from the class up are the run within the part (count_quad_table.h): one
+ * shift a half. */
+_Static_assert(NQ_QUAD_CLASS_SHIFT + NQ_QUAD_CUTS_MAX + 4 <= 32, "a mark holds the class and a local edge column");
+_Static_assert(NQ_QUAD_COLS_MAX <= 16, "a local edge column fits four bits");
 
 /* Sort halves [from, to), whose edge queens are on board columns col0 .. col0 + cols - 1, to
- * [*sum, ...) of the sorted arrays; their runs' offsets go to off[] and *sum moves past them. */
-static void sort_part(const job *j, half *h, size_t from, size_t to, int col0, int cols, uint32_t *sum)
+ * [*sum, ...) of the sorted arrays, with the cursors `cursor` (4 x SORT_SLOTS); their runs' offsets
+ * go to off[] and *sum moves past them. */
+static void sort_part(const job *j, half *h, size_t from, size_t to, int col0, int cols, uint32_t *cursor,
+                      uint32_t *sum)
 {
-    const uint32_t classes = 1u << j->cuts;
-    const size_t part = (to - from) / 4;
-    uint32_t cursor[4][SORT_SLOTS]; /* 16 KB; the join's 21 KB of tables are not on the stack meanwhile */
-    memset(cursor, 0, sizeof cursor);
+    const uint32_t slots = (uint32_t)cols << j->cuts;
+    uint32_t *c0 = cursor, *c1 = c0 + SORT_SLOTS, *c2 = c1 + SORT_SLOTS, *c3 = c2 + SORT_SLOTS;
+    for (int p = 0; p < 4; p++) memset(cursor + (size_t)p * SORT_SLOTS, 0, slots * sizeof *cursor);
+    const size_t part = (to - from) / 4, rest = to - from - 3 * part;
     const uint32_t *m0 = h->mark + from, *m1 = m0 + part, *m2 = m1 + part, *m3 = m2 + part; /* m3: the rest */
     for (size_t i = 0; i < part; i++) {
-        cursor[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        cursor[1][m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        cursor[2][m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c0[m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c1[m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c2[m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
     }
-    const size_t rest = to - from - 3 * part;
-    for (size_t i = part; i < rest; i++) cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
-    for (uint32_t c = 0; c < (uint32_t)cols; c++) {
-        for (uint32_t k = 0; k < classes; k++) {
-            const size_t slot = c * SORT_CLASS_SLOTS + k;
-            h->off[(c + (uint32_t)col0) << j->cuts | k] = *sum;
-            for (int p = 0; p < 4; p++) {
-                const uint32_t count = cursor[p][slot];
-                cursor[p][slot] = *sum;
-                *sum += count;
-            }
+    for (size_t i = part; i < rest; i++) c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+    const uint32_t first = (uint32_t)col0 << j->cuts;
+    for (uint32_t slot = 0; slot < slots; slot++) {
+        h->off[first + slot] = *sum;
+        for (int p = 0; p < 4; p++) {
+            uint32_t *at = cursor + (size_t)p * SORT_SLOTS + slot;
+            const uint32_t count = *at;
+            *at = *sum;
+            *sum += count;
         }
     }
     const uint32_t *k0 = h->key + from, *k1 = k0 + part, *k2 = k1 + part, *k3 = k2 + part;
     for (size_t i = 0; i < part; i++) {
-        const uint32_t at0 = cursor[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        const uint32_t at1 = cursor[1][m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        const uint32_t at2 = cursor[2][m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        const uint32_t at3 = cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at0 = c0[m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at1 = c1[m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at2 = c2[m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at3 = c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
         h->skey[at0] = k0[i], h->smark[at0] = m0[i];
         h->skey[at1] = k1[i], h->smark[at1] = m1[i];
         h->skey[at2] = k2[i], h->smark[at2] = m2[i];
         h->skey[at3] = k3[i], h->smark[at3] = m3[i];
     }
     for (size_t i = part; i < rest; i++) {
-        const uint32_t at = cursor[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at = c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
         h->skey[at] = k3[i], h->smark[at] = m3[i];
     }
 }
 
-static void half_sort(const job *j, half *h)
+static void half_sort(const job *j, half *h, uint32_t *cursor)
 {
     uint32_t sum = 0;
-    sort_part(j, h, 0, h->split, 0, j->left, &sum);
-    sort_part(j, h, h->split, h->len, j->left, j->n - j->left, &sum);
+    sort_part(j, h, 0, h->split, 0, j->left, cursor, &sum);
+    sort_part(j, h, h->split, h->len, j->left, j->n - j->left, cursor, &sum);
     h->off[(uint32_t)j->n << j->cuts] = sum;
 }
 
 /* ---- joining them ---------------------------------------------------------------------------------- */
 
-/* Pick, class by class, the halves of edge column `edge` that leave column `other` free:
- * class k lands in out[at[k] .. at[k + 1]). Returns how many in all. */
-static size_t pick_classes(const job *j, const half *h, int edge, int other, uint32_t *out, size_t *at)
+/* Pick, class by class, the halves of edge column `edge` that leave the other side's edge queen
+ * free (have none of the bits in `free`): class k lands in out[at[k] .. at[k + 1]). A class with a
+ * bit of the queen's diagonals attacks it whole. Returns how many in all. */
+static size_t pick_classes(const job *j, const half *h, int edge, const nq_quad_attack *free, uint32_t *out, size_t *at)
 {
     const uint32_t classes = 1u << j->cuts, run = (uint32_t)edge << j->cuts;
     size_t len = 0;
     for (uint32_t k = 0; k < classes; k++) {
         at[k] = len;
+        if ((k & free->cls) != 0) continue;
         const uint32_t first = h->off[run + k], last = h->off[run + k + 1u];
-        len += j->simd->pick(h->skey + first, h->smark + first, last - first, other, out + len);
+        len += j->simd->pick(h->skey + first, h->smark + first, last - first, free->key, free->mark, out + len);
     }
     at[classes] = len;
     return len;
@@ -365,8 +370,8 @@ static bool join_halves(job *j, scratch *s, const colset *set, uint64_t *solutio
         for (int ct = 0; ct < j->n; ct++) {
             if (top->off[ct << cuts] == top->off[(ct + 1) << cuts] || ct == cb + 1 || ct + 1 == cb)
                 continue; /* no tops, or adjacent edge queens (they attack each other) */
-            if (pick_classes(j, bottom, cb, ct, s->keys, kat) == 0) continue;
-            if (pick_classes(j, top, ct, cb, s->probes, pat) == 0) continue;
+            if (pick_classes(j, bottom, cb, &j->attack[1][ct], s->keys, kat) == 0) continue;
+            if (pick_classes(j, top, ct, &j->attack[0][cb], s->probes, pat) == 0) continue;
             sum += weight * join_classes(j, s, kat, pat);
         }
     }
@@ -419,8 +424,8 @@ static bool count_set(job *j, scratch *s, const colset *set, uint64_t *found)
     if (!scratch_reserve(s, tops, bottoms)) return out_of_memory(j);
     half_fill(j, &q[TOP_LEFT], top_right, cols & left, cols >> l, &s->top);
     half_fill(j, &q[BOTTOM_LEFT], bottom_right, other & left, other >> l, &s->bottom);
-    half_sort(j, &s->top);
-    half_sort(j, &s->bottom);
+    half_sort(j, &s->top, s->cursor);
+    half_sort(j, &s->bottom, s->cursor);
     return join_halves(j, s, set, found);
 }
 
@@ -430,6 +435,14 @@ static void *worker(void *arg)
     scratch s;
     memset(&s, 0, sizeof s);
     s.right_cols[0] = s.right_cols[1] = UINT32_MAX;
+    s.cursor = malloc(4 * SORT_SLOTS * sizeof *s.cursor);
+    s.top.off = malloc((RUNS_MAX + 1) * sizeof *s.top.off);
+    s.bottom.off = malloc((RUNS_MAX + 1) * sizeof *s.bottom.off);
+    if (s.cursor == NULL || s.top.off == NULL || s.bottom.off == NULL) {
+        scratch_free(&s);
+        out_of_memory(j);
+        return NULL;
+    }
     uint64_t found = 0;
     while (!cancelled(j)) {
         const uint32_t i = (uint32_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
@@ -557,7 +570,7 @@ static void *quad_build(void *arg)
 static nq_err quads_make(job *j, int threads)
 {
     const int a = j->a, b = j->n - a;    /* for odd n the bottom quadrants are larger */
-    const int l = j->left, r = j->n - l; /* columns: l = a, or one fewer on the left (n = 22) */
+    const int l = j->left, r = j->n - l; /* columns: l = a, or 10 from n = 22 on */
     quad_builds builds = {
         .tasks = {{&j->quad[BOTTOM_RIGHT], a, b, l, r, NQ_OK},
                   {&j->quad[TOP_RIGHT], 0, a, l, r, NQ_OK},
@@ -587,6 +600,10 @@ static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *
     j->simd = simd != NULL ? simd : nq_quad_simd_best();
     j->layout = *layout;
     j->cuts = layout->cuts;
+    for (int c = 0; c < n && n >= 4; c++) {
+        j->attack[0][c] = nq_quad_attack_of(layout, 1, j->a, c);
+        j->attack[1][c] = nq_quad_attack_of(layout, 0, j->a - 1, c);
+    }
     j->per_set = layout->per_set != 0;
     j->ctl = ctl;
     atomic_init(&j->next, 0);
@@ -658,7 +675,7 @@ static nq_err quad_count(int n, int threads, const nq_quad_layout *layout, const
     if (n < NQ_N_MIN || n > NQ_COUNT_QUAD_N_MAX) return NQ_E_RANGE;
     if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
     if (nq_count_too_small(n, out)) return NQ_OK;
-    if (layout->left < 1 || layout->left >= n) return NQ_E_ARG; /* no column cut */
+    if (!nq_quad_layout_ok(layout)) return NQ_E_ARG; /* no column cut, or keys past 32 bits */
     nq_count_sums sums = {0, 0};
     const nq_err err = quad_tasks(n, threads, layout, simd, NULL, ctl, NULL, NULL, &sums);
     if (err == NQ_OK) *out = nq_count_sums_counts(&sums);

@@ -25,9 +25,9 @@
 #include "count_quad_table.h"
 #include "nqueens/solver.h"
 
-/* Largest n counted this way: at n = 23 a quadrant's diagonals and a half's key no longer fit the
- * 32-bit lanes even with six class bits. */
-#define NQ_COUNT_QUAD_N_MAX 22
+/* Largest n counted this way: a layout has room for eight class bits, which take n = 23's 40 key
+ * bits to the 32-bit lanes. */
+#define NQ_COUNT_QUAD_N_MAX 23
 
 /* Count all solutions and symmetry classes of an n x n board (1 <= n <= NQ_COUNT_QUAD_N_MAX) with
  * the half-board method, on `threads` worker threads (0: one per online CPU). ctl may be NULL; when

@@ -36,12 +36,13 @@ static size_t pair_portable(const uint64_t *ldiag, const uint32_t *lkey, const u
     return out;
 }
 
-static size_t pick_portable(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out)
+static size_t pick_portable(const uint32_t *key, const uint32_t *mark, size_t len, uint32_t kmask, uint32_t mmask,
+                            uint32_t *out)
 {
     size_t kept = 0;
     for (size_t i = 0; i < len; i++) {
         out[kept] = key[i];
-        kept += (~mark[i] >> c) & 1u;
+        kept += ((key[i] & kmask) | (mark[i] & mmask)) == 0;
     }
     return kept;
 }
@@ -97,14 +98,17 @@ AVX512 static size_t pair_avx512(const uint64_t *ldiag, const uint32_t *lkey, co
     return out;
 }
 
-AVX512 static size_t pick_avx512(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out)
+AVX512 static size_t pick_avx512(const uint32_t *key, const uint32_t *mark, size_t len, uint32_t kmask, uint32_t mmask,
+                                 uint32_t *out)
 {
-    const __m512i bit = _mm512_set1_epi32((int)(1u << c));
+    const __m512i kbits = _mm512_set1_epi32((int)kmask), mbits = _mm512_set1_epi32((int)mmask);
     size_t kept = 0;
     for (size_t i = 0; i < len; i += 16) {
         const __mmask16 lanes = lanes_at(i, len);
-        const __mmask16 free = _mm512_mask_testn_epi32_mask(lanes, _mm512_maskz_loadu_epi32(lanes, mark + i), bit);
         const __m512i k = _mm512_maskz_loadu_epi32(lanes, key + i);
+        const __m512i hit = _mm512_or_si512(_mm512_and_si512(k, kbits),
+                                            _mm512_and_si512(_mm512_maskz_loadu_epi32(lanes, mark + i), mbits));
+        const __mmask16 free = _mm512_mask_testn_epi32_mask(lanes, hit, hit);
         _mm512_storeu_si512(out + kept, _mm512_maskz_compress_epi32(free, k));
         kept += (size_t)__builtin_popcount(free);
     }
@@ -223,22 +227,30 @@ AVX2 static size_t pair_avx2(const uint64_t *ldiag, const uint32_t *lkey, const 
     return out;
 }
 
-AVX2 static size_t pick_avx2(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out)
+/* Lanes of k (keys) and m (their marks) that have none of kbits and mbits, as all-ones lanes. */
+AVX2 static inline __m256i pick_free(__m256i k, __m256i m, __m256i kbits, __m256i mbits)
 {
-    const __m256i bit = _mm256_set1_epi32((int)(1u << c)), zero = _mm256_setzero_si256();
+    const __m256i hit = _mm256_or_si256(_mm256_and_si256(k, kbits), _mm256_and_si256(m, mbits));
+    return _mm256_cmpeq_epi32(hit, _mm256_setzero_si256());
+}
+
+AVX2 static size_t pick_avx2(const uint32_t *key, const uint32_t *mark, size_t len, uint32_t kmask, uint32_t mmask,
+                             uint32_t *out)
+{
+    const __m256i kbits = _mm256_set1_epi32((int)kmask), mbits = _mm256_set1_epi32((int)mmask);
     const size_t whole = len - len % 8, rest = len - whole;
     size_t kept = 0;
     for (size_t i = 0; i < whole; i += 8) {
         const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)(mark + i));
-        const __m256i free = _mm256_cmpeq_epi32(_mm256_and_si256(m, bit), zero);
         const __m256i k = _mm256_loadu_si256((const __m256i *)(const void *)(key + i));
+        const __m256i free = pick_free(k, m, kbits, mbits);
         kept += keep_store(out + kept, k, (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(free)));
     }
     if (rest != 0) {
         const __m256i lanes = lanes_first(rest);
         const __m256i m = _mm256_maskload_epi32((const int *)(const void *)(mark + whole), lanes);
-        const __m256i free = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_and_si256(m, bit), zero), lanes);
         const __m256i k = _mm256_maskload_epi32((const int *)(const void *)(key + whole), lanes);
+        const __m256i free = _mm256_and_si256(pick_free(k, m, kbits, mbits), lanes);
         kept += keep_store(out + kept, k, (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(free)));
     }
     return kept;

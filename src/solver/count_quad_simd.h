@@ -2,7 +2,7 @@
  * instruction set.
  *
  *   pair: build halves from one left-quadrant placement and a run of right-quadrant placements;
- *   pick: copy the keys of a run of halves that leave a given column free;
+ *   pick: copy the keys of a run of halves that leave a given cell free (have none of its bits);
  *   join: count (key, probe) pairs that share no bit (bottom halves against top halves).
  * All three stream 32-bit keys and marks (count_quad_table.h). 32-bit lanes test twice as many pairs
  * per instruction as 64-bit ones, and the test unit is what bounds the join.
@@ -31,8 +31,10 @@ typedef struct nq_quad_simd {
                    const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen, uint32_t *okey,
                    uint32_t *omark);
 
-    /* Append key[i] to out for each i < len whose mark[i] has bit c clear; returns how many. */
-    size_t (*pick)(const uint32_t *key, const uint32_t *mark, size_t len, int c, uint32_t *out);
+    /* Append key[i] to out for each i < len with (key[i] & kmask) == 0 and (mark[i] & mmask) == 0;
+     * returns how many. */
+    size_t (*pick)(const uint32_t *key, const uint32_t *mark, size_t len, uint32_t kmask, uint32_t mmask,
+                   uint32_t *out);
 
     /* Sum over probes[0 .. m) of the number of keys[0 .. len) with (key & probe) == 0. */
     uint64_t (*join)(const uint32_t *keys, size_t len, const uint32_t *probes, size_t m);

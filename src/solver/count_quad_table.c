@@ -23,7 +23,7 @@
 typedef struct builder {
     nq_quad *q;              /* the table being built */
     int edge_row;            /* board row next to the cut on the quadrant's side */
-    int across_row;          /* board row just across the cut */
+    int edge_shift;          /* of the edge column in a mark */
     uint32_t *cursor;        /* second pass: next slot of each group; first pass: NULL */
     const nq_count_ctl *ctl; /* cancel flag to watch, may be NULL */
     unsigned budget;         /* placements until the next look at it */
@@ -33,7 +33,7 @@ typedef struct builder {
 typedef struct partial {
     uint32_t rows, cols; /* quadrant-local rows and columns filled */
     uint64_t d1, d2;     /* board-wide diagonal masks */
-    uint32_t mark;       /* attacks across the cut, edge column + 1 */
+    uint32_t mark;       /* edge column (in place), if there is an edge queen yet */
 } partial;
 
 /* The key of board-wide diagonal masks d1 (bit r - c + n - 1) and d2 (bit r + c): the diagonals of
@@ -43,10 +43,10 @@ typedef struct partial {
  * The crossing diagonals have board indexes a .. n + a - 2, but the two ends of each direction are
  * left out: each has a single cell on one side of the cut, on the row next to it ("\" a: (a, n-1);
  * "\" n+a-2: (a-1, 0); "/" a: (a, 0); "/" n+a-2: (a-1, n-1)). A half uses that cell only with its
- * edge queen there. Any queen of the other half on that diagonal attacks the cell, and a mark holds
- * the attacks of every queen of a half, not just its edge queen; the counter meets a half of edge
- * column c only with halves whose marks leave c free. So such a diagonal is never shared by a pair
- * the counter joins. That leaves n - 3 bits a direction: 32 in all at n = 19. */
+ * edge queen there, and any queen of the other half on that diagonal attacks the cell: the mark's end
+ * bits (end_bits) say so, and the counter meets a half of edge column c only with halves that leave
+ * c free. So such a diagonal is never shared by a pair the counter joins. That leaves n - 3 bits a
+ * direction: 32 in all at n = 19. */
 static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, uint32_t *cls)
 {
     const int n = lay->n, first = n / 2 + 1, bits = n - 3;
@@ -60,6 +60,28 @@ static uint32_t split_key(const nq_quad_layout *lay, uint64_t d1, uint64_t d2, u
     }
     *cls = c;
     return (uint32_t)key;
+}
+
+/* The mark's end bits of diagonal masks d1 and d2 for a half of the top side (top != 0) or the
+ * bottom one: the ends whose single cell is across the cut, through column 0 (top: "/" a, bottom:
+ * "\" n+a-2) and through column n - 1 (top: "\" a, bottom: "/" n+a-2). The other two ends have
+ * their single cell on the half's own side, on its edge row: the half occupies them only with its
+ * edge queen in a corner column, and then the counter meets it only with halves whose edge queen
+ * is neither on that column nor next to it, which those ends do not reach. */
+static uint32_t end_bits(int n, int top, uint64_t d1, uint64_t d2)
+{
+    const int a = n / 2, far = n + a - 2;
+    const uint64_t low = top ? d2 >> a : d1 >> far, high = top ? d1 >> a : d2 >> far;
+    return (uint32_t)(low & 1u) * NQ_QUAD_END_LOW | (uint32_t)(high & 1u) * NQ_QUAD_END_HIGH;
+}
+
+nq_quad_attack nq_quad_attack_of(const nq_quad_layout *layout, int top, int row, int col)
+{
+    const uint64_t d1 = UINT64_C(1) << (row - col + layout->n - 1), d2 = UINT64_C(1) << (row + col);
+    nq_quad_attack at;
+    at.key = split_key(layout, d1, d2, &at.cls);
+    at.mark = end_bits(layout->n, top, d1, d2);
+    return at;
 }
 
 nq_quad_layout nq_quad_layout_cut(int n, int cuts)
@@ -82,13 +104,23 @@ nq_quad_layout nq_quad_layout_for(int n)
     const int over = 2 * (n - 3) - 32; /* key bits past the 32-bit lanes */
     nq_quad_layout lay = nq_quad_layout_cut(n, over <= 0 ? 0 : (over + 1) & ~1);
     lay.per_set = n > 20;       /* four tables would pass 1.8 GB; at n <= 20 they cost less CPU (measured) */
-    if (n == 22) lay.left = 10; /* two left tables of 11 x 11 would take 2.1 GB */
+    if (n >= 22) lay.left = 10; /* two left tables of 11 x 11 would take 2.1 GB */
     return lay;
 }
 
-/* A quadrant's diagonals from its side's first row fit 32 bits a direction (diag): the highest is
- * "\" through the bottom-left corner, 2n - 2 - a from row a, and the top half's are lower. */
-_Static_assert(2 * NQ_QUAD_N_MAX - 2 - NQ_QUAD_N_MAX / 2 < 32, "diagonals from row0 fit a diag's half");
+/* A quadrant's diag: only the diagonals that its side's other quadrant can occupy too matter, and
+ * those are a window of rows - 1 a direction. With the column cut after column l - 1 and the side's
+ * rows from row0, "\" r - c of the left quadrant is at least row0 - l + 1 and of the right one at
+ * most row0 + rows - 1 - l; "/" r + c of the left one at most row0 + rows + l - 2 and of the right one
+ * at least row0 + l. So diag holds "\" from index row0 - l + n and "/" from row0 + l, each in 32
+ * bits: what falls below a window's base is a diagonal the other quadrant cannot have, and nothing
+ * passes bit 31 (the highest, rows + cols - 2 of a quadrant's own, stays below 32). */
+_Static_assert(NQ_QUAD_ROWS_MAX + NQ_QUAD_COLS_MAX - 2 < 32, "a quadrant's diagonals fit a diag's half");
+static uint64_t diag_window(const nq_quad *q, uint64_t d1, uint64_t d2)
+{
+    const int l = q->layout.left, base1 = q->row0 - l + q->layout.n, base2 = q->row0 + l;
+    return (uint64_t)(uint32_t)(d1 >> base1) | (uint64_t)(uint32_t)(d2 >> base2) << 32;
+}
 
 static void visit(builder *b, const partial *p)
 {
@@ -104,19 +136,9 @@ static void visit(builder *b, const partial *p)
     }
     const uint32_t at = b->cursor[g]++;
     uint32_t cls;
-    q->diag[at] = (p->d1 >> q->row0) | (p->d2 >> q->row0) << 32;
+    q->diag[at] = diag_window(q, p->d1, p->d2);
     q->key[at] = split_key(&q->layout, p->d1, p->d2, &cls);
-    q->mark[at] = p->mark | cls << NQ_QUAD_CLASS_SHIFT;
-}
-
-/* Columns a queen on (r, c) attacks diagonally on row `row` (r != row). */
-static uint32_t attack_on_row(int n, int r, int c, int row)
-{
-    const int dist = r < row ? row - r : r - row;
-    uint32_t m = 0;
-    if (c - dist >= 0) m |= 1u << (c - dist);
-    if (c + dist < n) m |= 1u << (c + dist);
-    return m;
+    q->mark[at] = p->mark | cls << NQ_QUAD_CLASS_SHIFT | end_bits(q->layout.n, q->row0 < q->layout.n / 2, p->d1, p->d2);
 }
 
 /* Fill row i (quadrant-local) and below. ld and rd are the quadrant columns that queens above
@@ -135,13 +157,13 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
     for (uint32_t avail = full & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
         const uint32_t bit = avail & (0u - avail);
         const int c = q->col0 + __builtin_ctz(bit);
-        const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << b->edge_shift : 0u;
         const partial next = {
             .rows = p->rows | 1u << i,
             .cols = p->cols | bit,
             .d1 = p->d1 | UINT64_C(1) << (r - c + n - 1),
             .d2 = p->d2 | UINT64_C(1) << (r + c),
-            .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
+            .mark = p->mark | edge,
         };
         search(b, i + 1, &next, (ld | bit) << 1 & full, (rd | bit) >> 1);
     }
@@ -162,27 +184,40 @@ static void search_cols(builder *b, uint32_t left, const partial *p)
         const int r = q->row0 + i;
         const uint64_t d1 = UINT64_C(1) << (r - c + n - 1), d2 = UINT64_C(1) << (r + c);
         if ((p->rows >> i & 1u) != 0 || (p->d1 & d1) != 0 || (p->d2 & d2) != 0) continue;
-        const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << NQ_QUAD_EDGE_SHIFT : 0u;
+        const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << b->edge_shift : 0u;
         const partial next = {
             .rows = p->rows | 1u << i,
             .cols = p->cols | (left & (0u - left)),
             .d1 = p->d1 | d1,
             .d2 = p->d2 | d2,
-            .mark = p->mark | attack_on_row(n, r, c, b->across_row) | edge,
+            .mark = p->mark | edge,
         };
         search_cols(b, left & (left - 1u), &next);
     }
+}
+
+bool nq_quad_layout_ok(const nq_quad_layout *layout)
+{
+    const int n = layout->n, cuts = layout->cuts;
+    return n >= 4 && n <= NQ_QUAD_N_MAX && cuts >= 0 && cuts <= NQ_QUAD_CUTS_MAX && cuts % 2 == 0 &&
+           cuts / 2 <= n - 3 && 2 * (n - 3) - cuts <= 32 && layout->left >= 1 && layout->left < n;
+}
+
+/* Is rows [row0, row0 + rows) x columns [col0, col0 + cols) a quadrant of the layout's board: one
+ * side of each cut, whole? */
+static bool quadrant_ok(const nq_quad_layout *layout, int row0, int rows, int col0, int cols)
+{
+    const int n = layout->n, a = n / 2, l = layout->left;
+    if (!nq_quad_layout_ok(layout) || rows > NQ_QUAD_ROWS_MAX || cols > NQ_QUAD_COLS_MAX) return false;
+    return (row0 == 0 ? rows == a : row0 == a && rows == n - a) && (col0 == 0 ? cols == l : col0 == l && cols == n - l);
 }
 
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
                       const nq_count_ctl *ctl)
 {
     if (q == NULL || layout == NULL) return NQ_E_ARG;
+    if (!quadrant_ok(layout, row0, rows, col0, cols) || rows + cols > NQ_QUAD_GROUP_BITS_MAX) return NQ_E_ARG;
     const int n = layout->n;
-    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || cols > NQ_QUAD_COLS_MAX ||
-        rows + cols > NQ_QUAD_GROUP_BITS_MAX || row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n)
-        return NQ_E_ARG;
-    if (row0 < n / 2 && row0 + rows > n / 2) return NQ_E_ARG; /* across the cut */
     *q = (nq_quad){.layout = *layout,
                    .row0 = row0,
                    .rows = rows,
@@ -192,7 +227,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
                    .group_cols = (1u << cols) - 1u};
     const int a = n / 2;
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, ctl, CANCEL_STRIDE, false};
+    builder b = {q, top ? a - 1 : a, nq_quad_edge_shift(layout), NULL, ctl, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     const size_t groups = (size_t)1 << (rows + cols);
 
@@ -253,11 +288,8 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
                          uint32_t colset)
 {
     if (q == NULL || layout == NULL) return NQ_E_ARG;
-    const int n = layout->n, a = n / 2;
-    if (n < 4 || n > NQ_QUAD_N_MAX || rows < 1 || cols < 1 || cols > NQ_QUAD_COLS_MAX ||
-        rows > NQ_QUAD_GROUP_BITS_MAX / 2 || row0 < 0 || col0 < 0 || row0 + rows > n || col0 + cols > n ||
-        (row0 < a && row0 + rows > a) || colset >> cols != 0)
-        return NQ_E_ARG;
+    if (!quadrant_ok(layout, row0, rows, col0, cols) || colset >> cols != 0) return NQ_E_ARG;
+    const int a = layout->n / 2;
     const size_t groups = (size_t)1 << rows;
     if (q->start == NULL || q->rows != rows) { /* first fill, or another quadrant's table: start over */
         nq_quad_destroy(q);
@@ -269,7 +301,7 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
     q->group_shift = 0, q->group_cols = 0;
     memset(q->start, 0, (groups + 1u) * sizeof *q->start);
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, top ? a : a - 1, NULL, NULL, CANCEL_STRIDE, false};
+    builder b = {q, top ? a - 1 : a, nq_quad_edge_shift(layout), NULL, NULL, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     search_cols(&b, colset, &empty); /* counts each group into start[g + 1] */
     for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];

@@ -34,6 +34,9 @@ START_TEST(bad_table_arguments)
     ck_assert_int_eq(nq_quad_create(&q, &lay, 6, 4, 0, 4, NULL), NQ_E_ARG); /* off the board */
     ck_assert_int_eq(nq_quad_create(&q, &lay, 0, 4, -1, 4, NULL), NQ_E_ARG);
     ck_assert_int_eq(nq_quad_create(&q, &lay, 2, 4, 0, 4, NULL), NQ_E_ARG); /* across the cut */
+    ck_assert_int_eq(nq_quad_create(&q, &lay, 0, 4, 0, 3, NULL), NQ_E_ARG); /* not up to the column cut */
+    ck_assert_int_eq(nq_quad_create(&q, &lay, 0, 4, 3, 5, NULL), NQ_E_ARG); /* across it */
+    ck_assert_int_eq(nq_quad_create(&q, &lay, 0, 4, 4, 3, NULL), NQ_E_ARG); /* short of the board's edge */
     nq_quad_destroy(NULL);
 }
 END_TEST
@@ -55,14 +58,15 @@ typedef struct brute {
 
 static expect expect_queen(const brute *b, int r, int c)
 {
-    const int n = b->n, a = b->a, top = r < a, edge_row = top ? a - 1 : a, across = top ? a : a - 1;
+    const int n = b->n, a = b->a, top = r < a, edge_row = top ? a - 1 : a;
     const int d1 = r - c + n - 1, d2 = r + c, lo = a + 1, hi = n + a - 3; /* inner crossing indexes */
-    expect e = {UINT64_C(1) << (d1 - b->row0) | UINT64_C(1) << (d2 - b->row0 + 32), 0, 0};
+    const int w1 = d1 - (b->row0 - a + n), w2 = d2 - (b->row0 + a);       /* diag's windows, left = a */
+    expect e = {(w1 >= 0 ? UINT64_C(1) << w1 : 0) | (w2 >= 0 ? UINT64_C(1) << (w2 + 32) : 0), 0, 0};
     if (d1 >= lo && d1 <= hi) e.key |= 1u << (d1 - lo);
     if (d2 >= lo && d2 <= hi) e.key |= 1u << (d2 - lo + (n - 3));
-    for (int x = 0; x < n; x++)
-        if (abs(x - c) == abs(across - r)) e.mark |= 1u << x;
-    if (r == edge_row) e.mark |= (uint32_t)(c - b->col0) << NQ_QUAD_EDGE_SHIFT;
+    if (top ? d2 == a : d1 == n + a - 2) e.mark |= NQ_QUAD_END_LOW;              /* the ends across the cut ... */
+    if (top ? d1 == a : d2 == n + a - 2) e.mark |= NQ_QUAD_END_HIGH;             /* ... through columns 0 and n - 1 */
+    if (r == edge_row) e.mark |= (uint32_t)(c - b->col0) << NQ_QUAD_CLASS_SHIFT; /* no class bits here */
     return e;
 }
 
@@ -190,8 +194,8 @@ START_TEST(column_set_tables_match_whole_ones)
 }
 END_TEST
 
-/* The class path (the layouts of n = 20 to 22, too long for a test) on small boards: moving two, four
- * or six central crossing diagonals into the class changes nothing in the counts, with the quadrant
+/* The class path (the layouts of n = 20 to 23, too long for a test) on small boards: moving two, four,
+ * six or eight central crossing diagonals into the class changes nothing in the counts, with the quadrant
  * tables whole or (per_set, as from n = 21) the right ones built per column set, and with the
  * column cut where the row cut is or (as at n = 22) one column further left. */
 START_TEST(counts_with_class_bits)
@@ -221,6 +225,11 @@ START_TEST(counts_with_class_bits)
     ck_assert_int_eq(nq_count_quad_with(8, 1, &uncut, NULL, &got), NQ_E_ARG);
     uncut.left = 8;
     ck_assert_int_eq(nq_count_quad_with(8, 1, &uncut, NULL, &got), NQ_E_ARG);
+    nq_quad_layout wide = nq_quad_layout_cut(23, 6); /* 34 key bits: refused, not truncated */
+    ck_assert_int_eq(wide.cuts, 6);
+    ck_assert_int_eq(nq_count_quad_with(23, 1, &wide, NULL, &got), NQ_E_ARG);
+    wide.cuts = 3;
+    ck_assert_int_eq(nq_count_quad_with(23, 1, &wide, NULL, &got), NQ_E_ARG);
 }
 END_TEST
 
@@ -256,9 +265,38 @@ START_TEST(layout_fits_32_bits)
         ck_assert_int_le(lay.cuts, NQ_QUAD_CUTS_MAX);
         ck_assert_int_eq(lay.cuts, n <= 19 ? 0 : 2 * (n - 19));
         ck_assert_int_eq(lay.per_set, n >= 21);           /* whole right tables would pass 1.4 GB at n = 21 */
-        ck_assert_int_eq(lay.left, n == 22 ? 10 : n / 2); /* left tables of 11 x 11 would take 2.1 GB */
+        ck_assert_int_eq(lay.left, n >= 22 ? 10 : n / 2); /* left tables of 11 x 11 would take 2.1 GB */
         for (int i = 1; i < lay.cuts; i++)                /* highest first, as they are taken out */
             ck_assert_int_gt(lay.cut_pos[i - 1], lay.cut_pos[i]);
+    }
+}
+END_TEST
+
+/* A queen on either side of the cut attacks a cell of the row across it exactly when the bits of its
+ * two diagonals (nq_quad_attack_of on its own square: where a table keeps them) meet the cell's in the
+ * key, the class or the mark's end bits; for every layout of n = 6..15. Left out, as the counter
+ * leaves them out: the cell on the queen's column, and an edge queen (on the row next to the cut)
+ * with the cell on the next column, where the other half's edge queen cannot be. */
+START_TEST(attack_bits_match_the_board)
+{
+    for (int n = 6; n <= 15; n++) {
+        for (int cuts = 0; cuts <= NQ_QUAD_CUTS_MAX && cuts / 2 <= n - 3; cuts += 2) {
+            const nq_quad_layout lay = nq_quad_layout_cut(n, cuts);
+            const int a = n / 2;
+            for (int r = 0; r < n; r++) {
+                const int top = r < a, across = top ? a : a - 1, edge = top ? r == a - 1 : r == a;
+                for (int c = 0; c < n; c++) {
+                    const nq_quad_attack q = nq_quad_attack_of(&lay, top, r, c);
+                    for (int x = 0; x < n; x++) {
+                        if (x == c || (edge && abs(x - c) == 1)) continue;
+                        const nq_quad_attack cell = nq_quad_attack_of(&lay, top, across, x);
+                        const bool bits = ((q.key & cell.key) | (q.cls & cell.cls) | (q.mark & cell.mark)) != 0;
+                        ck_assert_msg(bits == (abs(x - c) == abs(across - r)),
+                                      "n=%d cuts=%d queen (%d,%d) cell (%d,%d)", n, cuts, r, c, across, x);
+                    }
+                }
+            }
+        }
     }
 }
 END_TEST
@@ -321,11 +359,12 @@ static uint64_t check_set(const nq_quad_simd *set)
             free(ok);
             free(om);
         }
-        for (int c = 0; c < 32; c += 5) {
+        for (int c = 0; c < 32; c += 5) { /* two key bits, as a cell's two diagonals, and 0 to 2 end bits */
             uint32_t wk[LEN];
-            const size_t want = ref->pick(key, mark, len, c, wk);
+            const uint32_t kmask = 1u << c | 1u << (31 - c), mmask = (uint32_t)c % 4u;
+            const size_t want = ref->pick(key, mark, len, kmask, mmask, wk);
             uint32_t *ok = out_buffer(want);
-            ck_assert_uint_eq(set->pick(key, mark, len, c, ok), want);
+            ck_assert_uint_eq(set->pick(key, mark, len, kmask, mmask, ok), want);
             ck_assert(memcmp(ok, wk, want * sizeof *ok) == 0);
             free(ok);
         }
@@ -408,6 +447,7 @@ static void add_own(TCase *tc, const char *which)
         tcase_add_test(tc, cancel_stops_table_build);
     } else if (strcmp(which, "fast") == 0) {
         tcase_add_test(tc, bad_table_arguments);
+        tcase_add_test(tc, attack_bits_match_the_board);
         tcase_add_loop_test(tc, quadrants_hold_every_placement, 0, 2);
         tcase_add_test(tc, column_set_tables_match_whole_ones);
         tcase_add_test(tc, counts_with_class_bits);
