@@ -1,5 +1,5 @@
 /* bench_count.c - the counters behind nq_count side by side: the half-board counter ("quad", the
- * default for 13 <= n <= 22), the meet-in-the-middle counter ("mitm", the default for n > 22, and the
+ * default for 13 <= n <= 23), the meet-in-the-middle counter ("mitm", the default for n > 23, and the
  * faster one before the half-board counter) and the backtracking counter ("backtrack", below 13);
  * "quad-avx2" and "quad-portable" are the half-board counter with those kernels instead of the best
  * this CPU runs (on an AVX-512 machine, a look at what an AVX2-only one runs; not its speed).
@@ -22,7 +22,7 @@
  * extrapolation to the whole plan: outside + the sampled mean x tasks, in CPU seconds, and that
  * divided by the threads as a wall-clock estimate. An estimate, for boards that take hours.
  * --run B takes B consecutive tasks from every K-th on (tasks 0 .. B-1, K .. K+B-1, ...): at n = 21
- * and 22 the half-board counter's workers rebuild their right-quadrant tables whenever the column set's high
+ * and up the half-board counter's workers rebuild their right-quadrant tables whenever the column set's high
  * bits change, which consecutive tasks mostly share and isolated ones never do, so a sample of
  * single tasks pays a rebuild (about 4 ms) per task that a whole count pays once a few hundred.
  */

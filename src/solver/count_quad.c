@@ -730,7 +730,8 @@ bool nq_count_quad_preferred(int n)
 {
     /* From n = 13 on it beats backtracking (1.4x at 13, 4x at 14, 15x at 16; docs/performance.md), in
      * memory that stays small below n = 18 (11 MB at n = 16); at n = 21 it takes a sixteenth of the
-     * meet-in-the-middle counter's CPU time (2 700 s against about 44 000), in 554 MiB; at n = 22 a
-     * sixtieth (about 8 100 s against 491 000, from sampled tasks), in 790 MiB. */
+     * meet-in-the-middle counter's CPU time (2 700 s against about 44 000), in 554 MiB; at n = 22 and
+     * 23 a sixtieth (7 924 s against about 491 000; about 97 000 against 5.7 million, sampled), in
+     * 832 MiB and 1.5 GiB. */
     return n >= 13 && n <= NQ_COUNT_QUAD_N_MAX;
 }

@@ -1,6 +1,6 @@
 /* count_quad.h - internal: the half-board counter (not part of the public API).
  *
- * The fastest of the counters behind nq_count for 13 <= n <= 22. The board is cut into a top and a
+ * The fastest of the counters behind nq_count for 13 <= n <= 23. The board is cut into a top and a
  * bottom half; a solution is a top half and a bottom half that use complementary columns and share
  * no diagonal. For each set S of columns the top half uses, the top halves on S and the bottom halves
  * on the other columns are built from precomputed quadrant placements (count_quad_table.h), then the
@@ -10,10 +10,11 @@
  *
  * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
  * call and released before it returns: four quadrant tables with their group offsets (9 MB at
- * n = 16, 63 MB at n = 18, 500 MB at n = 20; at n = 21 and 22 only the two left ones, 480 and
- * 690 MB, and per worker the right ones of its column set, about 1 MB) and per worker the halves of
- * one column set (a few MB, about 10 at n = 20 and 21, 40 at n = 22). Peak resident memory with 2
- * threads: 554 MiB at n = 21, 790 MiB at n = 22.
+ * n = 16, 63 MB at n = 18, 500 MB at n = 20; from n = 21 on only the two left ones, 480 MB at
+ * n = 21, 690 MB at n = 22, about 1.3 GB at n = 23, and per worker the right ones of its column set,
+ * about 1 MB) and per worker the halves of one column set (a few MB, about 10 at n = 20 and 21, 40 at
+ * n = 22). Peak resident memory with 2 threads: 554 MiB at n = 21, 832 MiB at n = 22, 1.5 GiB at
+ * n = 23.
  * Thread-safety: reentrant; each call uses only its own memory. ctl may be shared as for nq_count.
  */
 #ifndef NQ_COUNT_QUAD_H
