@@ -60,8 +60,8 @@
 enum quadrant { TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT, BOTTOM_RIGHT, QUADRANTS };
 
 #define CLASSES_MAX (1 << NQ_QUAD_CUTS_MAX)
-#define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX)      /* (edge column, class) runs of one half */
-#define SORT_SLOTS (NQ_QUAD_COLS_MAX << NQ_QUAD_CUTS_MAX) /* runs of one quadrant's edge columns */
+#define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX)              /* (edge column, class) runs of one half */
+#define SORT_SLOTS ((size_t)NQ_QUAD_COLS_MAX << NQ_QUAD_CUTS_MAX) /* runs of one quadrant's edge columns */
 
 /* A column set for the top half and the bottom edge columns counted with it, each (set, edge column)
  * standing for its whole symmetry orbit, of 2 or 4 (see "Symmetry" above). */
