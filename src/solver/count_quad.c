@@ -10,15 +10,16 @@
  * four ends need no test) and, per column set S, the count is the number of (top, bottom) pairs
  * whose keys AND to zero.
  *
- * Building the halves: cut the columns too (after column l - 1, l = layout.left: a, or 10 from n = 22 on).
- * A top half on S is a top-left placement on columns S & left and some rows R joined with a
- * top-right placement on the other top rows and columns S & right, the two sharing no diagonal. The quadrant tables (count_quad_table.c)
- * hold every placement of each quadrant grouped by (rows, columns), so the halves of one S are built
- * by pairing groups, with memory for one S at a time. From n = 21 on (layout per_set) only the left
- * quadrants are tabulated: the right ones would take 1.4 GB (11 x 11 and 10 x 11 at n = 21; at
- * n = 22, with the column cut one further left so that the left ones stay at 690 MB, 11 x 12), and a
- * column set S uses just one right column set per side, S's high bits, which consecutive column sets
- * mostly share; so each worker builds the right placements of the sets it meets, when they change.
+ * Building the halves: cut the columns too, after column l - 1 (l = layout.left: a, or 10 from
+ * n = 22 on). A top half on S is a top-left placement on columns S & left and some rows R joined
+ * with a top-right placement on the other top rows and columns S & right, the two sharing no
+ * diagonal. The quadrant tables (count_quad_table.c) hold every placement of each quadrant grouped
+ * by (rows, columns), so the halves of one S are built by pairing groups, with memory for one S at a
+ * time. From n = 21 on (layout per_set) only the left quadrants are tabulated: the right ones would
+ * take 1.4 GB at n = 21 (11 x 11 and 10 x 11), and more from n = 22 on, where the column cut moves
+ * left to keep the left ones small (690 MB at n = 22), and a column set S uses just one right column
+ * set per side, S's high bits, which consecutive column sets mostly share; so each worker builds the
+ * right placements of the sets it meets, when they change.
  *
  * Counting the pairs: every top half has a queen on row a - 1 (its edge) and attacks some cells of
  * row a; every bottom half has its edge queen on row a and attacks cells of row a - 1. A pair can only
