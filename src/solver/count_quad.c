@@ -272,40 +272,39 @@ static void sort_part(const job *j, half *h, size_t from, size_t to, int col0, i
                       uint32_t *sum)
 {
     const uint32_t slots = (uint32_t)cols << j->cuts;
-    uint32_t *c0 = cursor, *c1 = c0 + SORT_SLOTS, *c2 = c1 + SORT_SLOTS, *c3 = c2 + SORT_SLOTS;
-    for (int p = 0; p < 4; p++) memset(cursor + (size_t)p * SORT_SLOTS, 0, slots * sizeof *cursor);
+    uint32_t *const c[4] = {cursor, cursor + SORT_SLOTS, cursor + 2 * SORT_SLOTS, cursor + 3 * SORT_SLOTS};
+    for (int p = 0; p < 4; p++) memset(c[p], 0, slots * sizeof *cursor);
     const size_t part = (to - from) / 4, rest = to - from - 3 * part;
     const uint32_t *m0 = h->mark + from, *m1 = m0 + part, *m2 = m1 + part, *m3 = m2 + part; /* m3: the rest */
     for (size_t i = 0; i < part; i++) {
-        c0[m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        c1[m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        c2[m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c[1][m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c[2][m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        c[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
     }
-    for (size_t i = part; i < rest; i++) c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+    for (size_t i = part; i < rest; i++) c[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
     const uint32_t first = (uint32_t)col0 << j->cuts;
     for (uint32_t slot = 0; slot < slots; slot++) {
         h->off[first + slot] = *sum;
         for (int p = 0; p < 4; p++) {
-            uint32_t *at = cursor + (size_t)p * SORT_SLOTS + slot;
-            const uint32_t count = *at;
-            *at = *sum;
+            const uint32_t count = c[p][slot];
+            c[p][slot] = *sum;
             *sum += count;
         }
     }
     const uint32_t *k0 = h->key + from, *k1 = k0 + part, *k2 = k1 + part, *k3 = k2 + part;
     for (size_t i = 0; i < part; i++) {
-        const uint32_t at0 = c0[m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        const uint32_t at1 = c1[m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        const uint32_t at2 = c2[m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
-        const uint32_t at3 = c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at0 = c[0][m0[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at1 = c[1][m1[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at2 = c[2][m2[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at3 = c[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
         h->skey[at0] = k0[i], h->smark[at0] = m0[i];
         h->skey[at1] = k1[i], h->smark[at1] = m1[i];
         h->skey[at2] = k2[i], h->smark[at2] = m2[i];
         h->skey[at3] = k3[i], h->smark[at3] = m3[i];
     }
     for (size_t i = part; i < rest; i++) {
-        const uint32_t at = c3[m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
+        const uint32_t at = c[3][m3[i] >> NQ_QUAD_CLASS_SHIFT]++;
         h->skey[at] = k3[i], h->smark[at] = m3[i];
     }
 }
@@ -320,18 +319,18 @@ static void half_sort(const job *j, half *h, uint32_t *cursor)
 
 /* ---- joining them ---------------------------------------------------------------------------------- */
 
-/* Pick, class by class, the halves of edge column `edge` that leave the other side's edge queen
- * free (have none of the bits in `free`): class k lands in out[at[k] .. at[k + 1]). A class with a
- * bit of the queen's diagonals attacks it whole. Returns how many in all. */
-static size_t pick_classes(const job *j, const half *h, int edge, const nq_quad_attack *free, uint32_t *out, size_t *at)
+/* Pick, class by class, the halves of edge column `edge` that leave the other side's edge queen's
+ * cell free (have none of its bits, `cell`): class k lands in out[at[k] .. at[k + 1]). A class with
+ * a bit of the cell's diagonals attacks it whole. Returns how many in all. */
+static size_t pick_classes(const job *j, const half *h, int edge, const nq_quad_attack *cell, uint32_t *out, size_t *at)
 {
     const uint32_t classes = 1u << j->cuts, run = (uint32_t)edge << j->cuts;
     size_t len = 0;
     for (uint32_t k = 0; k < classes; k++) {
         at[k] = len;
-        if ((k & free->cls) != 0) continue;
+        if ((k & cell->cls) != 0) continue;
         const uint32_t first = h->off[run + k], last = h->off[run + k + 1u];
-        len += j->simd->pick(h->skey + first, h->smark + first, last - first, free->key, free->mark, out + len);
+        len += j->simd->pick(h->skey + first, h->smark + first, last - first, cell->key, cell->mark, out + len);
     }
     at[classes] = len;
     return len;
@@ -601,7 +600,7 @@ static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *
     j->simd = simd != NULL ? simd : nq_quad_simd_best();
     j->layout = *layout;
     j->cuts = layout->cuts;
-    for (int c = 0; c < n && n >= 4; c++) {
+    for (int c = 0; c < n; c++) {
         j->attack[0][c] = nq_quad_attack_of(layout, 1, j->a, c);
         j->attack[1][c] = nq_quad_attack_of(layout, 0, j->a - 1, c);
     }

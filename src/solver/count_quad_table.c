@@ -22,6 +22,7 @@
 
 typedef struct builder {
     nq_quad *q;              /* the table being built */
+    int top;                 /* the quadrant lies on the top side of the row cut */
     int edge_row;            /* board row next to the cut on the quadrant's side */
     int edge_shift;          /* of the edge column in a mark */
     uint32_t *cursor;        /* second pass: next slot of each group; first pass: NULL */
@@ -75,13 +76,19 @@ static uint32_t end_bits(int n, int top, uint64_t d1, uint64_t d2)
     return (uint32_t)(low & 1u) * NQ_QUAD_END_LOW | (uint32_t)(high & 1u) * NQ_QUAD_END_HIGH;
 }
 
-nq_quad_attack nq_quad_attack_of(const nq_quad_layout *layout, int top, int row, int col)
+/* Where a half of the top side (top != 0) or the bottom one keeps the diagonals d1 and d2: its key,
+ * its class and its mark's end bits. */
+static nq_quad_attack diag_bits(const nq_quad_layout *layout, int top, uint64_t d1, uint64_t d2)
 {
-    const uint64_t d1 = UINT64_C(1) << (row - col + layout->n - 1), d2 = UINT64_C(1) << (row + col);
     nq_quad_attack at;
     at.key = split_key(layout, d1, d2, &at.cls);
     at.mark = end_bits(layout->n, top, d1, d2);
     return at;
+}
+
+nq_quad_attack nq_quad_attack_of(const nq_quad_layout *layout, int top, int row, int col)
+{
+    return diag_bits(layout, top, UINT64_C(1) << (row - col + layout->n - 1), UINT64_C(1) << (row + col));
 }
 
 nq_quad_layout nq_quad_layout_cut(int n, int cuts)
@@ -135,10 +142,10 @@ static void visit(builder *b, const partial *p)
         return;
     }
     const uint32_t at = b->cursor[g]++;
-    uint32_t cls;
+    const nq_quad_attack bits = diag_bits(&q->layout, b->top, p->d1, p->d2);
     q->diag[at] = diag_window(q, p->d1, p->d2);
-    q->key[at] = split_key(&q->layout, p->d1, p->d2, &cls);
-    q->mark[at] = p->mark | cls << NQ_QUAD_CLASS_SHIFT | end_bits(q->layout.n, q->row0 < q->layout.n / 2, p->d1, p->d2);
+    q->key[at] = bits.key;
+    q->mark[at] = p->mark | bits.cls << NQ_QUAD_CLASS_SHIFT | bits.mark;
 }
 
 /* Fill row i (quadrant-local) and below. ld and rd are the quadrant columns that queens above
@@ -227,7 +234,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
                    .group_cols = (1u << cols) - 1u};
     const int a = n / 2;
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, nq_quad_edge_shift(layout), NULL, ctl, CANCEL_STRIDE, false};
+    builder b = {q, top, top ? a - 1 : a, nq_quad_edge_shift(layout), NULL, ctl, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     const size_t groups = (size_t)1 << (rows + cols);
 
@@ -301,7 +308,7 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
     q->group_shift = 0, q->group_cols = 0;
     memset(q->start, 0, (groups + 1u) * sizeof *q->start);
     const bool top = row0 < a;
-    builder b = {q, top ? a - 1 : a, nq_quad_edge_shift(layout), NULL, NULL, CANCEL_STRIDE, false};
+    builder b = {q, top, top ? a - 1 : a, nq_quad_edge_shift(layout), NULL, NULL, CANCEL_STRIDE, false};
     const partial empty = {0, 0, 0, 0, 0};
     search_cols(&b, colset, &empty); /* counts each group into start[g + 1] */
     for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];

@@ -2,10 +2,9 @@
  * only user).
  *
  * The board is cut once between rows (top rows 0..a-1, bottom rows a..n-1, a = n / 2) and once
- * between columns (left columns 0..l-1, right l..n-1; l = a but from n = 22 on, layout.left), which gives
- * four quadrants. A quadrant table
- * holds every partial placement inside one quadrant: any number of queens, at most one per row and
- * column, no two on a diagonal. Placements are grouped by the quadrant-local set of rows they fill
+ * between columns (left columns 0..l-1, right l..n-1; l = layout.left: a, or 10 from n = 22 on),
+ * which gives four quadrants. A quadrant table holds every partial placement inside one quadrant:
+ * any number of queens, at most one per row and column, no two on a diagonal. Placements are grouped by the quadrant-local set of rows they fill
  * (high bits of the group number) and of columns (low bits), so "all placements of the top-left
  * quadrant on rows R and columns C" is one contiguous run.
  *

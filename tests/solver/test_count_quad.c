@@ -197,7 +197,7 @@ END_TEST
 /* The class path (the layouts of n = 20 to 23, too long for a test) on small boards: moving two, four,
  * six or eight central crossing diagonals into the class changes nothing in the counts, with the quadrant
  * tables whole or (per_set, as from n = 21) the right ones built per column set, and with the
- * column cut where the row cut is or (as at n = 22) one column further left. */
+ * column cut where the row cut is or (as from n = 22 on) one column further left. */
 START_TEST(counts_with_class_bits)
 {
     for (int n = 4; n <= 15; n++) {
