@@ -21,7 +21,8 @@
 # its "total" (the solver's working memory shows up); with the count cached, only streaming remains.
 #
 # Knobs (environment): ROUNDS (5), DURATION (wrk seconds per run, 8), CONNECTIONS (64), THREADS (wrk
-# threads, 2), BUILD_DIR (build/bench), NQ_ARGS (extra nqueensd arguments).
+# threads, 2), BUILD_DIR (build/bench), NQ_ARGS (extra nqueensd arguments), CASES (which parts to run,
+# any of "stream first count solve gzip"; all of them by default).
 # Needs wrk, nginx and curl (scripts/deps.sh --bench installs them). Leaves nothing running.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,7 +34,10 @@ CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
 BUILD_DIR=${BUILD_DIR:-build/bench}
 NQ_ARGS=${NQ_ARGS:-}
+CASES=${CASES:-stream first count solve gzip}
 
+# want CASE: whether CASES names CASE.
+want() { [[ " $CASES " == *" $1 "* ]]; }
 die() { echo "run.sh: $*" >&2; exit 1; }
 log() { echo "run.sh: $*" >&2; }
 
@@ -262,12 +266,14 @@ echo "nqueensd: $NQUEENSD; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, median 
 echo "host: $(nproc) CPUs, $(uname -sr); loopback"
 echo
 
-echo "== resident memory while streaming /solve?n=14 (fresh process, not cached) =="
-stream_growth "identity, cold (counts n=14 too)" 4
-stream_growth "gzip, cold (counts n=14 too)" 4 -H "Accept-Encoding: gzip"
-stream_growth "identity, count cached" 14
-stream_growth "gzip, count cached" 14 -H "Accept-Encoding: gzip"
-echo
+if want stream; then
+  echo "== resident memory while streaming /solve?n=14 (fresh process, not cached) =="
+  stream_growth "identity, cold (counts n=14 too)" 4
+  stream_growth "gzip, cold (counts n=14 too)" 4 -H "Accept-Encoding: gzip"
+  stream_growth "identity, count cached" 14
+  stream_growth "gzip, count cached" 14 -H "Accept-Encoding: gzip"
+  echo
+fi
 
 echo "== first (uncached) answers: computed, rendered, cached (large ones compressed after) =="
 start_nqueensd
@@ -278,10 +284,12 @@ first() {
     sed -n 's/^[Ss]erver-[Tt]iming: solver;dur=//p')" 'BEGIN {
     printf "%-34s %8.1f ms wall, %8.1f ms in the solver (Server-Timing)\n", l, t * 1000, st }'
 }
-first "/count?n=8" "/count?n=8"
-first "/solve?n=12" "/solve?n=12 (count, render)"
-first "/solve?n=12" "/solve?n=12 again (cache hit)"
-echo
+if want first; then
+  first "/count?n=8" "/count?n=8"
+  first "/solve?n=12" "/solve?n=12 (count, render)"
+  first "/solve?n=12" "/solve?n=12 again (cache hit)"
+  echo
+fi
 
 echo "== cached answers: nqueensd vs nginx serving the same bytes =="
 save "/count?n=8" count-8.json
@@ -311,9 +319,15 @@ gz_bytes=$(stat -c %s "$work/www/solve-12.json.gz")
 log "bodies: count-8 $count_bytes B, solve-12 $solve_bytes B, solve-12 gzip $gz_bytes B"
 printf "%-26s %8s %8s %8s %8s %7s %11s %7s %7s %7s %7s %7s %7s\n" "request" "nq req/s" "ng req/s" \
   "nq MiB/s" "ng MiB/s" "ratio" "(range)" "nq us" "ng us" "cpu x" "nq cl" "ng cl" "both x"
-compare "/count?n=8 (target 1.2x)" "http://127.0.0.1:$nq_port/count?n=8" \
-  "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
-compare "/solve?n=12 (target 1.6x)" "http://127.0.0.1:$nq_port/solve?n=12" \
-  "http://127.0.0.1:$nginx_port/solve?n=12" "$solve_bytes"
-compare "/solve?n=12 gzip (1.0x)" "http://127.0.0.1:$nq_port/solve?n=12" \
-  "http://127.0.0.1:$nginx_port/solve?n=12" "$gz_bytes" -H "Accept-Encoding: gzip"
+if want count; then
+  compare "/count?n=8 (target 1.2x)" "http://127.0.0.1:$nq_port/count?n=8" \
+    "http://127.0.0.1:$nginx_port/count?n=8" "$count_bytes"
+fi
+if want solve; then
+  compare "/solve?n=12 (target 1.6x)" "http://127.0.0.1:$nq_port/solve?n=12" \
+    "http://127.0.0.1:$nginx_port/solve?n=12" "$solve_bytes"
+fi
+if want gzip; then
+  compare "/solve?n=12 gzip (1.0x)" "http://127.0.0.1:$nq_port/solve?n=12" \
+    "http://127.0.0.1:$nginx_port/solve?n=12" "$gz_bytes" -H "Accept-Encoding: gzip"
+fi
