@@ -16,9 +16,13 @@
  *            tasks would reach (the library has no such call today: each nq_count_tasks call
  *            builds its tables);
  *   lpt      the same, largest task first (the best a list scheduler does without preemption);
- *   mpi      nqueens-mpi (src/mpi/coordinator.c): 2 chunks per worker from the plan in 64
- *            interleaved passes, each chunk paying the set-up;
- *   shards   W static round-robin shards (count --shard I/W), each paying the set-up once.
+ *   mpi      nqueens-mpi (src/mpi/coordinator.c): 2 chunks per worker from the plan's blocks
+ *            (nq_count_block) in 64 interleaved passes, each chunk paying the set-up;
+ *   shards   W static shards (count --shard I/W: the plan's blocks dealt out in turn), each paying
+ *            the set-up once.
+ * Tasks are timed in plan order, so a worker's tables (from n = 21) are rebuilt as rarely as in a
+ * whole count; schedules that give a worker tasks far apart would pay more than simulated here
+ * (nq_count_block, solver.h).
  * Speed-up is the one-worker time (every task plus one set-up) over the makespan; efficiency is
  * speed-up / W. "cap" is the sum over the largest task: no schedule of whole tasks beats it.
  */
@@ -157,18 +161,22 @@ static int by_cost_desc(const void *a, const void *b)
     return by_cost(b, a);
 }
 
-/* nqueens-mpi's chunks for w workers: the plan in STRIDE interleaved passes, cut into chunks of
- * ceil(tasks / (CHUNKS_PER_WORKER x w)), each costing its tasks plus one set-up, list-scheduled. */
+/* nqueens-mpi's chunks for w workers: the plan's blocks (nq_count_block) in STRIDE interleaved
+ * passes, cut into chunks of ceil(tasks / (CHUNKS_PER_WORKER x w)), each costing its tasks plus one
+ * set-up, list-scheduled. */
 static double mpi_schedule(const plan_times *p, size_t w)
 {
     double *chunks = calloc(p->tasks, sizeof *chunks);
     const uint32_t share = CHUNKS_PER_WORKER * (uint32_t)w, size = (p->tasks + share - 1u) / share;
+    const uint64_t block = nq_count_block(p->tasks, share), tasks = p->tasks;
     size_t k = 0, in_chunk = 0;
-    for (uint32_t r = 0; r < STRIDE; r++) {
-        for (uint32_t i = r; i < p->tasks; i += STRIDE) {
-            if (in_chunk == 0) chunks[k++] = p->setup;
-            chunks[k - 1] += p->cost[i];
-            in_chunk = (in_chunk + 1) % size;
+    for (uint64_t r = 0; r < STRIDE; r++) {
+        for (uint64_t first = r * block; first < tasks; first += STRIDE * block) {
+            for (uint64_t i = first; i < first + block && i < tasks; i++) {
+                if (in_chunk == 0) chunks[k++] = p->setup;
+                chunks[k - 1] += p->cost[i];
+                in_chunk = (in_chunk + 1) % size;
+            }
         }
     }
     const double end = list_schedule(chunks, k, w);
@@ -176,15 +184,19 @@ static double mpi_schedule(const plan_times *p, size_t w)
     return end;
 }
 
-/* The slowest of w round-robin shards, each paying the set-up once (an empty one nothing). */
+/* The slowest of w shards (count --shard I/w: blocks of nq_count_block dealt out in turn), each
+ * paying the set-up once (an empty one nothing). */
 static double shard_schedule(const plan_times *p, size_t w)
 {
+    const uint32_t block = nq_count_block(p->tasks, (uint32_t)w);
+    double *t = calloc(w, sizeof *t);
+    for (uint32_t i = 0; i < p->tasks; i++) t[(i / block) % w] += p->cost[i];
     double worst = 0;
     for (size_t s = 0; s < w; s++) {
-        double t = s < p->tasks ? p->setup : 0;
-        for (size_t i = s; i < p->tasks; i += w) t += p->cost[i];
-        if (t > worst) worst = t;
+        if (t[s] > 0) t[s] += p->setup;
+        if (t[s] > worst) worst = t[s];
     }
+    free(t);
     return worst;
 }
 

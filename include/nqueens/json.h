@@ -137,6 +137,7 @@ typedef struct nq_json_shard {
     int n;               /* board size */
     uint32_t shard;      /* this shard's number, 0 .. shards - 1 */
     uint32_t shards;     /* how many shards the plan was cut into (>= 1) */
+    uint32_t block;      /* dealt to them in blocks of this many consecutive tasks (>= 1, nq_count_block) */
     const char *method;  /* the counting method (nq_count_method) */
     const char *release; /* the release that counted it */
     uint32_t plan;       /* NQ_COUNT_PLAN_VERSION of the plan */
@@ -148,16 +149,16 @@ typedef struct nq_json_shard {
 #define NQ_JSON_LABEL_MAX 32u /* bytes of a shard's method or release */
 
 /* Most bytes of a shard object:
- * {"n":NN,"shard":<10>,"shards":<10>,"method":"<label>","release":"<label>","plan":<10>,
- *  "tasks":<10>,"done":<10>,"total":<20>,"burnside":<20>} */
-#define NQ_JSON_SHARD_MAX (188u + 2u * NQ_JSON_LABEL_MAX)
+ * {"n":NN,"shard":<10>,"shards":<10>,"block":<10>,"method":"<label>","release":"<label>",
+ *  "plan":<10>,"tasks":<10>,"done":<10>,"total":<20>,"burnside":<20>} */
+#define NQ_JSON_SHARD_MAX (207u + 2u * NQ_JSON_LABEL_MAX)
 
-/* Write s as {"n":..,"shard":..,"shards":..,"method":"..","release":"..","plan":..,"tasks":..,
- * "done":..,"total":..,"burnside":..}, members in that order (total and burnside are exact: the
- * Burnside numerator is 8 x the classes' share, so shards add up before the division by 8).
- * Errors: NQ_E_ARG (NULL, a label that is empty, too long or holds another byte), NQ_E_RANGE (n
- * outside NQ_N_MIN..NQ_COUNT_N_MAX, shards == 0, shard >= shards, done > tasks), NQ_E_BUFSIZE
- * (NQ_JSON_SHARD_MAX always suffices). */
+/* Write s as {"n":..,"shard":..,"shards":..,"block":..,"method":"..","release":"..","plan":..,
+ * "tasks":..,"done":..,"total":..,"burnside":..}, members in that order (total and burnside are
+ * exact: the Burnside numerator is 8 x the classes' share, so shards add up before the division
+ * by 8). Errors: NQ_E_ARG (NULL, a label that is empty, too long or holds another byte), NQ_E_RANGE
+ * (n outside NQ_N_MIN..NQ_COUNT_N_MAX, shards == 0, shard >= shards, block == 0, done > tasks),
+ * NQ_E_BUFSIZE (NQ_JSON_SHARD_MAX always suffices). */
 nq_err nq_json_count_shard(const nq_json_shard *s, char *out, size_t cap, size_t *len);
 
 #endif /* NQ_JSON_H */

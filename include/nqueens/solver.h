@@ -152,6 +152,18 @@ typedef void (*nq_count_task_fn)(void *arg, uint32_t task, const nq_count_sums *
  * Errors: NQ_E_ARG (tasks NULL), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX). */
 nq_err nq_count_plan(int n, uint32_t *tasks);
 
+/* Tasks next to each other in a plan share work that a worker keeps between them (from n = 21 on,
+ * the half-board counter's right-quadrant tables, rebuilt whenever the next task's right columns
+ * differ: taken one by one, tasks cost about a third more CPU at n = 22 and a sixth more at n = 23),
+ * while the cost of tasks drifts along the plan. So a plan dealt out to `parts` parts (shards, a
+ * work queue's chunks) is cut into blocks of consecutive tasks, NQ_COUNT_BLOCKS_PER_PART or more
+ * blocks a part, dealt out in turn: every part holds blocks from all over the plan and rebuilds at
+ * most about once a block. Returns the block length, tasks / (parts x NQ_COUNT_BLOCKS_PER_PART)
+ * rounded down, at least 1 (a small plan, or many parts: single tasks, dealt round-robin). parts 0
+ * is taken as 1. Pure, thread-safe. */
+#define NQ_COUNT_BLOCKS_PER_PART 32u
+uint32_t nq_count_block(uint32_t tasks, uint32_t parts);
+
 /* The name of the method behind n's plan: "backtrack", "quad" (the half-board counter) or "mitm"
  * (meet-in-the-middle), as bench/ calls them. A distributed count records it beside its shards'
  * sums so that sums from different methods are never added. NULL for n outside 1..NQ_COUNT_N_MAX.

@@ -90,10 +90,14 @@ void nq_cli_usage(FILE *out);
  * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
 
-/* The tasks of shard `shard` of `shards` over a plan of `tasks` tasks: round-robin, task i belongs
- * to shard i % shards (see shard.c for why). Marks them in todo[0..tasks) (1: this shard's, 0: not)
- * and returns how many there are; 0 when shard >= tasks (a shard may be empty). Pure. */
+/* The tasks of shard `shard` of `shards` over a plan of `tasks` tasks: blocks of
+ * B = nq_count_block(tasks, shards) consecutive tasks dealt out in turn, task i belongs to shard
+ * (i / B) % shards (see shard.c for why). Marks them in todo[0..tasks) (1: this shard's, 0: not)
+ * and returns how many there are, which may be 0 (a shard may be empty). Pure. shards >= 1. */
 uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo);
+
+/* How many tasks nq_cli_shard_tasks gives shard `shard` of `shards`, without the bitmap. Pure. */
+uint32_t nq_cli_shard_share(uint32_t tasks, uint32_t shard, uint32_t shards);
 
 /* Count the shard opts->shard of opts->shards of opts->n's plan on opts->threads threads, filling
  * *out (its labels are static strings). Runs on the count's helper thread; ctl as for nq_count.

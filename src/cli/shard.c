@@ -1,14 +1,18 @@
 /* shard.c - `nqueens count N --shard I/K`: one of K deterministic parts of n's plan.
  *
- * A shard is a set of task indices of the plan (solver.h): shard I of K holds the tasks i with
- * i % K == I. Round-robin rather than a split by estimated cost, because it needs nothing but the
- * plan's length (the library publishes no per-task cost, and a cost model would be one more thing
- * every machine must agree on), it is stable for a given plan version, and interleaving spreads the
- * plan's drift of cost along its indices over every shard alike: from measured task times at n = 19
- * the costliest of 64 shards holds 2% more work than the mean (of 1024: 17%), where 64 contiguous
- * blocks would differ by 53% (docs/performance.md). When K exceeds the plan's tasks the shards
- * I >= tasks are empty: they still print a document (done 0, sums 0), so `--sum` sees all K and a
- * batch system need not know the plan's length.
+ * A shard is a set of task indices of the plan (solver.h). The plan is cut into blocks of B
+ * consecutive tasks, B = nq_count_block(tasks, K) (32 or more blocks a shard; 1 for short plans),
+ * and the blocks are dealt out in turn: shard I of K holds the tasks i with (i / B) % K == I. Dealt
+ * rather than split by estimated cost, because it needs nothing but the plan's length (the library
+ * publishes no per-task cost, and a cost model would be one more thing every machine must agree on),
+ * it is stable for a given plan version, and interleaving spreads the plan's drift of cost along its
+ * indices over every shard alike: from measured task times at n = 19 the costliest of 64 shards
+ * holds 2% more work than the mean, where 64 contiguous parts would differ by 53%
+ * (docs/performance.md). Blocks rather than single tasks because neighbouring tasks share tables a
+ * worker keeps (solver.h, nq_count_block): at n = 23 a shard of single tasks 1024 apart would pay
+ * about a sixth more CPU rebuilding them. When K exceeds the plan's tasks some shards are empty:
+ * they still print a document (done 0, sums 0), so `--sum` sees all K and a batch system need not
+ * know the plan's length.
  */
 #include "cli.h"
 
@@ -23,11 +27,23 @@ const char *nq_cli_release(void)
     return NQ_RELEASE;
 }
 
+uint32_t nq_cli_shard_share(uint32_t tasks, uint32_t shard, uint32_t shards)
+{
+    const uint64_t block = nq_count_block(tasks, shards);
+    const uint64_t blocks = (tasks + block - 1u) / block; /* the last one may be short */
+    if (shard >= blocks) return 0;
+    const uint64_t mine = (blocks - 1u - shard) / shards + 1u; /* blocks shard, shard + K, ... */
+    const uint64_t short_by = blocks * block - tasks;          /* what the last block lacks */
+    const bool has_last = (blocks - 1u) % shards == shard;
+    return (uint32_t)(mine * block - (has_last ? short_by : 0u));
+}
+
 uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo)
 {
+    const uint32_t block = nq_count_block(tasks, shards);
     uint32_t mine = 0;
     for (uint32_t i = 0; i < tasks; i++) {
-        todo[i] = i % shards == shard;
+        todo[i] = (i / block) % shards == shard;
         mine += todo[i];
     }
     return mine;
@@ -48,6 +64,7 @@ nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_sh
     *out = (nq_json_shard){.n = opts->n,
                            .shard = opts->shard,
                            .shards = opts->shards,
+                           .block = nq_count_block(tasks, opts->shards),
                            .method = nq_count_method(opts->n),
                            .release = nq_cli_release(),
                            .plan = NQ_COUNT_PLAN_VERSION,

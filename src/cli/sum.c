@@ -5,9 +5,9 @@
  * 64-bit integers beyond the 2^53 a double holds exactly, so a general JSON parser that reads
  * numbers as doubles (cJSON, jq) would round them, and a document that went through one is
  * refused rather than trusted. Each shard is then checked against the plan this tool counts with
- * (n, plan version, tasks, method) and against the others (one K, one release, each shard once,
- * each holding its round-robin share of the tasks), so a missing, repeated or foreign shard can
- * never give a wrong count silently.
+ * (n, plan version, tasks, method, the block length the plan is dealt in) and against the others
+ * (one K, one release, each shard once, each holding its share of the tasks), so a missing,
+ * repeated or foreign shard can never give a wrong count silently.
  */
 #include "cli.h"
 
@@ -80,10 +80,10 @@ static bool read_fields(reader *r, shard_doc *d)
     if (!expect(r, "{\"n\":") || !number(r, NQ_COUNT_N_MAX, &n)) return false;
     d->s.n = (int)n;
     return member_u32(r, ",\"shard\":", &d->s.shard) && member_u32(r, ",\"shards\":", &d->s.shards) &&
-           label(r, ",\"method\":\"", d->method) && label(r, ",\"release\":\"", d->release) &&
-           member_u32(r, ",\"plan\":", &d->s.plan) && member_u32(r, ",\"tasks\":", &d->s.tasks) &&
-           member_u32(r, ",\"done\":", &d->s.done) && expect(r, ",\"total\":") &&
-           number(r, UINT64_MAX, &d->s.sums.total) && expect(r, ",\"burnside\":") &&
+           member_u32(r, ",\"block\":", &d->s.block) && label(r, ",\"method\":\"", d->method) &&
+           label(r, ",\"release\":\"", d->release) && member_u32(r, ",\"plan\":", &d->s.plan) &&
+           member_u32(r, ",\"tasks\":", &d->s.tasks) && member_u32(r, ",\"done\":", &d->s.done) &&
+           expect(r, ",\"total\":") && number(r, UINT64_MAX, &d->s.sums.total) && expect(r, ",\"burnside\":") &&
            number(r, UINT64_MAX, &d->s.sums.burnside) && expect(r, "}");
 }
 
@@ -150,7 +150,13 @@ static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first
         fprintf(err, "nqueens: %s: counted by release %s, the first file by %s\n", path, d->release, first->release);
         return false;
     }
-    const uint32_t want = d->s.shard < d->s.tasks ? (d->s.tasks - d->s.shard - 1u) / d->s.shards + 1u : 0u;
+    const uint32_t block = nq_count_block(d->s.tasks, d->s.shards);
+    if (d->s.block != block) {
+        fprintf(err, "nqueens: %s: shard %u of %u dealt in blocks of %u tasks, this tool deals them in %u\n", path,
+                d->s.shard, d->s.shards, d->s.block, block);
+        return false;
+    }
+    const uint32_t want = nq_cli_shard_share(d->s.tasks, d->s.shard, d->s.shards);
     if (d->s.done != want) {
         fprintf(err, "nqueens: %s: shard %u of %u holds %u tasks, not the %u of its share\n", path, d->s.shard,
                 d->s.shards, d->s.done, want);

@@ -1,8 +1,10 @@
 /* coordinator.c - rank 0 of nqueens-mpi: the work queue, the exact sums, progress and checkpoints.
  *
- * Scheduling: the tasks not done are queued in 64 interleaved passes over the plan (tasks r, r + 64,
- * r + 128, ...), so that any run of the queue samples the whole plan, whose cost drifts along its
- * indices, and equal chunks cost about the same. They are handed out on request in chunks of
+ * Scheduling: the plan is cut into blocks of consecutive tasks (nq_count_block: 32 or more a chunk;
+ * neighbouring tasks share tables a worker keeps, so a chunk rebuilds them about once a block), and
+ * the tasks not done are queued a block at a time in 64 interleaved passes over the blocks (blocks r,
+ * r + 64, r + 128, ...), so that any run of the queue samples the whole plan, whose cost drifts along
+ * its indices, and equal chunks cost about the same. They are handed out on request in chunks of
  * ceil(tasks / (2 x workers)): every worker takes one, and the second half of the work goes to
  * whichever worker is free first, so a worker up to twice as slow as the others (another job on its
  * node, a slower CPU) does not hold up the end. Each chunk is one nq_count_tasks call, which first
@@ -216,13 +218,15 @@ static int start(coordinator *c)
     }
     c->queue = malloc((size_t)c->cp.tasks * sizeof *c->queue);
     if (c->queue == NULL) return NQ_MPI_EXIT_FAILURE;
-    /* Interleaved: pass r queues the tasks r, r + STRIDE, r + 2 STRIDE, ..., so that any run of the
-     * queue, and so any chunk, samples the whole plan, whose cost drifts along its indices. */
-    for (uint32_t r = 0; r < STRIDE; r++)
-        for (uint32_t i = r; i < c->cp.tasks; i += STRIDE)
-            if (!c->cp.done[i]) c->queue[c->queued++] = i;
     const uint32_t share = CHUNKS_PER_WORKER * (uint32_t)(c->workers > 0 ? c->workers : 1);
     c->chunk = (c->cp.tasks + share - 1u) / share;
+    /* Interleaved: pass r queues the blocks r, r + STRIDE, r + 2 STRIDE, ..., so that any run of the
+     * queue, and so any chunk, samples the whole plan, whose cost drifts along its indices. */
+    const uint64_t block = nq_count_block(c->cp.tasks, share), tasks = c->cp.tasks;
+    for (uint64_t r = 0; r < STRIDE; r++)
+        for (uint64_t first = r * block; first < tasks; first += STRIDE * block)
+            for (uint64_t i = first; i < first + block && i < tasks; i++)
+                if (!c->cp.done[i]) c->queue[c->queued++] = (uint32_t)i;
     return NQ_MPI_EXIT_OK;
 }
 

@@ -63,6 +63,13 @@ nq_err nq_count_plan(int n, uint32_t *tasks)
     return NQ_OK;
 }
 
+uint32_t nq_count_block(uint32_t tasks, uint32_t parts)
+{
+    const uint64_t per = (uint64_t)(parts > 0 ? parts : 1u) * NQ_COUNT_BLOCKS_PER_PART;
+    const uint64_t block = tasks / per;
+    return block > 0 ? (uint32_t)block : 1u;
+}
+
 const char *nq_count_method(int n)
 {
     if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NULL;

@@ -442,13 +442,15 @@ nq_err nq_json_count_shard(const nq_json_shard *s, char *out, size_t cap, size_t
 {
     if (!s || !out || !len || !s->method || !s->release) return NQ_E_ARG;
     if (!label_ok(s->method) || !label_ok(s->release)) return NQ_E_ARG;
-    if (s->n < NQ_N_MIN || s->n > NQ_COUNT_N_MAX || s->shards == 0 || s->shard >= s->shards || s->done > s->tasks)
+    if (s->n < NQ_N_MIN || s->n > NQ_COUNT_N_MAX || s->shards == 0 || s->shard >= s->shards || s->block == 0 ||
+        s->done > s->tasks)
         return NQ_E_RANGE;
     char buf[NQ_JSON_SHARD_MAX];
     char *p = put(buf, "{\"n\":", 5);
     p = put_u64(p, (uint64_t)s->n);
     p = put_member(p, "shard", s->shard);
     p = put_member(p, "shards", s->shards);
+    p = put_member(p, "block", s->block);
     p = put_label(p, "method", s->method);
     p = put_label(p, "release", s->release);
     p = put_member(p, "plan", s->plan);

@@ -301,6 +301,26 @@ START_TEST(tasks_of_the_largest_plans)
 }
 END_TEST
 
+/* Blocks: NQ_COUNT_BLOCKS_PER_PART (32) or more a part, single tasks when the plan is short. */
+START_TEST(blocks_of_a_plan)
+{
+    ck_assert_uint_eq(NQ_COUNT_BLOCKS_PER_PART, 32);
+    ck_assert_uint_eq(nq_count_block(374199, 1024), 11); /* n = 23 over 1024 shards: 374199 / 32768 */
+    ck_assert_uint_eq(nq_count_block(374199, 1), 11693);
+    ck_assert_uint_eq(nq_count_block(7108, 7), 31); /* n = 17 in 7 shards: 7108 / 224 */
+    ck_assert_uint_eq(nq_count_block(7108, 64), 3);
+    ck_assert_uint_eq(nq_count_block(7108, 223), 1);
+    ck_assert_uint_eq(nq_count_block(7108, 222), 1);              /* 7108 / 7104 */
+    ck_assert_uint_eq(nq_count_block(7104, 111), 2);              /* exactly 32 blocks of 2 a part */
+    ck_assert_uint_eq(nq_count_block(545, 2), 8);                 /* n = 13 */
+    ck_assert_uint_eq(nq_count_block(1, 1), 1);                   /* n <= 12: one task */
+    ck_assert_uint_eq(nq_count_block(0, 5), 1);                   /* never 0 */
+    ck_assert_uint_eq(nq_count_block(100, 0), 3);                 /* 0 parts: one */
+    ck_assert_uint_eq(nq_count_block(UINT32_MAX, UINT32_MAX), 1); /* no overflow */
+    ck_assert_uint_eq(nq_count_block(UINT32_MAX, 1), UINT32_MAX / 32u);
+}
+END_TEST
+
 START_TEST(tasks_bad_arguments)
 {
     uint32_t tasks = 0;
@@ -345,6 +365,7 @@ static Suite *count_suite(void)
     tcase_add_loop_test(tc, tasks_in_two_parts, 0, (int)(sizeof task_cases / sizeof task_cases[0]));
     tcase_add_test(tc, tasks_bad_arguments);
     tcase_add_test(tc, tasks_of_the_largest_plans);
+    tcase_add_test(tc, blocks_of_a_plan);
     suite_add_tcase(s, tc);
     return s;
 }

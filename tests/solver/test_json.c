@@ -535,12 +535,13 @@ END_TEST
 
 START_TEST(test_shard_bytes)
 {
-    const nq_json_shard s = {17, 3, 7, "quad", "1.0.0", 1, 7108, 1742, {13688752, 13688000}};
+    const nq_json_shard s = {17, 3, 7, 31, "quad", "1.0.0", 1, 7108, 1742, {13688752, 13688000}};
     char out[BUF];
     size_t len = 0;
     ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_OK);
-    const char *want = "{\"n\":17,\"shard\":3,\"shards\":7,\"method\":\"quad\",\"release\":\"1.0.0\",\"plan\":1,"
-                       "\"tasks\":7108,\"done\":1742,\"total\":13688752,\"burnside\":13688000}";
+    const char *want =
+        "{\"n\":17,\"shard\":3,\"shards\":7,\"block\":31,\"method\":\"quad\",\"release\":\"1.0.0\",\"plan\":1,"
+        "\"tasks\":7108,\"done\":1742,\"total\":13688752,\"burnside\":13688000}";
     ck_assert_uint_eq(len, strlen(want));
     ck_assert_int_eq(memcmp(out, want, len), 0);
 }
@@ -549,8 +550,8 @@ END_TEST
 START_TEST(test_shard_limits)
 {
     const char *label = "abcdefghijklmnopqrstuvwxyz.+-_09"; /* NQ_JSON_LABEL_MAX bytes */
-    nq_json_shard s = {27,         UINT32_MAX - 1,          UINT32_MAX, label, label, UINT32_MAX, UINT32_MAX,
-                       UINT32_MAX, {UINT64_MAX, UINT64_MAX}};
+    nq_json_shard s = {27,    UINT32_MAX - 1, UINT32_MAX, UINT32_MAX, label,
+                       label, UINT32_MAX,     UINT32_MAX, UINT32_MAX, {UINT64_MAX, UINT64_MAX}};
     char out[BUF];
     size_t len = 0;
     ck_assert_uint_eq(strlen(label), NQ_JSON_LABEL_MAX);
@@ -577,6 +578,9 @@ START_TEST(test_shard_limits)
     s.shards = 0;
     ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);
     s.shards = 1;
+    s.block = 0;
+    ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);
+    s.block = 1;
     s.tasks = 3;
     s.done = 4;
     ck_assert_int_eq(nq_json_count_shard(&s, out, sizeof out, &len), NQ_E_RANGE);

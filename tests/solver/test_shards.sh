@@ -52,14 +52,19 @@ for n in 8 9 10 11 12 13 14 16; do for k in 1 2 7 64; do shards "$n" "$k"; done;
 
 # --- the shard document, exactly (n = 8 is one task, so shard 1 of 2 is empty)
 r=$("$bin" count 8 --shard 0/2)
-[[ "$r" == '{"n":8,"shard":0,"shards":2,"method":"backtrack","release":"'*'","plan":5,"tasks":1,"done":1,"total":92,"burnside":96}' ]] ||
+[[ "$r" == '{"n":8,"shard":0,"shards":2,"block":1,"method":"backtrack","release":"'*'","plan":5,"tasks":1,"done":1,"total":92,"burnside":96}' ]] ||
   fail "count 8 --shard 0/2: $r"
 r=$("$bin" count 8 --shard=1/2)
-[[ "$r" == '{"n":8,"shard":1,"shards":2,"method":"backtrack","release":"'*'","plan":5,"tasks":1,"done":0,"total":0,"burnside":0}' ]] ||
+[[ "$r" == '{"n":8,"shard":1,"shards":2,"block":1,"method":"backtrack","release":"'*'","plan":5,"tasks":1,"done":0,"total":0,"burnside":0}' ]] ||
   fail "count 8 --shard 1/2: $r"
+# n = 14 has 891 tasks: blocks of 891 / (7 x 32) = 3, shard 3 holds blocks 3, 10, ..., 290 (126 tasks)
+# and shard 2 blocks 2, 9, ..., 296, the last one (43 blocks, 129 tasks)
 r=$("$bin" count 14 --shard 3/7)
-[[ "$r" == '{"n":14,"shard":3,"shards":7,"method":"quad","release":"'*'","plan":5,"tasks":891,"done":127,"total":'* ]] ||
+[[ "$r" == '{"n":14,"shard":3,"shards":7,"block":3,"method":"quad","release":"'*'","plan":5,"tasks":891,"done":126,"total":'* ]] ||
   fail "count 14 --shard 3/7: $r"
+r=$("$bin" count 14 --shard 2/7)
+[[ "$r" == '{"n":14,"shard":2,"shards":7,"block":3,"method":"quad","release":"'*'","plan":5,"tasks":891,"done":129,"total":'* ]] ||
+  fail "count 14 --shard 2/7: $r"
 
 # --- what --sum accepts besides files: standard input once, files in any order
 d="$tmp/14-7"
@@ -78,8 +83,10 @@ sed 's/"plan":5,/"plan":6,/' "$d/5.json" >"$tmp/plan.json"
 refuse 2 "counted by plan 6 (891 tasks, method quad), this tool's is plan 5" count 14 --sum "$tmp/plan.json"
 sed 's/"method":"quad"/"method":"mitm"/' "$d/5.json" >"$tmp/method.json"
 refuse 2 "method mitm" count 14 --sum "$tmp/method.json"
-sed 's/"done":127,/"done":126,/' "$d/5.json" >"$tmp/done.json"
-refuse 2 "holds 126 tasks, not the 127 of its share" count 14 --sum "$tmp/done.json"
+sed 's/"done":126,/"done":127,/' "$d/5.json" >"$tmp/done.json"
+refuse 2 "holds 127 tasks, not the 126 of its share" count 14 --sum "$tmp/done.json"
+sed 's/"block":3,/"block":1,/' "$d/5.json" >"$tmp/block.json"
+refuse 2 "shard 5 of 7 dealt in blocks of 1 tasks, this tool deals them in 3" count 14 --sum "$tmp/block.json"
 sed 's/"burnside":[0-9]*/"burnside":1/' "$d/5.json" >"$tmp/burnside.json"
 refuse 2 "do not add up to whole classes" count 14 --sum "$d"/[0-46].json "$tmp/burnside.json"
 sed 's/"total":[0-9]*/"total":18446744073709551615/' "$d/5.json" >"$tmp/huge.json"
