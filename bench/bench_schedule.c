@@ -41,6 +41,17 @@
 #define CHUNKS_PER_WORKER 2u /* as src/mpi/coordinator.c */
 #define STRIDE 64u           /* as src/mpi/coordinator.c */
 
+/* calloc that ends the run when memory is short: a figure from half a simulation would mislead. */
+static void *zalloc(size_t count, size_t size)
+{
+    void *p = calloc(count, size);
+    if (p == NULL && count != 0) {
+        fprintf(stderr, "bench_schedule: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
 typedef struct plan_times {
     int n;          /* board size */
     uint32_t tasks; /* the plan's */
@@ -82,7 +93,7 @@ static int by_cost(const void *a, const void *b)
 
 static double median(const double *v, uint32_t len)
 {
-    double *s = malloc(len * sizeof *s);
+    double *s = zalloc(len, sizeof *s);
     memcpy(s, v, len * sizeof *s);
     qsort(s, len, sizeof *s, by_cost);
     const double m = s[len / 2];
@@ -145,7 +156,7 @@ static void heap_down(double *h, size_t len, size_t i)
 /* Makespan of jobs[0..len) handed in order to the first free of w workers. */
 static double list_schedule(const double *jobs, size_t len, size_t w)
 {
-    double *free_at = calloc(w, sizeof *free_at);
+    double *free_at = zalloc(w, sizeof *free_at);
     double end = 0;
     for (size_t i = 0; i < len; i++) {
         free_at[0] += jobs[i];
@@ -166,7 +177,7 @@ static int by_cost_desc(const void *a, const void *b)
  * set-up, list-scheduled. */
 static double mpi_schedule(const plan_times *p, size_t w)
 {
-    double *chunks = calloc(p->tasks, sizeof *chunks);
+    double *chunks = zalloc(p->tasks, sizeof *chunks);
     const uint32_t share = CHUNKS_PER_WORKER * (uint32_t)w, size = (p->tasks + share - 1u) / share;
     const uint64_t block = nq_count_block(p->tasks, share), tasks = p->tasks;
     size_t k = 0, in_chunk = 0;
@@ -189,7 +200,7 @@ static double mpi_schedule(const plan_times *p, size_t w)
 static double shard_schedule(const plan_times *p, size_t w)
 {
     const uint32_t block = nq_count_block(p->tasks, (uint32_t)w);
-    double *t = calloc(w, sizeof *t);
+    double *t = zalloc(w, sizeof *t);
     for (uint32_t i = 0; i < p->tasks; i++) t[(i / block) % w] += p->cost[i];
     double worst = 0;
     for (size_t s = 0; s < w; s++) {
@@ -207,7 +218,7 @@ static void report(const plan_times *p)
         sum += p->cost[i];
         if (p->cost[i] > max) max = p->cost[i];
     }
-    double *sorted = malloc(p->tasks * sizeof *sorted);
+    double *sorted = zalloc(p->tasks, sizeof *sorted);
     memcpy(sorted, p->cost, p->tasks * sizeof *sorted);
     qsort(sorted, p->tasks, sizeof *sorted, by_cost_desc);
     const double one = sum + p->setup;

@@ -96,7 +96,8 @@ int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile s
  * and returns how many there are, which may be 0 (a shard may be empty). Pure. shards >= 1. */
 uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo);
 
-/* How many tasks nq_cli_shard_tasks gives shard `shard` of `shards`, without the bitmap. Pure. */
+/* How many tasks nq_cli_shard_tasks gives shard `shard` of `shards`, without the bitmap; 0 when
+ * shard >= shards (no such shard). Pure. */
 uint32_t nq_cli_shard_share(uint32_t tasks, uint32_t shard, uint32_t shards);
 
 /* Count the shard opts->shard of opts->shards of opts->n's plan on opts->threads threads, filling

@@ -8,10 +8,10 @@
  * ceil(tasks / (2 x workers)): every worker takes one, and the second half of the work goes to
  * whichever worker is free first, so a worker up to twice as slow as the others (another job on its
  * node, a slower CPU) does not hold up the end. Each chunk is one nq_count_tasks call, which first
- * builds the method's tables (measured, CPU time on one thread: 0.04 s at n = 16, 0.36 s at n = 18,
- * 1.1 s at n = 19), so more, smaller chunks would spend their time building tables: simulated from
- * measured task times (bench/bench_schedule, docs/performance.md), two chunks per worker give 88%
- * efficiency at n = 19 on 8 workers, where one static chunk each gives 93% and four give 72%.
+ * builds the method's tables (measured, CPU time on one thread: 0.21 s at n = 18, 0.88 s at n = 19,
+ * 2.3 s at n = 20), so more, smaller chunks would spend their time building tables: simulated from
+ * measured task times (bench/bench_schedule, docs/performance.md), two chunks per worker give 71%
+ * efficiency at n = 20 on 8 workers, where one static shard each gives 84%.
  *
  * Rank 0 waits by polling (MPI_Iprobe, then a 2 ms sleep) rather than in a blocking receive, which
  * in Open MPI spins a core: on a machine where the ranks share cores it would steal a worker's.
@@ -30,14 +30,14 @@
 #define POLL_NS 2000000L     /* 2 ms between looks for a message */
 #define PROGRESS_S 1.0       /* least seconds between two progress lines */
 #define CHUNKS_PER_WORKER 2u /* a chunk is ceil(tasks / (CHUNKS_PER_WORKER x workers)) tasks */
-#define STRIDE 64u           /* the queue visits the plan in STRIDE interleaved passes */
+#define STRIDE 64u           /* the queue visits the plan's blocks in STRIDE interleaved passes */
 
 /* Everything rank 0 keeps while the count runs. */
 typedef struct coordinator {
     const nq_mpi_opts *opts; /* n, checkpoint path and interval */
     FILE *err;               /* progress and diagnostics */
     nq_mpi_checkpoint cp;    /* done tasks and their sums: the state that is checkpointed */
-    uint32_t *queue;         /* the tasks not done at the start, in plan order */
+    uint32_t *queue;         /* the tasks not done at the start, blocks in interleaved passes */
     uint32_t queued;         /* how many */
     uint32_t next;           /* queue[next..queued) are not handed out yet */
     uint32_t chunk;          /* tasks per chunk */

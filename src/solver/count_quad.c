@@ -345,7 +345,7 @@ static size_t pick_classes(const job *j, const half *h, int edge, const nq_quad_
  * returns how many. Classes next to each other in the slice are copied as one run. */
 static size_t gather_classes(const uint32_t *keys, const size_t *kat, uint32_t allowed, uint32_t *out)
 {
-    size_t len = 0, run = 0, run_end = 0;
+    size_t len = 0, run = kat[0], run_end = kat[0];
     for (uint32_t k = 0;; k = ((k | ~allowed) + 1u) & allowed) { /* every subset of allowed, increasing */
         if (kat[k] != run_end) { /* not adjacent to the run so far: copy that run, start another */
             memcpy(out + len, keys + run, (run_end - run) * sizeof *out);
@@ -378,7 +378,7 @@ static uint64_t join_classes(const job *j, const scratch *s, const size_t *kat, 
             sum += j->simd->join(s->keys, kat[mask + 1u], probes, m);
         } else {
             const size_t len = gather_classes(s->keys, kat, allowed, s->gathered);
-            sum += j->simd->join(s->gathered, len, probes, m);
+            if (len != 0) sum += j->simd->join(s->gathered, len, probes, m);
         }
     }
     return sum;
