@@ -92,13 +92,11 @@ int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile s
 
 /* The tasks of shard `shard` of `shards` over a plan of `tasks` tasks: blocks of
  * B = nq_count_block(tasks, shards) consecutive tasks dealt out in turn, task i belongs to shard
- * (i / B) % shards (see shard.c for why). Marks them in todo[0..tasks) (1: this shard's, 0: not)
- * and returns how many there are, which may be 0 (a shard may be empty). Pure. shards >= 1. */
+ * (i / B) % shards (see shard.c for why). Marks them in todo[0..tasks) (1: this shard's, 0: not),
+ * unless todo is NULL (then only counts them, in time proportional to the shard's blocks), and
+ * returns how many there are, which may be 0 (a shard may be empty, and shard >= shards has none).
+ * Pure. */
 uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo);
-
-/* How many tasks nq_cli_shard_tasks gives shard `shard` of `shards`, without the bitmap; 0 when
- * shard >= shards (no such shard). Pure. */
-uint32_t nq_cli_shard_share(uint32_t tasks, uint32_t shard, uint32_t shards);
 
 /* Count the shard opts->shard of opts->shards of opts->n's plan on opts->threads threads, filling
  * *out (its labels are static strings). Runs on the count's helper thread; ctl as for nq_count.

@@ -17,6 +17,7 @@
 #include "cli.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef NQ_RELEASE
 #define NQ_RELEASE "unknown" /* the build defines it from the CMake project version */
@@ -27,27 +28,18 @@ const char *nq_cli_release(void)
     return NQ_RELEASE;
 }
 
-uint32_t nq_cli_shard_share(uint32_t tasks, uint32_t shard, uint32_t shards)
-{
-    if (shard >= shards) return 0;
-    const uint64_t block = nq_count_block(tasks, shards);
-    const uint64_t blocks = (tasks + block - 1u) / block; /* the last one may be short */
-    if (shard >= blocks) return 0;
-    const uint64_t mine = (blocks - 1u - shard) / shards + 1u; /* blocks shard, shard + K, ... */
-    const uint64_t short_by = blocks * block - tasks;          /* what the last block lacks */
-    const bool has_last = (blocks - 1u) % shards == shard;
-    return (uint32_t)(mine * block - (has_last ? short_by : 0u));
-}
-
 uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo)
 {
-    const uint32_t block = nq_count_block(tasks, shards);
-    uint32_t mine = 0;
-    for (uint32_t i = 0; i < tasks; i++) {
-        todo[i] = (i / block) % shards == shard;
-        mine += todo[i];
+    if (todo != NULL) memset(todo, 0, tasks);
+    if (shard >= shards) return 0;
+    const uint64_t block = nq_count_block(tasks, shards);
+    uint64_t mine = 0;
+    for (uint64_t first = shard * block; first < tasks; first += shards * block) { /* blocks I, I + K, ... */
+        const uint64_t len = tasks - first < block ? tasks - first : block;        /* the last one may be short */
+        if (todo != NULL) memset(todo + first, 1, len);
+        mine += len;
     }
-    return mine;
+    return (uint32_t)mine;
 }
 
 nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_shard *out)

@@ -156,7 +156,7 @@ static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first
                 d->s.shard, d->s.shards, d->s.block, block);
         return false;
     }
-    const uint32_t want = nq_cli_shard_share(d->s.tasks, d->s.shard, d->s.shards);
+    const uint32_t want = nq_cli_shard_tasks(d->s.tasks, d->s.shard, d->s.shards, NULL);
     if (d->s.done != want) {
         fprintf(err, "nqueens: %s: shard %u of %u holds %u tasks, not the %u of its share\n", path, d->s.shard,
                 d->s.shards, d->s.done, want);
