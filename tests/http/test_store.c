@@ -304,6 +304,35 @@ START_TEST(counts_lists_finished_and_running_newest_first)
 }
 END_TEST
 
+/* A count made for another route (/solve's total) is a count the server knows: listed and served. */
+START_TEST(counts_lists_a_count_made_for_solve)
+{
+    nq_test_server s;
+    start_long(&s, "none", "0", NULL);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/solve?n=9&limit=1", &r));
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    ck_assert(nq_http_get(&s, "/counts", &r));
+    ck_assert_int_eq(r.status, 200);
+    cJSON *j = cJSON_Parse(r.body);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "counts");
+    ck_assert_int_eq(cJSON_GetArraySize(list), 1);
+    const cJSON *only = cJSON_GetArrayItem(list, 0);
+    ck_assert_int_eq((int)nq_check_json_num(only, "n"), 9);
+    ck_assert_str_eq(nq_check_json_str(only, "status"), "done");
+    ck_assert_int_eq((int)nq_check_json_num(only, "total"), 352);
+    ck_assert_int_eq((int)nq_check_json_num(only, "unique"), 46);
+    cJSON_Delete(j);
+    nq_http_response_free(&r);
+    ck_assert(nq_http_get(&s, "/count?n=9", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"n\":9,\"total\":352,\"unique\":46}");
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
 START_TEST(limits_give_503)
 {
     nq_test_server s;
@@ -643,6 +672,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, prefer_wait_is_capped_by_the_deadline);
     tcase_add_test(tc, a_wait_holds_no_solver_worker);
     tcase_add_test(tc, counts_lists_finished_and_running_newest_first);
+    tcase_add_test(tc, counts_lists_a_count_made_for_solve);
     tcase_add_test(tc, limits_give_503);
     suite_add_tcase(s, tc);
     tc = tcase_create("restarts");

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "app/count_jobs.h"
 #include "base/clock.h"
 #include "nqueens/json.h"
 
@@ -65,7 +66,10 @@ nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, n
     const double t0 = nq_clock_s();
     const nq_err rc = nq_count(n, (int)nq_app_config(app)->count_threads, ctl, counts);
     if (rc != NQ_OK) return rc;
-    nq_counts_publish(app, n, counts, nq_clock_s() - t0, entry);
+    const double seconds = nq_clock_s() - t0;
+    nq_counts_publish(app, n, counts, seconds, entry);
+    /* Whichever route asked (a /count, a /solve total), /counts and the store learn of it. */
+    nq_count_jobs_record(nq_app_jobs(app), n, counts, seconds);
     return NQ_OK;
 }
 

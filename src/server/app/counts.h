@@ -40,7 +40,8 @@ void nq_counts_put(nq_app *app, const char *key, const char *body, size_t len, c
 bool nq_counts_cached(nq_app *app, int n, nq_counts *out);
 
 /* The counts of n from the cache, or counted now (nq_count on the configured threads, cancellable
- * through ctl) and published. *entry (may be NULL) receives a reference to the published entry, NULL
+ * through ctl), published and recorded with the count registry (so /counts and the store know every
+ * count computed, whichever route asked for it). *entry (may be NULL) receives a reference to the published entry, NULL
  * when the cache refused it (or there is no cache). Errors: those of nq_count. */
 nq_err nq_counts_get(nq_app *app, int n, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry);
 

@@ -215,23 +215,13 @@ nq_app_step nq_count_answer(nq_app_work *w, const nq_request *req, nq_response *
     return NQ_APP_DONE;
 }
 
-/* A short count: computed here, recorded so /counts and the store know it. */
-static nq_err short_count(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r, count_result *out)
-{
-    const count_plan *p = w->plan;
-    const double t0 = nq_clock_s();
-    const nq_err rc = nq_counts_get(w->app, p->n, ctl, &out->counts, &r->entry);
-    if (rc == NQ_OK) nq_count_jobs_record(nq_app_jobs(w->app), p->n, &out->counts, nq_clock_s() - t0);
-    return rc;
-}
-
 nq_err nq_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_result *r)
 {
     const count_plan *p = w->plan;
     count_result *out = nq_app_result_data_new(r, sizeof *out);
     if (!out) return NQ_E_NOMEM;
     if (p->k < p->n) return nq_counts_k_get(w->app, p->n, p->k, ctl, &out->counts, &r->entry);
-    if (!p->long_count) return short_count(w, ctl, r, out);
+    if (!p->long_count) return nq_counts_get(w->app, p->n, ctl, &out->counts, &r->entry); /* recorded there */
     nq_count_jobs *jobs = nq_app_jobs(w->app);
     nq_job_view v;
     nq_err rc = nq_count_jobs_start(jobs, p->n, &v);
