@@ -36,6 +36,7 @@
 #define COUNT_8 "{\"n\":8,\"total\":92,\"unique\":12}"
 #define COUNT_13 "{\"n\":13,\"total\":73712,\"unique\":9233}"
 #define COUNT_14 "{\"n\":14,\"total\":365596,\"unique\":45752}"
+#define COUNT_15 "{\"n\":15,\"total\":2279184,\"unique\":285053}"
 
 /* ---- helpers -------------------------------------------------------------------------------------- */
 
@@ -470,6 +471,35 @@ START_TEST(sigterm_checkpoints_and_exits_0)
 }
 END_TEST
 
+/* A count accepted as queued is kept like a running one: the store has it before its first task, so
+ * a crash does not forget it. */
+START_TEST(queued_count_survives_kill_9)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    static const char *const one_runner[] = {"--long-counts", "1", NULL};
+    start_long(&s, store, "20", one_runner);
+    (void)start_async(&s, 14); /* runs: 891 tasks x 20 ms */
+    nq_http_response r;
+    ck_assert(get_with(&s, "/count?n=15", "respond-async", &r));
+    ck_assert_int_eq(r.status, 202);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"status\":\"queued\""));
+    nq_http_response_free(&r);
+    const double written = nq_harness_metric(&s, "nqueensd_checkpoints_total");
+    ck_assert(metric_at_least(&s, "nqueensd_checkpoints_total", written + 2)); /* ticks after the 202 */
+    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
+
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 2.0); /* 14 and 15 */
+    poll_to_200(&s, 15, 0.0, &r);
+    ck_assert_str_eq(r.body, COUNT_15);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
 /* ---- files the server must refuse ------------------------------------------------------------------ */
 
 /* Run nqueensd on store until it exits (it must not start); its status, stderr in err. */
@@ -680,6 +710,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, finished_count_survives_restarts);
     tcase_add_test(tc, kill_9_resumes_from_the_last_checkpoint);
     tcase_add_test(tc, sigterm_checkpoints_and_exits_0);
+    tcase_add_test(tc, queued_count_survives_kill_9);
     suite_add_tcase(s, tc);
     tc = tcase_create("files");
     tcase_set_timeout(tc, 120);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_run.h"
@@ -138,6 +140,119 @@ START_TEST(refusals_by_row)
 }
 END_TEST
 
+/* The bytes of path (at most cap), or -1 when it does not exist. */
+static long read_all(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    const size_t len = fread(buf, 1, cap, f);
+    fclose(f);
+    return (long)len;
+}
+
+/* A store refused with a write-ahead log left over (a crash) keeps the log and its main file as they
+ * were: closing the inspecting connection must not fold the log in. */
+START_TEST(refused_store_keeps_its_log)
+{
+    tmp_store t = {{0}, {0}};
+    tmp_make(&t);
+    nq_store *s = NULL;
+    char err[256];
+    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
+    nq_store_close(s);
+    sqlite3 *db = NULL; /* a later release's write, left in the log as by a crash */
+    ck_assert_int_eq(sqlite3_open(t.path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO nq_schema VALUES (2, 0)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    char wal[128];
+    snprintf(wal, sizeof wal, "%s-wal", t.path);
+    static char main0[1 << 16], main1[1 << 16], log0[1 << 16], log1[1 << 16];
+    const long m0 = read_all(t.path, main0, sizeof main0), l0 = read_all(wal, log0, sizeof log0);
+    ck_assert_int_gt(l0, 0);
+    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_E_STORE_NEWER);
+    const long m1 = read_all(t.path, main1, sizeof main1), l1 = read_all(wal, log1, sizeof log1);
+    ck_assert_int_eq(m1, m0);
+    ck_assert_mem_eq(main1, main0, (size_t)m0);
+    ck_assert_int_eq(l1, l0);
+    ck_assert_mem_eq(log1, log0, (size_t)l0);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Run check(path) in a child process that cannot write what root could: as root it becomes nobody
+ * (permissions bind only others). Passes when the child does. */
+static void as_unprivileged(void (*check)(const char *), const char *path)
+{
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        check(path);
+        _exit(0);
+    }
+    int ws = 0;
+    ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+    ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "child status %d", ws);
+}
+
+/* In the child: the open must fail with NQ_E_STORE_IO saying want. Exits non-zero otherwise. */
+static void refused_as_io(const char *path, const char *want)
+{
+    nq_store *s = NULL;
+    char err[512] = "";
+    const nq_err rc = nq_store_open(path, &s, err, sizeof err);
+    if (rc != NQ_E_STORE_IO || !strstr(err, want) || !strstr(err, path)) {
+        fprintf(stderr, "open: %s (%s), wanted NQ_E_STORE_IO saying \"%s\"\n", nq_err_name(rc), err, want);
+        _exit(1);
+    }
+}
+
+static void refused_read_only(const char *path)
+{
+    refused_as_io(path, "read-only");
+}
+
+static void refused_unreadable(const char *path)
+{
+    refused_as_io(path, "check the permissions");
+}
+
+/* A write-protected file: SQLite would open it read-only, and every count's write would then fail
+ * until a restart. Refused at the start instead. */
+START_TEST(write_protected_store_is_refused)
+{
+    tmp_store t = {{0}, {0}};
+    tmp_make(&t);
+    nq_store *s = NULL;
+    char err[256];
+    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
+    nq_store_close(s);
+    ck_assert_int_eq(chmod(t.dir, 0755), 0);
+    ck_assert_int_eq(chmod(t.path, 0444), 0);
+    as_unprivileged(refused_read_only, t.path);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A writable store in a directory that is not: its write-ahead log's files cannot be made, so it
+ * cannot be read. That is a matter of permissions, not a damaged file. */
+START_TEST(store_in_read_only_directory_is_not_called_damaged)
+{
+    tmp_store t = {{0}, {0}};
+    tmp_make(&t);
+    nq_store *s = NULL;
+    char err[256];
+    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
+    nq_store_close(s);
+    if (geteuid() == 0) ck_assert_int_eq(chown(t.path, 65534, 65534), 0);
+    ck_assert_int_eq(chmod(t.dir, 0555), 0);
+    as_unprivileged(refused_unreadable, t.path);
+    ck_assert_int_eq(chmod(t.dir, 0700), 0);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     nq_store *s = NULL;
@@ -158,6 +273,9 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, round_trip_across_a_reopen);
     tcase_add_loop_test(tc, refusals_by_row, 0, (int)(sizeof refusals / sizeof refusals[0]));
+    tcase_add_test(tc, refused_store_keeps_its_log);
+    tcase_add_test(tc, write_protected_store_is_refused);
+    tcase_add_test(tc, store_in_read_only_directory_is_not_called_damaged);
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);
     return nq_check_run(s) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -71,11 +71,12 @@ static int64_t wall_s(void)
     return (int64_t)time(NULL);
 }
 
-/* now + ms as an absolute CLOCK_REALTIME time, for pthread_cond_timedwait. */
+/* now + ms as an absolute CLOCK_MONOTONIC time, for pthread_cond_timedwait on `changed` (made with
+ * that clock: a step of the wall clock must neither stall the ticker nor oversleep a waiter). */
 static struct timespec after_ms(uint32_t ms)
 {
     struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
+    clock_gettime(CLOCK_MONOTONIC, &t);
     const uint64_t ns = (uint64_t)t.tv_nsec + (uint64_t)ms * 1000000u;
     t.tv_sec += (time_t)(ns / 1000000000u);
     t.tv_nsec = (long)(ns % 1000000000u);
@@ -133,19 +134,32 @@ static size_t count_state(const nq_count_jobs *j, nq_job_state st)
     return c;
 }
 
-/* Give s its plan's bitmap (all to do) unless it has one. Caller holds the lock. */
+/* n's plan as a bitmap of tasks, all to do (*done owned by the caller). */
+static nq_err plan_make(int n, uint32_t *tasks, uint8_t **done)
+{
+    nq_err rc = nq_count_plan(n, tasks);
+    if (rc != NQ_OK) return rc;
+    *done = calloc(*tasks, 1);
+    return *done ? NQ_OK : NQ_E_NOMEM;
+}
+
+static void plan_install(slot *s, uint32_t tasks, uint8_t *done)
+{
+    s->done = done;
+    s->tasks = tasks;
+    s->ndone = 0;
+    s->sums = (nq_count_sums){0, 0};
+}
+
+/* Give s its plan unless it has one. Caller holds the lock. */
 static nq_err plan_slot(slot *s, int n)
 {
     if (s->tasks) return NQ_OK;
     uint32_t tasks = 0;
-    const nq_err rc = nq_count_plan(n, &tasks);
-    if (rc != NQ_OK) return rc;
-    s->done = calloc(tasks, 1);
-    if (!s->done) return NQ_E_NOMEM;
-    s->tasks = tasks;
-    s->ndone = 0;
-    s->sums = (nq_count_sums){0, 0};
-    return NQ_OK;
+    uint8_t *done = NULL;
+    const nq_err rc = plan_make(n, &tasks, &done);
+    if (rc == NQ_OK) plan_install(s, tasks, done);
+    return rc;
 }
 
 static void slot_forget_plan(slot *s)
@@ -154,6 +168,25 @@ static void slot_forget_plan(slot *s)
     s->done = NULL;
     s->tasks = s->ndone = 0;
     s->sums = (nq_count_sums){0, 0};
+}
+
+/* Plan a count just queued and mark it for the next checkpoint, so that an accepted count outlives a
+ * stop or a crash even before its first task. Planned outside the lock (a tenth of a second at
+ * n = 23); a runner that took the count meanwhile planned it itself, and on failure the runner will. */
+static void plan_queued(nq_count_jobs *j, int n)
+{
+    uint32_t tasks = 0;
+    uint8_t *done = NULL;
+    if (plan_make(n, &tasks, &done) != NQ_OK) return;
+    pthread_mutex_lock(&j->lock);
+    slot *s = &j->slots[n];
+    if (!s->tasks && s->state == NQ_JOB_QUEUED) {
+        plan_install(s, tasks, done);
+        s->dirty = true;
+        done = NULL;
+    }
+    pthread_mutex_unlock(&j->lock);
+    free(done);
 }
 
 /* ---- the store ------------------------------------------------------------------------------- */
@@ -285,7 +318,9 @@ static void run_ended(nq_count_jobs *j, int n, nq_err rc)
     slot *s = &j->slots[n];
     const double run = nq_clock_s() - s->run_t0;
     s->run_t0 = 0;
-    if (rc == NQ_OK && s->ndone == s->tasks) {
+    /* Every task counted is a finished count, even when a cancel (a drain) came after the last one:
+     * dropping it would redo work that is done. */
+    if (s->tasks && s->ndone == s->tasks) {
         const nq_counts c = nq_count_sums_counts(&s->sums);
         const double secs = s->elapsed_before + run;
         const int64_t at = wall_s();
@@ -345,9 +380,9 @@ static void run_one(nq_count_jobs *j, int n)
         return;
     }
     for (uint32_t i = 0; i < s->tasks; i++) todo[i] = !s->done[i];
+    nq_count_ctl_init(&s->ctl); /* before progress_of reads it: not the last run's figure */
     s->progress_t0 = progress_of(s);
     if (!s->started_at) s->started_at = wall_s();
-    nq_count_ctl_init(&s->ctl);
     const bool resumed = s->ndone > 0;
     const double progress = s->progress_t0;
     pthread_cond_broadcast(&j->changed);
@@ -434,7 +469,11 @@ nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out)
     j->cfg = nq_app_config(app);
     pthread_mutex_init(&j->store_lock, NULL);
     pthread_mutex_init(&j->lock, NULL);
-    pthread_cond_init(&j->changed, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    (void)pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&j->changed, &attr);
+    pthread_condattr_destroy(&attr);
     nq_err rc = load_store(j);
     const unsigned want = j->cfg->long_counts < RUNNERS_MAX ? j->cfg->long_counts : RUNNERS_MAX;
     while (rc == NQ_OK && j->nrunners < (want ? want : 1)) {
@@ -466,8 +505,10 @@ void nq_count_jobs_destroy(nq_count_jobs *j)
     pthread_mutex_unlock(&j->lock);
     for (unsigned i = 0; i < j->nrunners; i++) pthread_join(j->runners[i], NULL);
     if (j->ticker_started) pthread_join(j->ticker, NULL);
-    /* The last word of every count still going: what it finished goes to the store. */
+    /* The last word of every count still going or queued: what it finished goes to the store, and
+     * so does a finished count the store refused before (one more try). */
     for (int n = 1; j->store && n <= NQ_COUNT_N_MAX; n++) checkpoint(j, n);
+    if (j->store) retry_unsaved(j);
     for (int n = 1; n <= NQ_COUNT_N_MAX; n++) free(j->slots[n].done);
     pthread_cond_destroy(&j->changed);
     pthread_mutex_destroy(&j->lock);
@@ -481,6 +522,7 @@ nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view)
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
     nq_err rc = NQ_OK;
+    bool queued = false;
     if (j->stopping) {
         rc = NQ_E_DRAINING;
     } else if (s->state == NQ_JOB_NONE) {
@@ -492,11 +534,13 @@ nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view)
             s->err = NQ_OK;
             s->seq = j->next_seq++;
             if (!s->started_at) s->started_at = wall_s();
+            queued = true;
             pthread_cond_broadcast(&j->changed);
         }
     }
     if (view) view_of(s, n, view);
     pthread_mutex_unlock(&j->lock);
+    if (queued) plan_queued(j, n);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L /* gmtime_r */
 #endif
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -22,11 +23,14 @@
 
 #define ROW_MAX 256 /* one count's object, at most */
 
+#define ISO_TIME_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z: four-digit years only */
+
 static void iso_time(int64_t t, char *out, size_t cap)
 {
-    const time_t tt = (time_t)t;
+    const time_t tt = (time_t)(t < 0 ? 0 : t > ISO_TIME_MAX ? ISO_TIME_MAX : t); /* a hand-edited store */
     struct tm tm;
-    if (!gmtime_r(&tt, &tm) || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) (void)snprintf(out, cap, "null");
+    if (!gmtime_r(&tt, &tm) || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        (void)snprintf(out, cap, "1970-01-01T00:00:00Z");
 }
 
 static int render_row(const nq_job_view *v, char *out, size_t cap)
@@ -59,10 +63,14 @@ nq_app_step nq_counts_answer(nq_app_work *w, const nq_request *req, nq_response 
         return NQ_APP_DONE;
     }
     size_t at = (size_t)snprintf(body, cap, "{\"counts\":[");
+    bool first = true;
     for (size_t i = 0; i < len; i++) {
-        if (i) body[at++] = ',';
-        const int row = render_row(&views[i], body + at, ROW_MAX);
-        if (row > 0 && row < ROW_MAX) at += (size_t)row;
+        const size_t sep = first ? 0 : 1;
+        const int row = render_row(&views[i], body + at + sep, ROW_MAX);
+        if (row <= 0 || row >= ROW_MAX) continue; /* cannot happen with stored values; never a torn list */
+        if (sep) body[at] = ',';
+        at += sep + (size_t)row;
+        first = false;
     }
     at += (size_t)snprintf(body + at, cap - at, "]}");
     resp->status = 200;

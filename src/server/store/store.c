@@ -11,6 +11,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -109,23 +110,28 @@ static int64_t query_int(sqlite3 *db, const char *sql)
     return v;
 }
 
-/* SQLite's quick_check: "ok", or the first problem it names. */
-static bool quick_check_ok(sqlite3 *db, char *why, size_t cap)
+/* SQLite's quick_check: NQ_OK when it answers "ok"; NQ_E_STORE_CORRUPT with the first problem it
+ * names, or when SQLite finds no database in the file; NQ_E_STORE_IO when the file cannot be read
+ * at all (permissions, a read-only directory where the write-ahead log's index must go, an I/O
+ * error): that says nothing about its bytes, and calling it damaged would send an operator to move
+ * a good store away. why receives SQLite's words. */
+static nq_err quick_check(sqlite3 *db, char *why, size_t cap)
 {
     sqlite3_stmt *st = NULL;
-    bool ok = false;
-    (void)snprintf(why, cap, "%s", "unreadable");
-    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            const char *r = (const char *)sqlite3_column_text(st, 0);
-            ok = r && strcmp(r, "ok") == 0;
-            (void)snprintf(why, cap, "%s", r ? r : "no answer");
-        } else {
-            (void)snprintf(why, cap, "%s", sqlite3_errmsg(db));
-        }
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st);
+    nq_err out;
+    if (rc == SQLITE_ROW) {
+        const char *r = (const char *)sqlite3_column_text(st, 0);
+        (void)snprintf(why, cap, "%s", r ? r : "no answer");
+        out = r && strcmp(r, "ok") == 0 ? NQ_OK : NQ_E_STORE_CORRUPT;
+    } else {
+        (void)snprintf(why, cap, "%s", sqlite3_errmsg(db));
+        const int primary = rc & 0xff; /* extended result codes are on */
+        out = primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? NQ_E_STORE_CORRUPT : NQ_E_STORE_IO;
     }
     sqlite3_finalize(st);
-    return ok;
+    return out;
 }
 
 /* The schema version of an existing file (0: an empty database, ours to initialise), or an error
@@ -133,7 +139,15 @@ static bool quick_check_ok(sqlite3 *db, char *why, size_t cap)
 static nq_err inspect(sqlite3 *db, const char *path, int64_t *version, char *err, size_t errlen)
 {
     char why[160];
-    if (!quick_check_ok(db, why, sizeof why)) {
+    const nq_err qc = quick_check(db, why, sizeof why);
+    if (qc == NQ_E_STORE_IO) {
+        say(err, errlen,
+            "store %s cannot be read (%s); check the permissions of the file and of its directory, "
+            "where SQLite keeps its -wal and -shm files",
+            path, why);
+        return qc;
+    }
+    if (qc != NQ_OK) {
         say(err, errlen,
             "store %s is damaged (%s); it was left as it is: restore a backup, or move it away to "
             "start afresh",
@@ -253,9 +267,14 @@ nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen)
     } else if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
         say(err, errlen, "store %s: cannot open: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
         rc = NQ_E_STORE_IO;
+    } else if (sqlite3_db_readonly(s->db, "main") == 1) { /* SQLite opens a write-protected file read-only */
+        say(err, errlen, "store %s is read-only; nqueensd writes its counts there: check the file's permissions", path);
+        rc = NQ_E_STORE_IO;
     } else {
         (void)sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
         (void)sqlite3_extended_result_codes(s->db, 1);
+        /* Closing would fold a leftover write-ahead log into the file: not for a file we refuse. */
+        (void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
         if (!fresh) rc = inspect(s->db, path, &version, err, errlen);
     }
     /* From here on the file is ours: WAL, durable commits, the schema of this release. */
@@ -268,6 +287,7 @@ nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen)
         store_free(s);
         return rc;
     }
+    (void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL); /* ours now */
     *out = s;
     return NQ_OK;
 }
@@ -351,6 +371,14 @@ nq_err nq_store_put_checkpoint(nq_store *s, const nq_store_checkpoint *cp)
 
 /* ---- reads -------------------------------------------------------------------------------------- */
 
+/* A stored duration as a number of seconds to show: a value no nqueensd writes (negative, NaN, a
+ * hand-edited row) reads as 0 rather than reaching a JSON body as "nan". */
+static double seconds_of(sqlite3_stmt *st, int col)
+{
+    const double v = sqlite3_column_double(st, col);
+    return isfinite(v) && v >= 0 ? v : 0.0;
+}
+
 nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg)
 {
     if (!s || !fn) return NQ_E_ARG;
@@ -360,7 +388,7 @@ nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const nq_store_count c = {sqlite3_column_int(st, 0),
                                   {(uint64_t)sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2)},
-                                  sqlite3_column_double(st, 3),
+                                  seconds_of(st, 3),
                                   sqlite3_column_int64(st, 4)};
         if (!fn(arg, &c)) {
             rc = SQLITE_DONE;
@@ -388,7 +416,7 @@ nq_err nq_store_each_checkpoint(nq_store *s, nq_store_checkpoint_fn fn, void *ar
             .tasks = (uint32_t)tasks,
             .done = done,
             .sums = {(uint64_t)sqlite3_column_int64(st, 4), (uint64_t)sqlite3_column_int64(st, 5)},
-            .elapsed_s = sqlite3_column_double(st, 6),
+            .elapsed_s = seconds_of(st, 6),
             .started_at = sqlite3_column_int64(st, 7),
         };
         if (!fn(arg, &cp)) {

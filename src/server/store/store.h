@@ -58,8 +58,9 @@ typedef struct nq_store_checkpoint {
  * Errors, each with a message in err (errlen bytes, NUL-terminated): NQ_E_ARG (NULL),
  * NQ_E_STORE_CORRUPT (not a database, torn, failed quick_check), NQ_E_STORE_FOREIGN (another
  * program's database), NQ_E_STORE_NEWER (schema newer than NQ_STORE_SCHEMA_VERSION),
- * NQ_E_STORE_IO (cannot open or create the file, or write its schema), NQ_E_NOMEM. On error
- * nothing is open and the file is untouched. */
+ * NQ_E_STORE_IO (cannot open, create or read the file, it is read-only to this process, or its
+ * schema cannot be written), NQ_E_NOMEM. On error nothing is open and the file is untouched (a
+ * leftover write-ahead log included). */
 nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen);
 
 /* Close the store (a final WAL checkpoint folds the log into the file). NULL is accepted. */
