@@ -178,7 +178,7 @@ const char *nq_app_work_key(const nq_app_work *work);
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out);
 
 /* After step 2, once every request sharing the result has been answered: the work that need not
- * delay them. Today the gzip form of a large published body (nq_app_publish leaves it out so the
+ * delay them. The gzip form of a large published body (nq_app_publish leaves it out so the
  * first answers go out at once, in identity form); the entry is then published again with both.
  * Reads *stop (may be NULL) between slices of work and returns soon after it turns true. Thread-safe
  * as nq_app_compute; result is only read. Failures leave the entry as it is (identity only). */
