@@ -124,6 +124,9 @@ START_TEST(test_assets)
         nq_http_response head = get("HEAD", list[i], NULL, 200);
         assert_header(&head, "Content-Length", nq_http_header_get(&r, "Content-Length"));
         nq_http_response_free(&head);
+        nq_http_response del = get("DELETE", list[i], NULL, 405); /* a real asset: only the method is wrong */
+        assert_header(&del, "Allow", "GET, HEAD, OPTIONS");
+        nq_http_response_free(&del);
         nq_http_response_free(&r);
     }
     ck_assert_uint_ge(count, 9); /* every module is reachable from the page */
@@ -208,8 +211,10 @@ static const bad_row bad[] = {
     {"GET", "/assets/../openapi.yaml", 404},
     {"HEAD", "/assets/nope.0123456789ab.js", 404},
     {"POST", "/", 405},
-    {"DELETE", "/assets/x", 405},
-    {"PUT", "/assets/x", 405},
+    {"DELETE", "/assets/x", 404}, /* an unknown name is a 404 whatever the method */
+    {"PUT", "/assets/x", 404},
+    {"OPTIONS", "/assets/x", 404},
+    {"DELETE", "/problems/no-such-problem", 404},
 };
 
 START_TEST(test_bad)

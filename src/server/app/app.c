@@ -25,9 +25,10 @@
 #include "base/clock.h"
 #include "base/hash.h"
 
-#define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
+/* Prefer: a long count's wait=S or respond-async (the page sends it). */
+#define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, Prefer, X-Request-Id"
 /* ... and what a browser's POST of a JSON body sends too (application/json is not a "simple" type) */
-#define ALLOW_HEADERS_BODY "Accept, Accept-Encoding, Content-Type, If-None-Match, X-Request-Id"
+#define ALLOW_HEADERS_BODY "Accept, Accept-Encoding, Content-Type, If-None-Match, Prefer, X-Request-Id"
 #define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After, Location, Content-Location, Preference-Applied"
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
@@ -548,8 +549,10 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
         nq_response_add_header(resp, "Allow", "GET, HEAD, OPTIONS");
         return NQ_APP_DONE;
     }
-    /* An unknown path is a 404 whatever the method. */
-    if (route->path && method_answered(route, req, resp)) return NQ_APP_DONE;
+    /* An unknown path is a 404 whatever the method: the fallback row, or a prefix row's answer for a
+     * name it does not know. */
+    const bool known = route->path && (!route->exists || route->exists(app, req->path));
+    if (known && method_answered(route, req, resp)) return NQ_APP_DONE;
     /* A POST reaches its route only with a JSON body within the cap (the server checked its head
      * before reading it; a caller without a server may not have). */
     if (nq_app_posted(req) && nq_route_takes_body(route)) {

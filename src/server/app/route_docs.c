@@ -32,6 +32,13 @@ nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response
     return NQ_APP_DONE;
 }
 
+bool nq_problem_doc_exists(const nq_app *app, const char *path)
+{
+    (void)app;
+    const char *slug = path + strlen(NQ_PROBLEM_TYPE_BASE);
+    return nq_problem_find(slug, strlen(slug)) != NULL;
+}
+
 nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const char *slug = req->path + strlen(NQ_PROBLEM_TYPE_BASE);

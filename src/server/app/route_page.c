@@ -24,6 +24,11 @@ static void security_headers(nq_response *resp)
     nq_response_add_header(resp, "Referrer-Policy", "no-referrer");
 }
 
+bool nq_page_exists(const nq_app *app, const char *path)
+{
+    return nq_web_find(nq_app_web(app), path) != NULL;
+}
+
 nq_app_step nq_page_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const nq_web_asset *a = nq_web_find(nq_app_web(w->app), req->path);

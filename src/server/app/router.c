@@ -9,24 +9,24 @@
 #define ALLOW_BODY "GET, HEAD, POST, OPTIONS" /* POST with a JSON body: nq_route_takes_body */
 
 /* Most specific first; the last row is the fallback. A handful of rows: a linear scan is fastest.
- *  path                 prefix  name           allow       parse           answer                 compute            finish           late */
+ *  path                 prefix  name           allow       parse           answer                 compute            finish           late  exists */
 /* clang-format off */
 static const nq_route routes[] = {
-    {"/solve",             false, "solve",       ALLOW_READ, nq_solve_parse, nq_solve_answer,       nq_solve_compute,  nq_solve_finish, NULL},
-    {"/count",             false, "count",       ALLOW_READ, nq_count_parse, nq_count_answer,       nq_count_compute,  nq_count_finish, nq_count_late},
-    {"/counts",            false, "counts",      ALLOW_READ, NULL,           nq_counts_answer,      NULL,              NULL, NULL},
-    {"/solution",          false, "solution",    ALLOW_READ, nq_solution_parse, nq_solution_answer, nq_solution_compute, nq_solution_finish, NULL},
-    {"/check",             false, "check",       ALLOW_BODY, nq_check_parse, nq_check_answer,       NULL,              NULL, NULL},
-    {"/complete",          false, "complete",    ALLOW_BODY, nq_complete_parse, nq_complete_answer, nq_complete_compute, nq_complete_finish, NULL},
-    {"/trace",             false, "trace",       ALLOW_READ, nq_trace_parse, nq_trace_answer,       nq_trace_compute,  nq_trace_finish, NULL},
-    {"/",                  false, "page",        ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL},
-    {"/assets/",           true,  "asset",       ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL},
-    {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_docs_parse,  nq_openapi_answer,     NULL,              NULL, NULL},
-    {"/healthz",           false, "healthz",     ALLOW_READ, NULL,           nq_healthz_answer,     NULL,              NULL, NULL},
-    {"/readyz",            false, "readyz",      ALLOW_READ, NULL,           nq_readyz_answer,      NULL,              NULL, NULL},
-    {"/metrics",           false, "metrics",     ALLOW_READ, NULL,           nq_metrics_answer,     NULL,              NULL, NULL},
-    {NQ_PROBLEM_TYPE_BASE, true,  "problem_doc", ALLOW_READ, NULL,           nq_problem_doc_answer, NULL,              NULL, NULL},
-    {NULL,                 false, "not_found",   NULL,       NULL,           nq_not_found_answer,   NULL,              NULL, NULL},
+    {"/solve",             false, "solve",       ALLOW_READ, nq_solve_parse, nq_solve_answer,       nq_solve_compute,  nq_solve_finish, NULL, NULL},
+    {"/count",             false, "count",       ALLOW_READ, nq_count_parse, nq_count_answer,       nq_count_compute,  nq_count_finish, nq_count_late, NULL},
+    {"/counts",            false, "counts",      ALLOW_READ, NULL,           nq_counts_answer,      NULL,              NULL, NULL, NULL},
+    {"/solution",          false, "solution",    ALLOW_READ, nq_solution_parse, nq_solution_answer, nq_solution_compute, nq_solution_finish, NULL, NULL},
+    {"/check",             false, "check",       ALLOW_BODY, nq_check_parse, nq_check_answer,       NULL,              NULL, NULL, NULL},
+    {"/complete",          false, "complete",    ALLOW_BODY, nq_complete_parse, nq_complete_answer, nq_complete_compute, nq_complete_finish, NULL, NULL},
+    {"/trace",             false, "trace",       ALLOW_READ, nq_trace_parse, nq_trace_answer,       nq_trace_compute,  nq_trace_finish, NULL, NULL},
+    {"/",                  false, "page",        ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL, NULL},
+    {"/assets/",           true,  "asset",       ALLOW_READ, NULL,           nq_page_answer,        NULL,              NULL, NULL, nq_page_exists},
+    {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_docs_parse,  nq_openapi_answer,     NULL,              NULL, NULL, NULL},
+    {"/healthz",           false, "healthz",     ALLOW_READ, NULL,           nq_healthz_answer,     NULL,              NULL, NULL, NULL},
+    {"/readyz",            false, "readyz",      ALLOW_READ, NULL,           nq_readyz_answer,      NULL,              NULL, NULL, NULL},
+    {"/metrics",           false, "metrics",     ALLOW_READ, NULL,           nq_metrics_answer,     NULL,              NULL, NULL, NULL},
+    {NQ_PROBLEM_TYPE_BASE, true,  "problem_doc", ALLOW_READ, NULL,           nq_problem_doc_answer, NULL,              NULL, NULL, nq_problem_doc_exists},
+    {NULL,                 false, "not_found",   NULL,       NULL,           nq_not_found_answer,   NULL,              NULL, NULL, NULL},
 };
 /* clang-format on */
 

@@ -35,6 +35,10 @@ typedef void (*nq_route_finish_fn)(const nq_app_work *w, const nq_app_result *r,
 /* late: complete resp for a request whose wait ended before its computation did. */
 typedef void (*nq_route_late_fn)(const nq_app_work *w, nq_response *resp);
 
+/* exists: for a prefix row, whether path names one of its resources. When it does not, the method
+ * rules are skipped and the answer step says 404, so an unknown name is a 404 whatever the method. */
+typedef bool (*nq_route_exists_fn)(const nq_app *app, const char *path);
+
 struct nq_route {
     const char *path;            /* exact path, or prefix when `prefix`; NULL in the fallback row */
     bool prefix;                 /* match any path starting with `path` */
@@ -45,6 +49,7 @@ struct nq_route {
     nq_route_compute_fn compute; /* step 3 */
     nq_route_finish_fn finish;   /* step 4 (set when compute is) */
     nq_route_late_fn late;       /* instead of step 4 when the wait ran out; NULL: a 503 */
+    nq_route_exists_fn exists;   /* prefix rows: does the path name a resource; NULL: it does */
 };
 
 /* The route for path (NUL-terminated): the first row that matches; the 404 fallback row when none
@@ -106,10 +111,12 @@ void nq_trace_finish(const nq_app_work *w, const nq_app_result *r, nq_response *
 bool nq_docs_parse(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_openapi_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 nq_app_step nq_problem_doc_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+bool nq_problem_doc_exists(const nq_app *app, const char *path);
 nq_app_step nq_not_found_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
 
 /* the web page at / and its assets under /assets/ (route_page.c) */
 nq_app_step nq_page_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
+bool nq_page_exists(const nq_app *app, const char *path);
 
 /* /healthz, /readyz, /metrics (route_ops.c) */
 nq_app_step nq_healthz_answer(nq_app_work *w, const nq_request *req, nq_response *resp);
