@@ -162,6 +162,13 @@ START_TEST(test_random_chosen_seed)
     ck_assert_str_eq(nq_http_header_get(&p, "Cache-Control"), "public, max-age=31536000, immutable");
     ck_assert_ptr_null(nq_http_header_get(&p, "Content-Location"));
     ck_assert(valid_board(cJSON_GetObjectItemCaseSensitive(j, "solution"), 300));
+    /* Nothing to revalidate: a board the client never saw is never "not modified". */
+    static const char *const any[] = {"If-None-Match: *", NULL};
+    nq_http_response star;
+    ck_assert(nq_http_request(&server, "GET", "/solution?n=300&method=random", any, &star));
+    ck_assert_int_eq(star.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&star, "Cache-Control"), "no-store");
+    nq_http_response_free(&star);
     cJSON_Delete(j);
     cJSON_Delete(jp);
     nq_http_response_free(&r);
@@ -340,6 +347,33 @@ START_TEST(test_check_etag)
 }
 END_TEST
 
+/* A server listing more conflicts sends other bytes for the same check: never under the same tag.
+ * With the same cap, a fresh process tags it alike. */
+START_TEST(test_check_etag_follows_the_cap)
+{
+    static const char *const target = "/check?n=5&columns=0,1,2,3,4"; /* 10 pairs: 3 listed here */
+    static const char *const more[] = {"--max-conflicts", "20", NULL};
+    nq_test_server other, same;
+    ck_assert(nq_harness_start(&other, more, NULL));
+    ck_assert(nq_harness_start(&same, server_args, NULL));
+    nq_http_response a, b, c;
+    ck_assert(nq_http_get(&server, target, &a));
+    ck_assert(nq_http_get(&other, target, &b));
+    ck_assert(nq_http_get(&same, target, &c));
+    ck_assert_int_eq(b.status, 200);
+    ck_assert_ptr_nonnull(strstr(b.body, "\"conflict_count\":10,"));
+    ck_assert_str_ne(a.body, b.body);
+    ck_assert_str_ne(nq_http_header_get(&a, "ETag"), nq_http_header_get(&b, "ETag"));
+    ck_assert_str_eq(a.body, c.body);
+    ck_assert_str_eq(nq_http_header_get(&a, "ETag"), nq_http_header_get(&c, "ETag"));
+    nq_http_response_free(&a);
+    nq_http_response_free(&b);
+    nq_http_response_free(&c);
+    ck_assert_int_eq(nq_harness_stop(&other, SIGTERM, 20), 0);
+    ck_assert_int_eq(nq_harness_stop(&same, SIGTERM, 20), 0);
+}
+END_TEST
+
 /* The same checks as JSON bodies: the bytes and ETag of the GET (so the contract stage sees POST
  * answers too). */
 static const struct {
@@ -430,6 +464,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_loop_test(tc, test_check_exact, 0, (int)(sizeof checks / sizeof checks[0]));
     tcase_add_test(tc, test_check_etag);
+    tcase_add_test(tc, test_check_etag_follows_the_cap);
     tcase_add_loop_test(tc, test_check_post, 0, (int)(sizeof posts / sizeof posts[0]));
     tcase_add_test(tc, test_check_constructed);
     tcase_add_test(tc, test_metrics_by_method);

@@ -31,13 +31,15 @@ static void plan_cleanup(void *plan)
     nq_placement_destroy(((check_plan *)plan)->placement);
 }
 
-/* The canonical request as the ETag's source: n and the sorted squares. NULL without memory. */
-static char *canonical(const nq_placement *p)
+/* The canonical request as the ETag's source: n, the sorted squares, and the cap on the pairs listed
+ * (--max-conflicts): servers with other caps send other bytes for the same placement, so they must
+ * not share its tag. NULL without memory. */
+static char *canonical(const nq_placement *p, unsigned listed_max)
 {
-    const size_t cap = nq_placement_render_size(p) + 32;
+    const size_t cap = nq_placement_render_size(p) + 64;
     char *key = malloc(cap);
     if (!key) return NULL;
-    const int w = snprintf(key, cap, "check?n=%" PRIu32 "&queens=", nq_placement_n(p));
+    const int w = snprintf(key, cap, "check?n=%" PRIu32 "&listed=%u&queens=", nq_placement_n(p), listed_max);
     size_t len = 0;
     if (w < 0 || nq_placement_render_queens(p, key + w, cap - (size_t)w, &len) != NQ_OK) {
         free(key);
@@ -94,7 +96,7 @@ static char *render(const nq_placement *pl, const nq_check_report *r, const nq_p
 nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const check_plan *p = w->plan;
-    char *key = canonical(p->placement);
+    char *key = canonical(p->placement, nq_app_config(w->app)->max_conflicts);
     if (!key) {
         nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
         return NQ_APP_DONE;

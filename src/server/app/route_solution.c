@@ -166,9 +166,10 @@ nq_app_step nq_solution_answer(nq_app_work *w, const nq_request *req, nq_respons
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
     nq_cache *cache = nq_app_cache(w->app);
-    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
+    /* A seed the server just chose names a board the client has not seen: nothing to revalidate
+     * (an "If-None-Match: *" would otherwise get a 304, immutable, for it). */
+    if (!p->seed_chosen && nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
         nq_app_304_body(resp, cache, w->key);
-        seed_headers(p, resp);
         return NQ_APP_DONE;
     }
     if (p->cacheable) {
