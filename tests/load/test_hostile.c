@@ -413,6 +413,112 @@ START_TEST(bodies_hold_memory_to_their_caps)
 }
 END_TEST
 
+/* Streams hold memory only up to their cap: READERS clients each ask for a long /solve with gzip and
+ * read nothing past the head. Only --max-gzip-streams of them get a deflate state (about 300 KiB
+ * each, as long as their client dawdles); the rest are sent uncompressed, which a client that accepts
+ * gzip must also accept. Once the readers leave, the next stream is compressed again. */
+enum {
+    READERS = 400,
+    GZIP_STREAMS = 4,               /* the server's --max-gzip-streams */
+    READERS_RSS_MAX_KB = 40 * 1024, /* 400 deflate states alone would take about 100 MiB */
+};
+
+/* Read the head of the response on fd (waiting up to 30 s); whether it is a 200, and in *gzip whether
+ * it is compressed. */
+static bool head_of(int fd, bool *gzip)
+{
+    char head[2048];
+    size_t len = 0;
+    for (const double t0 = now_s(); now_s() - t0 < 30.0 && len < sizeof head - 1;) {
+        struct pollfd r = {.fd = fd, .events = POLLIN};
+        if (poll(&r, 1, 100) != 1) continue;
+        const ssize_t got = recv(fd, head + len, sizeof head - 1 - len, 0);
+        if (got <= 0) break;
+        len += (size_t)got;
+        head[len] = '\0';
+        if (strstr(head, "\r\n\r\n")) break;
+    }
+    head[len] = '\0';
+    char *end = strstr(head, "\r\n\r\n");
+    if (!end) {
+        fprintf(stderr, "no head in %zu bytes: %.200s\n", len, head);
+        return false;
+    }
+    *end = '\0';
+    *gzip = strstr(head, "\r\nContent-Encoding: gzip") != NULL;
+    if (strncmp(head, "HTTP/1.1 200", 12) == 0) return true;
+    fprintf(stderr, "not a 200: %.200s\n", head);
+    return false;
+}
+
+static void send_solve(int fd, int offset)
+{
+    char req[160];
+    const int k =
+        snprintf(req, sizeof req,
+                 "GET /solve?n=14&limit=365596&offset=%d HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n", offset);
+    ck_assert_int_eq(send(fd, req, (size_t)k, MSG_NOSIGNAL), k);
+}
+
+START_TEST(slow_readers_hold_at_most_the_gzip_streams)
+{
+    /* Every request is queued for a worker before its stream starts: room for all of them. */
+    static const char *const args[] = {"--max-gzip-streams",
+                                       "4",
+                                       "--cache-bytes",
+                                       "1M",
+                                       "--max-solutions",
+                                       "1000000",
+                                       "--idle-timeout-s",
+                                       "120",
+                                       "--queue-len",
+                                       "1024",
+                                       "--deadline-ms",
+                                       "60000",
+                                       NULL};
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, args, NULL));
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=14", &r)); /* the totals the streams need, counted once */
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    const long rss_before = rss_kb(s.pid);
+    static int fds[READERS];
+    for (int i = 0; i < READERS; i++) {
+        fds[i] = connect_from(s.port, 2u + (unsigned)i % SOURCES);
+        ck_assert_msg(fds[i] >= 0, "reader %d: %s", i, strerror(errno));
+    }
+    ck_assert_msg(all_connected(fds, READERS, 60.0), "the readers' connections did not all complete");
+    for (int i = 0; i < READERS; i++) send_solve(fds[i], i);
+    int gzipped = 0;
+    for (int i = 0; i < READERS; i++) {
+        bool gz = false;
+        ck_assert_msg(head_of(fds[i], &gz), "reader %d got no 200", i);
+        gzipped += gz;
+    }
+    const long rss_peak = rss_kb(s.pid);
+    fprintf(stderr, "slow readers: %d of %d compressed; RSS %ld KiB before, %ld KiB with them\n", gzipped, READERS,
+            rss_before, rss_peak);
+    ck_assert_int_eq(gzipped, GZIP_STREAMS); /* none of them can have finished: megabytes each */
+#ifndef NQ_TEST_SANITIZED
+    ck_assert_int_le(rss_peak - rss_before, READERS_RSS_MAX_KB);
+#endif
+    for (int i = 0; i < READERS; i++) close(fds[i]);
+    /* The server frees a stream when it notices its client gone: the next one is compressed again. */
+    bool again = false;
+    for (const double t0 = now_s(); !again && now_s() - t0 < 30.0;) {
+        const int fd = connect_from(s.port, 1);
+        ck_assert(fd >= 0 && all_connected(&fd, 1, 10.0));
+        send_solve(fd, 0);
+        ck_assert(head_of(fd, &again));
+        close(fd);
+        if (!again) nq_harness_sleep_ms(100);
+    }
+    ck_assert_msg(again, "no compressed stream after the readers left");
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
 /* The attack needs about FDS_NEEDED descriptors here and in the server (which inherits the limit). */
 static bool raise_fd_limit(void)
 {
@@ -441,6 +547,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, idle_and_slow_clients_do_not_lock_out_a_probe);
     tcase_add_test(tc, bodies_hold_memory_to_their_caps);
+    tcase_add_test(tc, slow_readers_hold_at_most_the_gzip_streams);
     suite_add_tcase(suite, tc);
     const int failed = nq_check_run(suite);
     curl_global_cleanup();

@@ -45,6 +45,7 @@ struct nq_app {
     nq_app_document openapi;      /* the document, as route_docs.c serves it */
     nq_count_jobs *jobs;          /* the long counts (count_jobs.h) */
     nq_web *web;                  /* the web page, compressed and tagged once (web.h) */
+    atomic_uint gzip_streams;     /* streams compressing now: at most cfg->max_gzip_streams */
 };
 
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out)
@@ -57,6 +58,7 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
     if (hooks) app->hooks = *hooks;
     atomic_init(&app->draining, false);
     atomic_init(&app->next_id, 0);
+    atomic_init(&app->gzip_streams, 0);
     /* Request ids only need to differ between processes; a failed getrandom leaves a time seed. */
     if (getrandom(&app->id_seed, sizeof app->id_seed, GRND_NONBLOCK) != (ssize_t)sizeof app->id_seed)
         app->id_seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
@@ -271,7 +273,19 @@ void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_var
 typedef struct app_stream {
     nq_app_body body;       /* identity bytes */
     nq_compress_stream *gz; /* gzip over body, or NULL */
+    nq_app *app;            /* whose gzip_streams gz holds one of */
 } app_stream;
+
+/* One of the --max-gzip-streams: a deflate state lives as long as its slowest client, so their number
+ * bounds the memory that clients who read slowly can pin. False when all are taken. */
+static bool gzip_stream_take(nq_app *app)
+{
+    unsigned now = atomic_load(&app->gzip_streams);
+    do {
+        if (now >= app->cfg->max_gzip_streams) return false;
+    } while (!atomic_compare_exchange_weak(&app->gzip_streams, &now, now + 1));
+    return true;
+}
 
 static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
 {
@@ -283,7 +297,10 @@ static void stream_free(void *src)
 {
     app_stream *s = src;
     if (!s) return;
-    nq_compress_stream_destroy(s->gz);
+    if (s->gz) {
+        nq_compress_stream_destroy(s->gz);
+        atomic_fetch_sub(&s->app->gzip_streams, 1);
+    }
     s->body.destroy(s->body.state);
     free(s);
 }
@@ -294,15 +311,19 @@ void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bo
     app_stream *s = NULL;
     nq_err rc = NQ_OK;
     if (body.state) {
+        /* All gzip streams taken: this one goes uncompressed, as a client must accept (Vary says so). */
+        if (gzip && !gzip_stream_take(w->app)) gzip = false;
         s = calloc(1, sizeof *s);
         if (!s) {
             body.destroy(body.state);
             rc = NQ_E_NOMEM;
         } else {
             s->body = body;
+            s->app = w->app;
             if (gzip)
                 rc = nq_compress_stream_create(body.read, body.state, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
         }
+        if (gzip && (!s || !s->gz)) atomic_fetch_sub(&w->app->gzip_streams, 1); /* not made after all */
     }
     if (rc != NQ_OK) {
         stream_free(s);

@@ -140,6 +140,9 @@ static const opt_row opts[] = {
     {"max-bodies-bytes", "NQUEENSD_MAX_BODIES_BYTES", T_SIZE, FIELD(max_bodies_bytes), "64M", 64, 64 * GIB, "BYTES",
      "request bodies held in memory at once, all connections together (at least --max-body-bytes); a "
      "body that would take them past this gets 503 with Retry-After and its connection closes"},
+    {"max-gzip-streams", "NQUEENSD_MAX_GZIP_STREAMS", T_UINT, FIELD(max_gzip_streams), "64", 0, 65536, "N",
+     "streamed responses compressed as they are sent, at once, all connections together (each holds "
+     "about 300 KiB of zlib state while its client reads); more are sent uncompressed; 0 = never"},
     {"grace-s", "NQUEENSD_GRACE_S", T_UINT, FIELD(grace_s), "8", 0, 3600, "S",
      "on SIGTERM, requests in flight get this long to finish; keep it below the orchestrator's kill "
      "timeout (docker stop: 10 s)"},

@@ -91,6 +91,7 @@ typedef struct nq_config {
     size_t max_header_bytes;                /* larger header section: 431 */
     size_t max_body_bytes;                  /* larger request body: 413 (each body is held in memory) */
     size_t max_bodies_bytes;                /* request bodies held at once, all together: past it 503 */
+    unsigned max_gzip_streams;              /* responses gzipped as they are sent, at once; more go identity */
     unsigned grace_s;                       /* on SIGTERM, in-flight requests get this long to finish */
     char probe_url[NQ_CONFIG_URL_MAX];      /* --probe target; "" = http://127.0.0.1:<port>/healthz */
 } nq_config;
