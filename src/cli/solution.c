@@ -27,7 +27,8 @@ _Static_assert(TEXT_CAP >= NQ_CLI_BOARD_N_MAX + 3, "a board row, its quotes and 
 
 /* Writes the n rows of the board, from cols (a random board) or, when cols is NULL, from the
  * construction c: the library's rows, the same bytes as nqueensd's /solution. text holds TEXT_CAP
- * bytes and is written out whenever the next row does not fit. */
+ * bytes and is written out whenever the next row does not fit. Stops at the first write error (a
+ * board of 10^9 rows is gigabytes), which the caller reports from ferror. */
 static void write_rows(FILE *out, const nq_cli_opts *o, const nq_construct *c, const uint32_t *cols, char *text)
 {
     const nq_json_shape shape = o->format == NQ_CLI_BOARD ? NQ_JSON_BOARD : NQ_JSON_COLUMNS;
@@ -40,7 +41,7 @@ static void write_rows(FILE *out, const nq_cli_opts *o, const nq_construct *c, c
         r += done;
         len += w;
         if (done == 0) { /* full: an empty text always takes a row */
-            fwrite(text, 1, len, out);
+            if (fwrite(text, 1, len, out) != len || ferror(out)) return;
             len = 0;
         }
     }

@@ -73,8 +73,11 @@ static int stream(writer *w, nq_iter *it)
     while (left > 0) {
         const size_t want = left < BATCH ? (size_t)left : BATCH;
         if (nq_iter_next(it, batch, want, &got) != NQ_OK || got == 0) break;
-        for (size_t i = 0; i < got; i++)
+        for (size_t i = 0; i < got; i++) {
             if (!write_solution(w, batch + i * (size_t)o->n)) return NQ_CLI_EXIT_FAILURE; /* not reached */
+            /* A full disk or a closed pipe: stop now (n = 32 would enumerate for ever); the caller says so. */
+            if (ferror(w->out)) return NQ_CLI_EXIT_OK;
+        }
         memcpy(last, batch + (got - 1) * (size_t)o->n, (size_t)o->n);
         left -= got;
     }

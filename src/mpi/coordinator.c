@@ -48,6 +48,8 @@ typedef struct coordinator {
     double last_save;        /* when the checkpoint was last written */
     bool dirty;              /* tasks marked since the last write */
     pthread_mutex_t lock;    /* guards cp, dirty and the times when rank 0 counts on threads */
+    nq_count_ctl ctl;        /* rank 0 counting alone: cancelled when a checkpoint cannot be written */
+    bool save_failed;        /* and why */
 } coordinator;
 
 static double now_s(void)
@@ -180,8 +182,13 @@ static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
     coordinator *c = arg;
     pthread_mutex_lock(&c->lock);
     if (nq_mpi_checkpoint_mark(&c->cp, task, sums)) c->dirty = true;
-    (void)save(c, false); /* a failed write is reported; the final one decides the status */
-    progress(c, false);
+    /* A checkpoint that cannot be written ends the job, as with workers (serve): counting on for
+     * hours that a crash would lose, with an error line a task, helps no one. */
+    if (!c->save_failed && !save(c, false)) {
+        c->save_failed = true;
+        nq_count_cancel(&c->ctl);
+    }
+    if (!c->save_failed) progress(c, false);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -191,8 +198,10 @@ static int count_alone(coordinator *c)
     uint8_t *todo = malloc(c->cp.tasks);
     if (todo == NULL) return NQ_MPI_EXIT_FAILURE;
     for (uint32_t i = 0; i < c->cp.tasks; i++) todo[i] = !c->cp.done[i];
-    const nq_err rc = nq_count_tasks(c->opts->n, c->opts->threads, todo, NULL, on_local_task, c);
+    nq_count_ctl_init(&c->ctl);
+    const nq_err rc = nq_count_tasks(c->opts->n, c->opts->threads, todo, &c->ctl, on_local_task, c);
     free(todo);
+    if (c->save_failed) return NQ_MPI_EXIT_FAILURE; /* said by save */
     if (rc == NQ_OK) return NQ_MPI_EXIT_OK;
     fprintf(c->err, "nqueens-mpi: count failed: %s\n", nq_err_message(rc));
     return NQ_MPI_EXIT_FAILURE;

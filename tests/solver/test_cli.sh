@@ -226,6 +226,20 @@ if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; t
   failures=$((failures + 1))
 fi
 
+# --- a full disk stops the output at once, with status 1 and a message: the write error is found
+# while writing, not after the whole enumeration (n = 20: 39 million boards, minutes of CPU). The
+# CPU-time limit (not a wall clock: a loaded machine does not spend it) is far above what stopping
+# takes and far below that enumeration; running out of it ends the process by a signal.
+for args in "solve 20" "solve 20 --ndjson --format columns" "solution 100000000"; do
+  # shellcheck disable=SC2086 # args is a word list on purpose
+  (ulimit -t 10; exec "$bin" $args >/dev/full 2>"$tmp/err")
+  status=$?
+  if [[ $status -ne 1 ]] || ! grep -q 'write error' "$tmp/err"; then
+    echo "FAIL: nqueens $args >/dev/full: status $status (want 1), stderr '$(cat "$tmp/err")'"
+    failures=$((failures + 1))
+  fi
+done
+
 if (( failures > 0 )); then
   echo "$failures CLI check(s) failed"
   exit 1
