@@ -103,12 +103,11 @@ static bool parse_doc(const char *text, size_t len, shard_doc *d)
            memcmp(again, text, len) == 0;
 }
 
-/* Read the whole of path ("-": in) into buf[0..SHARD_FILE_MAX]; false (reported) when it cannot be
- * read. *len is SHARD_FILE_MAX + 1 for a file longer than any shard document. */
-static bool slurp(const char *path, FILE *in, char *buf, size_t *len, FILE *err)
+/* Read the whole of path into buf[0..SHARD_FILE_MAX]; false (reported) when it cannot be read. *len
+ * is SHARD_FILE_MAX + 1 for a file longer than any shard document. */
+static bool slurp(const char *path, char *buf, size_t *len, FILE *err)
 {
-    const bool is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? in : fopen(path, "rb");
+    FILE *f = fopen(path, "rb");
     if (f == NULL) {
         char msg[128];
         if (strerror_r(errno, msg, sizeof msg) != 0) msg[0] = '\0';
@@ -117,7 +116,7 @@ static bool slurp(const char *path, FILE *in, char *buf, size_t *len, FILE *err)
     }
     *len = fread(buf, 1, SHARD_FILE_MAX + 1u, f);
     const bool ok = !ferror(f);
-    if (!is_stdin) fclose(f);
+    fclose(f);
     if (!ok) fprintf(err, "nqueens: %s: read error\n", path);
     return ok;
 }
@@ -187,48 +186,82 @@ static bool add_sums(nq_count_sums *acc, const shard_doc *d)
            !__builtin_add_overflow(acc->burnside, d->s.sums.burnside, &acc->burnside);
 }
 
-/* Read, check and add the files; on success *sum holds the total of every shard. */
-static int read_all(const nq_cli_opts *opts, const plan_ref *ref, FILE *in, nq_count_sums *sum, FILE *err)
+/* The shards read so far. */
+typedef struct summer {
+    const plan_ref *ref; /* the plan every shard must be of */
+    shard_doc first;     /* the first shard: K and the release the others must share */
+    uint8_t *seen;       /* K flags, once the first is in */
+    size_t given;        /* documents taken */
+    nq_count_sums sum;   /* of every shard taken */
+    FILE *err;           /* where refusals go */
+} summer;
+
+/* Check one document, text[0..len) from `name`, and add it; NQ_CLI_EXIT_OK or why not (reported). */
+static int take(summer *m, const char *text, size_t len, const char *name)
 {
-    char buf[SHARD_FILE_MAX + 1u];
-    shard_doc first = {.s = {.shards = 1}}, d;
-    uint8_t *seen = NULL;
-    int status = NQ_CLI_EXIT_USAGE;
-    for (size_t f = 0; f < opts->nfiles; f++) {
-        const char *path = opts->files[f];
-        size_t len = 0;
-        if (!slurp(path, in, buf, &len, err)) {
-            status = NQ_CLI_EXIT_FAILURE;
-            goto end;
-        }
-        if (len > SHARD_FILE_MAX || !parse_doc(buf, len, &d)) {
-            fprintf(err, "nqueens: %s: not a shard document (the line `nqueens count N --shard I/K` prints)\n", path);
-            goto end;
-        }
-        if (!fits(&d, ref, f == 0 ? NULL : &first, path, err)) goto end;
-        if (f == 0) {
-            first = d;
-            seen = calloc(d.s.shards, 1);
-            if (seen == NULL) {
-                fputs("nqueens: out of memory\n", err);
-                status = NQ_CLI_EXIT_FAILURE;
-                goto end;
-            }
-        }
-        if (seen[d.s.shard]) {
-            fprintf(err, "nqueens: %s: shard %u of %u given twice\n", path, d.s.shard, d.s.shards);
-            goto end;
-        }
-        seen[d.s.shard] = 1;
-        if (!add_sums(sum, &d)) {
-            fprintf(err, "nqueens: %s: the sums overflow 64 bits: not shards of a count\n", path);
-            goto end;
+    shard_doc d;
+    if (len > SHARD_FILE_MAX || !parse_doc(text, len, &d)) {
+        fprintf(m->err, "nqueens: %s: not a shard document (the line `nqueens count N --shard I/K` prints)\n", name);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    if (!fits(&d, m->ref, m->given == 0 ? NULL : &m->first, name, m->err)) return NQ_CLI_EXIT_USAGE;
+    if (m->given == 0) {
+        m->first = d;
+        m->seen = calloc(d.s.shards, 1);
+        if (m->seen == NULL) {
+            fputs("nqueens: out of memory\n", m->err);
+            return NQ_CLI_EXIT_FAILURE;
         }
     }
-    if (complete(seen, first.s.shards, opts->nfiles, err)) status = NQ_CLI_EXIT_OK;
-end:
-    free(seen);
-    return status;
+    if (m->seen[d.s.shard]) {
+        fprintf(m->err, "nqueens: %s: shard %u of %u given twice\n", name, d.s.shard, d.s.shards);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    m->seen[d.s.shard] = 1;
+    m->given++;
+    if (!add_sums(&m->sum, &d)) {
+        fprintf(m->err, "nqueens: %s: the sums overflow 64 bits: not shards of a count\n", name);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    return NQ_CLI_EXIT_OK;
+}
+
+/* Standard input: any number of documents, one a line, for more shards than a command line holds
+ * (`find shards -name 'shard-*' -exec cat {} + | nqueens count N --sum -`). Each is named "-:LINE"
+ * in refusals. */
+static int take_lines(summer *m, FILE *in)
+{
+    char buf[SHARD_FILE_MAX + 2u];
+    char name[32];
+    for (unsigned long line = 1; fgets(buf, sizeof buf, in) != NULL; line++) {
+        size_t len = strlen(buf);
+        (void)snprintf(name, sizeof name, "-:%lu", line);
+        if (len > SHARD_FILE_MAX || strlen(buf) != len) len = SHARD_FILE_MAX + 1u; /* too long, or a NUL */
+        const int status = take(m, buf, len, name);
+        if (status != NQ_CLI_EXIT_OK) return status;
+    }
+    if (!ferror(in)) return NQ_CLI_EXIT_OK;
+    fputs("nqueens: -: read error\n", m->err);
+    return NQ_CLI_EXIT_FAILURE;
+}
+
+/* Read, check and add the files; on success m->sum holds the total of every shard. */
+static int read_all(const nq_cli_opts *opts, FILE *in, summer *m)
+{
+    char buf[SHARD_FILE_MAX + 1u];
+    for (size_t f = 0; f < opts->nfiles; f++) {
+        const char *path = opts->files[f];
+        if (strcmp(path, "-") == 0) {
+            const int status = take_lines(m, in);
+            if (status != NQ_CLI_EXIT_OK) return status;
+            continue;
+        }
+        size_t len = 0;
+        if (!slurp(path, buf, &len, m->err)) return NQ_CLI_EXIT_FAILURE;
+        const int status = take(m, buf, len, path);
+        if (status != NQ_CLI_EXIT_OK) return status;
+    }
+    return complete(m->seen, m->first.s.shards, m->given, m->err) ? NQ_CLI_EXIT_OK : NQ_CLI_EXIT_USAGE;
 }
 
 int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
@@ -238,10 +271,12 @@ int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
         fputs("nqueens: no plan for this n\n", err);
         return NQ_CLI_EXIT_FAILURE;
     }
-    nq_count_sums sum = {0, 0};
     if (opts->nfiles == 0) return NQ_CLI_EXIT_USAGE; /* nq_cli_parse refuses it first */
-    const int status = read_all(opts, &ref, in, &sum, err);
+    summer m = {.ref = &ref, .first = {.s = {.shards = 1}}, .err = err};
+    const int status = read_all(opts, in, &m);
+    free(m.seen);
     if (status != NQ_CLI_EXIT_OK) return status;
+    const nq_count_sums sum = m.sum;
     if (sum.burnside % 8u != 0) {
         fputs("nqueens: the shards' Burnside sums do not add up to whole classes: not shards of a count\n", err);
         return NQ_CLI_EXIT_USAGE;

@@ -70,6 +70,21 @@ r=$("$bin" count 14 --shard 2/7)
 d="$tmp/14-7"
 r=$("$bin" count 14 --sum "$d/6.json" "$d/0.json" - "$d/1.json" "$d/2.json" "$d/4.json" "$d/5.json" <"$d/3.json")
 [[ "$r" == '{"n":14,"total":365596,"unique":45752}' ]] || fail "count 14 --sum with stdin: $r"
+# standard input may hold any number of documents, one a line: more shards than a command line takes
+r=$(cat "$tmp/14-64"/*.json | "$bin" count 14 --sum -)
+[[ "$r" == '{"n":14,"total":365596,"unique":45752}' ]] || fail "count 14 --sum - of 64 lines: $r"
+r=$(cat "$d"/[1-5].json | "$bin" count 14 --sum "$d/0.json" - "$d/6.json")
+[[ "$r" == '{"n":14,"total":365596,"unique":45752}' ]] || fail "count 14 --sum files and 5 lines: $r"
+refuse_stdin() { # refuse_stdin PATTERN INPUT: --sum - of INPUT is refused with PATTERN
+  local err status
+  err=$(printf '%s' "$2" | "$bin" count 14 --sum - 2>&1 >/dev/null)
+  status=$?
+  [[ $status -eq 2 && "$err" == *"$1"* ]] || fail "--sum - refused '$1': status $status, '$err'"
+}
+refuse_stdin "-:3: not a shard document" "$(cat "$d/0.json" "$d/1.json")"$'\ngarbage\n'
+refuse_stdin "-:2: not a shard document" "$(cat "$d/0.json")"$'\n\n'"$(cat "$d/1.json")"
+refuse_stdin "-:2: shard 0 of 7 given twice" "$(cat "$d/0.json" "$d/0.json")"
+refuse_stdin "2 of 7 shards given; missing: 2 3 4 5 6" "$(cat "$d/0.json" "$d/1.json")"
 
 # --- refusals: missing, repeated, foreign (n, K, release, plan, method), malformed
 refuse 2 "6 of 7 shards given; missing: 4" count 14 --sum "$d"/[0-35-6].json
