@@ -149,7 +149,8 @@ typedef struct nq_count_sums {
 typedef void (*nq_count_task_fn)(void *arg, uint32_t task, const nq_count_sums *sums);
 
 /* How many tasks the plan of n has (>= 1). Pure, thread-safe.
- * Errors: NQ_E_ARG (tasks NULL), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX). */
+ * Errors: NQ_E_ARG (tasks NULL), NQ_E_RANGE (n outside 1..NQ_COUNT_N_MAX), NQ_E_NOMEM (the plan,
+ * a list of column sets at n >= 13, could not be listed). */
 nq_err nq_count_plan(int n, uint32_t *tasks);
 
 /* Tasks next to each other in a plan share work that a worker keeps between them (from n = 21 on,

@@ -369,7 +369,7 @@ void nq_cli_usage(FILE *out)
           "               N = 1..27; prints {\"n\":N,\"total\":...,\"unique\":...}.\n"
           "  --threads T  worker threads, 0 (the default) for one per CPU.\n"
           "  --queens K   count the ways to place K < N non-attacking queens instead (one thread);\n"
-          "               prints {\"n\":N,\"k\":K,\"total\":...,\"unique\":...}.\n"
+          "               prints {\"n\":N,\"k\":K,\"total\":...,\"unique\":...}. K = N is the plain count.\n"
           "  --shard I/K  count only shard I (0..K-1) of K: the plan's tasks i with (i / B) % K == I,\n"
           "               in blocks of B = max(1, tasks / (32 K)) consecutive tasks;\n"
           "               prints {\"n\":N,\"shard\":I,\"shards\":K,\"block\":B,\"method\":..,\"release\":..,\n"

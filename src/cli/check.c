@@ -98,7 +98,7 @@ static int check_and_write(const nq_cli_opts *o, const nq_placement *p, FILE *ou
     nq_check_report r;
     nq_pair *pairs = NULL;
     nq_err e = nq_placement_check(p, NULL, 0, &r);
-    const size_t want = r.conflicts < o->limit ? (size_t)r.conflicts : (size_t)o->limit;
+    const size_t want = e != NQ_OK ? 0 : r.conflicts < o->limit ? (size_t)r.conflicts : (size_t)o->limit;
     if (e == NQ_OK && want > 0) {
         pairs = malloc(want * sizeof *pairs);
         e = pairs != NULL ? nq_placement_check(p, pairs, want, &r) : NQ_E_NOMEM;

@@ -46,5 +46,7 @@ int main(int argc, char *argv[])
     case NQ_CLI_HELP: break;
     }
     nq_cli_usage(stdout);
-    return NQ_CLI_EXIT_OK;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return NQ_CLI_EXIT_OK;
+    fputs("nqueens: write error on standard output\n", stderr);
+    return NQ_CLI_EXIT_FAILURE;
 }

@@ -140,6 +140,11 @@ static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first
                 path, d->s.plan, d->s.tasks, d->method, (unsigned)NQ_COUNT_PLAN_VERSION, ref->tasks, ref->method);
         return false;
     }
+    if (d->s.shards > NQ_CLI_SHARDS_MAX) { /* --shard never makes one; and seen[] is K bytes */
+        fprintf(err, "nqueens: %s: one of %u shards, more than --shard cuts (%u)\n", path, d->s.shards,
+                NQ_CLI_SHARDS_MAX);
+        return false;
+    }
     if (first != NULL && d->s.shards != first->s.shards) {
         fprintf(err, "nqueens: %s: shard %u of %u, but the first file is one of %u\n", path, d->s.shard, d->s.shards,
                 first->s.shards);

@@ -158,6 +158,12 @@ expect_err 2 '--from must be' trace 4 --from -1
 
 # --- help
 expect 0 '*' --help
+"$bin" --help >/dev/full 2>"$tmp/err"
+status=$?
+if [[ $status -ne 1 ]] || ! grep -q 'write error' "$tmp/err"; then
+  echo "FAIL: --help >/dev/full: status $status (want 1)"
+  failures=$((failures + 1))
+fi
 expect 0 '*' solve 8 -h
 "$bin" --help | grep -q '^Usage: nqueens count N' || { echo "FAIL: --help text"; failures=$((failures + 1)); }
 

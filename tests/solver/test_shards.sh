@@ -125,6 +125,8 @@ malformed shard-beyond-k "$(sed 's/"shard":5/"shard":7/' <<<"$good")"
 malformed bad-label "$(sed 's/"release":"[^"]*"/"release":"1 0"/' <<<"$good")"
 malformed long "$good$(printf '%0300d' 0)"
 malformed not-json 'total 365596'
+sed 's/"shards":7,/"shards":4294967295,/' <<<"$good" >"$tmp/many.json" # well formed, but no --shard cut
+refuse 2 "many.json: one of 4294967295 shards, more than --shard cuts (1000000)" count 14 --sum "$tmp/many.json"
 refuse 1 "no-such.json: cannot open" count 14 --sum "$d"/[0-5].json "$tmp/no-such.json"
 
 # --- usage errors
