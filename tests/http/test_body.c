@@ -470,6 +470,26 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/* A content-coded body is refused before it is read, saying which coding is accepted (RFC 9110 section
+ * 12.5.3); "identity" is no coding at all. */
+START_TEST(test_content_coded_body)
+{
+    static const char body[] = "{\"n\":4,\"columns\":[1,3,0,2]}";
+    const char *const gz[] = {"Content-Type: application/json", "Content-Encoding: gzip", NULL};
+    nq_http_response r;
+    ck_assert(nq_http_send(&server, "POST", "/check", gz, body, strlen(body), &r));
+    ck_assert_int_eq(r.status, 415);
+    ck_assert_str_eq(nq_http_header_get(&r, "Accept-Encoding"), "identity");
+    check_problem(r.body, 415, "unsupported-media-type", "/check", "not content-coded ('gzip')");
+    nq_http_response_free(&r);
+    const char *const plain[] = {"Content-Type: application/json", "Content-Encoding:  Identity ", NULL};
+    ck_assert(nq_http_send(&server, "POST", "/check", plain, body, strlen(body), &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"valid\":true"));
+    nq_http_response_free(&r);
+}
+END_TEST
+
 /* ---- the answer is the GET's ------------------------------------------------------------------------ */
 
 static const struct {
@@ -578,6 +598,7 @@ int main(void)
     tcase_add_test(tc, test_endless_chunked);
     tcase_add_test(tc, test_trickled_bodies);
     tcase_add_loop_test(tc, test_malformed, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, test_content_coded_body);
     tcase_add_loop_test(tc, test_post_equals_get, 0, (int)(sizeof same / sizeof same[0]));
     tcase_add_test(tc, test_board_too_large_for_a_url);
     tcase_add_test(tc, test_keep_alive_after_post);

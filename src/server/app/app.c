@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -442,12 +443,33 @@ static bool method_answered(const nq_route *route, const nq_request *req, nq_res
 
 /* ---- request bodies (app.h) ------------------------------------------------------------------ */
 
-/* Why a POST's body is refused, from its head: not JSON (NQ_E_MEDIA_TYPE), or longer than the cap
- * (NQ_E_BODY_TOO_LARGE: length is the announced length, or that of the body read); else NQ_OK. */
+/* The request's Content-Encoding when it names a coding, anything but "identity"; else NULL. Bodies
+ * are read as they come: a gzip body parsed as JSON would only be a puzzling 400. */
+static const char *body_coding(const nq_request *req)
+{
+    const char *ce = req->header ? req->header(req->header_ctx, "Content-Encoding") : NULL;
+    if (!ce) return NULL;
+    while (*ce == ' ' || *ce == '\t') ce++;
+    size_t len = strlen(ce);
+    while (len > 0 && (ce[len - 1] == ' ' || ce[len - 1] == '\t')) len--;
+    return len == 0 || (len == 8 && strncasecmp(ce, "identity", 8) == 0) ? NULL : ce;
+}
+
+/* Why a POST's body is refused, from its head: not JSON or content-coded (NQ_E_MEDIA_TYPE), or
+ * longer than the cap (NQ_E_BODY_TOO_LARGE: length is the announced length, or that of the body
+ * read); else NQ_OK. */
 static nq_err body_fault(const nq_app *app, const nq_request *req, uint64_t length)
 {
-    if (!nq_app_json_content(req)) return NQ_E_MEDIA_TYPE;
+    if (!nq_app_json_content(req) || body_coding(req)) return NQ_E_MEDIA_TYPE;
     return length > app->cfg->max_body_bytes ? NQ_E_BODY_TOO_LARGE : NQ_OK;
+}
+
+/* A client's header value as printable ASCII ('?' for any other byte), cut to fit out. */
+static void printable(const char *v, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (; v && k < cap - 1 && v[k]; k++) out[k] = v[k] >= 0x20 && v[k] < 0x7f ? v[k] : '?';
+    out[k] = '\0';
 }
 
 /* The problem for body_fault's err; length as there, or 0 for a chunked body that grew past the cap. */
@@ -455,12 +477,19 @@ static void body_problem(const nq_app *app, const nq_request *req, nq_err err, u
 {
     const size_t cap = app->cfg->max_body_bytes;
     char detail[200];
+    const char *coding = err == NQ_E_MEDIA_TYPE && nq_app_json_content(req) ? body_coding(req) : NULL;
+    if (coding) { /* RFC 9110 section 12.5.3: say which codings are accepted */
+        char named[64];
+        printable(coding, named, sizeof named);
+        (void)snprintf(detail, sizeof detail, "The body must be sent as it is, not content-coded ('%s').", named);
+        nq_app_problem(resp, req->path, err, NULL, detail, false, 0);
+        nq_response_add_header(resp, "Accept-Encoding", "identity");
+        return;
+    }
     if (err == NQ_E_MEDIA_TYPE) {
         const char *ct = req->header ? req->header(req->header_ctx, "Content-Type") : NULL;
-        char named[64]; /* the client's type, printable ASCII only ('?' for any other byte), cut */
-        size_t k = 0;
-        for (; ct && k < sizeof named - 1 && ct[k]; k++) named[k] = ct[k] >= 0x20 && ct[k] < 0x7f ? ct[k] : '?';
-        named[k] = '\0';
+        char named[64];
+        printable(ct, named, sizeof named);
         (void)snprintf(detail, sizeof detail, "The body must be 'Content-Type: application/json'%s%s%s.",
                        ct ? ", not '" : " (the request names no type)", named, ct ? "'" : "");
         nq_app_problem(resp, req->path, err, NULL, detail, false, 0);
