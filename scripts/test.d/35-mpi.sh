@@ -7,6 +7,8 @@
 #     progress (polled, never a fixed sleep) every process of the job is killed with SIGKILL, as a
 #     machine dying would; the restart with the same file must say it resumes from that file's
 #     done tasks and print the right count;
+#   - a worker reports the tasks of its chunk while it counts it: with one worker at n = 19 the first
+#     checkpoint holds part of a chunk, not a whole one;
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
 #     and left as they are.
 # About 30 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
@@ -86,6 +88,26 @@ say "resumed from $done_before tasks: $out"
 # A finished checkpoint prints the count at once.
 out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) || fail "rerun on a finished checkpoint exited $?"
 [[ "$out" == "${want[17]}" ]] || fail "rerun on a finished checkpoint printed '$out'"
+
+# --- a chunk's tasks reach the checkpoint while it is counted: with one worker a chunk is half the
+# plan (n = 19 on one thread: seconds of CPU), so the first checkpoint with progress must hold fewer
+# tasks than a whole chunk (13185 of 26370), from the worker's partial report
+cp19=$work/cp19
+setsid mpirun --allow-run-as-root --oversubscribe -np 2 "$bin" 19 --threads 1 --checkpoint "$cp19" \
+  --checkpoint-every 0 >/dev/null 2>"$work/partial.err" &
+job=$!
+for _ in $(seq 3000); do # up to 60 s for the first report on a loaded machine, then give up
+  grep -q '^done [1-9]' "$cp19" 2>/dev/null && break
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.02
+done
+kill_job "$job"
+wait "$job" 2>/dev/null || true
+job=""
+partial=$(sed -n 's/^done //p' "$cp19")
+[[ -n $partial && $partial -gt 0 && $partial -lt 13185 ]] ||
+  fail "first checkpoint of n = 19 held '$partial' tasks, want 1..13184: $(cat "$work/partial.err")"
+say "a chunk reported $partial of its 13185 tasks before it ended"
 
 # --- checkpoints that are refused, and left alone
 refuse() { # refuse WHAT FILE ARGS...: exit 2 and FILE unchanged

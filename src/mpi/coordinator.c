@@ -144,7 +144,8 @@ static int serve(coordinator *c)
             status = NQ_MPI_EXIT_FAILURE;
             break;
         }
-        if (st.MPI_TAG != NQ_MPI_TAG_RESULT || !take_results(c, buf, len)) {
+        const bool partial = st.MPI_TAG == NQ_MPI_TAG_PARTIAL;
+        if ((st.MPI_TAG != NQ_MPI_TAG_RESULT && !partial) || !take_results(c, buf, len)) {
             fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", st.MPI_SOURCE);
             status = NQ_MPI_EXIT_FAILURE;
             break;
@@ -154,7 +155,7 @@ static int serve(coordinator *c)
             break;
         }
         progress(c, false);
-        if (!hand_out(c, st.MPI_SOURCE)) active--;
+        if (!partial && !hand_out(c, st.MPI_SOURCE)) active--; /* a RESULT also asks for more */
     }
     free(buf);
     return status;

@@ -2,7 +2,8 @@
  *
  * The job is a work queue over the tasks of n's plan (solver.h). Rank 0 holds the queue, the sums
  * and the checkpoint; every other rank asks it for a chunk of task indices, counts them with
- * nq_count_tasks on its own threads, and sends back each task's sums with its next request. Only
+ * nq_count_tasks on its own threads, and sends back each task's sums while it counts (when there is
+ * a checkpoint to keep them) and with its next request. Only
  * the main thread of each rank calls MPI (MPI_THREAD_FUNNELED); the library's worker threads only
  * count. Sums travel and add as uint64 (MPI_UINT64_T), never through a double.
  */
@@ -24,7 +25,8 @@ enum {
     NQ_MPI_TAG_RESULT = 1, /* worker -> 0: (task, total, burnside) per finished task; also the request */
     NQ_MPI_TAG_WORK = 2,   /* 0 -> worker: the task indices to count next, at least one */
     NQ_MPI_TAG_STOP = 3,   /* 0 -> worker: no work left, leave */
-    NQ_MPI_TAG_FAIL = 4    /* worker -> 0: its count failed; one value, the nq_err */
+    NQ_MPI_TAG_FAIL = 4,   /* worker -> 0: its count failed; one value, the nq_err */
+    NQ_MPI_TAG_PARTIAL = 5 /* worker -> 0: results of the chunk it is still counting; not a request */
 };
 
 typedef struct nq_mpi_opts {

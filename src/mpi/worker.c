@@ -1,45 +1,116 @@
 /* worker.c - a rank other than 0 in nqueens-mpi: count the chunks rank 0 hands out.
  *
  * Each chunk is one nq_count_tasks call over a bitmap of the chunk's tasks, so the method's tables
- * are built once per chunk; that is why rank 0 hands out few, large chunks (coordinator.c).
+ * are built once per chunk; that is why rank 0 hands out few, large chunks (coordinator.c). The
+ * count runs on a thread of its own; the main thread, the only one that calls MPI, reports the
+ * tasks finished so far while it runs (PARTIAL) and the rest at its end (RESULT, the next request).
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+#endif
 #include "mpi_count.h"
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nqueens/solver.h"
 
-/* The results of one chunk, filled by the library's worker threads. */
+#define PARTIAL_MIN_S 1.0 /* least seconds between two partial reports of one chunk */
+#define POLL_MS 50L       /* the main thread looks at the counting this often */
+
+/* The results of one chunk, filled by the library's worker threads under lock; the main thread
+ * sends triples[0..count) in order (what is below count is written). */
 typedef struct chunk_results {
-    uint64_t *triples;          /* (task, total, burnside) per finished task */
-    atomic_uint_fast32_t count; /* triples filled */
-    uint32_t cap;               /* triples there is room for: the chunk's size */
+    uint64_t *triples;    /* (task, total, burnside) per finished task */
+    uint32_t count;       /* triples filled */
+    uint32_t cap;         /* triples there is room for: the chunk's size */
+    uint32_t sent;        /* triples already sent to rank 0 */
+    pthread_mutex_t lock; /* guards count */
 } chunk_results;
 
 static void on_task(void *arg, uint32_t task, const nq_count_sums *sums)
 {
     chunk_results *r = arg;
-    const uint_fast32_t k = atomic_fetch_add_explicit(&r->count, 1, memory_order_relaxed);
-    if (k >= r->cap) return; /* cannot happen: each task of the chunk is reported once */
-    r->triples[3 * k] = task;
-    r->triples[3 * k + 1] = sums->total;
-    r->triples[3 * k + 2] = sums->burnside;
+    pthread_mutex_lock(&r->lock);
+    if (r->count < r->cap) { /* always: each task of the chunk is reported once */
+        uint64_t *t = r->triples + 3u * r->count;
+        t[0] = task;
+        t[1] = sums->total;
+        t[2] = sums->burnside;
+        r->count++;
+    }
+    pthread_mutex_unlock(&r->lock);
 }
 
-/* Count the chunk's tasks into r; todo (the plan's length) is left all zero again. */
+/* Send rank 0 the triples finished since the last send, with tag (a RESULT even when empty: it is
+ * also the request for the next chunk). */
+static void send_new(chunk_results *r, int tag)
+{
+    pthread_mutex_lock(&r->lock);
+    const uint32_t upto = r->count;
+    pthread_mutex_unlock(&r->lock);
+    if (upto == r->sent && tag != NQ_MPI_TAG_RESULT) return;
+    MPI_Send(r->triples + 3u * r->sent, (int)(3u * (upto - r->sent)), MPI_UINT64_T, 0, tag, MPI_COMM_WORLD);
+    r->sent = upto;
+}
+
+/* One chunk's count, on a thread of its own while the main thread reports. */
+typedef struct chunk_run {
+    const nq_mpi_opts *opts; /* n, threads */
+    const uint8_t *todo;     /* the chunk's tasks */
+    chunk_results *r;        /* where each finished task goes */
+    nq_err rc;               /* nq_count_tasks' */
+    atomic_bool done;        /* rc is set */
+} chunk_run;
+
+static void *run_chunk(void *arg)
+{
+    chunk_run *c = arg;
+    c->rc = nq_count_tasks(c->opts->n, c->opts->threads, c->todo, NULL, on_task, c->r);
+    atomic_store(&c->done, true);
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Count the chunk's tasks into r; todo (the plan's length) is left all zero again. While it counts,
+ * the tasks finished so far go to rank 0 as PARTIAL results, at rank 0's checkpoint pace (at least
+ * PARTIAL_MIN_S apart): a chunk is a large share of the plan when workers are few (hours at n = 23),
+ * and its tasks must reach the checkpoint before the chunk ends, or a killed job loses them. */
 static nq_err count_chunk(const nq_mpi_opts *o, const uint32_t *chunk, int len, uint32_t tasks, uint8_t *todo,
                           chunk_results *r)
 {
     for (int i = 0; i < len; i++)
         if (chunk[i] < tasks) todo[chunk[i]] = 1;
-    atomic_store(&r->count, 0);
+    r->count = r->sent = 0;
     r->cap = (uint32_t)len;
-    const nq_err rc = nq_count_tasks(o->n, o->threads, todo, NULL, on_task, r);
+    chunk_run run = {.opts = o, .todo = todo, .r = r, .rc = NQ_OK};
+    atomic_init(&run.done, false);
+    pthread_t th;
+    if (pthread_create(&th, NULL, run_chunk, &run) != 0) {
+        memset(todo, 0, tasks);
+        return NQ_E_THREAD;
+    }
+    const double every = o->every_s > PARTIAL_MIN_S ? o->every_s : PARTIAL_MIN_S;
+    const struct timespec poll = {0, POLL_MS * 1000000L};
+    for (double last = now_s(); !atomic_load(&run.done);) {
+        nanosleep(&poll, NULL);
+        if (o->checkpoint == NULL || now_s() - last < every) continue;
+        send_new(r, NQ_MPI_TAG_PARTIAL);
+        last = now_s();
+    }
+    pthread_join(th, NULL);
     memset(todo, 0, tasks);
-    return rc;
+    return run.rc;
 }
 
 static void fail(nq_err rc)
@@ -55,12 +126,12 @@ int nq_mpi_work(const nq_mpi_opts *opts)
     uint8_t *todo = rc == NQ_OK ? calloc(tasks, 1) : NULL;
     uint32_t *chunk = todo != NULL ? malloc((size_t)tasks * sizeof *chunk) : NULL;
     chunk_results r = {.triples = chunk != NULL ? malloc((size_t)tasks * 3u * sizeof *r.triples) : NULL};
+    pthread_mutex_init(&r.lock, NULL);
     int status = NQ_MPI_EXIT_FAILURE;
     if (r.triples == NULL) {
         fail(rc != NQ_OK ? rc : NQ_E_NOMEM);
         goto end;
     }
-    atomic_init(&r.count, 0);
     MPI_Send(NULL, 0, MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT, MPI_COMM_WORLD); /* the first request */
     for (;;) {
         MPI_Status st;
@@ -77,11 +148,11 @@ int nq_mpi_work(const nq_mpi_opts *opts)
             fail(rc);
             goto end;
         }
-        const uint_fast32_t done = atomic_load(&r.count);
-        MPI_Send(r.triples, (int)(3u * done), MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT, MPI_COMM_WORLD);
+        send_new(&r, NQ_MPI_TAG_RESULT); /* the rest of the chunk, and the next request */
     }
     status = NQ_MPI_EXIT_OK;
 end:
+    pthread_mutex_destroy(&r.lock);
     free(r.triples);
     free(chunk);
     free(todo);
