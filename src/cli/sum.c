@@ -231,21 +231,37 @@ static int take(summer *m, const char *text, size_t len, const char *name)
     return NQ_CLI_EXIT_OK;
 }
 
+/* One line of in, its newline included, into buf (SHARD_FILE_MAX + 1 bytes): false at the end of
+ * the input. Every byte counts, a NUL too (which no document holds); *len is SHARD_FILE_MAX + 1 for
+ * a line longer than any document, whose rest is then left unread (it is refused anyway). */
+static bool read_line(FILE *in, char *buf, size_t *len)
+{
+    size_t k = 0;
+    int c = EOF;
+    flockfile(in);
+    while (k <= SHARD_FILE_MAX && (c = getc_unlocked(in)) != EOF) {
+        buf[k++] = (char)c;
+        if (c == '\n') break;
+    }
+    funlockfile(in);
+    *len = k;
+    return k > 0;
+}
+
 /* Standard input: any number of documents, one a line, for more shards than a command line holds
  * (`find shards -name 'shard-*' -exec cat {} + | nqueens count N --sum -`). Each is named "-:LINE"
  * in refusals. */
 static int take_lines(summer *m, FILE *in)
 {
-    char buf[SHARD_FILE_MAX + 2u];
+    char buf[SHARD_FILE_MAX + 1u];
     char name[32];
-    for (unsigned long line = 1; fgets(buf, sizeof buf, in) != NULL; line++) {
-        size_t len = strlen(buf);
+    size_t len = 0;
+    int status = NQ_CLI_EXIT_OK;
+    for (unsigned long line = 1; status == NQ_CLI_EXIT_OK && read_line(in, buf, &len); line++) {
         (void)snprintf(name, sizeof name, "-:%lu", line);
-        if (len > SHARD_FILE_MAX || strlen(buf) != len) len = SHARD_FILE_MAX + 1u; /* too long, or a NUL */
-        const int status = take(m, buf, len, name);
-        if (status != NQ_CLI_EXIT_OK) return status;
+        status = take(m, buf, len, name);
     }
-    if (!ferror(in)) return NQ_CLI_EXIT_OK;
+    if (status != NQ_CLI_EXIT_OK || !ferror(in)) return status;
     fputs("nqueens: -: read error\n", m->err);
     return NQ_CLI_EXIT_FAILURE;
 }
@@ -265,6 +281,10 @@ static int read_all(const nq_cli_opts *opts, FILE *in, summer *m)
         if (!slurp(path, buf, &len, m->err)) return NQ_CLI_EXIT_FAILURE;
         const int status = take(m, buf, len, path);
         if (status != NQ_CLI_EXIT_OK) return status;
+    }
+    if (m->given == 0) { /* an empty standard input (a find that found nothing) */
+        fputs("nqueens: no shard documents given\n", m->err);
+        return NQ_CLI_EXIT_USAGE;
     }
     return complete(m->seen, m->first.s.shards, m->given, m->err) ? NQ_CLI_EXIT_OK : NQ_CLI_EXIT_USAGE;
 }

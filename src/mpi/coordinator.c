@@ -279,8 +279,8 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
     if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);
-    } else if (status == NQ_MPI_EXIT_FAILURE) {
-        (void)save(&c, true); /* keep what was done for the restart */
+    } else if (status == NQ_MPI_EXIT_FAILURE && !c.save_failed) {
+        (void)save(&c, true); /* keep what was done for the restart (unless that is what failed) */
     }
     nq_mpi_checkpoint_unlock(lock);
     pthread_mutex_destroy(&c.lock);

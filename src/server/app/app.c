@@ -306,26 +306,38 @@ static void stream_free(void *src)
     free(s);
 }
 
+/* The stream over body (taken over), with gzip over it when *gzip and one of the --max-gzip-streams
+ * is free; *gzip then says which it got. For HEAD (no body) there is no stream, and *gzip says what
+ * GET would get now, without taking a slot that nobody would read. On a failure *out (if set) is
+ * for stream_free. */
+static nq_err stream_make(nq_app *app, nq_app_body body, bool *gzip, app_stream **out)
+{
+    *out = NULL;
+    if (!body.state) {
+        if (*gzip) *gzip = atomic_load(&app->gzip_streams) < app->cfg->max_gzip_streams;
+        return NQ_OK;
+    }
+    if (*gzip) *gzip = gzip_stream_take(app); /* none free: uncompressed, as a client must accept */
+    app_stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (*gzip) atomic_fetch_sub(&app->gzip_streams, 1);
+        body.destroy(body.state);
+        return NQ_E_NOMEM;
+    }
+    s->body = body;
+    s->app = app;
+    *out = s;
+    if (!*gzip) return NQ_OK;
+    const nq_err rc = nq_compress_stream_create(body.read, body.state, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
+    if (rc != NQ_OK) atomic_fetch_sub(&app->gzip_streams, 1); /* no gz: stream_free gives nothing back */
+    return rc;
+}
+
 void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
                    nq_response *resp)
 {
     app_stream *s = NULL;
-    nq_err rc = NQ_OK;
-    if (body.state) {
-        /* All gzip streams taken: this one goes uncompressed, as a client must accept (Vary says so). */
-        if (gzip && !gzip_stream_take(w->app)) gzip = false;
-        s = calloc(1, sizeof *s);
-        if (!s) {
-            body.destroy(body.state);
-            rc = NQ_E_NOMEM;
-        } else {
-            s->body = body;
-            s->app = w->app;
-            if (gzip)
-                rc = nq_compress_stream_create(body.read, body.state, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
-        }
-        if (gzip && (!s || !s->gz)) atomic_fetch_sub(&w->app->gzip_streams, 1); /* not made after all */
-    }
+    const nq_err rc = stream_make(w->app, body, &gzip, &s);
     if (rc != NQ_OK) {
         stream_free(s);
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);

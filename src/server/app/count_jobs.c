@@ -54,6 +54,7 @@ struct nq_count_jobs {
     pthread_mutex_t store_lock;     /* orders a count's store writes (taken before lock) */
     pthread_mutex_t lock;           /* guards everything below but the threads */
     pthread_cond_t changed;         /* a slot changed state, or stopping */
+    clockid_t clock;                /* the clock of changed's timed waits */
     slot slots[NQ_COUNT_N_MAX + 1]; /* by n */
     uint64_t next_seq;              /* for the next queued slot */
     bool stopping;                  /* destroy began */
@@ -71,12 +72,13 @@ static int64_t wall_s(void)
     return (int64_t)time(NULL);
 }
 
-/* now + ms as an absolute CLOCK_MONOTONIC time, for pthread_cond_timedwait on `changed` (made with
- * that clock: a step of the wall clock must neither stall the ticker nor oversleep a waiter). */
-static struct timespec after_ms(uint32_t ms)
+/* now + ms as an absolute time on `changed`'s clock, for pthread_cond_timedwait: CLOCK_MONOTONIC
+ * (a step of the wall clock must neither stall the ticker nor oversleep a waiter) wherever the
+ * condition variable takes it, which is everywhere this builds. */
+static struct timespec after_ms(const nq_count_jobs *j, uint32_t ms)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(j->clock, &t);
     const uint64_t ns = (uint64_t)t.tv_nsec + (uint64_t)ms * 1000000u;
     t.tv_sec += (time_t)(ns / 1000000000u);
     t.tv_nsec = (long)(ns % 1000000000u);
@@ -143,12 +145,15 @@ static nq_err plan_make(int n, uint32_t *tasks, uint8_t **done)
     return *done ? NQ_OK : NQ_E_NOMEM;
 }
 
+/* A fresh plan is written at the next checkpoint, with no task done: a count accepted or started is
+ * kept even if the process dies before its first task. */
 static void plan_install(slot *s, uint32_t tasks, uint8_t *done)
 {
     s->done = done;
     s->tasks = tasks;
     s->ndone = 0;
     s->sums = (nq_count_sums){0, 0};
+    s->dirty = true;
 }
 
 /* Give s its plan unless it has one. Caller holds the lock. */
@@ -168,25 +173,6 @@ static void slot_forget_plan(slot *s)
     s->done = NULL;
     s->tasks = s->ndone = 0;
     s->sums = (nq_count_sums){0, 0};
-}
-
-/* Plan a count just queued and mark it for the next checkpoint, so that an accepted count outlives a
- * stop or a crash even before its first task. Planned outside the lock (a tenth of a second at
- * n = 23); a runner that took the count meanwhile planned it itself, and on failure the runner will. */
-static void plan_queued(nq_count_jobs *j, int n)
-{
-    uint32_t tasks = 0;
-    uint8_t *done = NULL;
-    if (plan_make(n, &tasks, &done) != NQ_OK) return;
-    pthread_mutex_lock(&j->lock);
-    slot *s = &j->slots[n];
-    if (!s->tasks && s->state == NQ_JOB_QUEUED) {
-        plan_install(s, tasks, done);
-        s->dirty = true;
-        done = NULL;
-    }
-    pthread_mutex_unlock(&j->lock);
-    free(done);
 }
 
 /* ---- the store ------------------------------------------------------------------------------- */
@@ -272,7 +258,7 @@ static void *ticker_main(void *arg)
     nq_count_jobs *j = arg;
     pthread_mutex_lock(&j->lock);
     while (!j->stopping) {
-        const struct timespec until = after_ms(j->cfg->checkpoint_ms);
+        const struct timespec until = after_ms(j, j->cfg->checkpoint_ms);
         (void)pthread_cond_timedwait(&j->changed, &j->lock, &until);
         if (j->stopping) break;
         pthread_mutex_unlock(&j->lock);
@@ -471,7 +457,7 @@ nq_err nq_count_jobs_create(nq_app *app, nq_store *store, nq_count_jobs **out)
     pthread_mutex_init(&j->lock, NULL);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
-    (void)pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    j->clock = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
     pthread_cond_init(&j->changed, &attr);
     pthread_condattr_destroy(&attr);
     nq_err rc = load_store(j);
@@ -516,13 +502,25 @@ void nq_count_jobs_destroy(nq_count_jobs *j)
     free(j);
 }
 
+/* Whether a start of n would queue a count without a plan: then it is planned before, outside the
+ * lock (a tenth of a second at n = 23), so that the runner need not plan under it. */
+static bool needs_plan(nq_count_jobs *j, int n)
+{
+    pthread_mutex_lock(&j->lock);
+    const bool need = !j->stopping && j->slots[n].state == NQ_JOB_NONE && j->slots[n].tasks == 0;
+    pthread_mutex_unlock(&j->lock);
+    return need;
+}
+
 nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view)
 {
     if (!j || n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_ARG;
+    uint32_t tasks = 0;
+    uint8_t *plan = NULL;
+    if (needs_plan(j, n) && plan_make(n, &tasks, &plan) != NQ_OK) plan = NULL; /* the runner tries again */
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
     nq_err rc = NQ_OK;
-    bool queued = false;
     if (j->stopping) {
         rc = NQ_E_DRAINING;
     } else if (s->state == NQ_JOB_NONE) {
@@ -534,13 +532,16 @@ nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view)
             s->err = NQ_OK;
             s->seq = j->next_seq++;
             if (!s->started_at) s->started_at = wall_s();
-            queued = true;
+            if (!s->tasks && plan) {
+                plan_install(s, tasks, plan);
+                plan = NULL;
+            }
             pthread_cond_broadcast(&j->changed);
         }
     }
     if (view) view_of(s, n, view);
     pthread_mutex_unlock(&j->lock);
-    if (queued) plan_queued(j, n);
+    free(plan); /* not needed after all (another request queued it first) */
     return rc;
 }
 
@@ -564,7 +565,7 @@ nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomi
         const double left = until - nq_clock_s();
         if ((wait_ms != UINT32_MAX && left <= 0) || (cancel && atomic_load(cancel))) break;
         const double slice = wait_ms == UINT32_MAX || left * 1000.0 > WAIT_SLICE_MS ? WAIT_SLICE_MS : left * 1000.0;
-        const struct timespec t = after_ms((uint32_t)slice + 1u); /* rounded up: never a busy loop */
+        const struct timespec t = after_ms(j, (uint32_t)slice + 1u); /* rounded up: never a busy loop */
         (void)pthread_cond_timedwait(&j->changed, &j->lock, &t);
     }
     view_of(s, n, view);
@@ -593,18 +594,22 @@ void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double se
     pthread_mutex_unlock(&j->lock);
     if (known) return; /* a long count of the same n, or already recorded */
     const int64_t at = wall_s();
+    pthread_mutex_lock(&j->store_lock); /* as run_ended: no checkpoint of n lands after this write */
     const bool saved = save_count(j, n, c, seconds, at);
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
-    if (s->state == NQ_JOB_NONE)
+    if (s->state == NQ_JOB_NONE) {
+        slot_forget_plan(s); /* a long count of n that failed earlier may have left one */
         *s = (slot){.state = NQ_JOB_DONE,
                     .counts = *c,
                     .seconds = seconds,
                     .finished_at = at,
                     .started_at = at,
                     .unsaved = !saved};
+    }
     pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
+    pthread_mutex_unlock(&j->store_lock);
 }
 
 static int newest_first(const void *a, const void *b)

@@ -84,8 +84,9 @@ nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomi
 /* The state of n now (state NONE when unknown). */
 void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view);
 
-/* Record a count that finished within a request (n < --long-count-n): stored (durable when this
- * returns, unless the store fails: then retried later) and kept as DONE. */
+/* Record a count that finished within a request (any route's: a /count below --long-count-n, a
+ * /solve total): stored (durable when this returns, unless the store fails: then retried later) and
+ * kept as DONE. A long count of n already known (queued, running, done) is left as it is. */
 void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double seconds);
 
 /* Every known count, newest first (running and queued by start, finished by finish time), into

@@ -177,9 +177,11 @@ typedef struct nq_app_body {
 } nq_app_body;
 
 /* Complete resp as a 200 whose body streams from body (taken over: freed with the response, or at once
- * on failure), gzip-compressed on the fly when gzip (the caller decided it is allowed and worth it),
- * with the success headers for w's key and media type. body.state NULL (HEAD): the headers of GET, no
- * body and no work. On a failure resp is the problem. */
+ * on failure), gzip-compressed on the fly when gzip (the caller decided it is allowed and worth it)
+ * and one of the --max-gzip-streams is free: the stream holds it until it is freed; with none free it
+ * goes uncompressed. Headers are the success headers for w's key, media type and that choice.
+ * body.state NULL (HEAD): the headers GET would get now, no body and no work. On a failure resp is
+ * the problem. Thread-safe: the budget is one atomic count per app. */
 void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
                    nq_response *resp);
 
