@@ -500,6 +500,29 @@ START_TEST(queued_count_survives_kill_9)
 }
 END_TEST
 
+/* A count that starts at once is kept from its start too: its first checkpoint, a plan with no task
+ * done (each task here takes a minute), lets it resume after a kill -9. */
+START_TEST(started_count_survives_kill_9)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "60000", NULL);
+    (void)start_async(&s, 14);
+    ck_assert_double_eq(nq_harness_await_metric(&s, "nqueensd_counts_running", 1.0, 30), 1.0);
+    ck_assert(metric_at_least(&s, "nqueensd_checkpoints_total", 1));
+    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 1.0);
+    nq_http_response r;
+    poll_to_200(&s, 14, 0.0, &r);
+    ck_assert_str_eq(r.body, COUNT_14);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
 /* ---- files the server must refuse ------------------------------------------------------------------ */
 
 /* Run nqueensd on store until it exits (it must not start); its status, stderr in err. */
@@ -711,6 +734,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, kill_9_resumes_from_the_last_checkpoint);
     tcase_add_test(tc, sigterm_checkpoints_and_exits_0);
     tcase_add_test(tc, queued_count_survives_kill_9);
+    tcase_add_test(tc, started_count_survives_kill_9);
     suite_add_tcase(s, tc);
     tc = tcase_create("files");
     tcase_set_timeout(tc, 120);

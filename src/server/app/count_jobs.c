@@ -282,6 +282,13 @@ static void on_task(void *arg, uint32_t task, const nq_count_sums *sums)
 {
     const task_ctx *t = arg;
     nq_count_jobs *j = t->j;
+    /* Tests: a cheap n made slow, each task taking this long before it counts as done (the first
+     * one too, so a test can stop a count that has not finished a task). */
+    const unsigned delay = j->cfg->count_task_delay_ms;
+    if (delay) {
+        const struct timespec ts = {(time_t)(delay / 1000u), (long)(delay % 1000u) * 1000000L};
+        (void)nanosleep(&ts, NULL);
+    }
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[t->n];
     if (task < s->tasks && !s->done[task]) {
@@ -291,11 +298,6 @@ static void on_task(void *arg, uint32_t task, const nq_count_sums *sums)
         s->dirty = true;
     }
     pthread_mutex_unlock(&j->lock);
-    const unsigned delay = j->cfg->count_task_delay_ms; /* tests: a cheap n made slow */
-    if (delay) {
-        const struct timespec ts = {(time_t)(delay / 1000u), (long)(delay % 1000u) * 1000000L};
-        (void)nanosleep(&ts, NULL);
-    }
 }
 
 /* A run ended with rc. Caller holds the lock; it is released and taken again around the store write. */

@@ -83,7 +83,8 @@ static const opt_row opts[] = {
     {"checkpoint-ms", "NQUEENSD_CHECKPOINT_MS", T_UINT, FIELD(checkpoint_ms), "5000", 50, 3600000, "MS",
      "a running long count records its finished tasks in the store this often"},
     {"count-task-delay-ms", "NQUEENSD_COUNT_TASK_DELAY_MS", T_UINT, FIELD(count_task_delay_ms), "0", 0, 60000, "MS",
-     "for tests only: a long count's worker waits this long after each task (makes a cheap n slow)"},
+     "for tests only: each task of a long count takes this much longer before it counts as done (makes a "
+     "cheap n slow)"},
     {"max-solutions", "NQUEENSD_MAX_SOLUTIONS", T_U64, FIELD(max_solutions), "100000", 1, 100000000, "N",
      "most solutions one /solve response carries; a larger answer needs limit/after"},
     {"max-n-solution", "NQUEENSD_MAX_N_SOLUTION", T_UINT, FIELD(max_n_solution), "1000000", 1, 100000000, "N",
