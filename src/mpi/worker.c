@@ -37,7 +37,7 @@ static void on_task(void *arg, uint32_t task, const nq_count_sums *sums)
     chunk_results *r = arg;
     pthread_mutex_lock(&r->lock);
     if (r->count < r->cap) { /* always: each task of the chunk is reported once */
-        uint64_t *t = r->triples + 3u * r->count;
+        uint64_t *t = r->triples + (size_t)3 * r->count;
         t[0] = task;
         t[1] = sums->total;
         t[2] = sums->burnside;
@@ -54,7 +54,7 @@ static void send_new(chunk_results *r, int tag)
     const uint32_t upto = r->count;
     pthread_mutex_unlock(&r->lock);
     if (upto == r->sent && tag != NQ_MPI_TAG_RESULT) return;
-    MPI_Send(r->triples + 3u * r->sent, (int)(3u * (upto - r->sent)), MPI_UINT64_T, 0, tag, MPI_COMM_WORLD);
+    MPI_Send(r->triples + (size_t)3 * r->sent, (int)(3u * (upto - r->sent)), MPI_UINT64_T, 0, tag, MPI_COMM_WORLD);
     r->sent = upto;
 }
 
@@ -119,19 +119,9 @@ static void fail(nq_err rc)
     MPI_Send(&code, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_FAIL, MPI_COMM_WORLD);
 }
 
-int nq_mpi_work(const nq_mpi_opts *opts)
+/* Ask, count and report chunks until rank 0 says stop. chunk and todo hold the plan's length. */
+static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk, uint8_t *todo, chunk_results *r)
 {
-    uint32_t tasks = 0;
-    nq_err rc = nq_count_plan(opts->n, &tasks);
-    uint8_t *todo = rc == NQ_OK ? calloc(tasks, 1) : NULL;
-    uint32_t *chunk = todo != NULL ? malloc((size_t)tasks * sizeof *chunk) : NULL;
-    chunk_results r = {.triples = chunk != NULL ? malloc((size_t)tasks * 3u * sizeof *r.triples) : NULL};
-    pthread_mutex_init(&r.lock, NULL);
-    int status = NQ_MPI_EXIT_FAILURE;
-    if (r.triples == NULL) {
-        fail(rc != NQ_OK ? rc : NQ_E_NOMEM);
-        goto end;
-    }
     MPI_Send(NULL, 0, MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT, MPI_COMM_WORLD); /* the first request */
     for (;;) {
         MPI_Status st;
@@ -140,20 +130,35 @@ int nq_mpi_work(const nq_mpi_opts *opts)
         MPI_Get_count(&st, MPI_UINT32_T, &len);
         if (st.MPI_TAG != NQ_MPI_TAG_WORK || len <= 0 || (uint32_t)len > tasks) {
             MPI_Recv(NULL, 0, MPI_UINT32_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            break; /* STOP (anything else from rank 0 means the same) */
+            return NQ_MPI_EXIT_OK; /* STOP (anything else from rank 0 means the same) */
         }
         MPI_Recv(chunk, len, MPI_UINT32_T, 0, NQ_MPI_TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        rc = count_chunk(opts, chunk, len, tasks, todo, &r);
+        const nq_err rc = count_chunk(opts, chunk, len, tasks, todo, r);
         if (rc != NQ_OK) {
             fail(rc);
-            goto end;
+            return NQ_MPI_EXIT_FAILURE;
         }
-        send_new(&r, NQ_MPI_TAG_RESULT); /* the rest of the chunk, and the next request */
+        send_new(r, NQ_MPI_TAG_RESULT); /* the rest of the chunk, and the next request */
     }
-    status = NQ_MPI_EXIT_OK;
-end:
-    pthread_mutex_destroy(&r.lock);
-    free(r.triples);
+}
+
+int nq_mpi_work(const nq_mpi_opts *opts)
+{
+    uint32_t tasks = 0;
+    const nq_err rc = nq_count_plan(opts->n, &tasks);
+    uint8_t *todo = rc == NQ_OK ? calloc(tasks, 1) : NULL;
+    uint32_t *chunk = todo != NULL ? malloc((size_t)tasks * sizeof *chunk) : NULL;
+    uint64_t *triples = chunk != NULL ? malloc((size_t)tasks * 3u * sizeof *triples) : NULL;
+    int status = NQ_MPI_EXIT_FAILURE;
+    if (triples == NULL) {
+        fail(rc != NQ_OK ? rc : NQ_E_NOMEM);
+    } else {
+        chunk_results r = {.triples = triples};
+        pthread_mutex_init(&r.lock, NULL);
+        status = serve_chunks(opts, tasks, chunk, todo, &r);
+        pthread_mutex_destroy(&r.lock);
+    }
+    free(triples);
     free(chunk);
     free(todo);
     return status;
