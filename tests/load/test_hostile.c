@@ -500,6 +500,9 @@ START_TEST(slow_readers_hold_at_most_the_gzip_streams)
     fprintf(stderr, "slow readers: %d of %d compressed; RSS %ld KiB before, %ld KiB with them\n", gzipped, READERS,
             rss_before, rss_peak);
     ck_assert_int_eq(gzipped, GZIP_STREAMS); /* none of them can have finished: megabytes each */
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_gzip_streams"), GZIP_STREAMS);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_gzip_streams_max"), GZIP_STREAMS);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_gzip_streams_declined_total"), READERS - GZIP_STREAMS);
     /* HEAD says what GET would get now: uncompressed while every gzip stream is taken. */
     static const char *const gz[] = {"Accept-Encoding: gzip", NULL};
     ck_assert(nq_http_request(&s, "HEAD", "/solve?n=14&limit=365596&offset=999", gz, &r));

@@ -34,19 +34,20 @@
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
 struct nq_app {
-    const nq_config *cfg;         /* read-only after start-up */
-    nq_cache *cache;              /* shared, internally locked; may be NULL */
-    nq_app_hooks hooks;           /* what the app reads of the server around it */
-    atomic_bool draining;         /* readiness */
-    atomic_uint_fast64_t next_id; /* request-id counter */
-    uint64_t id_seed;             /* random per process, so ids differ across restarts */
-    char *openapi_gzip;           /* gzip of the embedded openapi.yaml, made once */
-    char openapi_etag[24];        /* strong ETag of the document */
-    char openapi_etag_gz[32];     /* and of its gzip form */
-    nq_app_document openapi;      /* the document, as route_docs.c serves it */
-    nq_count_jobs *jobs;          /* the long counts (count_jobs.h) */
-    nq_web *web;                  /* the web page, compressed and tagged once (web.h) */
-    atomic_uint gzip_streams;     /* streams compressing now: at most cfg->max_gzip_streams */
+    const nq_config *cfg;               /* read-only after start-up */
+    nq_cache *cache;                    /* shared, internally locked; may be NULL */
+    nq_app_hooks hooks;                 /* what the app reads of the server around it */
+    atomic_bool draining;               /* readiness */
+    atomic_uint_fast64_t next_id;       /* request-id counter */
+    uint64_t id_seed;                   /* random per process, so ids differ across restarts */
+    char *openapi_gzip;                 /* gzip of the embedded openapi.yaml, made once */
+    char openapi_etag[24];              /* strong ETag of the document */
+    char openapi_etag_gz[32];           /* and of its gzip form */
+    nq_app_document openapi;            /* the document, as route_docs.c serves it */
+    nq_count_jobs *jobs;                /* the long counts (count_jobs.h) */
+    nq_web *web;                        /* the web page, compressed and tagged once (web.h) */
+    atomic_uint gzip_streams;           /* streams compressing now: at most cfg->max_gzip_streams */
+    atomic_uint_fast64_t gzip_declined; /* streams sent uncompressed for want of one */
 };
 
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, nq_app **out)
@@ -60,6 +61,7 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
     atomic_init(&app->draining, false);
     atomic_init(&app->next_id, 0);
     atomic_init(&app->gzip_streams, 0);
+    atomic_init(&app->gzip_declined, 0);
     /* Request ids only need to differ between processes; a failed getrandom leaves a time seed. */
     if (getrandom(&app->id_seed, sizeof app->id_seed, GRND_NONBLOCK) != (ssize_t)sizeof app->id_seed)
         app->id_seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
@@ -283,9 +285,18 @@ static bool gzip_stream_take(nq_app *app)
 {
     unsigned now = atomic_load(&app->gzip_streams);
     do {
-        if (now >= app->cfg->max_gzip_streams) return false;
+        if (now >= app->cfg->max_gzip_streams) {
+            atomic_fetch_add_explicit(&app->gzip_declined, 1, memory_order_relaxed);
+            return false;
+        }
     } while (!atomic_compare_exchange_weak(&app->gzip_streams, &now, now + 1));
     return true;
+}
+
+void nq_app_gzip_streams(const nq_app *app, unsigned *now, uint64_t *declined)
+{
+    *now = atomic_load(&app->gzip_streams);
+    *declined = atomic_load(&app->gzip_declined);
 }
 
 static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)

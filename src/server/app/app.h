@@ -164,6 +164,10 @@ void nq_app_destroy(nq_app *app);
 void nq_app_set_draining(nq_app *app, bool draining);
 bool nq_app_draining(const nq_app *app);
 
+/* The streams compressing as they are sent now (at most --max-gzip-streams), and how many were sent
+ * uncompressed since the start because none was free. Thread-safe (atomic reads). */
+void nq_app_gzip_streams(const nq_app *app, unsigned *now, uint64_t *declined);
+
 /* Step 1: answer req. resp must be initialised (nq_response_init). Returns NQ_APP_DONE with resp
  * complete, or NQ_APP_COMPUTE (NQ_APP_WAIT) with *work set to the pending request (owned by the caller: finish it
  * with nq_app_finish, or drop it with nq_app_work_destroy). Never fails: errors are responses. */

@@ -15,7 +15,7 @@
 #include "app/count_jobs.h"
 #include "app/router.h"
 
-#define JOBS_METRICS_MAX 2048 /* the long-count lines below, at most */
+#define JOBS_METRICS_MAX 2560 /* the app's lines below, at most */
 
 /* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
 #define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -62,6 +62,9 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
 {
     nq_count_jobs_stats st;
     nq_count_jobs_stats_get(nq_app_jobs(app), &st);
+    unsigned gz_now = 0;
+    uint64_t gz_declined = 0;
+    nq_app_gzip_streams(app, &gz_now, &gz_declined);
     char *grown = realloc(*text, *len + JOBS_METRICS_MAX);
     if (!grown) return NQ_E_NOMEM;
     const int w = snprintf(
@@ -83,9 +86,15 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# HELP nqueensd_store_write_failures_total Finished counts the store refused (retried).\n"
         "# TYPE nqueensd_store_write_failures_total counter\nnqueensd_store_write_failures_total %" PRIu64 "\n"
         "# HELP nqueensd_store_bytes Size of the store on disk (file and write-ahead log).\n"
-        "# TYPE nqueensd_store_bytes gauge\nnqueensd_store_bytes %" PRIu64 "\n",
+        "# TYPE nqueensd_store_bytes gauge\nnqueensd_store_bytes %" PRIu64 "\n"
+        "# HELP nqueensd_gzip_streams Responses being compressed as they are sent.\n"
+        "# TYPE nqueensd_gzip_streams gauge\nnqueensd_gzip_streams %u\n"
+        "# HELP nqueensd_gzip_streams_max Their bound (--max-gzip-streams).\n"
+        "# TYPE nqueensd_gzip_streams_max gauge\nnqueensd_gzip_streams_max %u\n"
+        "# HELP nqueensd_gzip_streams_declined_total Streams sent uncompressed because none was free.\n"
+        "# TYPE nqueensd_gzip_streams_declined_total counter\nnqueensd_gzip_streams_declined_total %" PRIu64 "\n",
         st.queued, st.running, st.finished, st.completed, st.resumed, st.checkpoints, st.checkpoint_failures,
-        st.store_failures, st.store_bytes);
+        st.store_failures, st.store_bytes, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined);
     *text = grown;
     if (w > 0 && w < JOBS_METRICS_MAX) *len += (size_t)w;
     return NQ_OK;
