@@ -4,7 +4,7 @@
 #   bench/http/run.sh                 build nqueensd (Release) and run every measurement
 #   NQUEENSD=path bench/http/run.sh   use an existing nqueensd binary instead of building one
 #
-# What it measures (the targets are in docs/performance.md, with today's figures):
+# What it measures (the goals are in docs/performance.md, with the measured figures):
 #   1. cached /count?n=8 (a ~30-byte body): nqueensd requests/s against nginx's
 #   2. cached /solve?n=12 (~2.6 MB): nqueensd throughput against nginx's static-file throughput
 #      (also with Accept-Encoding: gzip, nginx serving nqueensd's own gzip bytes via gzip_static)
