@@ -17,19 +17,27 @@ export class ApiError extends Error {
   }
 }
 
-// A sentence for anything thrown by get(): the problem's words, or what went wrong on the way.
+// A sentence for anything thrown by get(): the problem's words, or what went wrong on the way (fetch
+// rejects with a TypeError when the network fails). Anything else is the page's own message.
 export function describe(err) {
   if (err instanceof ApiError) {
     if (err.status === 503) return `The server is busy (${err.message}). Try again in a moment.`;
     return err.message;
   }
-  return `The server could not be reached (${err.message}).`;
+  if (err instanceof TypeError) return `The server could not be reached (${err.message}).`;
+  return err.message;
+}
+
+// A whole number from 1 to max, or null: what a board size from the address may be.
+export function boardSize(text, max) {
+  const v = Number(text);
+  return Number.isInteger(v) && v >= 1 && v <= max ? v : null;
 }
 
 // GET path (relative, with its query) -> {status, body, headers}. 200 and 202 resolve; anything else
-// rejects with an ApiError. headers: extra request headers.
-export async function get(path, headers = {}) {
-  const resp = await fetch(relative(path), { headers: { Accept: 'application/json', ...headers } });
+// rejects with an ApiError. headers: extra request headers; signal: an AbortSignal that cancels it.
+export async function get(path, headers = {}, signal = undefined) {
+  const resp = await fetch(relative(path), { headers: { Accept: 'application/json', ...headers }, signal });
   let body = null;
   const type = resp.headers.get('Content-Type') || '';
   if (type.includes('json')) body = await resp.json();

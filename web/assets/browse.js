@@ -5,6 +5,7 @@
 import { get, describe, query, relative, ApiError } from './api.js';
 import { Grid, GRID_MAX, drawScaled, drawDensity, boardText, columnsText } from './board.js';
 
+const TEXT_N_MAX = 1000; // largest board copied as text (n x n characters)
 const SCALED_MAX = 2000; // largest n drawn square by square on a canvas
 const MIN_CELL = 3; // px: a queen stays visible
 
@@ -130,9 +131,12 @@ export function initBrowse(root, { onHash }) {
     try {
       const { body } = await get(`solution?${query({ n, method: m, seed })}`);
       if (my !== token) return;
-      if (body.seed !== null) seedIn.value = String(body.seed);
-      show({ n, index: null, method: body.method, seed: body.seed, solution: body.solution, columns: body.solution || [] });
-      onHash(m === 'random' ? `browse?${query({ n, method: m, seed: body.seed })}` : `browse?n=${n}`);
+      // A seed the person gave is kept as typed: JSON numbers beyond 2^53 come back rounded (one the
+      // server picks is always below that, so its number is exact).
+      const exact = body.seed === null ? null : seed ?? String(body.seed);
+      if (exact !== null) seedIn.value = exact;
+      show({ n, index: null, method: body.method, seed: exact, solution: body.solution, columns: body.solution || [] });
+      onHash(m === 'random' ? `browse?${query({ n, method: m, seed: exact })}` : `browse?n=${n}`);
     } catch (err) {
       if (my === token) fail(err);
     }
@@ -184,7 +188,14 @@ export function initBrowse(root, { onHash }) {
       area.select();
     }
   }
-  $('#browse-copy-text').addEventListener('click', () => state && copy(boardText(state.columns), 'text'));
+  $('#browse-copy-text').addEventListener('click', () => {
+    if (!state) return;
+    if (state.columns.length > TEXT_N_MAX) { // n x n characters: a megabyte at 1,000, a terabyte at 10^6
+      copied.textContent = `A board of n = ${state.columns.length} is too large to copy as text; copy its columns instead.`;
+      return;
+    }
+    copy(boardText(state.columns), 'text');
+  });
   $('#browse-copy-columns').addEventListener('click', () => state && copy(columnsText(state.columns), 'columns'));
 
   // The mode's part of the address: "n=8&unique=true" or "n=1000&method=random&seed=7".

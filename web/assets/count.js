@@ -10,7 +10,22 @@ const secs = (s) => {
   return m < 60 ? `${m} min ${Math.round(s % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 };
 
-export function initCount(root) {
+// Resolve once the page is visible again (at once if it is), or when signal aborts: a background tab
+// does not poll a count that may run for hours.
+function visible(signal) {
+  if (!document.hidden) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      document.removeEventListener('visibilitychange', check);
+      resolve();
+    };
+    const check = () => { if (!document.hidden) done(); };
+    document.addEventListener('visibilitychange', check);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function initCount(root, { onHash }) {
   const $ = (sel) => root.querySelector(sel);
   const form = $('#count-form');
   const nIn = $('#count-n');
@@ -42,7 +57,7 @@ export function initCount(root) {
     try {
       for (;;) {
         // A short wait per request: the page shows progress instead of hanging on a long count.
-        const { status, body, headers } = await get(path, { Prefer: 'wait=1' });
+        const { status, body, headers } = await get(path, { Prefer: 'wait=1' }, signal);
         if (signal.aborted) return;
         if (status === 200) {
           barBox.hidden = true;
@@ -55,6 +70,7 @@ export function initCount(root) {
         if (headers.get('Location')) path = relative(headers.get('Location'));
         const after = Number(headers.get('Retry-After')) || 1;
         await sleep(Math.min(after, 5) * 1000, signal);
+        await visible(signal);
         if (signal.aborted) return;
         refresh();
       }
@@ -100,6 +116,7 @@ export function initCount(root) {
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();
+    onHash(`count?${query({ n: nIn.value })}`);
     count(Number(nIn.value));
   });
   $('#counts-refresh').addEventListener('click', refresh);

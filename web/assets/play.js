@@ -1,7 +1,7 @@
 // play.js - the Play mode: place and remove queens by click or keyboard; the squares the queens
 // attack are shaded, queens that attack each other are marked (as /check names them), and the
 // server helps: a hint or the rest of the board (/complete), how many solutions remain (count=true).
-import { get, describe, query, queensParam } from './api.js';
+import { get, describe, query, queensParam, boardSize } from './api.js';
 import { Grid, attackedSquares } from './board.js';
 
 export function initPlay(root, { onHash }) {
@@ -69,8 +69,13 @@ export function initPlay(root, { onHash }) {
   }
 
   function start(size) {
-    if (!(Number.isInteger(size) && size >= 1 && size <= Number(nIn.max))) {
-      fail(new Error(`choose n from 1 to ${nIn.max}`));
+    if (boardSize(size, Number(nIn.max)) === null) {
+      const why = new Error(`Choose n from 1 to ${nIn.max}.`);
+      if (!grid) { // an address with a board size out of range: show a board of 8 all the same
+        nIn.value = '8';
+        start(8);
+      }
+      fail(why);
       return;
     }
     n = size;
@@ -81,15 +86,19 @@ export function initPlay(root, { onHash }) {
     setBoard(columns, false);
   }
 
+  // /complete for the board as it is; null when the board changed while it was asked (the answer is
+  // about another board, and a later click asks again).
   async function complete(count) {
     error.hidden = true;
-    const { body } = await get(`complete?n=${n}&queens=${queensParam(queens())}${count ? '&count=true' : ''}`);
-    return body;
+    const asked = `n=${n}&queens=${queensParam(queens())}`;
+    const { body } = await get(`complete?${asked}${count ? '&count=true' : ''}`);
+    return asked === `n=${n}&queens=${queensParam(queens())}` ? body : null;
   }
 
   $('#play-hint').addEventListener('click', async () => {
     try {
       const body = await complete(false);
+      if (body === null) return;
       if (body.solution === null) { status.textContent = 'No solution contains these queens: remove or move one.'; return; }
       if (body.hint === null) { status.textContent = 'There is nothing to add: the board is full.'; return; }
       const [r, c] = body.hint;
@@ -101,6 +110,7 @@ export function initPlay(root, { onHash }) {
   $('#play-solve').addEventListener('click', async () => {
     try {
       const body = await complete(false);
+      if (body === null) return;
       if (body.solution === null) { status.textContent = 'These queens cannot be part of a solution: remove or move one.'; return; }
       setBoard(body.solution.slice());
     } catch (err) { fail(err); }
@@ -109,6 +119,7 @@ export function initPlay(root, { onHash }) {
     remain.textContent = 'Counting…';
     try {
       const body = await complete(true);
+      if (body === null) return; /* setBoard cleared the line */
       const k = body.completions;
       remain.textContent = `${k.toLocaleString('en')} ${k === 1 ? 'solution contains' : 'solutions contain'} these queens.`;
     } catch (err) {
@@ -130,7 +141,7 @@ export function initPlay(root, { onHash }) {
 
   return {
     route(params) {
-      const size = Number(params.get('n') || nIn.value || 8);
+      const size = Number(params.get('n') || nIn.value || 8); // start() refuses what is out of range
       nIn.value = String(size);
       if (!grid || size !== n) start(size);
     },

@@ -2,7 +2,7 @@
 // step, speed), showing the row being tried, the square just rejected and the rule it breaks, queens
 // placed and removed, and the solutions found so far. Pages of steps are fetched as the playback
 // needs them, following each page's "next" link.
-import { get, describe, query, relative } from './api.js';
+import { get, describe, query, relative, boardSize } from './api.js';
 import { Grid } from './board.js';
 
 const PAGE = 500; // steps fetched at a time
@@ -109,6 +109,7 @@ export function initWatch(root, { onHash }) {
     timer = null;
     playBtn.textContent = 'Play';
     playBtn.setAttribute('aria-pressed', 'false');
+    stepOut.setAttribute('aria-live', 'polite'); // the step it stopped at is read out
   }
 
   async function tick() {
@@ -122,6 +123,7 @@ export function initWatch(root, { onHash }) {
     if (timer !== null) { pause(); return; }
     playBtn.textContent = 'Pause';
     playBtn.setAttribute('aria-pressed', 'true');
+    stepOut.setAttribute('aria-live', 'off'); // up to 60 steps a second would drown a screen reader
     timer = setTimeout(tick, 0);
   });
   stepBtn.addEventListener('click', () => { pause(); step(); });
@@ -134,9 +136,11 @@ export function initWatch(root, { onHash }) {
 
   return {
     route(params) {
-      const n = Number(params.get('n') || nIn.value || 6);
+      const asked = params.get('n') || nIn.value || '6';
+      const n = boardSize(asked, Number(nIn.max)) ?? 6; // a board of n x n squares: never one of 300
       nIn.value = String(n);
       if (!run || run.n !== n) load(n);
+      if (String(n) !== asked) fail(new Error(`Choose n from 1 to ${nIn.max}; showing n = ${n}.`));
     },
     leave: pause,
   };

@@ -308,6 +308,30 @@ test('count: a long count shows a progress bar that moves, then the /counts tabl
   await page.close();
 });
 
+test('an address with a board size out of range shows a board that fits, and says why', async () => {
+  const page = await open(browser, `${server.base}#watch?n=300`);
+  await waitText(page, '#watch-error', /Choose n from 1 to 16; showing n = 6\./);
+  assert.equal((await boardColumns(page, '#watch-board')).length, 6);
+  const play = await open(browser, `${server.base}#play?n=40`);
+  await waitText(play, '#play-error', /^Choose n from 1 to 32\.$/);
+  assert.equal((await boardColumns(play, '#play-board')).length, 8);
+  await clickButton(play, 'Clear'); // a board to clear, not a null one
+  noProblems(page);
+  noProblems(play);
+  await page.close();
+  await play.close();
+});
+
+test('a seed beyond 2^53 is kept as typed, in the words and in the permalink', async () => {
+  const seed = '18446744073709551615';
+  const page = await open(browser, `${server.base}#browse?n=1000&method=random&seed=${seed}`);
+  await waitText(page, '#browse-status', new RegExp(`\\(random, seed ${seed}\\)`));
+  const link = await page.$eval('#browse-permalink', (a) => a.getAttribute('href'));
+  assert.equal(link, `#browse?n=1000&method=random&seed=${seed}`);
+  noProblems(page);
+  await page.close();
+});
+
 test('an error of the API is shown in words, with the problem\'s detail', async () => {
   const problem = await api(server.base, 'count?n=40');
   const page = await open(browser, `${server.base}#count`);
