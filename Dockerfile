@@ -23,6 +23,8 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DNQ_BEN
  && cmake --build /build --target nqueensd nqueens-cli -j "$(nproc)" \
  && strip --strip-unneeded /build/src/server/nqueensd /build/src/cli/nqueens \
  && /build/src/server/nqueensd --version && /build/src/cli/nqueens count 8
+# Labelled last, so the layers above stay cached; lets a clean-up pick this project's images only.
+LABEL org.opencontainers.image.title=nqueens
 
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
@@ -34,6 +36,7 @@ RUN apt-get update \
  && install -d -o 10001 -g 10001 -m 0750 /var/lib/nqueens
 COPY --from=build /build/src/server/nqueensd /usr/local/bin/nqueensd
 COPY --from=build /build/src/cli/nqueens /usr/local/bin/nqueens
+LABEL org.opencontainers.image.title=nqueens
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 10001:10001
 ENV NQUEENSD_BIND=0.0.0.0 \

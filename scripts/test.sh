@@ -32,6 +32,7 @@ stage_report() {
 trap stage_report EXIT
 
 scripts/deps.sh --test
+(( fast )) || scripts/deps.sh --node # the whole suite: its npm stages need a Node.js Debian 12 lacks
 
 # Every build here has its tests on, whatever an earlier configuration of the same folder said (the
 # options are forced on the command line), and every ctest call fails when it finds no test: a stage

@@ -22,8 +22,10 @@ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang 
   -DNQ_BENCH=ON -DBUILD_TESTING=ON -DNQ_MPI="$mpi" >/dev/null
 cmake --build "$dir" -j "$jobs"
 
-# Only the project's own sources: never anything CMake generated inside the build tree.
-files="^$root/(src|tests|bench|fuzz)/.*\\.c\$"
+# Only the project's own sources: never anything CMake generated inside the build tree. The root is
+# escaped: a path with "+" or "(" would otherwise match nothing, and run-clang-tidy would pass.
+root_re=$(printf '%s' "$root" | sed 's/[][\\.*^$+?(){}|]/\\&/g')
+files="^$root_re/(src|tests|bench|fuzz)/.*\\.c\$"
 
 echo "-- clang-tidy $(clang-tidy --version | sed -n 's/.*LLVM version //p') (checks: .clang-tidy)"
 run-clang-tidy -p "$dir" -j "$jobs" -quiet "$files" >"$dir/clang-tidy.log" 2>&1 || {
@@ -31,7 +33,9 @@ run-clang-tidy -p "$dir" -j "$jobs" -quiet "$files" >"$dir/clang-tidy.log" 2>&1 
   echo "clang-tidy: findings above (full log: $dir/clang-tidy.log)" >&2
   exit 1
 }
-echo "clang-tidy: clean ($(grep -c '"file"' "$dir/compile_commands.json") translation units in the database)"
+checked=$(grep -c -E '^clang-tidy(-[0-9]+)? ' "$dir/clang-tidy.log" || true) # one line per file run
+(( checked > 100 )) || { echo "clang-tidy: only $checked files checked: the file pattern matched none" >&2; exit 1; }
+echo "clang-tidy: clean ($checked files of $(grep -c '"file"' "$dir/compile_commands.json") translation units in the database)"
 
 echo "-- $(cppcheck --version)"
 mkdir -p "$dir/cppcheck"

@@ -5,7 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v clang-format >/dev/null || { echo "60-format: clang-format not found (Debian: clang-format)" >&2; exit 1; }
-mapfile -t files < <(git ls-files -- 'src/*.[ch]' 'include/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' 'fuzz/*.[ch]')
+# A command substitution, so that a failing git (no repository, one owned by another user) stops the
+# stage instead of leaving it nothing to check.
+list=$(git ls-files -- 'src/*.[ch]' 'include/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' 'fuzz/*.[ch]')
+mapfile -t files <<<"$list"
+(( ${#files[@]} > 100 )) || { echo "60-format: only ${#files[@]} files listed: not the project's tree" >&2; exit 1; }
 bad=()
 for f in "${files[@]}"; do
   clang-format --dry-run --Werror "$f" 2>/dev/null || bad+=("$f")

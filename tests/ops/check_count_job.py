@@ -10,6 +10,7 @@ restartPolicy), then the one container's command is expanded for every completio
 kubelet expands $(VAR) references, with N replaced by 13 so that it runs in a second, and run with
 the real CLI; `nqueens count 13 --sum` over the outputs must print the OEIS counts.
 """
+import math
 import re
 import subprocess
 import sys
@@ -24,6 +25,12 @@ WANT = '{"n":13,"total":73712,"unique":9233}'
 def fail(msg):
     print(f"FAIL: count-job.yaml: {msg}")
     sys.exit(1)
+
+
+def cpu_cores(q):
+    """A Kubernetes CPU quantity ("2", "500m") in cores."""
+    q = str(q)
+    return int(q[:-1]) / 1000 if q.endswith("m") else float(q)
 
 
 def expand(text, env):
@@ -46,6 +53,14 @@ def check_spec(job):
         fail("one container expected")
     c = containers[0]
     env = {e["name"]: e["value"] for e in c.get("env", []) if "value" in e}
+    for e in c.get("env", []):  # the downward API: a CPU limit as whole cores, rounded up
+        ref = e.get("valueFrom", {}).get("resourceFieldRef")
+        if ref and ref.get("resource") == "limits.cpu":
+            limit = cpu_cores(c["resources"]["limits"]["cpu"]) / cpu_cores(ref.get("divisor", "1"))
+            env[e["name"]] = str(math.ceil(limit))
+    threads = c["args"][c["args"].index("--threads") + 1] if "--threads" in c["args"] else None
+    if threads is None or expand(threads, env) != str(math.ceil(cpu_cores(c["resources"]["limits"]["cpu"]))):
+        fail("--threads must follow the container's CPU limit")
     if str(spec.get("completions")) != env.get("SHARDS"):
         fail(f"completions ({spec.get('completions')}) must equal SHARDS ({env.get('SHARDS')})")
     if int(spec.get("parallelism", 1)) > int(spec["completions"]):
