@@ -55,7 +55,7 @@ export function initPlay(root, { onHash }) {
       }
       render(clash);
       if (body.complete) status.textContent = `Solved! ${n} queens and none attacks another.`;
-      else if (!body.valid) status.textContent = `${body.queens} of ${n} queens placed; ${body.conflict_count} ${body.conflict_count === 1 ? 'pair attacks' : 'pairs attack'} each other (marked red).`;
+      else if (!body.valid) status.textContent = `${body.queens} of ${n} queens placed; ${body.conflict_count} ${body.conflict_count === 1 ? 'pair attacks' : 'pairs attack'} each other (ringed).`;
       else status.textContent = `${body.queens} of ${n} queens placed, none attacking another.`;
     } catch (err) {
       if (my === token) fail(err);
