@@ -62,19 +62,27 @@ expect_count 3 16 1
 expect_count 3 17 1
 for np in 1 2 4; do expect_count "$np" 14 1; done
 
+# kill_at_progress CP OUT ERR NP N: a job of NP ranks counting N with checkpoint CP written after every
+# result (stdout to OUT, stderr to ERR), killed whole once CP shows progress (polled, never a fixed
+# sleep: up to 60 s for the first result on a loaded machine, then it gives up).
+kill_at_progress() {
+  local cp=$1 out=$2 err=$3 np=$4 n=$5
+  setsid mpirun --allow-run-as-root --oversubscribe -np "$np" "$bin" "$n" --threads 1 --checkpoint "$cp" \
+    --checkpoint-every 0 >"$out" 2>"$err" &
+  job=$!
+  for _ in $(seq 3000); do
+    grep -q '^done [1-9]' "$cp" 2>/dev/null && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.02
+  done
+  kill_job "$job"
+  wait "$job" 2>/dev/null || true
+  job=""
+}
+
 # --- a killed job resumes from its checkpoint
 cp=$work/cp17
-setsid mpirun --allow-run-as-root --oversubscribe -np 3 "$bin" 17 --threads 1 --checkpoint "$cp" \
-  --checkpoint-every 0 >"$work/killed.out" 2>"$work/killed.err" &
-job=$!
-for _ in $(seq 3000); do # up to 60 s for the first result on a loaded machine, then give up
-  grep -q '^done [1-9]' "$cp" 2>/dev/null && break
-  kill -0 "$job" 2>/dev/null || break
-  sleep 0.02
-done
-kill_job "$job"
-wait "$job" 2>/dev/null || true
-job=""
+kill_at_progress "$cp" "$work/killed.out" "$work/killed.err" 3 17
 done_before=$(sed -n 's/^done //p' "$cp")
 [[ -n $done_before && $done_before -gt 0 ]] || fail "no checkpoint with progress: $(cat "$work/killed.err")"
 [[ -s "$work/killed.out" ]] && say "note: the job finished before it was killed; resuming a finished checkpoint"
@@ -93,17 +101,7 @@ out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) || fail "rerun on a fi
 # plan (n = 19 on one thread: seconds of CPU), so the first checkpoint with progress must hold fewer
 # tasks than a whole chunk (13185 of 26370), from the worker's partial report
 cp19=$work/cp19
-setsid mpirun --allow-run-as-root --oversubscribe -np 2 "$bin" 19 --threads 1 --checkpoint "$cp19" \
-  --checkpoint-every 0 >/dev/null 2>"$work/partial.err" &
-job=$!
-for _ in $(seq 3000); do # up to 60 s for the first report on a loaded machine, then give up
-  grep -q '^done [1-9]' "$cp19" 2>/dev/null && break
-  kill -0 "$job" 2>/dev/null || break
-  sleep 0.02
-done
-kill_job "$job"
-wait "$job" 2>/dev/null || true
-job=""
+kill_at_progress "$cp19" /dev/null "$work/partial.err" 2 19
 partial=$(sed -n 's/^done //p' "$cp19")
 [[ -n $partial && $partial -gt 0 && $partial -lt 13185 ]] ||
   fail "first checkpoint of n = 19 held '$partial' tasks, want 1..13184: $(cat "$work/partial.err")"

@@ -471,6 +471,20 @@ START_TEST(sigterm_checkpoints_and_exits_0)
 }
 END_TEST
 
+/* Kill s with SIGKILL, start it again on store, and check that `resumed` counts came back from their
+ * checkpoints and that n's count then finishes as body says. Stops the server. */
+static void kill_9_then_resume(nq_test_server *s, const char *store, double resumed, int n, const char *body)
+{
+    ck_assert_int_eq(nq_harness_stop(s, SIGKILL, 20), 128 + SIGKILL);
+    start_long(s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(s, "nqueensd_counts_resumed_total"), resumed);
+    nq_http_response r;
+    poll_to_200(s, n, 0.0, &r);
+    ck_assert_str_eq(r.body, body);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(s, SIGTERM, 20), 0);
+}
+
 /* A count accepted as queued is kept like a running one: the store has it before its first task, so
  * a crash does not forget it. */
 START_TEST(queued_count_survives_kill_9)
@@ -488,14 +502,7 @@ START_TEST(queued_count_survives_kill_9)
     nq_http_response_free(&r);
     const double written = nq_harness_metric(&s, "nqueensd_checkpoints_total");
     ck_assert(metric_at_least(&s, "nqueensd_checkpoints_total", written + 2)); /* ticks after the 202 */
-    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
-
-    start_long(&s, store, "0", NULL);
-    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 2.0); /* 14 and 15 */
-    poll_to_200(&s, 15, 0.0, &r);
-    ck_assert_str_eq(r.body, COUNT_15);
-    nq_http_response_free(&r);
-    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    kill_9_then_resume(&s, store, 2.0, 15, COUNT_15);                          /* 14 and 15 come back */
     rm_dir(dir);
 }
 END_TEST
@@ -511,14 +518,7 @@ START_TEST(started_count_survives_kill_9)
     (void)start_async(&s, 14);
     ck_assert_double_eq(nq_harness_await_metric(&s, "nqueensd_counts_running", 1.0, 30), 1.0);
     ck_assert(metric_at_least(&s, "nqueensd_checkpoints_total", 1));
-    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
-    start_long(&s, store, "0", NULL);
-    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 1.0);
-    nq_http_response r;
-    poll_to_200(&s, 14, 0.0, &r);
-    ck_assert_str_eq(r.body, COUNT_14);
-    nq_http_response_free(&r);
-    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    kill_9_then_resume(&s, store, 1.0, 14, COUNT_14);
     rm_dir(dir);
 }
 END_TEST

@@ -36,6 +36,15 @@ static void tmp_remove(const tmp_store *t)
     ck_assert_int_eq(rmdir(t->dir), 0);
 }
 
+/* A fresh store of this release at t's path, made and closed cleanly (nothing left in a log). */
+static void make_closed_store(const tmp_store *t)
+{
+    nq_store *s = NULL;
+    char err[256];
+    ck_assert_msg(nq_store_open(t->path, &s, err, sizeof err) == NQ_OK, "%s", err);
+    nq_store_close(s);
+}
+
 static bool collect_count(void *arg, const nq_store_count *c)
 {
     nq_store_count *out = arg;
@@ -125,9 +134,7 @@ START_TEST(refusals_by_row)
     if (refusals[_i].sql) {
         run_sql(t.path, refusals[_i].sql);
     } else {
-        ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
-        nq_store_close(s);
-        s = NULL;
+        make_closed_store(&t);
         if (refusals[_i].extra) run_sql(t.path, refusals[_i].extra);
     }
     const nq_err rc = nq_store_open(t.path, &s, err, sizeof err);
@@ -156,10 +163,9 @@ START_TEST(refused_store_keeps_its_log)
 {
     tmp_store t = {{0}, {0}};
     tmp_make(&t);
+    make_closed_store(&t);
     nq_store *s = NULL;
     char err[256];
-    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
-    nq_store_close(s);
     sqlite3 *db = NULL; /* a later release's write, left in the log as by a crash */
     ck_assert_int_eq(sqlite3_open(t.path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL), SQLITE_OK);
@@ -224,10 +230,7 @@ START_TEST(write_protected_store_is_refused)
 {
     tmp_store t = {{0}, {0}};
     tmp_make(&t);
-    nq_store *s = NULL;
-    char err[256];
-    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
-    nq_store_close(s);
+    make_closed_store(&t);
     ck_assert_int_eq(chmod(t.dir, 0755), 0);
     ck_assert_int_eq(chmod(t.path, 0444), 0);
     as_unprivileged(refused_read_only, t.path);
@@ -241,10 +244,7 @@ START_TEST(store_in_read_only_directory_is_not_called_damaged)
 {
     tmp_store t = {{0}, {0}};
     tmp_make(&t);
-    nq_store *s = NULL;
-    char err[256];
-    ck_assert_int_eq(nq_store_open(t.path, &s, err, sizeof err), NQ_OK);
-    nq_store_close(s);
+    make_closed_store(&t);
     if (geteuid() == 0) ck_assert_int_eq(chown(t.path, 65534, 65534), 0);
     ck_assert_int_eq(chmod(t.dir, 0555), 0);
     as_unprivileged(refused_unreadable, t.path);
