@@ -8,6 +8,13 @@
 #   scripts/deps.sh --node   also check for the Node.js the contract and browser tests need
 set -euo pipefail
 
+case "${1:-}" in
+  "" | --test | --bench | --browser | --mpi | --node) ;;
+  -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+  *) echo "usage: scripts/deps.sh [--test | --bench | --browser | --mpi | --node]" >&2; exit 2 ;;
+esac
+(( $# <= 1 )) || { echo "usage: scripts/deps.sh [--test | --bench | --browser | --mpi | --node]" >&2; exit 2; }
+
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev
             libcurl4-openssl-dev curl)
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck

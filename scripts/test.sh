@@ -6,13 +6,22 @@
 #                             tests, container smoke, format); docs/testing.md describes each
 #   scripts/test.sh --fast    only the release build and its fast tests (a developer's quick loop)
 # Installs what it needs first (scripts/deps.sh --test). Exits non-zero on the first failure.
+#   NQ_BUILD_ROOT   parent of the build folders (default: build)
+#   NQ_JOBS         parallel jobs for builds and ctest (default: nproc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-jobs=$(nproc)
+jobs=${NQ_JOBS:-$(nproc)}
+broot=$(realpath -m "${NQ_BUILD_ROOT:-build}")
 
 fast=0
-[[ "${1:-}" == "--fast" ]] && fast=1
+case "${1:-}" in
+  "") ;;
+  --fast) fast=1 ;;
+  -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+  *) echo "usage: scripts/test.sh [--fast]   (--help for more)" >&2; exit 2 ;;
+esac
+(( $# <= 1 )) || { echo "usage: scripts/test.sh [--fast]   (--help for more)" >&2; exit 2; }
 
 # Each stage's wall time is recorded and the table printed at exit, pass or fail, so CI logs show
 # where the run's time goes (the whole run must stay well inside CI's 90 minutes on 2 cores).
@@ -48,19 +57,19 @@ run_ctest() { # run_ctest DIR [ctest args...]
 }
 
 stage "release build (gcc, -Werror) and tests"
-build build/release -DNQ_BENCH=ON
+build "$broot/release" -DNQ_BENCH=ON
 if (( fast )); then
-  run_ctest build/release -L fast
+  run_ctest "$broot/release" -L fast
   exit 0
 fi
-run_ctest build/release -LE slow
+run_ctest "$broot/release" -LE slow
 
 stage "slow tests (release build)"
-run_ctest build/release -L slow
+run_ctest "$broot/release" -L slow
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
-build build/asan -DNQ_SANITIZE=address,undefined -DNQ_BENCH=OFF
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build/asan -LE slow
+build "$broot/asan" -DNQ_SANITIZE=address,undefined -DNQ_BENCH=OFF
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$broot/asan" -LE slow
 
 for extra in scripts/test.d/*.sh; do
   [[ -e "$extra" ]] || continue

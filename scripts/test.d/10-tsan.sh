@@ -9,7 +9,7 @@
 #   NQ_JOBS        parallel jobs (default: nproc)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dir=${NQ_BUILD_ROOT:-build}/tsan
+dir=$(realpath -m "${NQ_BUILD_ROOT:-build}/tsan")
 jobs=${NQ_JOBS:-$(nproc)}
 
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \

@@ -14,7 +14,7 @@
 #   NQ_JOBS        parallel jobs (default: nproc)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=${NQ_BUILD_ROOT:-build}/matrix
+root=$(realpath -m "${NQ_BUILD_ROOT:-build}/matrix")
 jobs=${NQ_JOBS:-$(nproc)}
 mpi=OFF
 command -v mpicc >/dev/null && mpi=ON || echo "15-build-matrix: no MPI installed: src/mpi left out (scripts/deps.sh --mpi)"

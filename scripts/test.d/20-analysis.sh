@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-dir=${NQ_BUILD_ROOT:-build}/clang
+dir=$(realpath -m "${NQ_BUILD_ROOT:-build}/clang")
 jobs=${NQ_JOBS:-$(nproc)}
 
 mpi=OFF
@@ -40,7 +40,7 @@ echo "clang-tidy: clean ($checked files of $(grep -c '"file"' "$dir/compile_comm
 echo "-- $(cppcheck --version)"
 mkdir -p "$dir/cppcheck"
 # The database holds only project sources; -i keeps out anything CMake might generate in the build tree.
-cppcheck --project="$dir/compile_commands.json" -i "$root/$dir" \
+cppcheck --project="$dir/compile_commands.json" -i "$dir" \
   --enable=warning,performance,portability --std=c11 --library=posix \
   --inline-suppr --suppressions-list=scripts/test.d/cppcheck.supp \
   --cppcheck-build-dir="$dir/cppcheck" -j "$jobs" --quiet --error-exitcode=1 \

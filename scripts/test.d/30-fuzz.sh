@@ -13,7 +13,7 @@
 # and, once fixed, copy it into fuzz/corpus/<name>/ so the replay test keeps it fixed in every build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dir=${NQ_BUILD_ROOT:-build}/fuzz
+dir=$(realpath -m "${NQ_BUILD_ROOT:-build}/fuzz")
 secs=${NQ_FUZZ_SECONDS:-60}
 jobs=${NQ_JOBS:-$(nproc)}
 

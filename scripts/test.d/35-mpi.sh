@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-build=${NQ_BUILD_ROOT:-build}/mpi
+build=$(realpath -m "${NQ_BUILD_ROOT:-build}/mpi")
 jobs=${NQ_JOBS:-$(nproc)}
 
 say() { printf '35-mpi: %s\n' "$*"; }

@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-build=${NQ_BUILD_ROOT:-build}/release
-out=${NQ_BUILD_ROOT:-build}/contract
+build=$(realpath -m "${NQ_BUILD_ROOT:-build}/release")
+out=$(realpath -m "${NQ_BUILD_ROOT:-build}/contract")
 jobs=${NQ_JOBS:-$(nproc)}
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true # no network beyond the npm registry
 
@@ -30,7 +30,7 @@ redocly() {
 
 echo "-- lint openapi.yaml (rules: tests/contract/redocly.yaml)"
 redocly lint "$root/openapi.yaml" --config redocly.yaml --format=stylish
-redocly bundle "$root/openapi.yaml" --dereferenced --ext json -o "$root/$out/openapi.bundled.json" >/dev/null
+redocly bundle "$root/openapi.yaml" --dereferenced --ext json -o "$out/openapi.bundled.json" >/dev/null
 
 echo "-- integration tests, recording every response to $out/responses"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
@@ -38,12 +38,12 @@ cmake --build "$build" -j "$jobs"
 # The solver suites and corpus replays never talk HTTP: skip them (about a minute on 2 cores).
 labels=(-LE slow -E '^(solver|fuzz_replay)_')
 [[ -n "${NQ_CONTRACT_LABELS:-}" ]] && labels=(-L "$NQ_CONTRACT_LABELS")
-NQ_RESPONSES_DIR="$root/$out/responses" ctest --test-dir "$build" "${labels[@]}" -j "$jobs" --output-on-failure \
+NQ_RESPONSES_DIR="$out/responses" ctest --test-dir "$build" "${labels[@]}" -j "$jobs" --output-on-failure \
   --no-tests=error
 
 echo "-- validate the recorded responses against the spec"
 node tests/contract/validate.js "$out/openapi.bundled.json" "$out/responses"
 
 echo "-- the validator's own tests (doctored responses must be rejected)"
-NQ_BUNDLED_SPEC="$root/$out/openapi.bundled.json" NQ_RESPONSES_DIR="$root/$out/responses" \
+NQ_BUNDLED_SPEC="$out/openapi.bundled.json" NQ_RESPONSES_DIR="$out/responses" \
   node --test --test-reporter=dot tests/contract/test/

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-build=${NQ_BUILD_ROOT:-build}/release
+build=$(realpath -m "${NQ_BUILD_ROOT:-build}/release")
 jobs=${NQ_JOBS:-$(nproc)}
 
 scripts/deps.sh --browser
@@ -27,5 +27,5 @@ cmake --build "$build" -j "$jobs" --target nqueensd
 
 echo "-- the page in Chromium ($(/usr/bin/chromium --version 2>/dev/null | head -1))"
 # One file at a time: the tests share one browser and two servers, and the machine has two cores.
-NQ_BUILD_DIR="$root/$build" node --test --test-concurrency=1 --test-reporter=spec tests/browser/test/
+NQ_BUILD_DIR="$build" node --test --test-concurrency=1 --test-reporter=spec tests/browser/test/
 echo "45-browser: screenshots in $build/browser/"
