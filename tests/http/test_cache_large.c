@@ -2,7 +2,7 @@
  * of the answer, like small ones. Checked on the real nqueensd: the gzip and identity forms agree,
  * bodies just below and just above NQ_APP_GZIP_LATER_BYTES (compressed before the first answer, or
  * after it), a cached answer against the same answer streamed by a server whose cache is too small to
- * hold it, HEAD and 304 stating the length without a body, and a large body answered before its gzip
+ * hold it, the weak tag both gzip forms share, HEAD and 304 stating the length without a body, and a large body answered before its gzip
  * form is made, under the identity form's ETag.
  */
 #include <check.h>
@@ -157,6 +157,46 @@ START_TEST(cached_answer_equals_streamed_one)
 }
 END_TEST
 
+/* The gzip form cached at level 6 and the same answer compressed at level 1 as it streams are
+ * different bytes of one content: they share a weak tag, W/"<16 hex>-gzip", so a client holding
+ * either revalidates against either server with a 304 (If-None-Match compares weakly), and no strong
+ * tag ever names two byte sequences. */
+START_TEST(gzip_forms_share_a_weak_tag)
+{
+    nq_test_server big, small;
+    ck_assert(nq_harness_start(&big, big_cache, NULL));
+    ck_assert(nq_harness_start(&small, small_cache, NULL));
+    nq_http_response plain, cached, streamed, nm;
+    get_checked(&big, "/solve?n=12", false, true, &plain);
+    get_checked(&big, "/solve?n=12", true, true, &cached);
+    get_checked(&small, "/solve?n=12", true, false, &streamed);
+    ck_assert_ptr_null(nq_http_header_get(&streamed, "Content-Length")); /* compressed as it streamed */
+    const char *tag = nq_http_header_get(&cached, "ETag");
+    char want[40];
+    snprintf(want, sizeof want, "W/%.17s-gzip\"", nq_http_header_get(&plain, "ETag"));
+    ck_assert_str_eq(tag, want);
+    ck_assert_str_eq(nq_http_header_get(&streamed, "ETag"), want);
+    ck_assert(cached.body_len != streamed.body_len || memcmp(cached.body, streamed.body, cached.body_len) != 0);
+    assert_gunzips_to(&cached, &plain);
+    assert_gunzips_to(&streamed, &plain);
+    char inm[80];
+    snprintf(inm, sizeof inm, "If-None-Match: %s", tag);
+    const char *const hdrs[] = {inm, gzip_hdr[0], NULL};
+    const nq_test_server *const servers[] = {&big, &small};
+    for (int i = 0; i < 2; i++) {
+        ck_assert(nq_http_request(servers[i], "GET", "/solve?n=12", hdrs, &nm));
+        ck_assert_int_eq(nm.status, 304);
+        ck_assert_str_eq(nq_http_header_get(&nm, "ETag"), want);
+        nq_http_response_free(&nm);
+    }
+    nq_http_response_free(&plain);
+    nq_http_response_free(&cached);
+    nq_http_response_free(&streamed);
+    ck_assert_int_eq(nq_harness_stop(&small, SIGTERM, 30), 0);
+    ck_assert_int_eq(nq_harness_stop(&big, SIGTERM, 30), 0);
+}
+END_TEST
+
 START_TEST(head_and_304_state_the_length_without_a_body)
 {
     nq_test_server s;
@@ -208,7 +248,7 @@ START_TEST(large_bodies_answer_before_their_gzip_form_is_made)
     ck_assert_uint_eq(strlen(tag), 18); /* "<16 hex>": the identity form's */
     ck_assert(nq_harness_get_gzip(&s, "/solve?n=12", 60, &gz));
     char want[40];
-    snprintf(want, sizeof want, "%.17s-gzip\"", tag);
+    snprintf(want, sizeof want, "W/%.17s-gzip\"", tag);
     ck_assert_str_eq(nq_http_header_get(&gz, "ETag"), want);
     assert_gunzips_to(&gz, &cold);
     char *inflated = NULL;
@@ -238,6 +278,7 @@ static Suite *cache_large_suite(void)
     tcase_add_test(tc, gzip_and_identity_agree_large_and_small);
     tcase_add_test(tc, bodies_just_below_and_above_the_gzip_threshold);
     tcase_add_test(tc, cached_answer_equals_streamed_one);
+    tcase_add_test(tc, gzip_forms_share_a_weak_tag);
     tcase_add_test(tc, head_and_304_state_the_length_without_a_body);
     tcase_add_test(tc, large_bodies_answer_before_their_gzip_form_is_made);
     suite_add_tcase(s, tc);

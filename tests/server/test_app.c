@@ -77,8 +77,9 @@ START_TEST(test_header_values_by_hand)
     ck_assert_uint_eq(strlen(tag), 18);
     ck_assert_uint_eq(strspn(tag + 1, "0123456789abcdef"), 16);
     ck_assert(tag[0] == '"' && tag[17] == '"');
-    ck_assert_int_eq(strncmp(gz, tag, 17), 0);
-    ck_assert_str_eq(gz + 17, "-gzip\"");
+    ck_assert_int_eq(strncmp(gz, "W/", 2), 0); /* weak: the gzip bytes depend on the compression */
+    ck_assert_int_eq(strncmp(gz + 2, tag, 17), 0);
+    ck_assert_str_eq(gz + 19, "-gzip\"");
     char small[18];
     nq_app_etag("count?n=8", false, small, sizeof small); /* no room: empty, not cut */
     ck_assert_str_eq(small, "");
@@ -235,7 +236,8 @@ START_TEST(test_gzip_negotiation)
     nq_response r;
     char *body = serve("GET", "/solve?n=10", gz, &r);
     ck_assert_str_eq(nq_response_header(&r, "Content-Encoding"), "gzip");
-    ck_assert_ptr_nonnull(strstr(nq_response_header(&r, "ETag"), "-gzip\""));
+    const char *tag = nq_response_header(&r, "ETag");
+    ck_assert(strncmp(tag, "W/\"", 3) == 0 && strstr(tag, "-gzip\"") != NULL);
     ck_assert_int_eq((unsigned char)body[0], 0x1f);
     ck_assert_int_eq((unsigned char)body[1], 0x8b);
     nq_response_clear(&r);

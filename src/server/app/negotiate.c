@@ -138,26 +138,30 @@ void nq_app_etag(const char *key, bool gzip, char *out, size_t cap)
 {
     const nq_hash_key k = nq_hash_key_from_bytes((const unsigned char *)ETAG_KEY);
     const uint64_t h = nq_hash_bytes(&k, key, strlen(key));
+    /* The gzip form is weak: its bytes depend on how it was compressed (level 6 once for the cache,
+     * level 1 while streaming, and the zlib at hand), not on the key alone. */
+    const char *const head = gzip ? "W/\"" : "\"";
     const char *const tail = gzip ? "-gzip\"" : "\"";
-    const size_t tail_len = strlen(tail);
-    if (cap <= 17 + tail_len) { /* every caller's buffer holds the longer form */
+    const size_t head_len = strlen(head), tail_len = strlen(tail);
+    if (cap <= head_len + 16 + tail_len) { /* every caller's buffer holds the longer form */
         if (cap > 0) out[0] = '\0';
         return;
     }
-    out[0] = '"';
-    nq_hash_hex(h, out + 1);
-    memcpy(out + 17, tail, tail_len + 1);
+    memcpy(out, head, head_len);
+    nq_hash_hex(h, out + head_len);
+    memcpy(out + head_len + 16, tail, tail_len + 1);
 }
 
 void nq_app_etag_gzip(const char *etag, char *out, size_t cap)
 {
-    (void)snprintf(out, cap, "%.*s-gzip\"", (int)strlen(etag) - 1, etag); /* before the closing quote */
+    (void)snprintf(out, cap, "W/%.*s-gzip\"", (int)strlen(etag) - 1, etag); /* before the closing quote */
 }
 
 /* Whether the If-None-Match list contains tag (weak comparison, RFC 9110 section 13.1.2). Empty
  * elements (",\"a\"", "\"a\",,\"b\"") are skipped, as RFC 9110 section 5.6.1 asks of every list. */
 static bool list_has(const char *list, const char *tag)
 {
+    if (tag[0] == 'W' && tag[1] == '/') tag += 2; /* weak comparison: the opaque tags alone */
     const size_t tlen = strlen(tag);
     for (const char *p = list; *p;) {
         p = skip_ows(p);

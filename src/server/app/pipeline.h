@@ -128,10 +128,12 @@ bool nq_app_parse_query(const nq_request *req, unsigned keys, nq_query *q, nq_re
 /* A small constant JSON body for the moment (probes): Cache-Control no-store. */
 void nq_app_static_json(nq_response *resp, unsigned status, const char *body);
 
-/* Strong ETag of a canonical key: "\"<16 hex>\"", or "\"<16 hex>-gzip\"". */
+/* ETag of a canonical key: strong for the identity bytes, "\"<16 hex>\"", which the key alone
+ * decides; weak for the gzip form, "W/\"<16 hex>-gzip\"", whose bytes also depend on how it was
+ * compressed (level 6 for the cache, level 1 while streaming) and on the zlib at hand. */
 void nq_app_etag(const char *key, bool gzip, char *out, size_t cap);
 
-/* The gzip form of an ETag nq_app_etag made ("\"<16 hex>\"" -> "\"<16 hex>-gzip\""): for tags kept
+/* The gzip form of an ETag nq_app_etag made ("\"<16 hex>\"" -> "W/\"<16 hex>-gzip\""): for tags kept
  * with a cached body, whose key is no longer at hand. */
 void nq_app_etag_gzip(const char *etag, char *out, size_t cap);
 
