@@ -48,9 +48,10 @@ tabs.forEach((tab, i) => {
     if (!location.hash.startsWith(`#${mode}`)) setHash(mode);
   });
   tab.addEventListener('keydown', (e) => {
-    const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
-    if (!step) return;
-    const t = tabs[(i + step + tabs.length) % tabs.length];
+    // The ARIA tabs pattern: arrows move round the list, Home and End go to its ends.
+    const target = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (target === undefined) return;
+    const t = tabs[(target + tabs.length) % tabs.length];
     t.focus();
     t.click();
     e.preventDefault();

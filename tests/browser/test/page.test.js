@@ -258,6 +258,28 @@ test('play with the keyboard only', async () => {
   await page.close();
 });
 
+test('the mode tabs follow the arrow keys round the list, and Home and End', async () => {
+  const page = await open(browser, server.base);
+  await waitText(page, '#browse-status', /Solution 1 of 92/);
+  const [first] = await page.$$('::-p-aria([name="Browse"][role="tab"])');
+  await first.focus();
+  const state = () => page.evaluate(() => [document.activeElement.textContent.trim(),
+    document.querySelector('[role="tab"][aria-selected="true"]').textContent.trim(), location.hash.split('?')[0]]);
+  await page.keyboard.press('End');
+  assert.deepEqual(await state(), ['Watch', 'Watch', '#watch']);
+  await page.keyboard.press('ArrowRight'); // round to the first
+  assert.deepEqual(await state(), ['Browse', 'Browse', '#browse']);
+  await page.keyboard.press('ArrowLeft'); // and back to the last
+  assert.deepEqual(await state(), ['Watch', 'Watch', '#watch']);
+  await page.keyboard.press('Home');
+  assert.deepEqual(await state(), ['Browse', 'Browse', '#browse']);
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await state(), ['Count', 'Count', '#count']);
+  assert.equal(await page.$eval('#count', (el) => el.hidden), false);
+  noProblems(page);
+  await page.close();
+});
+
 test('watch: the first steps are those of /trace', async () => {
   const trace = await api(server.base, 'trace?n=5&limit=12');
   const words = (s) => ({
