@@ -162,13 +162,17 @@ function tickStep(cell) {
 }
 
 const MARGIN = 36; // px left and above the board for coordinates
+// The most pixels a canvas may hold everywhere: iOS Safari draws nothing on a larger one (4096 x 4096).
+export const CANVAS_MAX_PIXELS = 4096 * 4096;
 
 // Draw the board of columns (one column per row) on canvas with cell px per square (>= 2): every
 // square and queen shown, coordinates every few rows. Returns the canvas's CSS size.
 export function drawScaled(canvas, columns, cell) {
   const n = columns.length;
   const size = MARGIN + n * cell;
-  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  // Sharp on a high-density screen, but never past the area every browser can draw (n = 2,000 at
+  // 2 px a square is 4,036 px wide: only about one device pixel per CSS pixel fits).
+  const dpr = Math.min(window.devicePixelRatio || 1, 2, Math.sqrt(CANVAS_MAX_PIXELS) / size);
   canvas.width = Math.round(size * dpr);
   canvas.height = Math.round(size * dpr);
   canvas.style.width = `${size}px`;

@@ -195,6 +195,31 @@ test('a board beyond the listing limit: one solution from /solution, random with
   await page.close();
 });
 
+test('n = 2,000 on a high-density screen stays within the canvas area every browser draws', async () => {
+  const page = await open(browser, `${server.base}#browse?n=2000&method=construct`,
+    { width: 1280, height: 800, deviceScaleFactor: 3 });
+  await waitText(page, '#browse-status', /One solution of n = 2000 \(construct\)/);
+  const [w, h, cssW] = await page.$eval('#browse-board canvas',
+    (c) => [c.width, c.height, parseFloat(c.style.width)]);
+  assert.ok(w * h <= 4096 * 4096, `${w} x ${h} pixels: iOS Safari draws nothing past 4096 x 4096`);
+  assert.ok(w >= 2 * 2000 && h === w, `${w} x ${h} pixels for ${cssW} CSS pixels: two or more a square`);
+  // And it was drawn: the squares of row 0 are dark exactly at its queen's column.
+  const { solution } = await api(server.base, 'solution?n=2000&method=construct');
+  const row0 = await page.$eval('#browse-board canvas', (c, css) => {
+    const scale = c.width / css, cell = (css - 36) / 2000, y = Math.floor((36 + cell / 2) * scale);
+    const d = c.getContext('2d').getImageData(0, y, c.width, 1).data;
+    const dark = [];
+    for (let col = 0; col < 2000; col++) {
+      const i = 4 * Math.floor((36 + (col + 0.5) * cell) * scale);
+      if (d[i] + d[i + 1] + d[i + 2] < 150) dark.push(col);
+    }
+    return dark;
+  }, cssW);
+  assert.deepEqual(row0, [solution[0]]);
+  noProblems(page);
+  await page.close();
+});
+
 test('n = 100,000 is drawn as a density view', async () => {
   const page = await open(browser, `${server.base}#browse?n=100000&method=construct`);
   await waitText(page, '#browse-status', /One solution of n = 100000 \(construct\)/);
