@@ -197,13 +197,19 @@ expect_err 2 "--unique does not apply to count" count 8 --unique
 expect_err 2 "--threads does not apply to solve" solve 8 --threads 2
 expect_err 2 "--threads must be a whole number from 0 (one per CPU) to 1024, not '-1'" count 8 --threads -1
 
-# Wait until process $1 catches SIGINT (bit 2 of SigCgt): a signal sent before its handler is set
-# would kill it without its message (a slow start, under a sanitizer, on a loaded machine).
+# Wait until process $1 is the CLI and catches SIGINT (bit 2 of SigCgt): a signal sent before its
+# handler is set would kill it without its message (a slow start, under a sanitizer, on a loaded
+# machine). Before its exec the child is still the shell, whose own SIGINT handler would take the
+# signal instead, and the CLI would then run to its end.
+bin_exe=$(readlink -f "$bin")
 await_sigint_handler() {
   local mask
   for _ in $(seq 300); do
-    mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 0
-    [[ -n $mask ]] && (( 0x$mask & 2 )) && return 0
+    if [[ $(readlink "/proc/$1/exe" 2>/dev/null) == "$bin_exe" ]]; then
+      mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 0
+      [[ -n $mask ]] && (( 0x$mask & 2 )) && return 0
+    fi
+    [[ -d /proc/$1 ]] || return 0
     sleep 0.1
   done
 }
