@@ -69,8 +69,6 @@
       "The server could not allocate memory for this request. Retry later.")                                       \
     P(THREAD_FAILURE, "thread-failure", 503, "Could not start a thread",                                           \
       "The server could not start a worker. Retry later.")                                                         \
-    P(NOT_A_SOLUTION, "not-a-solution", 422, "Not a solution",                                                     \
-      "The board given is not a solution of the N-Queens problem.")                                                \
     P(INVALID_PLACEMENT, "invalid-placement", 400, "Invalid placement",                                            \
       "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "         \
       "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")              \
@@ -99,7 +97,8 @@
     X(E_CURSOR, 3, INVALID_CURSOR, "Invalid cursor")                                             \
     X(E_NOMEM, 4, OUT_OF_MEMORY, "Out of memory")                                                \
     X(E_CANCELED, 5, COMPUTATION_CANCELLED, "Computation cancelled")                             \
-    X(E_NOT_SOLUTION, 6, NOT_A_SOLUTION, "Not a solution")                                       \
+    /* the service judges a board in a body (/check: "valid": false), never by this error */  \
+    X(E_NOT_SOLUTION, 6, INTERNAL_ERROR, "Not a solution")                                       \
     X(E_BUFSIZE, 7, INTERNAL_ERROR, "Buffer too small")                                          \
     X(E_THREAD, 8, THREAD_FAILURE, "Could not start a thread")                                   \
     /* request errors: what the HTTP service answers with */                                     \

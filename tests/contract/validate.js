@@ -28,9 +28,13 @@ const addFormats = require('ajv-formats').default;
 
 const PROBLEM_TYPE = 'application/problem+json';
 
-// Statuses any route may answer before routing or admission, so the spec may document them once as
-// reusable responses rather than per operation; for these the generic problem rules apply.
-const GENERIC_STATUSES = new Set([404, 405, 414, 431]);
+// Statuses any route may answer before routing or admission, so the spec documents them once (its
+// description's refusals, and reusable responses) rather than under every operation; for these the
+// generic problem rules apply.
+const GENERIC_STATUSES = new Set([400, 404, 405, 414, 431, 501, 505]);
+// Those libmicrohttpd may also send itself, for a head it refuses before the server sees it: a short
+// HTML page without Content-Type (so application/octet-stream, RFC 9110 8.3). A 505 is only that.
+const LIBRARY_STATUSES = new Set([400, 414, 431, 505]);
 
 // A path template ("/problems/{slug}") as an anchored regular expression; one segment per parameter.
 function templateRegex(template) {
@@ -127,7 +131,10 @@ class Contract {
     if (shape.length) return shape;
     const method = rec.method.toLowerCase();
     const entry = this.paths.find((p) => p.re.test(rec.path));
-    if (!entry) return this.checkGeneric(rec, 404, 'the spec documents no such path');
+    // A refusal before routing may come for any path and method; else an unknown path is a 404 and an
+    // undocumented method a 405.
+    const refused = GENERIC_STATUSES.has(rec.status) && rec.status !== 404 && rec.status !== 405;
+    if (!entry) return this.checkGeneric(rec, refused ? rec.status : 404, 'the spec documents no such path');
     let opMethod = method;
     let label = `${rec.method} ${entry.template}`;
     if (!entry.item[method] && method === 'head' && entry.item.get) {
@@ -135,7 +142,7 @@ class Contract {
       label += ' (as GET)';
     }
     const op = entry.item[opMethod];
-    if (!op) return this.checkGeneric(rec, 405, `${rec.method} is not documented for ${entry.template}`);
+    if (!op) return this.checkGeneric(rec, refused ? rec.status : 405, `${rec.method} is not documented for ${entry.template}`);
     const resp = lookupResponse(op.responses || {}, rec.status);
     if (!resp) {
       if (GENERIC_STATUSES.has(rec.status)) return this.checkGeneric(rec, rec.status, '');
@@ -146,7 +153,8 @@ class Contract {
     return [...this.checkHeaders(rec, resp.def), ...this.checkBody(rec, resp.def)];
   }
 
-  // Responses the spec need not list per operation: 404, 405 (with Allow), 414, 431 as problems.
+  // Responses the spec need not list per operation: 400, 404, 405 (with Allow), 414, 431 and 501 as
+  // problems; 400, 414, 431 and 505 also as libmicrohttpd's own page.
   checkGeneric(rec, expected, why) {
     const errors = [];
     if (rec.status !== expected) {
@@ -154,7 +162,10 @@ class Contract {
       return errors;
     }
     if (expected === 405 && rec.headers.allow === undefined) errors.push('405 without an Allow header');
-    const def = { content: { [PROBLEM_TYPE]: { schema: this.problemSchema } } };
+    const content = {};
+    if (expected !== 505) content[PROBLEM_TYPE] = { schema: this.problemSchema };
+    if (LIBRARY_STATUSES.has(expected)) content['application/octet-stream'] = {};
+    const def = { content };
     if (!this.problemSchema) errors.push('the spec defines no problem schema to check this error against');
     return errors.concat(this.checkBody(rec, def));
   }

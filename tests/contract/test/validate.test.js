@@ -35,6 +35,9 @@ const cases = [
   ['undocumented method: 405 with Allow', rec({ method: 'POST', status: 405, headers: { ...problemHeaders, allow: 'GET, HEAD, OPTIONS' }, body: problem(405, '/count') }), null],
   ['templated path', rec({ path: '/problems/not-found', status: 200, headers: { 'content-type': 'text/html' }, body: '<p>x</p>' }), null],
   ['NDJSON, one schema-valid value per line', rec({ path: '/solve', headers: { 'content-type': 'application/x-ndjson' }, body: '[".Q"]\n["Q."]\n' }), null],
+  ['before routing: a 501 problem, listed under no operation', rec({ status: 501, headers: problemHeaders, body: problem(501, '/count') }), null],
+  ["before routing: libmicrohttpd's own 505 page, no Content-Type", rec({ status: 505, headers: {}, body: '<html><body>HTTP version not supported</body></html>' }), null],
+  ["before routing: libmicrohttpd's own 400 page on a path without a 400", rec({ path: '/nope', status: 400, headers: {}, body: '<html>Bad request</html>' }), null],
   ['503 with an integer Retry-After', rec({ status: 503, headers: { ...problemHeaders, 'retry-after': '2' }, body: problem(503, '/count') }), null],
 
   ['doctored: a count as a string', rec({ body: '{"n":8,"total":"92","unique":12}' }), 'body/total must be integer'],
@@ -56,6 +59,8 @@ const cases = [
   ['doctored: 405 without Allow', rec({ method: 'POST', status: 405, headers: problemHeaders, body: problem(405, '/count') }), '405 without an Allow header'],
   ['doctored: NDJSON line breaks schema', rec({ path: '/solve', headers: { 'content-type': 'application/x-ndjson' }, body: '[".Q"]\n[1]\n' }), 'line 2/0 must be string'],
   ['doctored: NDJSON without final newline', rec({ path: '/solve', headers: { 'content-type': 'application/x-ndjson' }, body: '[".Q"]' }), 'does not end with a newline'],
+  ['doctored: a 505 as JSON', rec({ status: 505, headers: { 'content-type': 'application/json' }, body: '{}' }), 'Content-Type application/json is not documented'],
+  ['doctored: a 501 as HTML', rec({ status: 501, headers: { 'content-type': 'text/html' }, body: '<p>x</p>' }), 'Content-Type text/html is not documented'],
   ['broken record: uppercase header name', rec({ headers: { ETag: '"x"' } }), 'header names not lowercase'],
 ];
 
