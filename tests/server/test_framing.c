@@ -26,6 +26,19 @@ static const row rows[] = {
     {{"Host: t", "host: u"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "Host: t"}, false, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host : t"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    /* Host = uri-host [":" port] (RFC 9112 section 3.2): a name, an IPv4 or bracketed IPv6 address */
+    {{"Host: "}, true, NQ_OK, NQ_FRAMING_NONE, 0}, /* an empty reg-name */
+    {{"Host: nq.example.com:8080"}, true, NQ_OK, NQ_FRAMING_NONE, 0},
+    {{"Host: 10.0.0.1:"}, true, NQ_OK, NQ_FRAMING_NONE, 0}, /* port = *DIGIT: may be empty */
+    {{"Host: [::1]:80"}, true, NQ_OK, NQ_FRAMING_NONE, 0},
+    {{"Host: xn--e1afmkfd.example%2D1"}, true, NQ_OK, NQ_FRAMING_NONE, 0},
+    {{"Host: a b/c@d"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: x:abc"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: user@x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: [::1"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: [::1]x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: x%2"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: x/"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", ": x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "X-A: a\rb"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", "X-A: a\tb \xff"}, true, NQ_OK, NQ_FRAMING_NONE, 0}, /* HTAB and obs-text are fine */

@@ -120,6 +120,40 @@ static void transfer_encoding(nq_framing *f, const char *v, size_t len)
     }
 }
 
+static bool hex_digit(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A reg-name or IPv4address character (RFC 3986 section 3.2.2): unreserved or sub-delims; a '%'
+ * must start an escape of two hex digits. Returns how many bytes it takes, 0 for none. */
+static size_t host_char(const char *p, const char *end)
+{
+    const unsigned char c = (unsigned char)*p;
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 1;
+    if (c != '\0' && strchr("-._~!$&'()*+,;=", c)) return 1;
+    if (c == '%' && end - p >= 3 && hex_digit((unsigned char)p[1]) && hex_digit((unsigned char)p[2])) return 3;
+    return 0;
+}
+
+/* Host = uri-host [ ":" port ] (RFC 9112 section 3.2, RFC 3986 section 3.2.2): a reg-name (which
+ * an IPv4 address also is; empty allowed) or a bracketed IP literal, then optional ':' and digits. */
+static bool host_value(const char *v, size_t len)
+{
+    const char *p = v, *const end = v + len;
+    if (p < end && *p == '[') { /* IP-literal: IPv6 or IPvFuture, its characters only */
+        for (p++; p < end && *p != ']'; p++)
+            if (*p == '\0' || (!hex_digit((unsigned char)*p) && !strchr(":.vV-_~!$&'()*+,;=", *p))) return false;
+        if (p == end) return false;
+        p++;
+    } else {
+        for (size_t n; p < end && (n = host_char(p, end)) > 0;) p += n;
+    }
+    if (p < end && *p == ':')
+        for (p++; p < end && *p >= '0' && *p <= '9';) p++;
+    return p == end;
+}
+
 void nq_framing_field(nq_framing *f, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     if (!nq_framing_is_token(name, nlen)) {
@@ -131,9 +165,11 @@ void nq_framing_field(nq_framing *f, const char *name, size_t nlen, const char *
         return;
     }
     vlen = trim_end(value, vlen);
-    if (named(name, nlen, "Host"))
+    if (named(name, nlen, "Host")) {
         f->hosts++;
-    else if (named(name, nlen, "Content-Length"))
+        if (!host_value(value, vlen))
+            fault(f, NQ_E_BAD_REQUEST, "The Host header must be a host name or address, with an optional ':port'.");
+    } else if (named(name, nlen, "Content-Length"))
         content_length(f, value, vlen);
     else if (named(name, nlen, "Transfer-Encoding"))
         transfer_encoding(f, value, vlen);

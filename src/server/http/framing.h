@@ -57,7 +57,8 @@ void nq_framing_init(nq_framing *f);
 
 /* Record one header field line: name (nlen bytes) and value (vlen bytes, leading whitespace already
  * skipped). A name that is not a token (a space before the colon: RFC 9112 section 5.1), a value with
- * a control character other than HTAB, a Content-Length that is not one plain decimal number or a
+ * a control character other than HTAB, a Host that is not a host [":" port] (RFC 9112 section 3.2),
+ * a Content-Length that is not one plain decimal number or a
  * repeated Content-Length (RFC 9112 section 6.3), and a transfer coding list with an empty coding name
  * make the head a 400. */
 void nq_framing_field(nq_framing *f, const char *name, size_t nlen, const char *value, size_t vlen);

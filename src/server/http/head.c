@@ -72,6 +72,17 @@ bool nq_head_length_refused(struct MHD_Connection *c)
     return !nq_framing_length_value(v, len, &n);
 }
 
+bool nq_head_mhd_dechunks(struct MHD_Connection *c)
+{
+    const char *v = NULL;
+    size_t len = 0;
+    static const char te[] = MHD_HTTP_HEADER_TRANSFER_ENCODING;
+    /* 0.9.75 compares the first Transfer-Encoding line's value, case aside, with "chunked" and
+     * nothing else; any other value makes it read the body until the connection closes. */
+    if (MHD_lookup_connection_value_n(c, MHD_HEADER_KIND, te, sizeof te - 1, &v, &len) != MHD_YES) return false;
+    return len == 7 && strncasecmp(v, "chunked", 7) == 0;
+}
+
 /* ---- the first handler call --------------------------------------------------------------------- */
 
 /* The request line as libmicrohttpd split it: the method must be a token followed by exactly one SP
@@ -99,6 +110,64 @@ static bool folded(const char *key, size_t key_size, const char *value)
     return false;
 }
 
+/* Whether [from, to) is a line end as libmicrohttpd leaves it: optional SP and HTAB (a value's
+ * trailing whitespace), then between min and max NULs (its CR and LF, and the empty line's). */
+static bool line_end(const char *from, const char *to, size_t min, size_t max)
+{
+    while (from < to && (*from == ' ' || *from == '\t')) from++;
+    if ((size_t)(to - from) < min || (size_t)(to - from) > max) return false;
+    for (; from < to; from++)
+        if (*from != '\0') return false;
+    return true;
+}
+
+/* The walk of nq_head_check's layout check over the header lines. */
+typedef struct layout_walk {
+    const char *start; /* the head in libmicrohttpd's buffer: its first byte */
+    const char *end;   /* ... and the byte after its last */
+    const char *at;    /* where the bytes libmicrohttpd reported so far end */
+    bool ok;           /* only line ends so far */
+} layout_walk;
+
+static enum MHD_Result walk_layout(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                   const char *value, size_t value_size)
+{
+    (void)kind;
+    (void)key_size;
+    layout_walk *w = cls;
+    if (key < w->start || key >= w->end) return MHD_YES; /* the server's own line, or a folded one (a 400) */
+    if (key < w->at || !line_end(w->at, key, 1, 2) || value < key || value_size > (size_t)(w->end - value))
+        w->ok = false;
+    else
+        w->at = value + value_size;
+    return w->ok ? MHD_YES : MHD_NO;
+}
+
+/* Whether libmicrohttpd reported every byte of the head. It keeps the head in its read buffer,
+ * turning the SP after the method and before the version, each header's colon and each line's CR
+ * and LF into NULs, and reports the head's size. Two of its lapses drop bytes without a word: a NUL
+ * in the target or in a value ends what it reports of them (the rest of the line is ignored), and a
+ * header line with an empty name (": x") ends the head, because the NUL that replaces its colon
+ * reads as the empty line, so the lines after it are taken for the next request (a smuggled one).
+ * So between what it reported there must be line ends only: from the target to the version one
+ * NUL, after the version and each value one or two before the next name, and two to four (the
+ * last line's end and the empty line) before the end of the head. One form stays out of reach: a
+ * bare ":" line between a bare LF and a line end leaves the same NULs as a last line end and an
+ * empty line of mixed endings ("\n\r\n"), and ends the head at the same byte, so the server reads
+ * it as that; only a peer that forwards a header line without a name could read it otherwise. */
+static bool head_whole(struct MHD_Connection *c, const char *method, const char *version, const char *uri,
+                       size_t uri_len)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (!info) return true; /* no size to check against: nothing is read */
+    layout_walk w = {.start = method, .end = method + info->header_size, .at = NULL, .ok = true};
+    const size_t vlen = strlen(version);
+    if (uri + uri_len + 1 != version || version < method || vlen > (size_t)(w.end - version)) return false;
+    w.at = version + vlen;
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, walk_layout, &w);
+    return w.ok && line_end(w.at, w.end, 2, 4);
+}
+
 static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
                                    const char *value, size_t value_size)
 {
@@ -110,8 +179,8 @@ static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri, unsigned flags,
-                   nq_head_verdict *out)
+void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri, size_t uri_len,
+                   unsigned flags, nq_head_verdict *out)
 {
     *out = (nq_head_verdict){NQ_OK, NULL, NQ_FRAMING_NONE, 0};
     if (!(flags & (NQ_HEAD_FRAMED | NQ_HEAD_MHD_FRAMES))) { /* no memory for the server's own Content-Length */
@@ -122,6 +191,12 @@ void nq_head_check(struct MHD_Connection *c, const char *method, const char *ver
         out->err = NQ_E_BAD_REQUEST;
         out->detail = "The request line must be a method (a token), one space, a target without spaces or "
                       "control characters, one space and the HTTP version.";
+        return;
+    }
+    if (!head_whole(c, method, version, uri, uri_len)) {
+        out->err = NQ_E_BAD_REQUEST;
+        out->detail = "The request head holds a NUL byte in its target or a header value, or a header line "
+                      "without a name; neither is HTTP.";
         return;
     }
     nq_framing f;

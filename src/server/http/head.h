@@ -53,6 +53,11 @@ unsigned nq_head_begin(struct MHD_Connection *c, const char *uri, bool frame);
  * (nq_head_begin without frame); reads c's header list, so call it on the thread serving c. */
 bool nq_head_length_refused(struct MHD_Connection *c);
 
+/* Whether libmicrohttpd 0.9.75 reads c's body as chunked: only when the (first) Transfer-Encoding
+ * line reads exactly "chunked", case aside. A valid "chunked " with trailing whitespace, which
+ * nq_head_check takes as chunked, would leave it reading until the connection closes. */
+bool nq_head_mhd_dechunks(struct MHD_Connection *c);
+
 /* What nq_head_check found. */
 typedef struct nq_head_verdict {
     nq_err err;           /* NQ_OK, NQ_E_BAD_REQUEST (400), NQ_E_NOT_IMPLEMENTED (501), NQ_E_NOMEM */
@@ -62,10 +67,12 @@ typedef struct nq_head_verdict {
 } nq_head_verdict;
 
 /* Check the whole head on the first handler call: the request line (method and version as the
- * handler got them, uri as nq_head_begin got it), then every header line and the framing they
- * give. flags is what nq_head_begin returned. */
-void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri, unsigned flags,
-                   nq_head_verdict *out);
+ * handler got them, uri as nq_head_begin got it and uri_len its strlen then, before the query was
+ * emptied), that libmicrohttpd reported every byte of the head (no NUL in the target or a value, no
+ * header line without a name), then every header line and the framing they give. flags is what
+ * nq_head_begin returned. */
+void nq_head_check(struct MHD_Connection *c, const char *method, const char *version, const char *uri, size_t uri_len,
+                   unsigned flags, nq_head_verdict *out);
 
 /* Repeated lines combined by nq_head_lookup, kept until the request ends. */
 typedef struct nq_head_joined nq_head_joined;

@@ -93,6 +93,7 @@ typedef struct request_ctx {
     const char *query;                  /* raw query, or NULL */
     size_t query_len;                   /* its length */
     const char *uri_at;                 /* where libmicrohttpd's request line had the target (nq_head_check) */
+    size_t uri_len;                     /* ... and its length then, before the query was emptied */
     unsigned head_flags;                /* what nq_head_begin found (NQ_HEAD_*) */
     bool head_seen;                     /* first handler call done */
     nq_err head_error;                  /* why the head is refused (414, 431, 400, 501, 503), NQ_OK if it is not */
@@ -207,6 +208,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
     ctx->target = target;
     ctx->conn = c;
     ctx->uri_at = uri;
+    ctx->uri_len = uri ? strlen(uri) : 0;
     char *q = strchr(ctx->target, '?');
     if (q) {
         *q++ = '\0';
@@ -605,11 +607,16 @@ static void check_head(request_ctx *ctx, struct MHD_Connection *c, const char *m
     ctx->head_error = nq_guard_check_head(ctx->s->guard, c, uri_len);
     if (ctx->head_error != NQ_OK) return;
     nq_head_verdict v;
-    nq_head_check(c, method, version, ctx->uri_at, ctx->head_flags, &v);
+    nq_head_check(c, method, version, ctx->uri_at, ctx->uri_len, ctx->head_flags, &v);
     ctx->head_error = v.err;
     ctx->head_detail = v.detail;
     ctx->body = v.body;
     ctx->body_length = v.length;
+    if (v.err == NQ_OK && ctx->mhd_frames && v.body == NQ_FRAMING_CHUNKED && !nq_head_mhd_dechunks(c)) {
+        ctx->head_error = NQ_E_BAD_REQUEST; /* answered at once, and the connection closed */
+        ctx->head_detail = "On this route Transfer-Encoding must read exactly 'chunked', without spaces: "
+                           "the server's HTTP library reads a chunked body only then.";
+    }
 }
 
 /* What becomes of the body the head announces: read (a POST to a route that takes one), refused
