@@ -23,7 +23,8 @@
       "The request itself is malformed: a query with an empty parameter or a broken percent-escape "               \
       "outside any known parameter, a JSON body that does not parse or is not a placement (a wrong "               \
       "type, an unknown or repeated member, nesting too deep), or a head that breaks HTTP/1.1 (no "                \
-      "Host or more than one, a space before a colon, a folded line, a method that is not a token, a "             \
+      "Host or more than one or one that is not a host, a space before a colon, a header line without a "          \
+      "name, a NUL byte, a folded line, a method that is not a token, a "                                          \
       "Content-Length or Transfer-Encoding that leaves the body's end in doubt). Fix the request; "                \
       "retrying it unchanged fails again. The server closes the connection after this answer when the "            \
       "request's framing is in doubt.")                                                                            \
@@ -78,6 +79,11 @@
     P(UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type",                             \
       "The request body is not of a type this resource reads: a POST to /check or /complete takes "                \
       "'Content-Type: application/json' (a charset parameter, if any, must be utf-8).")                            \
+    P(PRECONDITION_FAILED, "precondition-failed", 412, "Precondition failed",                                      \
+      "The request's If-Match names no current representation of the resource: its strong ETag (of the "           \
+      "identity form; gzip forms have weak tags, which If-Match never matches) or '*'. A POST's target has "       \
+      "no representation of its own, so any If-Match fails there. Send the request without If-Match, or "          \
+      "with the ETag of a response to the same GET.")                                                              \
     P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                                  \
       "The request uses a transfer coding this server does not implement; only 'chunked' is.")                     \
     P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                     \
@@ -97,7 +103,7 @@
     X(E_CURSOR, 3, INVALID_CURSOR, "Invalid cursor")                                             \
     X(E_NOMEM, 4, OUT_OF_MEMORY, "Out of memory")                                                \
     X(E_CANCELED, 5, COMPUTATION_CANCELLED, "Computation cancelled")                             \
-    /* the service judges a board in a body (/check: "valid": false), never by this error */  \
+    /* the service judges a board in a body (/check: "valid": false), never by this error */     \
     X(E_NOT_SOLUTION, 6, INTERNAL_ERROR, "Not a solution")                                       \
     X(E_BUFSIZE, 7, INTERNAL_ERROR, "Buffer too small")                                          \
     X(E_THREAD, 8, THREAD_FAILURE, "Could not start a thread")                                   \
@@ -134,7 +140,9 @@
     X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                     \
     X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                         \
     /* long counts */                                                                            \
-    X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")
+    X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")   \
+    /* conditional requests */                                                                   \
+    X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")
 
 /* Base of every problem type URI. Relative, so it resolves against the server that answered; the
  * server serves a description of each problem at that path. */

@@ -118,6 +118,86 @@ START_TEST(test_etag_304)
 }
 END_TEST
 
+/* If-Match (RFC 9110 section 13.1.1), evaluated before If-None-Match: it holds for "*" or the strong
+ * tag of the identity form (also when the answer is its gzip form, whose tag is weak); a weak tag or
+ * another one turns the 2xx or 304 into a 412 problem. Answered at once (a cached count, a page,
+ * a probe) and after a computation (a count not asked before). */
+START_TEST(test_if_match)
+{
+    static const char *const targets[] = {"/count?n=8", "/solve?n=10", "/openapi.yaml", "/count?n=12"};
+    const char *target = targets[_i];
+    nq_http_response r, c;
+    get(target, NULL, &r); /* computes /count?n=12 once: for the tag only */
+    ck_assert_int_eq(r.status, 200);
+    const char *etag = nq_http_header_get(&r, "ETag");
+    char own[96], weak[96], own_gz[96], both[192];
+    snprintf(own, sizeof own, "If-Match: \"nope\", %s", etag);
+    snprintf(weak, sizeof weak, "If-Match: W/%s", etag);
+    snprintf(own_gz, sizeof own_gz, "If-Match: %s", etag);
+    snprintf(both, sizeof both, "If-None-Match: %s", etag);
+    const struct {
+        const char *h[3];
+        long status;
+    } cases[] = {
+        {{own, NULL}, 200},
+        {{"If-Match: *", NULL}, 200},
+        {{own_gz, "Accept-Encoding: gzip"}, 200}, /* the gzip form, named by its content's strong tag */
+        {{both, own}, 304},
+        {{weak, NULL}, 412}, /* strong comparison: a weak tag never matches */
+        {{"If-Match: \"0000000000000000\"", NULL}, 412},
+        {{both, "If-Match: \"nope\""}, 412}, /* If-Match first: the 304 becomes the 412 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char fresh[64];
+        const char *t = target;
+        if (_i == 3) { /* a count not asked for before (n = 8 is): the condition is held after computing it */
+            snprintf(fresh, sizeof fresh, "/count?n=%zu", i < 5 ? 3 + i : 4 + i);
+            t = fresh;
+        }
+        get(t, cases[i].h, &c);
+        /* There the tags are another count's: only "*" holds. */
+        const long want = _i == 3 ? (i == 1 ? 200 : 412) : cases[i].status;
+        ck_assert_msg(c.status == want, "%s with %s: %ld, not %ld", t, cases[i].h[0], c.status, want);
+        if (want == 412) {
+            ck_assert_str_eq(nq_http_header_get(&c, "Content-Type"), "application/problem+json");
+            ck_assert_str_eq(nq_http_header_get(&c, "Cache-Control"), "no-store");
+            ck_assert_ptr_null(nq_http_header_get(&c, "ETag"));
+            ck_assert_str_eq(nq_http_header_get(&c, "Access-Control-Allow-Origin"), "https://app.example");
+            ck_assert_ptr_nonnull(strstr(c.body, "\"type\":\"/problems/precondition-failed\""));
+        }
+        nq_http_response_free(&c);
+    }
+    nq_http_response_free(&r);
+}
+END_TEST
+
+/* A condition never turns an error into a 412, and a probe has no tag: only "*" holds. A POST's
+ * target has no representation of its own: any If-Match fails. */
+START_TEST(test_if_match_errors_probes_posts)
+{
+    static const char *const nope[] = {"If-Match: \"nope\"", NULL};
+    static const char *const star[] = {"If-Match: *", NULL};
+    nq_http_response r;
+    get("/count?n=0", nope, &r);
+    ck_assert_int_eq(r.status, 400);
+    nq_http_response_free(&r);
+    get("/solve?n=17", nope, &r);
+    ck_assert_int_eq(r.status, 422);
+    nq_http_response_free(&r);
+    get("/healthz", nope, &r);
+    ck_assert_int_eq(r.status, 412);
+    nq_http_response_free(&r);
+    get("/healthz", star, &r);
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    static const char *const post[] = {"Content-Type: application/json", "If-Match: *", NULL};
+    static const char body[] = "{\"n\":4,\"columns\":[1,3,0,2]}";
+    ck_assert(nq_http_send(&server, "POST", "/check", post, body, sizeof body - 1, &r));
+    ck_assert_int_eq(r.status, 412);
+    nq_http_response_free(&r);
+}
+END_TEST
+
 /* A 304 whose body the server does not hold (never computed, evicted, or served before a restart)
  * cannot state the 200's length: it must state none (RFC 9110 section 8.6), nor carry a chunked body
  * (section 15.4.5: a 304 ends at the end of its header section). Raw socket: the exact bytes count. */
@@ -229,7 +309,7 @@ START_TEST(test_cors_preflight)
         ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
         /* Prefer too: a script on another origin asks for a long count with wait=S or respond-async. */
         ck_assert_str_eq(nq_http_header_get(&r, "Access-Control-Allow-Headers"),
-                         "Accept, Accept-Encoding, If-None-Match, Prefer, X-Request-Id");
+                         "Accept, Accept-Encoding, If-Match, If-None-Match, Prefer, X-Request-Id");
         ck_assert_str_eq(nq_http_header_get(&r, "Allow"), "GET, HEAD, OPTIONS");
         ck_assert_ptr_nonnull(nq_http_header_get(&r, "Access-Control-Max-Age"));
         nq_http_response_free(&r);
@@ -349,6 +429,8 @@ int main(void)
     tcase_add_loop_test(tc, test_no_gzip, 0, 5);
     tcase_add_loop_test(tc, test_etag_304, 0, 5);
     tcase_add_loop_test(tc, test_304_unknown_length, 0, 3);
+    tcase_add_loop_test(tc, test_if_match, 0, 4);
+    tcase_add_test(tc, test_if_match_errors_probes_posts);
     tcase_add_loop_test(tc, test_no_304_for_errors, 0, 5);
     tcase_add_test(tc, test_304_after_count);
     tcase_add_test(tc, test_etag_stable);

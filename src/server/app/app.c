@@ -27,9 +27,9 @@
 #include "base/hash.h"
 
 /* Prefer: a long count's wait=S or respond-async (the page sends it). */
-#define ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, Prefer, X-Request-Id"
+#define ALLOW_HEADERS "Accept, Accept-Encoding, If-Match, If-None-Match, Prefer, X-Request-Id"
 /* ... and what a browser's POST of a JSON body sends too (application/json is not a "simple" type) */
-#define ALLOW_HEADERS_BODY "Accept, Accept-Encoding, Content-Type, If-None-Match, Prefer, X-Request-Id"
+#define ALLOW_HEADERS_BODY "Accept, Accept-Encoding, Content-Type, If-Match, If-None-Match, Prefer, X-Request-Id"
 #define EXPOSE_HEADERS "ETag, Server-Timing, X-Request-Id, Retry-After, Location, Content-Location, Preference-Applied"
 #define PATH_MAX_ROUTED 256 /* longest normalised path kept; every route is far shorter */
 
@@ -172,6 +172,16 @@ static void generate_request_id(nq_app *app, char *out, size_t cap)
     out[16] = '\0';
 }
 
+/* The headers every response carries: its request id (resp->request_id) and CORS. */
+static void id_and_cors(const nq_app *app, nq_response *resp)
+{
+    nq_response_add_header(resp, "X-Request-Id", resp->request_id);
+    if (app->cfg->cors_origin[0]) {
+        nq_response_add_header(resp, "Access-Control-Allow-Origin", app->cfg->cors_origin);
+        nq_response_add_header(resp, "Access-Control-Expose-Headers", EXPOSE_HEADERS);
+    }
+}
+
 static void common_headers(nq_app *app, const nq_request *req, nq_response *resp)
 {
     const char *id = req->header ? req->header(req->header_ctx, "X-Request-Id") : NULL;
@@ -179,11 +189,25 @@ static void common_headers(nq_app *app, const nq_request *req, nq_response *resp
         memcpy(resp->request_id, id, strlen(id) + 1);
     else
         generate_request_id(app, resp->request_id, sizeof resp->request_id);
-    nq_response_add_header(resp, "X-Request-Id", resp->request_id);
-    if (app->cfg->cors_origin[0]) {
-        nq_response_add_header(resp, "Access-Control-Allow-Origin", app->cfg->cors_origin);
-        nq_response_add_header(resp, "Access-Control-Expose-Headers", EXPOSE_HEADERS);
-    }
+    id_and_cors(app, resp);
+}
+
+/* A 2xx or 304 answer whose If-Match failed becomes a 412 (RFC 9110 section 13.1.1): the answer's
+ * body and headers go, its request id and CORS headers stay. An error stands: a condition never
+ * turns one into a 412 (section 13.2.1). */
+static void precondition(const nq_app *app, const char *instance, nq_app_if_match im, nq_response *resp)
+{
+    if (im != NQ_IF_MATCH_FAILS || !((resp->status >= 200 && resp->status < 300) || resp->status == 304)) return;
+    char id[sizeof resp->request_id];
+    memcpy(id, resp->request_id, sizeof id);
+    const char *route = resp->route;
+    const bool head = resp->head;
+    nq_response_clear(resp);
+    resp->route = route;
+    resp->head = head;
+    memcpy(resp->request_id, id, sizeof id);
+    id_and_cors(app, resp);
+    nq_app_problem(resp, instance, NQ_E_PRECONDITION, NULL, NULL, false, 0);
 }
 
 /* "solver;dur=<milliseconds with 3 decimals>", by hand: snprintf's %.3f is the dearest call of a
@@ -591,6 +615,10 @@ static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_reques
     if (!route->parse || route->parse(w, req, resp)) step = route->answer(w, req, resp);
     if (step != NQ_APP_DONE && route->compute) {
         resp->cache = NQ_CACHE_MISS;
+        /* The answer will carry the key's tag (or, a 202, none yet: the count's will be it). */
+        char etag[40];
+        nq_app_etag(w->key, false, etag, sizeof etag);
+        w->if_match = nq_app_if_match_eval(req, etag);
         *work = w;
         return step;
     }
@@ -636,7 +664,10 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
             return NQ_APP_DONE;
         }
     }
-    return run_route(app, route, req, resp, work);
+    const nq_app_step step = run_route(app, route, req, resp, work);
+    if (step == NQ_APP_DONE) /* answered at once: held to If-Match by the tag it carries */
+        precondition(app, req->path, nq_app_if_match_eval(req, nq_response_header(resp, "ETag")), resp);
+    return step;
 }
 
 const char *nq_app_work_key(const nq_app_work *work)
@@ -664,13 +695,13 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
 
 void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp)
 {
-    (void)app;
     if (rc == NQ_E_DEADLINE && work->route->late)
         work->route->late(work, resp);
     else if (rc != NQ_OK || !result)
         nq_app_problem(resp, work->instance, rc == NQ_OK ? NQ_E_INTERNAL : rc, NULL, NULL, false, 0);
     else
         work->route->finish(work, result, resp);
+    precondition(app, work->instance, work->if_match, resp);
     nq_app_work_destroy(work);
 }
 

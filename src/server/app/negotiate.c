@@ -181,6 +181,55 @@ static bool list_has(const char *list, const char *tag)
     return false;
 }
 
+/* Whether the If-Match list holds "*" or tag by strong comparison (RFC 9110 section 8.8.3.2): an
+ * element marked weak never matches. A malformed list matches nothing from where it breaks. */
+static bool list_has_strong(const char *list, const char *tag)
+{
+    const size_t tlen = tag ? strlen(tag) : 0;
+    for (const char *p = list; *p;) {
+        p = skip_ows(p);
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p == '*') return true;
+        const bool weak = p[0] == 'W' && p[1] == '/';
+        if (weak) p += 2;
+        if (*p != '"') break;
+        const char *close = strchr(p + 1, '"');
+        if (!close) break;
+        if (!weak && tlen > 0 && (size_t)(close + 1 - p) == tlen && memcmp(p, tag, tlen) == 0) return true;
+        p = skip_ows(close + 1);
+        if (*p != ',' && *p != '\0') break;
+    }
+    return false;
+}
+
+/* The strong tag of the identity form behind etag into out: etag itself, or "<hex>" for the gzip
+ * form's W/"<hex>-gzip"; "" for any other weak tag or none. */
+static void identity_tag(const char *etag, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!etag) return;
+    const size_t len = strlen(etag);
+    if (etag[0] != 'W') {
+        (void)snprintf(out, cap, "%s", etag);
+    } else if (len > 8 && etag[1] == '/' && etag[2] == '"' && strcmp(etag + len - 6, "-gzip\"") == 0) {
+        (void)snprintf(out, cap, "%.*s\"", (int)(len - 8), etag + 2);
+    }
+}
+
+nq_app_if_match nq_app_if_match_eval(const nq_request *req, const char *etag)
+{
+    const char *im = header(req, "If-Match");
+    if (!im) return NQ_IF_MATCH_NONE;
+    /* A POST's target (/check, /complete) has no representation of its own: nothing matches. */
+    if (nq_app_posted(req)) return NQ_IF_MATCH_FAILS;
+    char strong[64]; /* tags are 18 to 25 bytes */
+    identity_tag(etag, strong, sizeof strong);
+    return list_has_strong(im, strong[0] ? strong : NULL) ? NQ_IF_MATCH_HOLDS : NQ_IF_MATCH_FAILS;
+}
+
 const char *nq_app_inm_match(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v)
 {
     /* Only GET and HEAD are revalidated: a POST's answer is computed from its body, which no tag

@@ -50,6 +50,13 @@ typedef struct nq_variant {
 
 typedef struct nq_route nq_route;
 
+/* An If-Match condition (RFC 9110 section 13.1.1), evaluated against a representation's tag. */
+typedef enum nq_app_if_match {
+    NQ_IF_MATCH_NONE = 0, /* the request has no If-Match */
+    NQ_IF_MATCH_HOLDS,    /* it names the representation (or "*") */
+    NQ_IF_MATCH_FAILS     /* it does not: a 2xx or 304 answer becomes 412 */
+} nq_app_if_match;
+
 struct nq_app_work {
     nq_app *app;                                /* the application */
     const nq_route *route;                      /* whose steps run it */
@@ -62,6 +69,7 @@ struct nq_app_work {
     void *plan;                                 /* the route's plan (its own struct), or NULL */
     size_t plan_size;                           /* its size in bytes */
     void (*plan_cleanup)(void *plan);           /* frees what the plan owns, or NULL (plain data) */
+    nq_app_if_match if_match;                   /* the request's If-Match against the answer's tag */
 };
 
 struct nq_app_result {
@@ -141,6 +149,12 @@ void nq_app_etag_gzip(const char *etag, char *out, size_t cap);
  * a 304 naming the tag that matched and return true; else leave resp alone and return false. */
 bool nq_app_try_304(const nq_request *req, const char *etag, const char *etag_gz, const nq_variant *v,
                     nq_response *resp);
+
+/* The request's If-Match against a representation whose ETag is etag (NULL: it has none). It holds
+ * for "*" or the strong tag of the identity form (a gzip form's weak W/"<hex>-gzip" names the same
+ * content, whose strong tag is "<hex>"); weak tags in the list never match (strong comparison,
+ * RFC 9110 section 13.1.1). A POST's target has no representation of its own: any If-Match fails. */
+nq_app_if_match nq_app_if_match_eval(const nq_request *req, const char *etag);
 
 /* The tag (etag or etag_gz, as nq_app_try_304 would choose) that the request's If-None-Match
  * matches, or NULL; resp is not touched. */
