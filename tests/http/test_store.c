@@ -192,6 +192,37 @@ START_TEST(accepted_then_progress_then_200)
 }
 END_TEST
 
+/* A 202 carries no tag: only If-Match: * holds for it, whether it is answered at once
+ * (respond-async) or after a wait on a worker (wait=1), and a failed one is the 412. */
+START_TEST(a_202_holds_only_if_match_star)
+{
+    nq_test_server s;
+    start_long(&s, "none", "500", NULL); /* 500 ms a task: n = 13 runs for seconds */
+    /* The count's own tag, which its 200 will carry, from a 304 (nothing computed for it). */
+    static const char *const inm[] = {"If-None-Match: *", NULL};
+    nq_http_response t;
+    ck_assert(nq_http_request(&s, "GET", "/count?n=13", inm, &t));
+    ck_assert_int_eq(t.status, 304);
+    char own[64];
+    snprintf(own, sizeof own, "If-Match: %s", nq_http_header_get(&t, "ETag"));
+    nq_http_response_free(&t);
+    static const char *const prefers[] = {"Prefer: respond-async", "Prefer: wait=1"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *const tagged[] = {prefers[i], own, NULL};
+        const char *const star[] = {prefers[i], "If-Match: *", NULL};
+        nq_http_response r;
+        ck_assert(nq_http_request(&s, "GET", "/count?n=13", tagged, &r));
+        ck_assert_msg(r.status == 412, "%s: %ld", prefers[i], r.status);
+        ck_assert_ptr_nonnull(strstr(r.body, "\"type\":\"/problems/precondition-failed\""));
+        nq_http_response_free(&r);
+        ck_assert(nq_http_request(&s, "GET", "/count?n=13", star, &r));
+        check_202(&r, 13);
+        nq_http_response_free(&r);
+    }
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
 START_TEST(prefer_wait_long_enough_gives_200)
 {
     nq_test_server s;
@@ -721,6 +752,7 @@ static Suite *store_suite(void)
     TCase *tc = tcase_create("accepted");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, accepted_then_progress_then_200);
+    tcase_add_test(tc, a_202_holds_only_if_match_star);
     tcase_add_test(tc, prefer_wait_long_enough_gives_200);
     tcase_add_test(tc, prefer_wait_is_capped_by_the_deadline);
     tcase_add_test(tc, a_wait_holds_no_solver_worker);

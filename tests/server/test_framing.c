@@ -37,6 +37,10 @@ static const row rows[] = {
     {{"Host: user@x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: [::1"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: [::1]x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: []"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
+    {{"Host: [1.2]"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},   /* IPv6 has two colons at least */
+    {{"Host: [v.:::]"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0}, /* IPvFuture: "v" 1*HEXDIG "." ... */
+    {{"Host: [v1.x:y]:8"}, true, NQ_OK, NQ_FRAMING_NONE, 0},
     {{"Host: x%2"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: x/"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},
     {{"Host: t", ": x"}, true, NQ_E_BAD_REQUEST, NQ_FRAMING_NONE, 0},

@@ -615,10 +615,12 @@ static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_reques
     if (!route->parse || route->parse(w, req, resp)) step = route->answer(w, req, resp);
     if (step != NQ_APP_DONE && route->compute) {
         resp->cache = NQ_CACHE_MISS;
-        /* The answer will carry the key's tag (or, a 202, none yet: the count's will be it). */
+        /* The request is gone when the answer is: hold If-Match now against both tags it may carry,
+         * the key's, or none (a 202: only "*" holds, as when it is answered at once). */
         char etag[40];
         nq_app_etag(w->key, false, etag, sizeof etag);
         w->if_match = nq_app_if_match_eval(req, etag);
+        w->if_match_untagged = nq_app_if_match_eval(req, NULL);
         *work = w;
         return step;
     }
@@ -701,7 +703,8 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
         nq_app_problem(resp, work->instance, rc == NQ_OK ? NQ_E_INTERNAL : rc, NULL, NULL, false, 0);
     else
         work->route->finish(work, result, resp);
-    precondition(app, work->instance, work->if_match, resp);
+    precondition(app, work->instance, nq_response_header(resp, "ETag") ? work->if_match : work->if_match_untagged,
+                 resp);
     nq_app_work_destroy(work);
 }
 

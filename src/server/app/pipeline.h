@@ -69,7 +69,8 @@ struct nq_app_work {
     void *plan;                                 /* the route's plan (its own struct), or NULL */
     size_t plan_size;                           /* its size in bytes */
     void (*plan_cleanup)(void *plan);           /* frees what the plan owns, or NULL (plain data) */
-    nq_app_if_match if_match;                   /* the request's If-Match against the answer's tag */
+    nq_app_if_match if_match;                   /* the request's If-Match against the key's tag */
+    nq_app_if_match if_match_untagged;          /* ... and against an answer without one (a 202) */
 };
 
 struct nq_app_result {

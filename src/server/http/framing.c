@@ -136,16 +136,36 @@ static size_t host_char(const char *p, const char *end)
     return 0;
 }
 
+/* The inside of an IP-literal (RFC 3986 section 3.2.2): an IPv6 address, in its characters (hex
+ * digits, ':' and '.', two colons at least), or IPvFuture, "v" 1*HEXDIG "." 1*(unreserved /
+ * sub-delims / ":"). */
+static bool ip_literal(const char *p, const char *end)
+{
+    if (p < end && (*p == 'v' || *p == 'V')) {
+        const char *q = p + 1;
+        while (q < end && hex_digit((unsigned char)*q)) q++;
+        if (q == p + 1 || q == end || *q != '.' || ++q == end) return false;
+        for (; q < end; q++)
+            if (*q != ':' && host_char(q, end) != 1) return false; /* no '%' escapes here */
+        return true;
+    }
+    unsigned colons = 0;
+    for (; p < end; p++) {
+        if (!hex_digit((unsigned char)*p) && *p != ':' && *p != '.') return false;
+        colons += *p == ':';
+    }
+    return colons >= 2;
+}
+
 /* Host = uri-host [ ":" port ] (RFC 9112 section 3.2, RFC 3986 section 3.2.2): a reg-name (which
  * an IPv4 address also is; empty allowed) or a bracketed IP literal, then optional ':' and digits. */
 static bool host_value(const char *v, size_t len)
 {
     const char *p = v, *const end = v + len;
-    if (p < end && *p == '[') { /* IP-literal: IPv6 or IPvFuture, its characters only */
-        for (p++; p < end && *p != ']'; p++)
-            if (*p == '\0' || (!hex_digit((unsigned char)*p) && !strchr(":.vV-_~!$&'()*+,;=", *p))) return false;
-        if (p == end) return false;
-        p++;
+    if (p < end && *p == '[') { /* IP-literal */
+        const char *const close = memchr(p, ']', (size_t)(end - p));
+        if (!close || !ip_literal(p + 1, close)) return false;
+        p = close + 1;
     } else {
         for (size_t n; p < end && (n = host_char(p, end)) > 0;) p += n;
     }

@@ -135,7 +135,10 @@ static enum MHD_Result walk_layout(void *cls, enum MHD_ValueKind kind, const cha
     (void)kind;
     (void)key_size;
     layout_walk *w = cls;
-    if (key < w->start || key >= w->end) return MHD_YES; /* the server's own line, or a folded one (a 400) */
+    /* Compared as integers: the server's own line is no part of the buffer (C orders pointers into
+     * one object only). */
+    if ((uintptr_t)key < (uintptr_t)w->start || (uintptr_t)key >= (uintptr_t)w->end)
+        return MHD_YES; /* the server's own line, or a folded one (a 400) */
     if (key < w->at || !line_end(w->at, key, 1, 2) || value < key || value_size > (size_t)(w->end - value))
         w->ok = false;
     else
@@ -152,9 +155,10 @@ static enum MHD_Result walk_layout(void *cls, enum MHD_ValueKind kind, const cha
  * So between what it reported there must be line ends only: from the target to the version one
  * NUL, after the version and each value one or two before the next name, and two to four (the
  * last line's end and the empty line) before the end of the head. One form stays out of reach: a
- * bare ":" line between a bare LF and a line end leaves the same NULs as a last line end and an
- * empty line of mixed endings ("\n\r\n"), and ends the head at the same byte, so the server reads
- * it as that; only a peer that forwards a header line without a name could read it otherwise. */
+ * line of a bare ":" next to a bare LF ("\n:\r\n", "\r\n:\n", "\n:\n") leaves the NULs of a last
+ * line's end and an empty line ("\r\n\r\n", "\n\r\n"), and ends the head at the same byte, so the
+ * server reads it as that; only a peer that forwards a header line without a name could read it
+ * otherwise. Likewise a NUL right before a line's end reads as a CR: nothing is dropped then. */
 static bool head_whole(struct MHD_Connection *c, const char *method, const char *version, const char *uri,
                        size_t uri_len)
 {
@@ -193,15 +197,17 @@ void nq_head_check(struct MHD_Connection *c, const char *method, const char *ver
                       "control characters, one space and the HTTP version.";
         return;
     }
-    if (!head_whole(c, method, version, uri, uri_len)) {
+    nq_framing f;
+    nq_framing_init(&f);
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, check_field, &f);
+    /* A fault of a line itself (a folded one, say, whose moved bytes the layout would also miss) is
+     * named first; then anything the layout shows libmicrohttpd left out. */
+    if (f.err == NQ_OK && !head_whole(c, method, version, uri, uri_len)) {
         out->err = NQ_E_BAD_REQUEST;
         out->detail = "The request head holds a NUL byte in its target or a header value, or a header line "
                       "without a name; neither is HTTP.";
         return;
     }
-    nq_framing f;
-    nq_framing_init(&f);
-    MHD_get_connection_values_n(c, MHD_HEADER_KIND, check_field, &f);
     /* libmicrohttpd lets only HTTP/1.0 and 1.x through; 1.x above 1.1 is served as 1.1. */
     out->err = nq_framing_finish(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0);
     out->detail = f.detail;
