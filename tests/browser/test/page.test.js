@@ -256,6 +256,45 @@ test('play: two queens on a diagonal are both marked; a hint places the queen /c
   await page.close();
 });
 
+test('play on a phone: n = 32 keeps 24 px squares, the board scrolls, its row numbers stay in view', async () => {
+  const page = await open(browser, `${server.base}#play?n=32`, { width: 390, height: 844 });
+  await waitText(page, '#play-status', /0 of 32 queens placed/);
+  const sizes = await page.$$eval('#play [role="gridcell"]', (cells) => cells.map((c) => {
+    const r = c.getBoundingClientRect();
+    return Math.min(r.width, r.height);
+  }));
+  assert.equal(sizes.length, 32 * 32);
+  assert.ok(Math.min(...sizes) >= 24, `every square at least 24 px (WCAG 2.5.8), smallest ${Math.min(...sizes)}`);
+  const box = () => page.$eval('#play [role="grid"]', (g) => {
+    const b = g.parentElement;
+    return { scrollable: b.scrollWidth > b.clientWidth, left: b.scrollLeft, edge: b.getBoundingClientRect().left };
+  });
+  assert.equal((await box()).scrollable, true, 'the board scrolls sideways in its box');
+  await (await page.$('[role="gridcell"][aria-label="row 0, column 31"]')).click(); // scrolls it into view
+  await waitText(page, '#play-status', /1 of 32 queens placed/);
+  assert.ok(await page.$('::-p-aria([name="row 0, column 31, queen"])'), 'the queen is where it was tapped');
+  const after = await box();
+  assert.ok(after.left > 0, 'the box scrolled to the last column');
+  const header = await page.$eval('[role="rowheader"][aria-label="row 0"]', (h) => h.getBoundingClientRect().left);
+  assert.ok(Math.abs(header - after.edge) < 1, `row 0's number stays at the box's left edge (${header} vs ${after.edge})`);
+  noProblems(page);
+  await page.close();
+});
+
+test('play on a desktop: a small board is not enlarged, n = 32 has 24 px squares', async () => {
+  const page = await open(browser, `${server.base}#play?n=8`);
+  await waitText(page, '#play-status', /0 of 8 queens placed/);
+  const width = () => page.$eval('#play [role="grid"]', (g) => g.getBoundingClientRect().width);
+  assert.ok(await width() <= 640, 'n = 8 at most 40rem wide');
+  await setField(page, 'Board size n', 32);
+  await clickButton(page, 'New board');
+  await waitText(page, '#play-status', /0 of 32 queens placed/);
+  const side = await page.$eval('[role="gridcell"][aria-label="row 31, column 31"]', (c) => c.getBoundingClientRect().width);
+  assert.ok(side >= 24, `n = 32's squares at least 24 px, ${side}`);
+  noProblems(page);
+  await page.close();
+});
+
 test('play with the keyboard only', async () => {
   const page = await open(browser, `${server.base}#play?n=5`);
   await waitText(page, '#play-status', /0 of 5 queens placed/);
