@@ -9,6 +9,8 @@
 # /var/lib/nqueens, so it outlives the container: docker run -v nqueens-data:/var/lib/nqueens ... Configure the container with NQUEENSD_* environment variables rather than flags,
 # so that the HEALTHCHECK's `nqueensd --probe` (a separate process) sees the same port.
 
+# By tag, so that a rebuild takes Debian's security updates; pass debian:bookworm-slim@sha256:<digest>
+# (--build-arg DEBIAN_IMAGE=...) to hold the base fixed.
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 
 FROM ${DEBIAN_IMAGE} AS build
