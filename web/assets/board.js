@@ -101,7 +101,11 @@ export class Grid {
     this.cells[or][oc].tabIndex = -1;
     this.cells[r][c].tabIndex = 0;
     this.focus = [r, c];
-    if (focus) this.cells[r][c].focus();
+    if (!focus) return;
+    // The browser's own focus scroll leaves a square that is partly in the box where it is, under the
+    // sticky row and column numbers or cut at the edge: scroll it whole into view past them instead.
+    this.cells[r][c].focus({ preventScroll: true });
+    this.cells[r][c].scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
 
   // Show a state: columns[r] is the queen's column in row r or null; marks (all optional): attacked,

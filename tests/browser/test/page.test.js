@@ -277,6 +277,24 @@ test('play on a phone: n = 32 keeps 24 px squares, the board scrolls, its row nu
   assert.ok(after.left > 0, 'the box scrolled to the last column');
   const header = await page.$eval('[role="rowheader"][aria-label="row 0"]', (h) => h.getBoundingClientRect().left);
   assert.ok(Math.abs(header - after.edge) < 1, `row 0's number stays at the box's left edge (${header} vs ${after.edge})`);
+  // Walking the board with the arrows, the focused square is always whole in view, never under the numbers.
+  const hidden = () => page.evaluate(() => {
+    const sq = document.activeElement.getBoundingClientRect();
+    const box = document.activeElement.closest('.board').getBoundingClientRect();
+    const head = document.querySelector('#play [role="rowheader"]').getBoundingClientRect().width;
+    const out = sq.left < box.left + head - 0.5 || sq.top < box.top + head - 0.5 || sq.right > box.right + 0.5
+      || sq.bottom > box.bottom + 0.5;
+    return out ? document.activeElement.getAttribute('aria-label') : null;
+  });
+  const obscured = [];
+  for (const [key, times] of [['ArrowLeft', 31], ['ArrowDown', 31], ['ArrowRight', 20], ['ArrowUp', 25]]) {
+    for (let i = 0; i < times; i++) {
+      await page.keyboard.press(key);
+      const h = await hidden();
+      if (h) obscured.push(h);
+    }
+  }
+  assert.deepEqual(obscured, [], 'no focused square cut off or under the row and column numbers');
   noProblems(page);
   await page.close();
 });
@@ -286,11 +304,21 @@ test('play on a desktop: a small board is not enlarged, n = 32 has 24 px squares
   await waitText(page, '#play-status', /0 of 8 queens placed/);
   const width = () => page.$eval('#play [role="grid"]', (g) => g.getBoundingClientRect().width);
   assert.ok(await width() <= 640, 'n = 8 at most 40rem wide');
+  // The box is the board's own square (no gap below it), and its rows are square, without hairlines.
+  const fit = await page.$eval('#play [role="grid"]', (g) => {
+    const cell = (r) => g.querySelector(`[aria-label^="row ${r}, column 0"]`).getBoundingClientRect();
+    return { gap: g.parentElement.getBoundingClientRect().height - g.getBoundingClientRect().height,
+      pitch: cell(1).top - cell(0).top, side: cell(0).height };
+  });
+  assert.ok(Math.abs(fit.gap) < 1, `the board's box is as tall as the board (${fit.gap} px more)`);
+  assert.ok(Math.abs(fit.pitch - fit.side) < 0.1, `rows as tall as their squares (${fit.pitch} vs ${fit.side})`);
   await setField(page, 'Board size n', 32);
   await clickButton(page, 'New board');
   await waitText(page, '#play-status', /0 of 32 queens placed/);
   const side = await page.$eval('[role="gridcell"][aria-label="row 31, column 31"]', (c) => c.getBoundingClientRect().width);
   assert.ok(side >= 24, `n = 32's squares at least 24 px, ${side}`);
+  const sideways = await page.$eval('#play [role="grid"]', (g) => g.parentElement.scrollWidth - g.parentElement.clientWidth);
+  assert.ok(sideways <= 0, `at 1280 px n = 32 fits without scrolling sideways (${sideways} px over)`);
   noProblems(page);
   await page.close();
 });
