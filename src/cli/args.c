@@ -1,6 +1,7 @@
 /* args.c - the nqueens tool's command line: strict parsing into nq_cli_opts, and the usage text.
  *
- * Options may come before or after the command and its N, as `--name value` or `--name=value`.
+ * Options may come before or after the command and its N, as `--name value` or `--name=value`; only
+ * --sum's files, which run to the next option, must follow the N they are summed for.
  * Every number is parsed whole (digits only, no sign, no trailing bytes, range-checked); an option
  * that does not apply to the command, or is given twice, is an error rather than silently ignored.
  */
@@ -304,6 +305,10 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
     uint64_t n_max = NQ_N_MAX, n = 0;
     if (o->command == NQ_CLI_COUNT) n_max = NQ_COUNT_N_MAX;
     if (o->command == NQ_CLI_SOLUTION || o->command == NQ_CLI_CHECK) n_max = NQ_SOLUTION_N_MAX;
+    if (st->n_text == NULL && st->nfiles > 0)
+        return fail(why, cap,
+                    "count needs a board size N before --sum (every argument after --sum up to the "
+                    "next option is a shard file)");
     if (st->n_text == NULL) return fail(why, cap, "%s needs a board size N", st->command);
     if (o->command == NQ_CLI_CHECK && strcmp(st->n_text, "-") == 0) {
         o->n = 0;

@@ -25,6 +25,20 @@ static void catch_interrupt(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
+/* After a cancelled count or search has said so, end the way an uncaught SIGINT would: a shell
+ * running the CLI in a loop (one shard after another) sees its command killed by SIGINT and stops
+ * the loop too, where an exit with status 130 would let it start the next one. The status seen by
+ * a parent that waits is still 128 + 2. */
+static int end_by_interrupt(int status)
+{
+    if (status != NQ_CLI_EXIT_INTERRUPTED) return status;
+    fflush(stdout);
+    fflush(stderr);
+    signal(SIGINT, SIG_DFL);
+    raise(SIGINT);
+    return status; /* SIGINT blocked by the parent: exit with its number instead */
+}
+
 int main(int argc, char *argv[])
 {
     nq_cli_opts opts;
@@ -37,9 +51,11 @@ int main(int argc, char *argv[])
     case NQ_CLI_COUNT:
         if (opts.sum) return nq_cli_sum(&opts, stdin, stdout, stderr);
         catch_interrupt();
-        return nq_cli_count(&opts, stdout, stderr, &interrupted);
+        return end_by_interrupt(nq_cli_count(&opts, stdout, stderr, &interrupted));
     case NQ_CLI_SOLVE: return nq_cli_solve(&opts, stdout, stderr);
-    case NQ_CLI_SOLUTION: catch_interrupt(); return nq_cli_solution(&opts, stdout, stderr, &interrupted);
+    case NQ_CLI_SOLUTION:
+        catch_interrupt();
+        return end_by_interrupt(nq_cli_solution(&opts, stdout, stderr, &interrupted));
     case NQ_CLI_CHECK: return nq_cli_check(&opts, stdin, stdout, stderr);
     case NQ_CLI_COMPLETE: return nq_cli_complete(&opts, stdout, stderr);
     case NQ_CLI_TRACE: return nq_cli_trace(&opts, stdout, stderr);

@@ -201,12 +201,28 @@ typedef struct summer {
     FILE *err;           /* where refusals go */
 } summer;
 
+/* Why text[0..len) (len <= SHARD_FILE_MAX + 1) is no shard document: the ways a good shard gets
+ * spoilt on its way to --sum are named, so that the fix is plain; anything else is just not the
+ * bytes --shard prints. */
+static const char *unparsed_why(const char *text, size_t len)
+{
+    if (len == 0) return "empty (a shard that failed or was interrupted prints nothing)";
+    for (size_t i = 0; i + 1 < len; i++)
+        if (text[i] == '}' && text[i + 1] == '{')
+            return "two documents on one line (a file without its final newline joined to the next: "
+                   "join files with `awk 1`, not cat)";
+    const char *nl = memchr(text, '\n', len);
+    if (nl != NULL && nl > text && nl[-1] == '\r') return "its line ends in CR LF, a shard's in LF alone";
+    if (nl != NULL && nl + 1 < text + len) return "more than one line (a file holds one shard)";
+    return "not the line `nqueens count N --shard I/K` prints";
+}
+
 /* Check one document, text[0..len) from `name`, and add it; NQ_CLI_EXIT_OK or why not (reported). */
 static int take(summer *m, const char *text, size_t len, const char *name)
 {
     shard_doc d;
     if (len > SHARD_FILE_MAX || !parse_doc(text, len, &d)) {
-        fprintf(m->err, "nqueens: %s: not a shard document (the line `nqueens count N --shard I/K` prints)\n", name);
+        fprintf(m->err, "nqueens: %s: not a shard document: %s\n", name, unparsed_why(text, len));
         return NQ_CLI_EXIT_USAGE;
     }
     if (!fits(&d, m->ref, m->given == 0 ? NULL : &m->first, name, m->err)) return NQ_CLI_EXIT_USAGE;
@@ -249,7 +265,7 @@ static bool read_line(FILE *in, char *buf, size_t *len)
 }
 
 /* Standard input: any number of documents, one a line, for more shards than a command line holds
- * (`find shards -name 'shard-*' -exec cat {} + | nqueens count N --sum -`). Each is named "-:LINE"
+ * (`find shards -name 'shard-*' -exec awk 1 {} + | nqueens count N --sum -`). Each is named "-:LINE"
  * in refusals. */
 static int take_lines(summer *m, FILE *in)
 {

@@ -6,7 +6,7 @@ run them, make the shards of one count.
 
 No cluster is needed (nor is one at hand in CI): the manifest's fields that the shards depend on are
 checked (kind, Indexed completion mode, completions == SHARDS, the failure policy on a usage error,
-restartPolicy), then the one container's command is expanded for every completion index the way the
+restartPolicy, a memory limit that holds N's tables), then the one container's command is expanded for every completion index the way the
 kubelet expands $(VAR) references, with N replaced by 13 so that it runs in a second, and run with
 the real CLI; `nqueens count 13 --sum` over the outputs must print the OEIS counts.
 """
@@ -31,6 +31,35 @@ def cpu_cores(q):
     """A Kubernetes CPU quantity ("2", "500m") in cores."""
     q = str(q)
     return int(q[:-1]) / 1000 if q.endswith("m") else float(q)
+
+
+def mib(q):
+    """A Kubernetes memory quantity ("1Gi", "768Mi", "500M") in MiB."""
+    m = re.fullmatch(r"(\d+)(Ki|Mi|Gi|k|M|G)?", str(q))
+    if not m:
+        fail(f"memory quantity {q!r} not understood")
+    scale = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "k": 1e3 / 2**20, "M": 1e6 / 2**20, "G": 1e9 / 2**20, None: 1 / 2**20}
+    return int(m.group(1)) * scale[m.group(2)]
+
+
+def peak_mib(n, threads):
+    """A shard's peak resident memory at n (docs/distributed.md, "Memory by n"; measured with 2 threads)."""
+    if n <= 19:
+        return 230
+    if n >= 24:
+        return 1024 + 40 * threads
+    return {20: 502, 21: 564, 22: 825, 23: 1638}[n]
+
+
+def check_memory(c, n, threads):
+    """The limit must hold n's peak with headroom (an OOM-killed shard is retried, and fails alike)."""
+    res = c.get("resources", {})
+    limit, request = mib(res["limits"]["memory"]), mib(res["requests"]["memory"])
+    need = peak_mib(n, threads) * 1.15
+    if limit < need:
+        fail(f"memory limit {res['limits']['memory']} below n = {n}'s peak with 15% headroom ({need:.0f} MiB)")
+    if request > limit:
+        fail("memory request above the limit")
 
 
 def expand(text, env):
@@ -61,6 +90,7 @@ def check_spec(job):
     threads = c["args"][c["args"].index("--threads") + 1] if "--threads" in c["args"] else None
     if threads is None or expand(threads, env) != str(math.ceil(cpu_cores(c["resources"]["limits"]["cpu"]))):
         fail("--threads must follow the container's CPU limit")
+    check_memory(c, int(env["N"]), math.ceil(cpu_cores(c["resources"]["limits"]["cpu"])))
     if str(spec.get("completions")) != env.get("SHARDS"):
         fail(f"completions ({spec.get('completions')}) must equal SHARDS ({env.get('SHARDS')})")
     if int(spec.get("parallelism", 1)) > int(spec["completions"]):

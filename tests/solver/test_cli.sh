@@ -238,6 +238,27 @@ if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; t
   failures=$((failures + 1))
 fi
 
+# --- ... and then ends by SIGINT itself, not by exit(130): a shell running counts in a loop (one
+# shard after another) sees its command killed by the signal and stops the loop with it. The loop
+# runs as its own job (set -m), so that Ctrl-C's signal reaches the whole group, shell and CLI.
+set -m
+bash -c 'for i in 1 2; do "$1" count 18 >/dev/null 2>&1; echo "next $?"; done' _ "$bin" >"$tmp/loop" 2>&1 &
+loop=$!
+set +m
+child=
+for _ in $(seq 300); do
+  child=$(pgrep -P "$loop" | head -1) && [[ -n $child ]] && break
+  sleep 0.1
+done
+await_sigint_handler "$child"
+kill -INT -- "-$loop"
+wait "$loop"
+status=$?
+if [[ $status -ne 130 || -s "$tmp/loop" ]]; then
+  echo "FAIL: Ctrl-C in a loop of counts: the loop's shell ended with $status and printed '$(cat "$tmp/loop")'"
+  failures=$((failures + 1))
+fi
+
 # --- a full disk stops the output at once, with status 1 and a message: the write error is found
 # while writing, not after the whole enumeration (n = 20: 39 million boards, minutes of CPU). The
 # CPU-time limit (not a wall clock: a loaded machine does not spend it) is far above what stopping

@@ -128,12 +128,27 @@ malformed shard-beyond-k "$(sed 's/"shard":5/"shard":7/' <<<"$good")"
 malformed bad-label "$(sed 's/"release":"[^"]*"/"release":"1 0"/' <<<"$good")"
 malformed long "$good$(printf '%0300d' 0)"
 malformed not-json 'total 365596'
+# the ways a good shard gets spoilt on its way are named, so that the fix is plain
+refuse 2 "bad-empty.json: not a shard document: empty (a shard that failed" count 14 --sum "$tmp/bad-empty.json"
+refuse 2 "bad-two-lines.json: not a shard document: more than one line" count 14 --sum "$tmp/bad-two-lines.json"
+refuse 2 "bad-not-json.json: not a shard document: not the line" count 14 --sum "$tmp/bad-not-json.json"
+printf '%s\r\n' "$good" >"$tmp/crlf.json"
+refuse 2 "crlf.json: not a shard document: its line ends in CR LF" count 14 --sum "$tmp/crlf.json"
+refuse_stdin "-:2: not a shard document: two documents on one line" \
+  "$(cat "$d/0.json")"$'\n'"$(cat "$d/1.json")$(cat "$d/2.json")"$'\n'
+# files without a final newline (written by hand, or by a tool that strips it) join line by line
+# through `awk 1`, as the docs have it
+mkdir "$tmp/nonl"
+for i in 0 1 2 3 4 5 6; do printf '%s' "$(cat "$d/$i.json")" >"$tmp/nonl/$i.json"; done
+r=$(find "$tmp/nonl" -name '*.json' -exec awk 1 {} + | "$bin" count 14 --sum -)
+[[ "$r" == '{"n":14,"total":365596,"unique":45752}' ]] || fail "awk 1 over files without a newline, --sum -: $r"
 sed 's/"shards":7,/"shards":4294967295,/' <<<"$good" >"$tmp/many.json" # well formed, but no --shard cut
 refuse 2 "many.json: one of 4294967295 shards, more than --shard cuts (1000000)" count 14 --sum "$tmp/many.json"
 refuse 1 "no-such.json: cannot open" count 14 --sum "$d"/[0-5].json "$tmp/no-such.json"
 
 # --- usage errors
 refuse 2 "--sum needs the shard files" count 14 --sum
+refuse 2 "count needs a board size N before --sum" count --sum "$d"/*.json 14
 refuse 2 "--sum reads standard input (-) once at most" count 14 --sum - -
 refuse 2 "--sum takes only shard files" count 14 --sum "$d/0.json" --threads 2
 refuse 2 "--sum takes only shard files" count 14 --shard 0/2 --sum "$d/0.json"
