@@ -305,7 +305,7 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
     uint64_t n_max = NQ_N_MAX, n = 0;
     if (o->command == NQ_CLI_COUNT) n_max = NQ_COUNT_N_MAX;
     if (o->command == NQ_CLI_SOLUTION || o->command == NQ_CLI_CHECK) n_max = NQ_SOLUTION_N_MAX;
-    if (st->n_text == NULL && st->nfiles > 0)
+    if (st->n_text == NULL && o->command == NQ_CLI_COUNT && st->nfiles > 0)
         return fail(why, cap,
                     "count needs a board size N before --sum (every argument after --sum up to the "
                     "next option is a shard file)");
@@ -343,11 +343,11 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
         return fail(why, cap, "unknown command '%s': 'count', 'solve', 'solution', 'check', 'complete' or 'trace'",
                     st.command);
     opts->command = commands[c].command;
-    if (!parse_n(&st, opts, why, cap)) return false;
-
+    /* An option of another command is named first: it is the mistake, not the missing N. */
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (st.values[opt_specs[i].id] != NULL && !(opt_specs[i].commands & (1u << opts->command)))
             return fail(why, cap, "--%s does not apply to %s", opt_specs[i].name, st.command);
+    if (!parse_n(&st, opts, why, cap)) return false;
     if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
     if (opts->command == NQ_CLI_SOLUTION) return apply_solution_options(&st, opts, why, cap);
     if (opts->command == NQ_CLI_CHECK) return apply_check_options(&st, opts, why, cap);

@@ -15,28 +15,35 @@ static void on_interrupt(int sig)
 }
 
 /* Ctrl-C during a count or a random search cancels it cleanly (the library stops its workers) instead
- * of killing the process mid-way. solve and check keep the default action: nothing to clean up. */
+ * of killing the process mid-way. solve and check keep the default action: nothing to clean up.
+ * A SIGINT ignored from the start (a job started with '&' by a script) stays ignored, as the caller
+ * asked. */
 static void catch_interrupt(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    if (sigaction(SIGINT, &sa, &old) == 0 && old.sa_handler == SIG_IGN) sigaction(SIGINT, &old, NULL);
 }
 
 /* After a cancelled count or search has said so, end the way an uncaught SIGINT would: a shell
  * running the CLI in a loop (one shard after another) sees its command killed by SIGINT and stops
- * the loop too, where an exit with status 130 would let it start the next one. The status seen by
- * a parent that waits is still 128 + 2. */
+ * the loop too, where an exit with status 130 would let it start the next one. */
 static int end_by_interrupt(int status)
 {
     if (status != NQ_CLI_EXIT_INTERRUPTED) return status;
     fflush(stdout);
     fflush(stderr);
-    signal(SIGINT, SIG_DFL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
     raise(SIGINT);
-    return status; /* SIGINT blocked by the parent: exit with its number instead */
+    /* Still here: the kernel drops a signal whose action is the default when the process is PID 1
+     * of its namespace (the CLI as a container's entry point). Exit 128 + 2, as a shell reports it. */
+    return status;
 }
 
 int main(int argc, char *argv[])

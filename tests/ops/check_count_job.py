@@ -6,9 +6,10 @@ run them, make the shards of one count.
 
 No cluster is needed (nor is one at hand in CI): the manifest's fields that the shards depend on are
 checked (kind, Indexed completion mode, completions == SHARDS, the failure policy on a usage error,
-restartPolicy, a memory limit that holds N's tables), then the one container's command is expanded for every completion index the way the
-kubelet expands $(VAR) references, with N replaced by 13 so that it runs in a second, and run with
-the real CLI; `nqueens count 13 --sum` over the outputs must print the OEIS counts.
+restartPolicy, a memory request that holds N's peak and a limit 15% above it), then the one
+container's command is expanded for every completion index the way the kubelet expands $(VAR)
+references, with N replaced by 13 so that it runs in a second, and run with the real CLI;
+`nqueens count 13 --sum` over the outputs must print the OEIS counts.
 """
 import math
 import re
@@ -34,30 +35,39 @@ def cpu_cores(q):
 
 
 def mib(q):
-    """A Kubernetes memory quantity ("1Gi", "768Mi", "500M") in MiB."""
-    m = re.fullmatch(r"(\d+)(Ki|Mi|Gi|k|M|G)?", str(q))
+    """A Kubernetes memory quantity ("1Gi", "1.5Gi", "768Mi", "500M") in MiB."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?", str(q))
     if not m:
         fail(f"memory quantity {q!r} not understood")
-    scale = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "k": 1e3 / 2**20, "M": 1e6 / 2**20, "G": 1e9 / 2**20, None: 1 / 2**20}
-    return int(m.group(1)) * scale[m.group(2)]
+    scale = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "Ti": 1024**2, "k": 1e3 / 2**20, "M": 1e6 / 2**20,
+             "G": 1e9 / 2**20, "T": 1e12 / 2**20, None: 1 / 2**20}
+    return float(m.group(1)) * scale[m.group(2)]
 
 
 def peak_mib(n, threads):
-    """A shard's peak resident memory at n (docs/distributed.md, "Memory by n"; measured with 2 threads)."""
+    """A shard's peak resident memory at n (docs/distributed.md, "Memory by n"): measured with 2
+    threads, plus each further thread's own halves of a column set."""
     if n <= 19:
-        return 230
+        return 233
     if n >= 24:
         return 1024 + 40 * threads
-    return {20: 502, 21: 564, 22: 825, 23: 1638}[n]
+    base, per_thread = {20: (502, 10), 21: (564, 10), 22: (825, 40), 23: (1651, 200)}[n]
+    return base + per_thread * max(0, threads - 2)
 
 
 def check_memory(c, n, threads):
-    """The limit must hold n's peak with headroom (an OOM-killed shard is retried, and fails alike)."""
-    res = c.get("resources", {})
-    limit, request = mib(res["limits"]["memory"]), mib(res["requests"]["memory"])
-    need = peak_mib(n, threads) * 1.15
-    if limit < need:
-        fail(f"memory limit {res['limits']['memory']} below n = {n}'s peak with 15% headroom ({need:.0f} MiB)")
+    """The request must hold n's peak (the scheduler places pods by it) and the limit must hold it with
+    headroom (an OOM-killed shard is retried, and fails alike)."""
+    memory = {kind: c.get("resources", {}).get(kind, {}).get("memory") for kind in ("requests", "limits")}
+    for kind, q in memory.items():
+        if q is None:
+            fail(f"no memory {kind[:-1]} on the container")
+    limit, request = mib(memory["limits"]), mib(memory["requests"])
+    peak = peak_mib(n, threads)
+    if limit < peak * 1.15:
+        fail(f"memory limit {memory['limits']} below n = {n}'s peak with 15% headroom ({peak * 1.15:.0f} MiB)")
+    if request < peak:
+        fail(f"memory request {memory['requests']} below n = {n}'s peak ({peak} MiB)")
     if request > limit:
         fail("memory request above the limit")
 

@@ -214,9 +214,12 @@ await_sigint_handler() {
   done
 }
 
-# --- Ctrl-C cancels a long random search the same way
+# --- Ctrl-C cancels a long random search the same way. The CLI runs as a job of its own (set -m):
+# a script's plain '&' would start it with SIGINT ignored, which the CLI keeps (checked below).
+set -m
 "$bin" solution 50000000 --random >"$tmp/out" 2>"$tmp/err" &
 pid=$!
+set +m
 await_sigint_handler "$pid"
 kill -INT "$pid"
 wait "$pid"
@@ -227,8 +230,10 @@ if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; t
 fi
 
 # --- Ctrl-C cancels a long count: exit 130, "interrupted", no JSON
+set -m
 "$bin" count 18 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
+set +m
 await_sigint_handler "$pid"
 kill -INT "$pid"
 wait "$pid"
@@ -250,12 +255,34 @@ for _ in $(seq 300); do
   child=$(pgrep -P "$loop" | head -1) && [[ -n $child ]] && break
   sleep 0.1
 done
+[[ -n $child ]] || { echo "FAIL: the loop's first count never started"; exit 1; }
 await_sigint_handler "$child"
 kill -INT -- "-$loop"
 wait "$loop"
 status=$?
 if [[ $status -ne 130 || -s "$tmp/loop" ]]; then
   echo "FAIL: Ctrl-C in a loop of counts: the loop's shell ended with $status and printed '$(cat "$tmp/loop")'"
+  failures=$((failures + 1))
+fi
+
+# --- a SIGINT ignored from the start (a script's plain '&') stays ignored: the count is sent one
+# SIGINT after another while it runs, and still ends with the whole count.
+"$bin" count 17 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+# Not before the exec: bash sets SIGINT ignored in the child only after the fork.
+for _ in $(seq 300); do
+  [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$bin_exe" || ! -d /proc/$pid ]] && break
+  sleep 0.01
+done
+for _ in $(seq 20); do # while it is this CLI, never a process that reused the number
+  [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$bin_exe" ]] || break
+  kill -INT "$pid" 2>/dev/null
+  sleep 0.05
+done
+wait "$pid"
+status=$?
+if [[ $status -ne 0 ]] || ! grep -q '"total":95815104' "$tmp/out"; then
+  echo "FAIL: count 17 with SIGINT ignored: status $status, stdout '$(cat "$tmp/out")', stderr '$(cat "$tmp/err")'"
   failures=$((failures + 1))
 fi
 

@@ -157,6 +157,7 @@ for bad in 2/2 0/0 1 /2 0/ a/2 0/b 1/2/3 -1/2 0/1000001 01x/2; do
   refuse 2 "--shard must be I/K with 0 <= I < K <= 1000000, not '$bad'" count 14 --shard "$bad"
 done
 refuse 2 "--shard does not apply to solve" solve 8 --shard 0/2
+refuse 2 "--sum does not apply to solution" solution --sum "$d/0.json" # named before the missing N
 
 ((failures == 0)) && echo "test_shards fast: all passed"
 exit $((failures > 0))
