@@ -2,12 +2,13 @@
  *
  * Shard files are read strictly, as the exact bytes `count N --shard I/K` prints (nqueens/json.h's
  * shard object, members in its order, no whitespace, one optional final newline): the sums are
- * 64-bit integers beyond the 2^53 a double holds exactly, so a general JSON parser that reads
- * numbers as doubles (cJSON, jq) would round them, and a document that went through one is
- * refused rather than trusted. Each shard is then checked against the plan this tool counts with
- * (n, plan version, tasks, method, the block length the plan is dealt in) and against the others
- * (one K, one release, each shard once, each holding its share of the tasks), so a missing,
- * repeated or foreign shard can never give a wrong count silently.
+ * 64-bit integers beyond the 2^53 a double holds exactly, which a general JSON parser (cJSON, jq)
+ * would round. Strict bytes refuse nearly every re-written document, though not a compact re-write
+ * that only rounded a number (sums that large need n >= 26 and very few shards; the docs say to keep
+ * the files as written). Each shard is then checked against the plan this tool counts with (n, plan
+ * version, tasks, method, the block length the plan is dealt in), against itself (sums that fit
+ * each other) and against the others (one K, one release, each shard once, each holding its share
+ * of the tasks), so a missing, repeated or foreign shard can never give a wrong count silently.
  */
 #include "cli.h"
 
@@ -128,6 +129,25 @@ typedef struct plan_ref {
     const char *method; /* nq_count_method's */
 } plan_ref;
 
+/* Do a shard's sums fit each other? Every task's Burnside sum holds its solutions once for the
+ * identity and more for the symmetries that fix them, so it is never below the task's total; and no
+ * tasks sum to nothing. A document edited or damaged on its way can break either. */
+static bool sums_agree(const shard_doc *d, const char *path, FILE *err)
+{
+    const nq_count_sums *sums = &d->s.sums;
+    if (d->s.done == 0 && (sums->total != 0 || sums->burnside != 0)) {
+        fprintf(err, "nqueens: %s: shard %u of %u holds no tasks but has non-zero sums\n", path, d->s.shard,
+                d->s.shards);
+        return false;
+    }
+    if (sums->total > sums->burnside) {
+        fprintf(err, "nqueens: %s: shard %u of %u has a total of %llu above its Burnside sum %llu\n", path, d->s.shard,
+                d->s.shards, (unsigned long long)sums->total, (unsigned long long)sums->burnside);
+        return false;
+    }
+    return true;
+}
+
 /* Is d a shard of ref's plan and of the same cut as first (NULL for the first file)? Reports why not. */
 static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first, const char *path, FILE *err)
 {
@@ -166,7 +186,7 @@ static bool fits(const shard_doc *d, const plan_ref *ref, const shard_doc *first
                 d->s.shards, d->s.done, want);
         return false;
     }
-    return true;
+    return sums_agree(d, path, err);
 }
 
 /* After every file: are all K shards there? Names the first few missing. */
@@ -320,6 +340,10 @@ int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
     const nq_count_sums sum = m.sum;
     if (sum.burnside % 8u != 0) {
         fputs("nqueens: the shards' Burnside sums do not add up to whole classes: not shards of a count\n", err);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    if (sum.burnside / 8u > sum.total) { /* a class has 1 to 8 solutions: total <= burnside <= 8 total */
+        fputs("nqueens: the shards' sums give more classes than solutions: not shards of a count\n", err);
         return NQ_CLI_EXIT_USAGE;
     }
     const nq_counts counts = nq_count_sums_counts(&sum);

@@ -105,9 +105,19 @@ sed 's/"done":126,/"done":127,/' "$d/5.json" >"$tmp/done.json"
 refuse 2 "holds 127 tasks, not the 126 of its share" count 14 --sum "$tmp/done.json"
 sed 's/"block":3,/"block":1,/' "$d/5.json" >"$tmp/block.json"
 refuse 2 "shard 5 of 7 dealt in blocks of 1 tasks, this tool deals them in 3" count 14 --sum "$tmp/block.json"
-sed 's/"burnside":[0-9]*/"burnside":1/' "$d/5.json" >"$tmp/burnside.json"
+b5=$(sed 's/.*"burnside":\([0-9]*\)}$/\1/' "$d/5.json")
+sed "s/\"burnside\":$b5/\"burnside\":$((b5 + 1))/" "$d/5.json" >"$tmp/burnside.json"
 refuse 2 "do not add up to whole classes" count 14 --sum "$d"/[0-46].json "$tmp/burnside.json"
-sed 's/"total":[0-9]*/"total":18446744073709551615/' "$d/5.json" >"$tmp/huge.json"
+sed "s/\"burnside\":$b5/\"burnside\":$((b5 + 8 * 365596))/" "$d/5.json" >"$tmp/classes.json"
+refuse 2 "more classes than solutions" count 14 --sum "$d"/[0-46].json "$tmp/classes.json"
+# sums that contradict themselves within one shard: a total above its Burnside sum, sums without tasks
+sed 's/"burnside":[0-9]*/"burnside":8/' "$d/5.json" >"$tmp/below.json"
+refuse 2 "shard 5 of 7 has a total of " count 14 --sum "$d"/[0-46].json "$tmp/below.json"
+"$bin" count 8 --shard 0/2 >"$tmp/e0.json"
+"$bin" count 8 --shard 1/2 | sed 's/"total":0,"burnside":0/"total":8,"burnside":8/' >"$tmp/e1.json"
+refuse 2 "e1.json: shard 1 of 2 holds no tasks but has non-zero sums" count 8 --sum "$tmp/e0.json" "$tmp/e1.json"
+sed 's/"total":[0-9]*,"burnside":[0-9]*/"total":18446744073709551615,"burnside":18446744073709551615/' \
+  "$d/5.json" >"$tmp/huge.json"
 refuse 2 "overflow 64 bits" count 14 --sum "$d"/[0-46].json "$tmp/huge.json"
 malformed() { # malformed NAME CONTENT: a file holding CONTENT is refused as no shard document
   printf '%s' "$2" >"$tmp/bad-$1.json"
