@@ -108,17 +108,19 @@ static bool parse_doc(const char *text, size_t len, shard_doc *d)
  * is SHARD_FILE_MAX + 1 for a file longer than any shard document. */
 static bool slurp(const char *path, char *buf, size_t *len, FILE *err)
 {
+    char msg[128];
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        char msg[128];
         if (strerror_r(errno, msg, sizeof msg) != 0) msg[0] = '\0';
         fprintf(err, "nqueens: %s: cannot open: %s\n", path, msg);
         return false;
     }
+    errno = 0;
     *len = fread(buf, 1, SHARD_FILE_MAX + 1u, f);
     const bool ok = !ferror(f);
+    if (!ok && (errno == 0 || strerror_r(errno, msg, sizeof msg) != 0)) msg[0] = '\0';
     fclose(f);
-    if (!ok) fprintf(err, "nqueens: %s: read error\n", path);
+    if (!ok) fprintf(err, "nqueens: %s: read error%s%s\n", path, msg[0] != '\0' ? ": " : "", msg);
     return ok;
 }
 

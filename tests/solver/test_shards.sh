@@ -155,6 +155,7 @@ r=$(find "$tmp/nonl" -name '*.json' -exec awk 1 {} + | "$bin" count 14 --sum -)
 sed 's/"shards":7,/"shards":4294967295,/' <<<"$good" >"$tmp/many.json" # well formed, but no --shard cut
 refuse 2 "many.json: one of 4294967295 shards, more than --shard cuts (1000000)" count 14 --sum "$tmp/many.json"
 refuse 1 "no-such.json: cannot open" count 14 --sum "$d"/[0-5].json "$tmp/no-such.json"
+refuse 1 "$tmp: read error: Is a directory" count 14 --sum "$d"/[0-5].json "$tmp"
 
 # --- usage errors
 refuse 2 "--sum needs the shard files" count 14 --sum
