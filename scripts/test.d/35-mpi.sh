@@ -9,6 +9,8 @@
 #     done tasks and print the right count;
 #   - a worker reports the tasks of its chunk while it counts it: with one worker at n = 19 the first
 #     checkpoint holds part of a chunk, not a whole one;
+#   - a job whose ranks count different n (as nodes with different builds would) is refused at the
+#     start (exit 2) without printing a count;
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
 #     and left as they are.
 # About 30 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
@@ -61,6 +63,15 @@ expect_count() {
 expect_count 3 16 1
 expect_count 3 17 1
 for np in 1 2 4; do expect_count "$np" 14 1; done
+
+# --- ranks of another count are refused at the start, not added: rank 0 counts n = 16, two ranks
+# n = 17 (as a job whose nodes run different builds would); exit 2, no count printed
+status=0
+out=$(run -np 1 "$bin" 16 --threads 1 : -np 2 "$bin" 17 --threads 1 2>"$work/mixed.err") || status=$?
+[[ $status -eq 2 && -z $out ]] || fail "a job of n = 16 and n = 17 ranks exited $status and printed '$out'"
+grep -q 'counts n = 17 with plan [0-9]* (7108 tasks), rank 0 n = 16 .*every rank must run one build with one N' \
+  "$work/mixed.err" || fail "a job of mixed ranks said: $(cat "$work/mixed.err")"
+say "ranks of another count refused: $(grep -m1 'counts n = 17' "$work/mixed.err")"
 
 # kill_at_progress CP OUT ERR NP N: a job of NP ranks counting N with checkpoint CP written after every
 # result (stdout to OUT, stderr to ERR), killed whole once CP shows progress (polled, never a fixed

@@ -11,13 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "nqueens/parse.h"
 
 #define MAGIC "nqueens-mpi checkpoint\n"
-#define HEADER_MAX 512u /* every line but bits, with the longest numbers and method */
-#define PATH_CAP 4096u  /* a checkpoint path longer than this is refused */
+#define HEADER_MAX 512u               /* every line but bits and check, with the longest numbers and method */
+#define CHECK_LEN 15u                 /* "check " and eight hex digits and the newline */
+#define PATH_CAP 4096u                /* room for a path and what is appended to it */
+#define PATH_LEN_MAX (PATH_CAP - 32u) /* longest checkpoint path: FILE.tmp.PID and FILE.lock fit */
 
 nq_err nq_mpi_checkpoint_create(int n, nq_mpi_checkpoint *cp)
 {
@@ -39,10 +43,26 @@ void nq_mpi_checkpoint_destroy(nq_mpi_checkpoint *cp)
 bool nq_mpi_checkpoint_mark(nq_mpi_checkpoint *cp, uint32_t task, const nq_count_sums *sums)
 {
     if (task >= cp->tasks || cp->done[task]) return false;
+    nq_count_sums sum = cp->sums;
+    if (__builtin_add_overflow(sum.total, sums->total, &sum.total) ||
+        __builtin_add_overflow(sum.burnside, sums->burnside, &sum.burnside))
+        return false;
     cp->done[task] = 1;
     cp->ndone++;
-    nq_count_sums_add(&cp->sums, sums);
+    cp->sums = sum;
     return true;
+}
+
+/* The CRC-32 (zlib's) of text[0..len), which the file's last line holds. */
+static uint32_t checksum(const char *text, size_t len)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t at = 0; at < len;) { /* crc32 takes a uInt length */
+        const uInt step = len - at > 1u << 30 ? 1u << 30 : (uInt)(len - at);
+        crc = crc32(crc, (const Bytef *)text + at, step);
+        at += step;
+    }
+    return (uint32_t)crc;
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */
@@ -104,6 +124,20 @@ static bool line_bits(reader *r, uint32_t tasks, uint8_t *done, uint32_t *ndone)
     return expect(r, "\n");
 }
 
+/* "<key> <8 lowercase hex digits>\n". */
+static bool line_hex32(reader *r, const char *key, uint64_t *out)
+{
+    if (!expect(r, key) || !expect(r, " ") || r->end - r->p < 8) return false;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) {
+        const int d = hex_digit(*r->p++);
+        if (d < 0) return false;
+        v = v * 16u + (uint64_t)d;
+    }
+    *out = v;
+    return expect(r, "\n");
+}
+
 /* The header's plan lines; FOREIGN when they name another count, BAD when they do not parse. */
 static nq_mpi_load read_plan(reader *r, const nq_mpi_checkpoint *cp, char *why, size_t cap)
 {
@@ -143,11 +177,18 @@ static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, ch
     uint8_t *bits = calloc(cp->tasks, 1);
     uint32_t ndone = 0;
     if (bits == NULL) return NQ_MPI_LOAD_NOMEM;
-    if (!line_u64(&r, "done", cp->tasks, &done) || !line_u64(&r, "total", UINT64_MAX, &sums.total) ||
-        !line_u64(&r, "burnside", UINT64_MAX, &sums.burnside) || !line_bits(&r, cp->tasks, bits, &ndone) ||
-        r.p != r.end || ndone != done) {
+    uint64_t check = 0;
+    bool ok = line_u64(&r, "done", cp->tasks, &done) && line_u64(&r, "total", UINT64_MAX, &sums.total) &&
+              line_u64(&r, "burnside", UINT64_MAX, &sums.burnside) && line_bits(&r, cp->tasks, bits, &ndone) &&
+              ndone == done;
+    /* Every task's Burnside sum counts its solutions at least once, and no tasks sum to nothing. */
+    ok = ok && sums.total <= sums.burnside && (done != 0 || sums.burnside == 0);
+    const size_t checked = (size_t)(r.p - text);
+    ok = ok && line_hex32(&r, "check", &check) && r.p == r.end && check == checksum(text, checked);
+    if (!ok) {
         free(bits);
-        (void)snprintf(why, cap, "a damaged checkpoint (its lines or its bitmap do not parse, or disagree)");
+        (void)snprintf(why, cap,
+                       "a damaged checkpoint (its lines, its bitmap or its checksum do not parse, or disagree)");
         return NQ_MPI_LOAD_BAD;
     }
     free(cp->done);
@@ -159,14 +200,25 @@ static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, ch
 
 nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char *why, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        if (errno == ENOENT) return NQ_MPI_LOAD_ABSENT;
-        (void)snprintf(why, cap, "cannot open: errno %d", errno);
+    /* Not blocking: a FIFO would wait for a writer for ever; it is refused below. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && errno == ENOENT) return NQ_MPI_LOAD_ABSENT;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd < 0)
+            (void)snprintf(why, cap, "cannot open: %s", strerror(errno));
+        else
+            (void)snprintf(why, cap, "not a regular file");
+        if (fd >= 0) close(fd);
         return NQ_MPI_LOAD_BAD;
     }
-    /* The file's size is bounded by the plan: the header and two hex digits per 8 tasks. */
-    const size_t max = HEADER_MAX + 2u * (((size_t)cp->tasks + 7u) / 8u) + 1u;
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return NQ_MPI_LOAD_NOMEM;
+    }
+    /* The file's size is bounded by the plan: the header, two hex digits per 8 tasks, the check. */
+    const size_t max = HEADER_MAX + 2u * (((size_t)cp->tasks + 7u) / 8u) + 1u + CHECK_LEN;
     char *text = malloc(max + 1u);
     if (text == NULL) {
         fclose(f);
@@ -190,18 +242,41 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
 
 /* ---- writing --------------------------------------------------------------------------------- */
 
-static bool write_all(FILE *f, const nq_mpi_checkpoint *cp)
+/* The file's text in a buffer of its own (the checksum covers it whole); NULL when out of memory. */
+static char *render(const nq_mpi_checkpoint *cp, size_t *len)
 {
-    fprintf(f, MAGIC "n %d\nplan %u\nmethod %s\ntasks %u\ndone %u\ntotal %llu\nburnside %llu\nbits ", cp->n,
-            (unsigned)NQ_COUNT_PLAN_VERSION, cp->method, cp->tasks, cp->ndone, (unsigned long long)cp->sums.total,
-            (unsigned long long)cp->sums.burnside);
-    for (uint32_t j = 0; j < (cp->tasks + 7u) / 8u; j++) {
+    static const char hex[] = "0123456789abcdef";
+    const size_t bytes = ((size_t)cp->tasks + 7u) / 8u, cap = HEADER_MAX + 2u * bytes + 1u + CHECK_LEN + 1u;
+    char *text = malloc(cap);
+    if (text == NULL) return NULL;
+    const int head =
+        snprintf(text, cap, MAGIC "n %d\nplan %u\nmethod %s\ntasks %u\ndone %u\ntotal %llu\nburnside %llu\nbits ",
+                 cp->n, (unsigned)NQ_COUNT_PLAN_VERSION, cp->method, cp->tasks, cp->ndone,
+                 (unsigned long long)cp->sums.total, (unsigned long long)cp->sums.burnside);
+    size_t at = (size_t)head;
+    for (size_t j = 0; j < bytes; j++) {
         unsigned byte = 0;
         for (unsigned b = 0; b < 8u && 8u * j + b < cp->tasks; b++) byte |= (unsigned)cp->done[8u * j + b] << b;
-        fprintf(f, "%02x", byte);
+        text[at++] = hex[byte >> 4];
+        text[at++] = hex[byte & 15u];
     }
-    fputc('\n', f);
-    return fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    text[at++] = '\n';
+    at += (size_t)snprintf(text + at, cap - at, "check %08lx\n", (unsigned long)checksum(text, at));
+    *len = at;
+    return text;
+}
+
+static bool write_all(FILE *f, const nq_mpi_checkpoint *cp)
+{
+    size_t len = 0;
+    char *text = render(cp, &len);
+    if (text == NULL) {
+        errno = ENOMEM;
+        return false;
+    }
+    const bool ok = fwrite(text, 1, len, f) == len && fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    free(text);
+    return ok;
 }
 
 /* fsync the folder holding path, so the rename itself survives a power cut. Best effort. */
@@ -225,20 +300,20 @@ static void sync_folder(const char *path)
 bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char *why, size_t cap)
 {
     char tmp[PATH_CAP];
-    if (strlen(path) + 32u > sizeof tmp) {
-        (void)snprintf(why, cap, "checkpoint path too long");
+    if (strlen(path) > PATH_LEN_MAX) {
+        (void)snprintf(why, cap, "checkpoint path longer than %u bytes", PATH_LEN_MAX);
         return false;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (f == NULL) {
-        (void)snprintf(why, cap, "cannot create %s: errno %d", tmp, errno);
+        (void)snprintf(why, cap, "cannot create %s: %s", tmp, strerror(errno));
         return false;
     }
     const bool written = write_all(f, cp);
     const int err = errno;
     if (fclose(f) != 0 || !written || rename(tmp, path) != 0) {
-        (void)snprintf(why, cap, "cannot write %s: errno %d", path, written ? errno : err);
+        (void)snprintf(why, cap, "cannot write %s: %s", path, strerror(written ? errno : err));
         (void)unlink(tmp);
         return false;
     }
@@ -251,18 +326,23 @@ bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char 
 int nq_mpi_checkpoint_lock(const char *path, char *why, size_t cap)
 {
     char name[PATH_CAP];
-    if (strlen(path) + 6u > sizeof name) {
-        (void)snprintf(why, cap, "checkpoint path too long");
+    struct stat st;
+    if (strlen(path) > PATH_LEN_MAX) { /* refused now, not when the first save fails hours later */
+        (void)snprintf(why, cap, "checkpoint path longer than %u bytes", PATH_LEN_MAX);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO, a device, a folder: before FILE.lock */
+        (void)snprintf(why, cap, "not a regular file");
         return -1;
     }
     snprintf(name, sizeof name, "%s.lock", path);
     const int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        (void)snprintf(why, cap, "cannot open %s: errno %d", name, errno);
+        (void)snprintf(why, cap, "cannot open %s: %s", name, strerror(errno));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        (void)snprintf(why, cap, "another job holds %s (errno %d)", name, errno);
+        (void)snprintf(why, cap, "another job holds %s (%s)", name, strerror(errno));
         close(fd);
         return -1;
     }

@@ -13,9 +13,12 @@
  *   total 23951516
  *   burnside 191600448
  *   bits 0f00ff...
+ *   check 809e0432
  * bits is the done bitmap in hex, two digits per byte, byte j holding tasks 8j..8j+7 (task 8j in its
- * lowest bit); it has exactly ceil(tasks / 8) bytes. Every line is required, in this order, with
- * single spaces and a final newline; the reader accepts nothing else.
+ * lowest bit); it has exactly ceil(tasks / 8) bytes. check is the CRC-32 (zlib) of every byte before
+ * its line, so a digit changed on disk or by hand is found. Every line is required, in this order,
+ * with single spaces and a final newline; the reader accepts nothing else (nor sums that contradict
+ * each other, nor any file but a regular one: a FIFO would block the job).
  * Ownership: nq_mpi_checkpoint owns its bitmap (create/destroy). Not thread-safe: one owner.
  */
 #ifndef NQ_MPI_CHECKPOINT_H
@@ -65,7 +68,8 @@ bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char 
 int nq_mpi_checkpoint_lock(const char *path, char *why, size_t cap);
 void nq_mpi_checkpoint_unlock(int fd);
 
-/* Mark task done with its sums; false (nothing changed) when it was done already. */
+/* Mark task done with its sums; false (nothing changed) when it was done already, or when the sums
+ * would wrap around 64 bits. */
 bool nq_mpi_checkpoint_mark(nq_mpi_checkpoint *cp, uint32_t task, const nq_count_sums *sums);
 
 #endif /* NQ_MPI_CHECKPOINT_H */

@@ -34,22 +34,24 @@
 
 /* Everything rank 0 keeps while the count runs. */
 typedef struct coordinator {
-    const nq_mpi_opts *opts; /* n, checkpoint path and interval */
-    FILE *err;               /* progress and diagnostics */
-    nq_mpi_checkpoint cp;    /* done tasks and their sums: the state that is checkpointed */
-    uint32_t *queue;         /* the tasks not done at the start, blocks in interleaved passes */
-    uint32_t queued;         /* how many */
-    uint32_t next;           /* queue[next..queued) are not handed out yet */
-    uint32_t chunk;          /* tasks per chunk */
-    int workers;             /* ranks 1..workers */
-    double t0;               /* start, seconds on the monotonic clock */
-    double last_progress;    /* when the last progress line was written */
-    uint32_t shown;          /* tasks done in the last progress line */
-    double last_save;        /* when the checkpoint was last written */
-    bool dirty;              /* tasks marked since the last write */
-    pthread_mutex_t lock;    /* guards cp, dirty and the times when rank 0 counts on threads */
-    nq_count_ctl ctl;        /* rank 0 counting alone: cancelled when a checkpoint cannot be written */
-    bool save_failed;        /* and why */
+    const nq_mpi_opts *opts;          /* n, checkpoint path and interval */
+    FILE *err;                        /* progress and diagnostics */
+    nq_mpi_checkpoint cp;             /* done tasks and their sums: the state that is checkpointed */
+    uint32_t *queue;                  /* the tasks not done at the start, blocks in interleaved passes */
+    uint32_t queued;                  /* how many */
+    uint32_t next;                    /* queue[next..queued) are not handed out yet */
+    uint32_t chunk;                   /* tasks per chunk */
+    int workers;                      /* ranks 1..workers */
+    int active;                       /* workers not yet told to stop */
+    double t0;                        /* start, seconds on the monotonic clock */
+    double last_progress;             /* when the last progress line was written */
+    uint32_t shown;                   /* tasks done in the last progress line */
+    double last_save;                 /* when the checkpoint was last written */
+    bool dirty;                       /* tasks marked since the last write */
+    pthread_mutex_t lock;             /* guards cp, dirty and the times when rank 0 counts on threads */
+    nq_count_ctl ctl;                 /* rank 0 counting alone: cancelled when a checkpoint cannot be written */
+    bool save_failed;                 /* and why */
+    uint64_t id[NQ_MPI_IDENTITY_LEN]; /* this count's identity, which every worker's must equal */
 } coordinator;
 
 static double now_s(void)
@@ -113,6 +115,28 @@ static bool hand_out(coordinator *c, int worker)
     return true;
 }
 
+/* A worker's first message, its HELLO (len -1: a message of another kind): is it counting this count?
+ * Reports why not. */
+static bool introduce(coordinator *c, int worker, const uint64_t *id, int len)
+{
+    if (len == NQ_MPI_IDENTITY_LEN && memcmp(id, c->id, sizeof c->id) == 0) return true;
+    if (len != NQ_MPI_IDENTITY_LEN)
+        fprintf(c->err, "nqueens-mpi: rank %d did not say which count it runs: another release of nqueens-mpi\n",
+                worker);
+    else if (id[0] != c->id[0] || id[1] != c->id[1] || id[2] != c->id[2])
+        fprintf(c->err,
+                "nqueens-mpi: rank %d counts n = %llu with plan %llu (%llu tasks), rank 0 n = %d with plan %u (%u "
+                "tasks): every rank must run one build with one N\n",
+                worker, (unsigned long long)id[0], (unsigned long long)id[1], (unsigned long long)id[2], c->opts->n,
+                (unsigned)NQ_COUNT_PLAN_VERSION, c->cp.tasks);
+    else
+        fprintf(c->err,
+                "nqueens-mpi: rank %d runs another release or method than rank 0: every rank must run one "
+                "build\n",
+                worker);
+    return false;
+}
+
 /* Wait for the next message, polling (see the file's head). */
 static void wait_message(MPI_Status *st)
 {
@@ -130,7 +154,7 @@ static int serve(coordinator *c)
 {
     uint64_t *buf = malloc(((size_t)c->cp.tasks * 3u + 1u) * sizeof *buf);
     if (buf == NULL) return NQ_MPI_EXIT_FAILURE;
-    int active = c->workers, status = NQ_MPI_EXIT_OK;
+    int active = c->active, status = NQ_MPI_EXIT_OK;
     while (active > 0) {
         MPI_Status st;
         int len = 0;
@@ -161,6 +185,43 @@ static int serve(coordinator *c)
     return status;
 }
 
+/* Before any work is handed out: every worker's first message, its HELLO, must name this count, or
+ * no worker gets any (a job whose nodes run different builds or N is refused at the start, cleanly,
+ * without MPI_Abort). Then the HELLOs are the first requests: each worker gets its first chunk. */
+static int greet(coordinator *c)
+{
+    uint8_t *gone = calloc((size_t)c->workers + 1u, 1); /* per worker: it failed and left, or has no work */
+    if (gone == NULL) return NQ_MPI_EXIT_FAILURE;
+    int status = NQ_MPI_EXIT_OK;
+    for (int w = 1; w <= c->workers; w++) {
+        MPI_Status st;
+        int len = 0;
+        MPI_Probe(w, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_UINT64_T, &len);
+        uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
+        const int take = len > 0 && len <= NQ_MPI_IDENTITY_LEN ? len : 0;
+        MPI_Recv(first, take, MPI_UINT64_T, w, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG == NQ_MPI_TAG_FAIL) { /* it could not start (memory): it has left */
+            fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
+                    take == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
+            gone[w] = 1;
+            status = NQ_MPI_EXIT_FAILURE;
+        } else if (!introduce(c, w, first, st.MPI_TAG == NQ_MPI_TAG_HELLO ? len : -1) && status == NQ_MPI_EXIT_OK) {
+            status = NQ_MPI_EXIT_USAGE;
+        }
+    }
+    c->active = 0;
+    for (int w = 1; w <= c->workers; w++) {
+        if (gone[w]) continue;
+        if (status != NQ_MPI_EXIT_OK)
+            MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+        else if (hand_out(c, w))
+            c->active++;
+    }
+    free(gone);
+    return status;
+}
+
 /* Before any work was handed out: take each worker's first message and tell it to stop, so that a
  * job refused at the start (a foreign checkpoint) ends cleanly, without MPI_Abort. */
 static void dismiss(int workers)
@@ -170,8 +231,9 @@ static void dismiss(int workers)
         int len = 0;
         MPI_Probe(w, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         MPI_Get_count(&st, MPI_UINT64_T, &len);
-        uint64_t code = 0;
-        MPI_Recv(&code, len > 0 ? 1 : 0, MPI_UINT64_T, w, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        uint64_t first[NQ_MPI_IDENTITY_LEN]; /* a HELLO, a FAIL (one value), or an older build's request */
+        MPI_Recv(first, len > 0 && len <= NQ_MPI_IDENTITY_LEN ? len : 0, MPI_UINT64_T, w, st.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
         if (st.MPI_TAG != NQ_MPI_TAG_FAIL) MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
     }
 }
@@ -246,8 +308,16 @@ static int finish(coordinator *c, FILE *out)
     c->dirty = true; /* the final state is always written, so a rerun prints at once */
     if (!save(c, true)) return NQ_MPI_EXIT_FAILURE;
     progress(c, true);
-    if (c->cp.ndone != c->cp.tasks || c->cp.sums.burnside % 8u != 0) {
+    if (c->cp.ndone != c->cp.tasks) {
         fprintf(c->err, "nqueens-mpi: %u of %u tasks reported: the count is incomplete\n", c->cp.ndone, c->cp.tasks);
+        return NQ_MPI_EXIT_FAILURE;
+    }
+    const nq_count_sums *sums = &c->cp.sums; /* a class has 1 to 8 solutions: total <= burnside <= 8 total */
+    if (sums->burnside % 8u != 0 || sums->burnside < sums->total || sums->burnside / 8u > sums->total) {
+        fprintf(c->err,
+                "nqueens-mpi: the sums of all %u tasks do not make whole classes of the solutions: the count "
+                "is inconsistent\n",
+                c->cp.tasks);
         return NQ_MPI_EXIT_FAILURE;
     }
     const nq_counts counts = nq_count_sums_counts(&c->cp.sums);
@@ -263,6 +333,7 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
 {
     coordinator c = {.opts = opts, .err = err, .workers = workers};
     c.t0 = c.last_save = c.last_progress = now_s();
+    nq_mpi_identity(opts->n, c.id);
     if (nq_mpi_checkpoint_create(opts->n, &c.cp) != NQ_OK) return NQ_MPI_EXIT_FAILURE;
     pthread_mutex_init(&c.lock, NULL);
     int lock = -1, status = NQ_MPI_EXIT_OK;
@@ -276,6 +347,7 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
     }
     if (status == NQ_MPI_EXIT_OK) status = start(&c);
     if (status == NQ_MPI_EXIT_USAGE) dismiss(workers);
+    if (status == NQ_MPI_EXIT_OK && workers > 0) status = greet(&c);
     if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);

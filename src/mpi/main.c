@@ -21,6 +21,10 @@
 #include "nqueens/parse.h"
 #include "nqueens/solver.h"
 
+#ifndef NQ_RELEASE
+#define NQ_RELEASE "unknown" /* the build defines it from the CMake project version */
+#endif
+
 #define THREADS_MAX 1024    /* as the nqueens tool's --threads */
 #define EVERY_DEFAULT_S 10u /* checkpoint interval without --checkpoint-every */
 #define EVERY_MAX_S 86400u  /* a day */
@@ -31,7 +35,8 @@ static const char usage[] =
     "N = 1..27, across the ranks of an MPI job; prints {\"n\":N,\"total\":..,\"unique\":..}.\n"
     "  --threads T           counting threads per rank, 0 (the default) for one per CPU.\n"
     "  --checkpoint FILE     keep the done tasks in FILE and resume from it when it exists.\n"
-    "  --checkpoint-every S  write FILE at most every S seconds (default 10; 0: after every result).\n";
+    "  --checkpoint-every S  write FILE at most every S seconds (default 10; 0: after every result,\n"
+    "                        with -np 1 after every task: for tests, far slower).\n";
 
 __attribute__((format(printf, 2, 3))) static bool fail(bool loud, const char *fmt, ...)
 {
@@ -110,6 +115,23 @@ static bool parse(int argc, char *argv[], nq_mpi_opts *o, bool *help, bool loud)
     if ((seen & 4u) && !(seen & 2u)) return fail(loud, "--checkpoint-every needs --checkpoint");
     o->n = (int)n;
     return true;
+}
+
+void nq_mpi_identity(int n, uint64_t id[NQ_MPI_IDENTITY_LEN])
+{
+    uint32_t tasks = 0;
+    (void)nq_count_plan(n, &tasks); /* 0 when n has none: no rank counts then */
+    const char *method = nq_count_method(n);
+    uint64_t hash = 14695981039346656037u; /* FNV-1a over method, a NUL, release */
+    for (const char *parts[] = {method != NULL ? method : "", NQ_RELEASE}, **p = parts; p < parts + 2; p++)
+        for (const char *c = *p;; c++) {
+            hash = (hash ^ (uint8_t)*c) * 1099511628211u;
+            if (*c == '\0') break;
+        }
+    id[0] = (uint64_t)n;
+    id[1] = NQ_COUNT_PLAN_VERSION;
+    id[2] = tasks;
+    id[3] = hash;
 }
 
 int main(int argc, char *argv[])

@@ -22,12 +22,19 @@ enum {
 
 /* The messages; every payload is an array of MPI_UINT64_T (results) or MPI_UINT32_T (tasks). */
 enum {
-    NQ_MPI_TAG_RESULT = 1, /* worker -> 0: (task, total, burnside) per finished task; also the request */
-    NQ_MPI_TAG_WORK = 2,   /* 0 -> worker: the task indices to count next, at least one */
-    NQ_MPI_TAG_STOP = 3,   /* 0 -> worker: no work left, leave */
-    NQ_MPI_TAG_FAIL = 4,   /* worker -> 0: its count failed; one value, the nq_err */
-    NQ_MPI_TAG_PARTIAL = 5 /* worker -> 0: results of the chunk it is still counting; not a request */
+    NQ_MPI_TAG_RESULT = 1,  /* worker -> 0: (task, total, burnside) per finished task; also the request */
+    NQ_MPI_TAG_WORK = 2,    /* 0 -> worker: the task indices to count next, at least one */
+    NQ_MPI_TAG_STOP = 3,    /* 0 -> worker: no work left, leave */
+    NQ_MPI_TAG_FAIL = 4,    /* worker -> 0: its count failed; one value, the nq_err */
+    NQ_MPI_TAG_PARTIAL = 5, /* worker -> 0: results of the chunk it is still counting; not a request */
+    NQ_MPI_TAG_HELLO = 6    /* worker -> 0: its first message and request: its count's identity (below) */
 };
+
+/* A count's identity, which every worker sends first and rank 0 holds to its own, so that ranks of
+ * another n or another build (a node left on an older release) cannot add sums of another count:
+ * n, the plan version, the plan's tasks, and an FNV-1a hash of the method and the release. */
+#define NQ_MPI_IDENTITY_LEN 4
+void nq_mpi_identity(int n, uint64_t id[NQ_MPI_IDENTITY_LEN]);
 
 typedef struct nq_mpi_opts {
     int n;                  /* board size, 1..NQ_COUNT_N_MAX */

@@ -122,7 +122,9 @@ static void fail(nq_err rc)
 /* Ask, count and report chunks until rank 0 says stop. chunk and todo hold the plan's length. */
 static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk, uint8_t *todo, chunk_results *r)
 {
-    MPI_Send(NULL, 0, MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT, MPI_COMM_WORLD); /* the first request */
+    uint64_t id[NQ_MPI_IDENTITY_LEN];
+    nq_mpi_identity(opts->n, id);
+    MPI_Send(id, NQ_MPI_IDENTITY_LEN, MPI_UINT64_T, 0, NQ_MPI_TAG_HELLO, MPI_COMM_WORLD); /* the first request */
     for (;;) {
         MPI_Status st;
         int len = 0;

@@ -1,12 +1,15 @@
 /* test_checkpoint.c - nqueens-mpi's checkpoint file: a save read back is the same state; absent,
- * foreign and damaged files are told apart and leave the state fresh; one job per file. */
+ * foreign and damaged files are told apart and leave the state fresh (a damage under a good checksum,
+ * and a good file under a wrong one); no file but a regular one is read or locked; one job per file. */
 #include "checkpoint.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "check_run.h"
 
@@ -38,6 +41,22 @@ static void write_text(const char *text)
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
     fclose(f);
+}
+
+/* Append "check <CRC-32 of text>\n" to text (of room cap): the file's last line. */
+static void add_check(char *text, size_t cap)
+{
+    const size_t len = strlen(text);
+    const uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text, (uInt)len);
+    snprintf(text + len, cap - len, "check %08lx\n", crc);
+}
+
+/* head, then 112 bitmap bytes: "01" for the first and last_byte for the last, zeros between. */
+static void with_bitmap(char *text, size_t cap, const char *head, const char *last_byte)
+{
+    int k = snprintf(text, cap, "%s01", head);
+    for (int j = 1; j < 111; j++) k += snprintf(text + k, cap - (size_t)k, "00");
+    snprintf(text + k, cap - (size_t)k, "%s\n", last_byte);
 }
 
 /* A checkpoint of n = 14 with tasks 0, 7, 8 and 890 done. */
@@ -90,6 +109,7 @@ START_TEST(test_exact_text)
                      "burnside 3248\nbits 8101");
     for (int j = 2; j < 111; j++) k += snprintf(want + k, sizeof want - (size_t)k, "00");
     snprintf(want + k, sizeof want - (size_t)k, "04\n");
+    add_check(want, sizeof want);
     ck_assert_str_eq(text, want);
     nq_mpi_checkpoint_destroy(&cp);
 }
@@ -113,7 +133,8 @@ START_TEST(test_absent_and_foreign)
 }
 END_TEST
 
-/* Damaged files: each is one edit of a good n = 14 checkpoint (tasks 0 and 8 done). */
+/* Damaged files: each is one edit of a good n = 14 checkpoint (tasks 0 and 8 done), under a checksum
+ * that matches it, so that the damage itself is what is found. */
 static const char *const damaged[] = {
     "",
     "nqueens-mpi checkpoint\n",
@@ -124,6 +145,9 @@ static const char *const damaged[] = {
     "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone  2\ntotal 5\nburnside 16\nbits 0101",
     "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal -5\nburnside 16\nbits 0101",
     "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits 01",
+    /* sums that cannot be: a total above the Burnside sum, sums of no tasks */
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 17\nburnside 16\nbits 0101",
+    "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 0\ntotal 0\nburnside 16\nbits 0000",
 };
 
 START_TEST(test_damaged)
@@ -132,10 +156,11 @@ START_TEST(test_damaged)
     char why[256] = "", text[1024];
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
     int k = snprintf(text, sizeof text, "%s", damaged[_i]);
-    if (strstr(damaged[_i], "bits 0101") != NULL) { /* complete the bitmap: 112 bytes in all */
-        for (int j = 2; j < 112; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00");
+    if (strstr(damaged[_i], "bits 0101") != NULL || strstr(damaged[_i], "bits 0000") != NULL) {
+        for (int j = 2; j < 112; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00"); /* 112 bytes */
         snprintf(text + k, sizeof text - (size_t)k, "\n");
     }
+    add_check(text, sizeof text);
     write_text(text);
     ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
     ck_assert_uint_eq(cp.ndone, 0);
@@ -153,9 +178,8 @@ START_TEST(test_bitmap)
     const char *last[] = {"01", "0F", "08", "x1"}; /* the last byte: task 888; 0x08 = task 891; x */
     const nq_mpi_load want[] = {NQ_MPI_LOAD_OK, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD, NQ_MPI_LOAD_BAD};
     for (size_t t = 0; t < 4; t++) {
-        int k = snprintf(text, sizeof text, "%s01", head);
-        for (int j = 1; j < 111; j++) k += snprintf(text + k, sizeof text - (size_t)k, "00");
-        snprintf(text + k, sizeof text - (size_t)k, "%s\n", last[t]);
+        with_bitmap(text, sizeof text, head, last[t]);
+        add_check(text, sizeof text);
         write_text(text);
         ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
         ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), want[t]);
@@ -165,6 +189,79 @@ START_TEST(test_bitmap)
         }
         nq_mpi_checkpoint_destroy(&cp);
     }
+}
+END_TEST
+
+/* A good file whose checksum is of other bytes (one digit of its total changed after it was written,
+ * or the check line missing, as before the line existed) is damaged too. */
+START_TEST(test_checksum)
+{
+    nq_mpi_checkpoint cp;
+    char why[256] = "", text[1024], edited[1024];
+    const char *head =
+        "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits ";
+    with_bitmap(text, sizeof text, head, "01");
+    add_check(text, sizeof text);
+    write_text(text);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
+    nq_mpi_checkpoint_destroy(&cp);
+
+    strcpy(edited, text);
+    memcpy(strstr(edited, "total 5"), "total 6", 7); /* the same length, the old checksum */
+    write_text(edited);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_ptr_nonnull(strstr(why, "checksum"));
+    ck_assert_uint_eq(cp.ndone, 0);
+    nq_mpi_checkpoint_destroy(&cp);
+
+    with_bitmap(text, sizeof text, head, "01"); /* no check line */
+    write_text(text);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    nq_mpi_checkpoint_destroy(&cp);
+}
+END_TEST
+
+/* Sums that would wrap around 64 bits are not taken: the task stays not done. */
+START_TEST(test_mark_overflow)
+{
+    nq_mpi_checkpoint cp;
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    const nq_count_sums big = {UINT64_MAX - 1u, UINT64_MAX - 1u}, two = {2, 2};
+    ck_assert(nq_mpi_checkpoint_mark(&cp, 0, &big));
+    ck_assert(!nq_mpi_checkpoint_mark(&cp, 1, &two));
+    ck_assert(!cp.done[1]);
+    ck_assert_uint_eq(cp.ndone, 1);
+    ck_assert(cp.sums.total == UINT64_MAX - 1u);
+    nq_mpi_checkpoint_destroy(&cp);
+}
+END_TEST
+
+/* A FIFO (which a plain open would wait on for ever) or a folder is neither read nor locked, and no
+ * FILE.lock is made beside it; a path too long for FILE.tmp.PID is refused when locking, before any
+ * count. */
+START_TEST(test_not_regular)
+{
+    nq_mpi_checkpoint cp;
+    char why[256] = "", name[300], longer[4200];
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_str_eq(why, "not a regular file");
+    nq_mpi_checkpoint_destroy(&cp);
+    ck_assert_int_eq(nq_mpi_checkpoint_lock(path, why, sizeof why), -1);
+    ck_assert_str_eq(why, "not a regular file");
+    snprintf(name, sizeof name, "%s.lock", path);
+    ck_assert_int_ne(access(name, F_OK), 0);
+    ck_assert_int_eq(nq_mpi_checkpoint_lock(dir, why, sizeof why), -1);
+    ck_assert_str_eq(why, "not a regular file");
+
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    ck_assert_int_eq(nq_mpi_checkpoint_lock(longer, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "longer than"));
 }
 END_TEST
 
@@ -205,6 +302,9 @@ int main(void)
     tcase_add_test(tc, test_absent_and_foreign);
     tcase_add_loop_test(tc, test_damaged, 0, (int)(sizeof damaged / sizeof damaged[0]));
     tcase_add_test(tc, test_bitmap);
+    tcase_add_test(tc, test_checksum);
+    tcase_add_test(tc, test_mark_overflow);
+    tcase_add_test(tc, test_not_regular);
     tcase_add_test(tc, test_lock);
     tcase_add_test(tc, test_save_fails_cleanly);
     suite_add_tcase(s, tc);
