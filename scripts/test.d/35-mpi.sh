@@ -9,8 +9,9 @@
 #     done tasks and print the right count;
 #   - a worker reports the tasks of its chunk while it counts it: with one worker at n = 19 the first
 #     checkpoint holds part of a chunk, not a whole one;
-#   - a job whose ranks count different n (as nodes with different builds would) is refused at the
-#     start (exit 2) without printing a count;
+#   - a job whose ranks count different n (as nodes with different builds would), or one of whose
+#     ranks is given arguments that do not parse, is refused at the start (exit 2) without printing a
+#     count or waiting for ever;
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
 #     and left as they are.
 # About 30 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
@@ -72,6 +73,17 @@ out=$(run -np 1 "$bin" 16 --threads 1 : -np 2 "$bin" 17 --threads 1 2>"$work/mix
 grep -q 'counts n = 17 with plan [0-9]* (7108 tasks), rank 0 n = 16 .*every rank must run one build with one N' \
   "$work/mixed.err" || fail "a job of mixed ranks said: $(cat "$work/mixed.err")"
 say "ranks of another count refused: $(grep -m1 'counts n = 17' "$work/mixed.err")"
+# ... and so are ranks whose arguments do not parse, whichever rank it is: every rank ends (exit 2)
+# instead of waiting for the one that left
+for apps in "12 : -np 1 $bin 40" "40 : -np 2 $bin 12"; do
+  status=0
+  # shellcheck disable=SC2086 # apps is two app contexts on purpose
+  out=$(run -np 1 "$bin" $apps 2>"$work/args.err") || status=$?
+  [[ $status -eq 2 && -z $out ]] || fail "ranks given '$apps' exited $status and printed '$out'"
+  grep -q -e 'ranks were given different arguments' -e "N must be a whole number from 1 to 27, not '40'" \
+    "$work/args.err" || fail "ranks given '$apps' said: $(cat "$work/args.err")"
+done
+say "ranks given arguments that do not parse end at once"
 
 # kill_at_progress CP OUT ERR NP N: a job of NP ranks counting N with checkpoint CP written after every
 # result (stdout to OUT, stderr to ERR), killed whole once CP shows progress (polled, never a fixed

@@ -21,10 +21,11 @@ static void on_interrupt(int sig)
 static void catch_interrupt(void)
 {
     struct sigaction sa, old;
+    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler == SIG_IGN) return; /* looked at, not swapped */
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGINT, &sa, &old) == 0 && old.sa_handler == SIG_IGN) sigaction(SIGINT, &old, NULL);
+    sigaction(SIGINT, &sa, NULL);
 }
 
 /* After a cancelled count or search has said so, end the way an uncaught SIGINT would: a shell

@@ -9,16 +9,18 @@
  *   plan 5
  *   method quad
  *   tasks 7108
- *   done 3048
- *   total 23951516
- *   burnside 191600448
- *   bits 0f00ff...
+ *   done 1777
+ *   total 20280912
+ *   burnside 20289320
+ *   bits ffffffff...
  *   check 809e0432
- * bits is the done bitmap in hex, two digits per byte, byte j holding tasks 8j..8j+7 (task 8j in its
- * lowest bit); it has exactly ceil(tasks / 8) bytes. check is the CRC-32 (zlib) of every byte before
- * its line, so a digit changed on disk or by hand is found. Every line is required, in this order,
- * with single spaces and a final newline; the reader accepts nothing else (nor sums that contradict
- * each other, nor any file but a regular one: a FIFO would block the job).
+ * (docs/distributed.md has this one whole.) bits is the done bitmap in hex, two digits per byte, byte j
+ * holding tasks 8j..8j+7 (task 8j in its lowest bit); it has exactly ceil(tasks / 8) bytes. check is
+ * the CRC-32 (zlib) of every byte before its line, so a digit changed on disk or by hand is found.
+ * Every line is required, in this order, with single spaces and a final newline; the reader accepts
+ * nothing else (nor sums that contradict each other, nor any file but a regular one: a FIFO would
+ * block the job), except a file that ends after bits: an older release wrote no check line, and its
+ * checkpoints are taken as they are (unchecked), so that a long count resumes across the upgrade.
  * Ownership: nq_mpi_checkpoint owns its bitmap (create/destroy). Not thread-safe: one owner.
  */
 #ifndef NQ_MPI_CHECKPOINT_H
@@ -36,6 +38,7 @@ typedef struct nq_mpi_checkpoint {
     uint8_t *done;      /* tasks bytes: 1 = done (in memory one byte per task, nq_count_tasks' todo inverted) */
     uint32_t ndone;     /* how many are done */
     nq_count_sums sums; /* of the done tasks */
+    bool unchecked;     /* loaded from a file without the check line (an older release's): not verified */
 } nq_mpi_checkpoint;
 
 /* Outcome of reading a checkpoint file. */

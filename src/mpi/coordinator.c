@@ -138,12 +138,12 @@ static bool introduce(coordinator *c, int worker, const uint64_t *id, int len)
 }
 
 /* Wait for the next message, polling (see the file's head). */
-static void wait_message(MPI_Status *st)
+static void wait_message(int source, MPI_Status *st)
 {
     const struct timespec pause = {0, POLL_NS};
     int flag = 0;
     for (;;) {
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, st);
+        MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, st);
         if (flag) return;
         nanosleep(&pause, NULL);
     }
@@ -158,7 +158,7 @@ static int serve(coordinator *c)
     while (active > 0) {
         MPI_Status st;
         int len = 0;
-        wait_message(&st);
+        wait_message(MPI_ANY_SOURCE, &st);
         MPI_Get_count(&st, MPI_UINT64_T, &len);
         if (len < 0 || (size_t)len > (size_t)c->cp.tasks * 3u + 1u) len = 0;
         MPI_Recv(buf, len, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -185,6 +185,28 @@ static int serve(coordinator *c)
     return status;
 }
 
+/* Worker w's first message, waited for by polling: a HELLO, a FAIL (one value), or whatever a build of
+ * another release sends first. It is taken whole, whatever its length and type, so MPI never truncates
+ * it; its first values go to first[0..NQ_MPI_IDENTITY_LEN) and its tag to *tag. Returns how many
+ * uint64 values it held (more than first holds, or -1 for a length that is no whole number of them),
+ * or -2 when out of memory (the message is left unread). */
+static int take_first(int w, uint64_t first[NQ_MPI_IDENTITY_LEN], int *tag)
+{
+    MPI_Status st;
+    int bytes = 0;
+    wait_message(w, &st);
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    if (bytes < 0) bytes = 0;
+    uint8_t *buf = malloc(bytes > 0 ? (size_t)bytes : 1u);
+    if (buf == NULL) return -2;
+    MPI_Recv(buf, bytes, MPI_BYTE, w, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const size_t values = (size_t)bytes / sizeof(uint64_t);
+    memcpy(first, buf, (values < NQ_MPI_IDENTITY_LEN ? values : NQ_MPI_IDENTITY_LEN) * sizeof(uint64_t));
+    free(buf);
+    *tag = st.MPI_TAG;
+    return (size_t)bytes % sizeof(uint64_t) != 0 ? -1 : (int)values;
+}
+
 /* Before any work is handed out: every worker's first message, its HELLO, must name this count, or
  * no worker gets any (a job whose nodes run different builds or N is refused at the start, cleanly,
  * without MPI_Abort). Then the HELLOs are the first requests: each worker gets its first chunk. */
@@ -194,19 +216,20 @@ static int greet(coordinator *c)
     if (gone == NULL) return NQ_MPI_EXIT_FAILURE;
     int status = NQ_MPI_EXIT_OK;
     for (int w = 1; w <= c->workers; w++) {
-        MPI_Status st;
-        int len = 0;
-        MPI_Probe(w, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        MPI_Get_count(&st, MPI_UINT64_T, &len);
         uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
-        const int take = len > 0 && len <= NQ_MPI_IDENTITY_LEN ? len : 0;
-        MPI_Recv(first, take, MPI_UINT64_T, w, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (st.MPI_TAG == NQ_MPI_TAG_FAIL) { /* it could not start (memory): it has left */
+        int tag = 0;
+        const int len = take_first(w, first, &tag);
+        if (len == -2) {
+            status = NQ_MPI_EXIT_FAILURE;
+            gone[w] = 1; /* not heard: a STOP would not be the answer it waits for */
+            continue;
+        }
+        if (tag == NQ_MPI_TAG_FAIL) { /* it could not start (memory): it has left */
             fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
-                    take == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
+                    len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
             gone[w] = 1;
             status = NQ_MPI_EXIT_FAILURE;
-        } else if (!introduce(c, w, first, st.MPI_TAG == NQ_MPI_TAG_HELLO ? len : -1) && status == NQ_MPI_EXIT_OK) {
+        } else if (!introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) && status == NQ_MPI_EXIT_OK) {
             status = NQ_MPI_EXIT_USAGE;
         }
     }
@@ -227,14 +250,10 @@ static int greet(coordinator *c)
 static void dismiss(int workers)
 {
     for (int w = 1; w <= workers; w++) {
-        MPI_Status st;
-        int len = 0;
-        MPI_Probe(w, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        MPI_Get_count(&st, MPI_UINT64_T, &len);
-        uint64_t first[NQ_MPI_IDENTITY_LEN]; /* a HELLO, a FAIL (one value), or an older build's request */
-        MPI_Recv(first, len > 0 && len <= NQ_MPI_IDENTITY_LEN ? len : 0, MPI_UINT64_T, w, st.MPI_TAG, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        if (st.MPI_TAG != NQ_MPI_TAG_FAIL) MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+        uint64_t first[NQ_MPI_IDENTITY_LEN];
+        int tag = 0;
+        if (take_first(w, first, &tag) != -2 && tag != NQ_MPI_TAG_FAIL)
+            MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
     }
 }
 
@@ -285,8 +304,8 @@ static int start(coordinator *c)
             return NQ_MPI_EXIT_USAGE;
         }
         if (rc == NQ_MPI_LOAD_OK)
-            fprintf(c->err, "nqueens-mpi: resuming from %s: %u of %u tasks done\n", c->opts->checkpoint, c->cp.ndone,
-                    c->cp.tasks);
+            fprintf(c->err, "nqueens-mpi: resuming from %s: %u of %u tasks done%s\n", c->opts->checkpoint, c->cp.ndone,
+                    c->cp.tasks, c->cp.unchecked ? " (a file of an older release, without a checksum)" : "");
     }
     c->queue = malloc((size_t)c->cp.tasks * sizeof *c->queue);
     if (c->queue == NULL) return NQ_MPI_EXIT_FAILURE;

@@ -144,7 +144,19 @@ int main(int argc, char *argv[])
     nq_mpi_opts opts;
     bool help = false;
     int status = NQ_MPI_EXIT_USAGE;
-    if (parse(argc, argv, &opts, &help, rank == 0)) {
+    /* Every rank parses its own arguments (a launch may give ranks different ones), and all agree on
+     * the outcome before any counts: a rank that would not count must not leave the others waiting
+     * for it. 0: refused, 1: --help, 2: count. */
+    const bool parsed = parse(argc, argv, &opts, &help, rank == 0);
+    const int mine = parsed ? (help ? 1 : 2) : 0;
+    int least = mine, most = mine;
+    MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (least != most && rank == 0 && parsed)
+        fputs("nqueens-mpi: the ranks were given different arguments (another rank's are refused, or ask for "
+              "--help): every rank must be given the same\n",
+              stderr);
+    if (least == most && mine > 0) {
         if (help) {
             if (rank == 0) fputs(usage, stdout);
             status = NQ_MPI_EXIT_OK;

@@ -193,7 +193,7 @@ START_TEST(test_bitmap)
 END_TEST
 
 /* A good file whose checksum is of other bytes (one digit of its total changed after it was written,
- * or the check line missing, as before the line existed) is damaged too. */
+ * or a digit of the checksum itself) is damaged too, and said to be so. */
 START_TEST(test_checksum)
 {
     nq_mpi_checkpoint cp;
@@ -212,14 +212,47 @@ START_TEST(test_checksum)
     write_text(edited);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
     ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
-    ck_assert_ptr_nonnull(strstr(why, "checksum"));
+    ck_assert_str_eq(why, "a damaged checkpoint (its checksum does not match its bytes)");
     ck_assert_uint_eq(cp.ndone, 0);
     nq_mpi_checkpoint_destroy(&cp);
 
-    with_bitmap(text, sizeof text, head, "01"); /* no check line */
-    write_text(text);
+    strcpy(edited, text);
+    memcpy(strstr(edited, "check ") + 6, "0", 1); /* the checksum itself damaged */
+    if (strcmp(edited, text) == 0) memcpy(strstr(edited, "check ") + 6, "1", 1);
+    write_text(edited);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
     ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_str_eq(why, "a damaged checkpoint (its checksum does not match its bytes)");
+    nq_mpi_checkpoint_destroy(&cp);
+}
+END_TEST
+
+/* A file that ends after its bitmap, as an older release wrote it, is taken as it is (marked
+ * unchecked) so that a count resumes across the upgrade; its next save has the check line. */
+START_TEST(test_older_file)
+{
+    nq_mpi_checkpoint cp;
+    char why[256] = "", text[1024];
+    with_bitmap(text, sizeof text,
+                "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits ",
+                "01");
+    write_text(text);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert(cp.unchecked);
+    ck_assert(cp.done[0] && cp.done[888] && cp.ndone == 2);
+    ck_assert(nq_mpi_checkpoint_save(path, &cp, why, sizeof why));
+    nq_mpi_checkpoint_destroy(&cp);
+    add_check(text, sizeof text);
+    FILE *f = fopen(path, "rb");
+    char back[1024] = "";
+    ck_assert_ptr_nonnull(f);
+    back[fread(back, 1, sizeof back - 1, f)] = '\0';
+    fclose(f);
+    ck_assert_str_eq(back, text);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert(!cp.unchecked);
     nq_mpi_checkpoint_destroy(&cp);
 }
 END_TEST
@@ -303,6 +336,7 @@ int main(void)
     tcase_add_loop_test(tc, test_damaged, 0, (int)(sizeof damaged / sizeof damaged[0]));
     tcase_add_test(tc, test_bitmap);
     tcase_add_test(tc, test_checksum);
+    tcase_add_test(tc, test_older_file);
     tcase_add_test(tc, test_mark_overflow);
     tcase_add_test(tc, test_not_regular);
     tcase_add_test(tc, test_lock);

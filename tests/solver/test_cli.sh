@@ -255,7 +255,7 @@ for _ in $(seq 300); do
   child=$(pgrep -P "$loop" | head -1) && [[ -n $child ]] && break
   sleep 0.1
 done
-[[ -n $child ]] || { echo "FAIL: the loop's first count never started"; exit 1; }
+[[ -n $child ]] || { echo "FAIL: the loop's first count never started"; kill -- "-$loop"; exit 1; }
 await_sigint_handler "$child"
 kill -INT -- "-$loop"
 wait "$loop"
