@@ -51,7 +51,7 @@ def peak_mib(n, threads):
         return 233
     if n >= 24:
         return 1024 + 40 * threads
-    base, per_thread = {20: (502, 10), 21: (564, 10), 22: (825, 40), 23: (1651, 200)}[n]
+    base, per_thread = {20: (502, 10), 21: (564, 10), 22: (825, 40), 23: (1729, 200)}[n]
     return base + per_thread * max(0, threads - 2)
 
 
