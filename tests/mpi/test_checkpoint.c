@@ -207,7 +207,7 @@ START_TEST(test_checksum)
     ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
     nq_mpi_checkpoint_destroy(&cp);
 
-    strcpy(edited, text);
+    memcpy(edited, text, sizeof edited);
     memcpy(strstr(edited, "total 5"), "total 6", 7); /* the same length, the old checksum */
     write_text(edited);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
@@ -216,7 +216,7 @@ START_TEST(test_checksum)
     ck_assert_uint_eq(cp.ndone, 0);
     nq_mpi_checkpoint_destroy(&cp);
 
-    strcpy(edited, text);
+    memcpy(edited, text, sizeof edited);
     memcpy(strstr(edited, "check ") + 6, "0", 1); /* the checksum itself damaged */
     if (strcmp(edited, text) == 0) memcpy(strstr(edited, "check ") + 6, "1", 1);
     write_text(edited);
