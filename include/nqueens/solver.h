@@ -190,6 +190,27 @@ void nq_count_sums_add(nq_count_sums *acc, const nq_count_sums *s);
 /* The counts the sums of every task of a plan make: total, and burnside / 8 classes. */
 nq_counts nq_count_sums_counts(const nq_count_sums *all);
 
+/* Why sums cannot be what tasks of a plan add up to. Sums read back from a file, a message or a
+ * database row are checked with these before they are added: a hand edit or damage on the way can
+ * break them. The verdict of a check, not an error (nq_err): callers word it for their input. */
+typedef enum nq_sums_fault {
+    NQ_SUMS_FIT = 0,       /* no contradiction found */
+    NQ_SUMS_NO_TASKS,      /* no tasks, but sums that are not zero */
+    NQ_SUMS_TOTAL_ABOVE,   /* a total above the Burnside sum */
+    NQ_SUMS_PART_CLASS,    /* a whole count's Burnside sum is not a multiple of 8 */
+    NQ_SUMS_CLASSES_ABOVE, /* a whole count with more classes than solutions */
+} nq_sums_fault;
+
+/* Can s be the sums of `tasks` tasks of a plan? Every task's Burnside sum holds its solutions once
+ * for the identity and more for the symmetries that fix them, so it is never below the task's total;
+ * no tasks sum to nothing. NQ_SUMS_FIT, NQ_SUMS_NO_TASKS or NQ_SUMS_TOTAL_ABOVE. Pure. */
+nq_sums_fault nq_count_sums_fit(const nq_count_sums *s, uint64_t tasks);
+
+/* Can s be the sums of every task of a plan (at least one task)? As nq_count_sums_fit, and they make
+ * whole classes of 1 to 8 solutions each: the Burnside sum is a multiple of 8 and total <= burnside
+ * <= 8 x total. NQ_SUMS_FIT or the first rule broken, in the order of nq_sums_fault. Pure. */
+nq_sums_fault nq_count_sums_whole(const nq_count_sums *s);
+
 /* ---- rendering, parsing and checking ---------------------------------------------------------- */
 
 /* Size of the buffer nq_render_board needs: n rows of n characters, each row NUL-terminated. */

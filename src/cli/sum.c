@@ -131,23 +131,22 @@ typedef struct plan_ref {
     const char *method; /* nq_count_method's */
 } plan_ref;
 
-/* Do a shard's sums fit each other? Every task's Burnside sum holds its solutions once for the
- * identity and more for the symmetries that fix them, so it is never below the task's total; and no
- * tasks sum to nothing. A document edited or damaged on its way can break either. */
+/* Do a shard's sums fit each other (nq_count_sums_fit)? A document edited or damaged on its way can
+ * break them. Reports why not. */
 static bool sums_agree(const shard_doc *d, const char *path, FILE *err)
 {
     const nq_count_sums *sums = &d->s.sums;
-    if (d->s.done == 0 && (sums->total != 0 || sums->burnside != 0)) {
+    switch (nq_count_sums_fit(sums, d->s.done)) {
+    case NQ_SUMS_FIT: return true;
+    case NQ_SUMS_NO_TASKS:
         fprintf(err, "nqueens: %s: shard %u of %u holds no tasks but has non-zero sums\n", path, d->s.shard,
                 d->s.shards);
         return false;
-    }
-    if (sums->total > sums->burnside) {
+    default:
         fprintf(err, "nqueens: %s: shard %u of %u has a total of %llu above its Burnside sum %llu\n", path, d->s.shard,
                 d->s.shards, (unsigned long long)sums->total, (unsigned long long)sums->burnside);
         return false;
     }
-    return true;
 }
 
 /* Is d a shard of ref's plan and of the same cut as first (NULL for the first file)? Reports why not. */
@@ -340,12 +339,12 @@ int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
     free(m.seen);
     if (status != NQ_CLI_EXIT_OK) return status;
     const nq_count_sums sum = m.sum;
-    if (sum.burnside % 8u != 0) {
-        fputs("nqueens: the shards' Burnside sums do not add up to whole classes: not shards of a count\n", err);
-        return NQ_CLI_EXIT_USAGE;
-    }
-    if (sum.burnside / 8u > sum.total) { /* a class has 1 to 8 solutions: total <= burnside <= 8 total */
-        fputs("nqueens: the shards' sums give more classes than solutions: not shards of a count\n", err);
+    const nq_sums_fault fault = nq_count_sums_whole(&sum); /* each shard's sums fit: only these are left */
+    if (fault != NQ_SUMS_FIT) {
+        fputs(fault == NQ_SUMS_CLASSES_ABOVE
+                  ? "nqueens: the shards' sums give more classes than solutions: not shards of a count\n"
+                  : "nqueens: the shards' Burnside sums do not add up to whole classes: not shards of a count\n",
+              err);
         return NQ_CLI_EXIT_USAGE;
     }
     const nq_counts counts = nq_count_sums_counts(&sum);

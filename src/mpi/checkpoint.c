@@ -181,8 +181,7 @@ static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, ch
     bool ok = line_u64(&r, "done", cp->tasks, &done) && line_u64(&r, "total", UINT64_MAX, &sums.total) &&
               line_u64(&r, "burnside", UINT64_MAX, &sums.burnside) && line_bits(&r, cp->tasks, bits, &ndone) &&
               ndone == done;
-    /* Every task's Burnside sum counts its solutions at least once, and no tasks sum to nothing. */
-    ok = ok && sums.total <= sums.burnside && (done != 0 || sums.burnside == 0);
+    ok = ok && nq_count_sums_fit(&sums, done) == NQ_SUMS_FIT;
     const size_t checked = (size_t)(r.p - text);
     const bool unchecked = ok && r.p == r.end; /* written before the check line existed: taken as it is */
     ok = ok && (unchecked || (line_hex32(&r, "check", &check) && r.p == r.end));
@@ -205,14 +204,15 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
 {
     /* Not blocking: a FIFO would wait for a writer for ever; it is refused below. */
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
     if (fd < 0 && errno == ENOENT) return NQ_MPI_LOAD_ABSENT;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd < 0)
-            (void)snprintf(why, cap, "cannot open: %s", strerror(errno));
-        else
-            (void)snprintf(why, cap, "not a regular file");
-        if (fd >= 0) close(fd);
+    if (fd < 0) {
+        (void)snprintf(why, cap, "cannot open: %s", strerror(errno));
+        return NQ_MPI_LOAD_BAD;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        (void)snprintf(why, cap, "not a regular file");
+        close(fd);
         return NQ_MPI_LOAD_BAD;
     }
     FILE *f = fdopen(fd, "rb");

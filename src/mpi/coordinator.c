@@ -209,27 +209,27 @@ static int take_first(int w, uint64_t first[NQ_MPI_IDENTITY_LEN], int *tag)
 
 /* Before any work is handed out: every worker's first message, its HELLO, must name this count, or
  * no worker gets any (a job whose nodes run different builds or N is refused at the start, cleanly,
- * without MPI_Abort). Then the HELLOs are the first requests: each worker gets its first chunk. */
-static int greet(coordinator *c)
+ * without MPI_Abort). `status` is how the start went on rank 0: a job refused there already (a foreign
+ * checkpoint) only takes the first messages and stops the workers, so that it ends cleanly too, and
+ * stays refused (a failure would save over the checkpoint it refused). When all is well, the HELLOs
+ * are the first requests: each worker gets its first chunk. */
+static int greet(coordinator *c, int status)
 {
+    const bool refused = status != NQ_MPI_EXIT_OK;      /* nothing will run: HELLOs are not checked */
     uint8_t *gone = calloc((size_t)c->workers + 1u, 1); /* per worker: it failed and left, or has no work */
-    if (gone == NULL) return NQ_MPI_EXIT_FAILURE;
-    int status = NQ_MPI_EXIT_OK;
+    if (gone == NULL) return refused ? status : NQ_MPI_EXIT_FAILURE;
     for (int w = 1; w <= c->workers; w++) {
         uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
         int tag = 0;
         const int len = take_first(w, first, &tag);
-        if (len == -2) {
-            status = NQ_MPI_EXIT_FAILURE;
-            gone[w] = 1; /* not heard: a STOP would not be the answer it waits for */
-            continue;
-        }
-        if (tag == NQ_MPI_TAG_FAIL) { /* it could not start (memory): it has left */
-            fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
-                    len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
-            gone[w] = 1;
-            status = NQ_MPI_EXIT_FAILURE;
-        } else if (!introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) && status == NQ_MPI_EXIT_OK) {
+        if (len == -2 || tag == NQ_MPI_TAG_FAIL) { /* not heard, or it could not start (memory) and left */
+            if (len != -2)
+                fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
+                        len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
+            gone[w] = 1; /* a STOP is not the answer it waits for, or it is gone */
+            if (!refused) status = NQ_MPI_EXIT_FAILURE;
+        } else if (!refused && !introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) &&
+                   status == NQ_MPI_EXIT_OK) {
             status = NQ_MPI_EXIT_USAGE;
         }
     }
@@ -243,18 +243,6 @@ static int greet(coordinator *c)
     }
     free(gone);
     return status;
-}
-
-/* Before any work was handed out: take each worker's first message and tell it to stop, so that a
- * job refused at the start (a foreign checkpoint) ends cleanly, without MPI_Abort. */
-static void dismiss(int workers)
-{
-    for (int w = 1; w <= workers; w++) {
-        uint64_t first[NQ_MPI_IDENTITY_LEN];
-        int tag = 0;
-        if (take_first(w, first, &tag) != -2 && tag != NQ_MPI_TAG_FAIL)
-            MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
-    }
 }
 
 /* ---- no workers: rank 0 counts everything itself -------------------------------------------- */
@@ -331,8 +319,7 @@ static int finish(coordinator *c, FILE *out)
         fprintf(c->err, "nqueens-mpi: %u of %u tasks reported: the count is incomplete\n", c->cp.ndone, c->cp.tasks);
         return NQ_MPI_EXIT_FAILURE;
     }
-    const nq_count_sums *sums = &c->cp.sums; /* a class has 1 to 8 solutions: total <= burnside <= 8 total */
-    if (sums->burnside % 8u != 0 || sums->burnside < sums->total || sums->burnside / 8u > sums->total) {
+    if (nq_count_sums_whole(&c->cp.sums) != NQ_SUMS_FIT) {
         fprintf(c->err,
                 "nqueens-mpi: the sums of all %u tasks do not make whole classes of the solutions: the count "
                 "is inconsistent\n",
@@ -365,8 +352,7 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
         }
     }
     if (status == NQ_MPI_EXIT_OK) status = start(&c);
-    if (status == NQ_MPI_EXIT_USAGE) dismiss(workers);
-    if (status == NQ_MPI_EXIT_OK && workers > 0) status = greet(&c);
+    if (status != NQ_MPI_EXIT_FAILURE && workers > 0) status = greet(&c, status);
     if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);

@@ -104,6 +104,20 @@ nq_counts nq_count_sums_counts(const nq_count_sums *all)
     return c;
 }
 
+nq_sums_fault nq_count_sums_fit(const nq_count_sums *s, uint64_t tasks)
+{
+    if (tasks == 0 && (s->total != 0 || s->burnside != 0)) return NQ_SUMS_NO_TASKS;
+    return s->total > s->burnside ? NQ_SUMS_TOTAL_ABOVE : NQ_SUMS_FIT;
+}
+
+nq_sums_fault nq_count_sums_whole(const nq_count_sums *s)
+{
+    const nq_sums_fault f = nq_count_sums_fit(s, 1);
+    if (f != NQ_SUMS_FIT) return f;
+    if (s->burnside % 8u != 0) return NQ_SUMS_PART_CLASS;
+    return s->burnside / 8u > s->total ? NQ_SUMS_CLASSES_ABOVE : NQ_SUMS_FIT;
+}
+
 /* nq_count_tasks_sum's sink for nq_count_tasks: tasks finish on several threads at once. */
 typedef struct task_sum {
     atomic_uint_fast64_t total;    /* sum of the tasks' totals */

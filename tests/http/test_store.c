@@ -662,6 +662,33 @@ START_TEST(damaged_store_is_refused_and_untouched)
 }
 END_TEST
 
+/* A checkpoint row whose sums contradict each other (a total above its Burnside sum: no task's can
+ * be) is not resumed: the count starts afresh and still gives A000170's count. */
+START_TEST(checkpoint_with_contradicting_sums_is_ignored)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "10", NULL);
+    (void)run_until_checkpointed(&s, 14);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
+    sql(store, "UPDATE checkpoints SET total = burnside + 1 WHERE n = 14");
+
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 0.0);
+    char *log = nq_harness_log(&s);
+    ck_assert_ptr_nonnull(
+        strstr(log, "\"level\":\"warn\",\"msg\":\"checkpoint ignored (its sums contradict each other)\",\"n\":14}"));
+    free(log);
+    nq_http_response r;
+    poll_to_200(&s, 14, 0.0, &r);
+    ck_assert_str_eq(r.body, COUNT_14);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
 START_TEST(one_server_per_store)
 {
     char dir[64], store[96];
@@ -764,6 +791,7 @@ static Suite *store_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, finished_count_survives_restarts);
     tcase_add_test(tc, kill_9_resumes_from_the_last_checkpoint);
+    tcase_add_test(tc, checkpoint_with_contradicting_sums_is_ignored);
     tcase_add_test(tc, sigterm_checkpoints_and_exits_0);
     tcase_add_test(tc, queued_count_survives_kill_9);
     tcase_add_test(tc, started_count_survives_kill_9);

@@ -341,6 +341,32 @@ START_TEST(tasks_bad_arguments)
 }
 END_TEST
 
+/* The rules sums read back from outside are held to: each verdict at its edge. */
+START_TEST(sums_fit_and_whole)
+{
+    static const struct {
+        nq_count_sums s;
+        uint64_t tasks;
+        nq_sums_fault fit, whole;
+    } rows[] = {
+        {{92, 96}, 1, NQ_SUMS_FIT, NQ_SUMS_FIT},                         /* n = 8: 92 solutions, 12 classes */
+        {{0, 0}, 0, NQ_SUMS_FIT, NQ_SUMS_FIT},                           /* n = 2 or 3, or an empty shard */
+        {{0, 8}, 0, NQ_SUMS_NO_TASKS, NQ_SUMS_CLASSES_ABOVE},            /* sums without a task */
+        {{9, 8}, 3, NQ_SUMS_TOTAL_ABOVE, NQ_SUMS_TOTAL_ABOVE},           /* a total above its Burnside sum */
+        {{8, 8}, 2, NQ_SUMS_FIT, NQ_SUMS_FIT},                           /* classes of 8: burnside = total */
+        {{92, 97}, 5, NQ_SUMS_FIT, NQ_SUMS_PART_CLASS},                  /* part of a class */
+        {{11, 88}, 5, NQ_SUMS_FIT, NQ_SUMS_FIT},                         /* 11 classes of 1: burnside = 8 x total */
+        {{11, 88}, 0, NQ_SUMS_NO_TASKS, NQ_SUMS_FIT},                    /* the task count is fit's alone */
+        {{10, 88}, 5, NQ_SUMS_FIT, NQ_SUMS_CLASSES_ABOVE},               /* 11 classes of 10 solutions */
+        {{UINT64_MAX - 7, UINT64_MAX - 7}, 9, NQ_SUMS_FIT, NQ_SUMS_FIT}, /* no arithmetic that wraps */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ck_assert_msg(nq_count_sums_fit(&rows[i].s, rows[i].tasks) == rows[i].fit, "row %zu: fit", i);
+        ck_assert_msg(nq_count_sums_whole(&rows[i].s) == rows[i].whole, "row %zu: whole", i);
+    }
+}
+END_TEST
+
 static Suite *count_suite(void)
 {
     Suite *s = suite_create("count");
@@ -364,6 +390,7 @@ static Suite *count_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, tasks_in_two_parts, 0, (int)(sizeof task_cases / sizeof task_cases[0]));
     tcase_add_test(tc, tasks_bad_arguments);
+    tcase_add_test(tc, sums_fit_and_whole);
     tcase_add_test(tc, tasks_of_the_largest_plans);
     tcase_add_test(tc, blocks_of_a_plan);
     suite_add_tcase(s, tc);

@@ -422,12 +422,18 @@ static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp)
               NQ_OK);
         return true;
     }
+    uint32_t ndone = 0;
+    for (uint32_t i = 0; i < tasks; i++) ndone += cp->done[i] != 0;
+    if (nq_count_sums_fit(&cp->sums, ndone) != NQ_SUMS_FIT) { /* a row damaged or edited: start afresh */
+        event(j, NQ_APP_EVENT_WARN, "checkpoint ignored (its sums contradict each other)", cp->n, -1, -1, NQ_OK);
+        return true;
+    }
     slot *s = &j->slots[cp->n];
     s->done = malloc(tasks);
     if (!s->done) return true; /* it starts afresh when asked */
     memcpy(s->done, cp->done, tasks);
     s->tasks = tasks;
-    for (uint32_t i = 0; i < tasks; i++) s->ndone += s->done[i] != 0;
+    s->ndone = ndone;
     s->sums = cp->sums;
     s->elapsed_before = cp->elapsed_s;
     s->started_at = cp->started_at;
