@@ -12,9 +12,11 @@
 #   - a job whose ranks count different n (as nodes with different builds would), or one of whose
 #     ranks is given arguments that do not parse, is refused at the start (exit 2) without printing a
 #     count or waiting for ever;
+#   - a job stopped by a signal (SIGUSR1 to mpirun, SIGTERM to every rank, SIGINT to a lone rank)
+#     exits 3 with what it counted in its checkpoint, written at the stop, and resumes from it;
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
 #     and left as they are.
-# About 30 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
+# About 50 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
 # and with more ranks than cores (--oversubscribe).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -129,6 +131,61 @@ partial=$(sed -n 's/^done //p' "$cp19")
 [[ -n $partial && $partial -gt 0 && $partial -lt 13185 ]] ||
   fail "first checkpoint of n = 19 held '$partial' tasks, want 1..13184: $(cat "$work/partial.err")"
 say "a chunk reported $partial of its 13185 tasks before it ended"
+
+# stop_when_busy SIG TO CPU ARGS...: start the job `mpirun ARGS...` (stdout and stderr to
+# $work/stop.out and .err), wait until one of its processes has used CPU seconds (polled: work under
+# way, whatever the machine's load), then send SIG to mpirun (TO = mpirun) or to every rank (TO =
+# ranks, as srun and Slurm's time limit do); sets status to the job's exit status.
+stop_when_busy() {
+  local sig=$1 to=$2 cpu=$3 most pids=(); shift 3
+  setsid mpirun --allow-run-as-root --oversubscribe "$@" >"$work/stop.out" 2>"$work/stop.err" &
+  job=$!
+  for _ in $(seq 6000); do
+    most=$(ps -o times= -s "$job" | sort -n | tail -1)
+    ((${most:-0} >= cpu)) && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.05
+  done
+  if [[ $to == mpirun ]]; then
+    kill -"$sig" "$job"
+  else
+    mapfile -t pids < <(ps -o pid=,comm= -s "$job" | awk '$2 == "nqueens-mpi" { print $1 }')
+    kill -"$sig" "${pids[@]}"
+  fi
+  status=0
+  wait "$job" || status=$?
+  job=""
+}
+
+# --- a stopped job keeps what it counted: SIGUSR1 to mpirun (which passes it on at once; Slurm's
+# --signal=USR1@T sends it before a time limit) once the worker has counted for 3 CPU seconds, part
+# of its first chunk of n = 19. With --checkpoint-every 3600 nothing is written while it runs, so
+# the file, its tasks and the exit status 3 all come from the stop: the worker cancels its chunk and
+# sends what it finished, rank 0 writes it. The same command then resumes from those tasks.
+cps=$work/cp19s
+stop_when_busy USR1 mpirun 3 -np 2 "$bin" 19 --threads 1 --checkpoint "$cps" --checkpoint-every 3600
+kept=$(sed -n 's/^done //p' "$cps" 2>/dev/null || true)
+[[ $status -eq 3 && -n $kept && $kept -gt 0 && $kept -lt 26370 && ! -s "$work/stop.out" ]] ||
+  fail "SIGUSR1: exit $status, checkpoint done '$kept' (want 3, 1..26369): $(cat "$work/stop.err")"
+grep -q "stopped: $kept of 26370 tasks done, kept in $cps" "$work/stop.err" ||
+  fail "SIGUSR1: the job did not say what it kept: $(cat "$work/stop.err")"
+say "stopped by SIGUSR1 with $kept of 26370 tasks kept"
+out=$(run -np 3 "$bin" 19 --threads 1 --checkpoint "$cps" 2>"$work/resumed.err") || fail "resumed job exited $?"
+[[ "$out" == '{"n":19,"total":4968057848,"unique":621012754}' ]] || fail "resumed after a stop printed '$out'"
+grep -q "resuming from $cps: $kept of 26370 tasks done" "$work/resumed.err" ||
+  fail "the job after a stop did not resume: $(cat "$work/resumed.err")"
+say "resumed from $kept tasks: $out"
+# SIGTERM on every rank, with no checkpoint: it stops all the same and says nothing was kept
+stop_when_busy TERM ranks 2 -np 3 "$bin" 19 --threads 1
+[[ $status -eq 3 && ! -s "$work/stop.out" ]] || fail "SIGTERM: exit $status: $(cat "$work/stop.err")"
+grep -q "stopped: [0-9]* of 26370 tasks done, not kept (no --checkpoint)" "$work/stop.err" ||
+  fail "SIGTERM: $(cat "$work/stop.err")"
+# SIGINT to a job of one rank (rank 0 counts alone): stops between two of its tasks
+stop_when_busy INT ranks 2 -np 1 "$bin" 19 --threads 1 --checkpoint "$cps.alone" --checkpoint-every 3600
+kept=$(sed -n 's/^done //p' "$cps.alone" 2>/dev/null || true)
+[[ $status -eq 3 && -n $kept && $kept -gt 0 && $kept -lt 26370 ]] ||
+  fail "SIGINT on -np 1: exit $status, checkpoint done '$kept': $(cat "$work/stop.err")"
+say "SIGTERM on every rank and SIGINT on a lone rank stop too ($kept tasks kept)"
 
 # --- checkpoints that are refused, and left alone
 refuse() { # refuse WHAT FILE ARGS...: exit 2 and FILE unchanged

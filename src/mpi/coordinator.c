@@ -42,7 +42,9 @@ typedef struct coordinator {
     uint32_t next;                    /* queue[next..queued) are not handed out yet */
     uint32_t chunk;                   /* tasks per chunk */
     int workers;                      /* ranks 1..workers */
-    int active;                       /* workers not yet told to stop */
+    int active;                       /* workers that owe a last message: not told to stop, or told at a stop */
+    uint8_t *told;                    /* per worker 1..workers: it has had its STOP, or has left (FAIL) */
+    bool stopping;                    /* the job is stopping (mpi_count.h): nothing more is handed out */
     double t0;                        /* start, seconds on the monotonic clock */
     double last_progress;             /* when the last progress line was written */
     uint32_t shown;                   /* tasks done in the last progress line */
@@ -101,12 +103,19 @@ static bool take_results(coordinator *c, const uint64_t *v, int len)
     return true;
 }
 
+/* Tell worker to stop: the one STOP it gets. */
+static void tell_stop(coordinator *c, int worker)
+{
+    MPI_Send(NULL, 0, MPI_UINT32_T, worker, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+    c->told[worker] = 1;
+}
+
 /* Send worker its next chunk, or STOP; returns false once it has been told to stop. */
 static bool hand_out(coordinator *c, int worker)
 {
     const uint32_t left = c->queued - c->next;
     if (left == 0) {
-        MPI_Send(NULL, 0, MPI_UINT32_T, worker, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+        tell_stop(c, worker);
         return false;
     }
     const uint32_t chunk = c->chunk < left ? c->chunk : left;
@@ -137,16 +146,29 @@ static bool introduce(coordinator *c, int worker, const uint64_t *id, int len)
     return false;
 }
 
-/* Wait for the next message, polling (see the file's head). */
-static void wait_message(int source, MPI_Status *st)
+/* Wait for the next message, polling (see the file's head). With watch, give up (false) when this
+ * rank is signalled to stop. */
+static bool wait_message(int source, MPI_Status *st, bool watch)
 {
     const struct timespec pause = {0, POLL_NS};
     int flag = 0;
     for (;;) {
         MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, st);
-        if (flag) return;
+        if (flag) return true;
+        if (watch && nq_mpi_stop_requested()) return false;
         nanosleep(&pause, NULL);
     }
+}
+
+/* The job stops (mpi_count.h): every worker not told yet gets its STOP, and still owes one last
+ * message, a RESULT (crossing the STOP) or a LEAVE with what its chunk finished. */
+static void begin_stop(coordinator *c)
+{
+    if (c->stopping) return;
+    c->stopping = true;
+    fputs("nqueens-mpi: stopping: waiting for the workers' finished tasks\n", c->err);
+    for (int w = 1; w <= c->workers; w++)
+        if (!c->told[w]) tell_stop(c, w);
 }
 
 /* The queue's loop: until every worker has been told to stop. */
@@ -158,7 +180,11 @@ static int serve(coordinator *c)
     while (active > 0) {
         MPI_Status st;
         int len = 0;
-        wait_message(MPI_ANY_SOURCE, &st);
+        if (!c->stopping && nq_mpi_stop_requested()) begin_stop(c); /* seen even while messages flow */
+        if (!wait_message(MPI_ANY_SOURCE, &st, !c->stopping)) {
+            begin_stop(c);
+            continue;
+        }
         MPI_Get_count(&st, MPI_UINT64_T, &len);
         if (len < 0 || (size_t)len > (size_t)c->cp.tasks * 3u + 1u) len = 0;
         MPI_Recv(buf, len, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -168,8 +194,8 @@ static int serve(coordinator *c)
             status = NQ_MPI_EXIT_FAILURE;
             break;
         }
-        const bool partial = st.MPI_TAG == NQ_MPI_TAG_PARTIAL;
-        if ((st.MPI_TAG != NQ_MPI_TAG_RESULT && !partial) || !take_results(c, buf, len)) {
+        const bool partial = st.MPI_TAG == NQ_MPI_TAG_PARTIAL, last = st.MPI_TAG == NQ_MPI_TAG_LEAVE;
+        if ((st.MPI_TAG != NQ_MPI_TAG_RESULT && !partial && !last) || !take_results(c, buf, len)) {
             fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", st.MPI_SOURCE);
             status = NQ_MPI_EXIT_FAILURE;
             break;
@@ -179,9 +205,12 @@ static int serve(coordinator *c)
             break;
         }
         progress(c, false);
-        if (!partial && !hand_out(c, st.MPI_SOURCE)) active--; /* a RESULT also asks for more */
+        if (last) begin_stop(c); /* a worker was signalled: the whole job stops (its STOP is sent here) */
+        if (partial) continue;
+        if (last || c->stopping || !hand_out(c, st.MPI_SOURCE)) active--; /* a RESULT also asks for more */
     }
     free(buf);
+    if (status == NQ_MPI_EXIT_OK && c->stopping && c->cp.ndone < c->cp.tasks) status = NQ_MPI_EXIT_STOPPED;
     return status;
 }
 
@@ -194,7 +223,7 @@ static int take_first(int w, uint64_t first[NQ_MPI_IDENTITY_LEN], int *tag)
 {
     MPI_Status st;
     int bytes = 0;
-    wait_message(w, &st);
+    (void)wait_message(w, &st, false);
     MPI_Get_count(&st, MPI_BYTE, &bytes);
     if (bytes < 0) bytes = 0;
     uint8_t *buf = malloc(bytes > 0 ? (size_t)bytes : 1u);
@@ -215,9 +244,9 @@ static int take_first(int w, uint64_t first[NQ_MPI_IDENTITY_LEN], int *tag)
  * are the first requests: each worker gets its first chunk. */
 static int greet(coordinator *c, int status)
 {
-    const bool refused = status != NQ_MPI_EXIT_OK;      /* nothing will run: HELLOs are not checked */
-    uint8_t *gone = calloc((size_t)c->workers + 1u, 1); /* per worker: it failed and left, or has no work */
-    if (gone == NULL) return refused ? status : NQ_MPI_EXIT_FAILURE;
+    const bool refused = status != NQ_MPI_EXIT_OK; /* nothing will run: HELLOs are not checked */
+    c->told = calloc((size_t)c->workers + 1u, 1);
+    if (c->told == NULL) return refused ? status : NQ_MPI_EXIT_FAILURE;
     for (int w = 1; w <= c->workers; w++) {
         uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
         int tag = 0;
@@ -226,7 +255,7 @@ static int greet(coordinator *c, int status)
             if (len != -2)
                 fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
                         len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
-            gone[w] = 1; /* a STOP is not the answer it waits for, or it is gone */
+            c->told[w] = 1; /* a STOP is not the answer it waits for, or it is gone */
             if (!refused) status = NQ_MPI_EXIT_FAILURE;
         } else if (!refused && !introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) &&
                    status == NQ_MPI_EXIT_OK) {
@@ -235,13 +264,12 @@ static int greet(coordinator *c, int status)
     }
     c->active = 0;
     for (int w = 1; w <= c->workers; w++) {
-        if (gone[w]) continue;
+        if (c->told[w]) continue;
         if (status != NQ_MPI_EXIT_OK)
-            MPI_Send(NULL, 0, MPI_UINT32_T, w, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+            tell_stop(c, w);
         else if (hand_out(c, w))
             c->active++;
     }
-    free(gone);
     return status;
 }
 
@@ -252,6 +280,7 @@ static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
     coordinator *c = arg;
     pthread_mutex_lock(&c->lock);
     if (nq_mpi_checkpoint_mark(&c->cp, task, sums)) c->dirty = true;
+    if (nq_mpi_stop_requested()) nq_count_cancel(&c->ctl); /* seen a task at a time: rank 0 has no poll */
     /* A checkpoint that cannot be written ends the job, as with workers (serve): counting on for
      * hours that a crash would lose, with an error line a task, helps no one. */
     if (!c->save_failed && !save(c, false)) {
@@ -273,6 +302,7 @@ static int count_alone(coordinator *c)
     free(todo);
     if (c->save_failed) return NQ_MPI_EXIT_FAILURE; /* said by save */
     if (rc == NQ_OK) return NQ_MPI_EXIT_OK;
+    if (rc == NQ_E_CANCELED) return NQ_MPI_EXIT_STOPPED;
     fprintf(c->err, "nqueens-mpi: count failed: %s\n", nq_err_message(rc));
     return NQ_MPI_EXIT_FAILURE;
 }
@@ -335,6 +365,21 @@ static int finish(coordinator *c, FILE *out)
     return fflush(out) == 0 && !ferror(out) ? NQ_MPI_EXIT_OK : NQ_MPI_EXIT_FAILURE;
 }
 
+/* Stopped by a signal: write what was done (always, so the file shows the stop) and say where it is. */
+static int stopped(coordinator *c)
+{
+    c->dirty = true;
+    if (!save(c, true)) return NQ_MPI_EXIT_FAILURE;
+    progress(c, true);
+    if (c->opts->checkpoint != NULL)
+        fprintf(c->err, "nqueens-mpi: stopped: %u of %u tasks done, kept in %s (the same command resumes)\n",
+                c->cp.ndone, c->cp.tasks, c->opts->checkpoint);
+    else
+        fprintf(c->err, "nqueens-mpi: stopped: %u of %u tasks done, not kept (no --checkpoint)\n", c->cp.ndone,
+                c->cp.tasks);
+    return NQ_MPI_EXIT_STOPPED;
+}
+
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err)
 {
     coordinator c = {.opts = opts, .err = err, .workers = workers};
@@ -356,10 +401,13 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
     if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);
+    } else if (status == NQ_MPI_EXIT_STOPPED) {
+        status = stopped(&c);
     } else if (status == NQ_MPI_EXIT_FAILURE && !c.save_failed) {
         (void)save(&c, true); /* keep what was done for the restart (unless that is what failed) */
     }
     nq_mpi_checkpoint_unlock(lock);
+    free(c.told);
     pthread_mutex_destroy(&c.lock);
     free(c.queue);
     nq_mpi_checkpoint_destroy(&c.cp);

@@ -7,10 +7,15 @@
  * `nqueens count N` prints; progress lines go to its standard error. With --checkpoint the done
  * tasks and their sums are written to FILE (atomically, at most every S seconds, default 10, and
  * at the end), and a job started again with the same FILE resumes from it; a FILE of another count
- * is refused and left alone. Exit status: 0 printed, 1 failure, 2 usage error or foreign checkpoint.
+ * is refused and left alone. SIGTERM, SIGINT or SIGUSR1 stops the job and keeps what it counted (mpi_count.h).
+ * Exit status: 0 printed, 1 failure, 2 usage error or foreign checkpoint, 3 stopped by a signal.
  * Every rank parses the same arguments; only rank 0 reports.
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* sigaction */
+#endif
 #include <mpi.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +34,35 @@
 #define EVERY_DEFAULT_S 10u /* checkpoint interval without --checkpoint-every */
 #define EVERY_MAX_S 86400u  /* a day */
 
+/* Set by SIGTERM, SIGINT or SIGUSR1; the one mutable global, as a signal handler needs (mpi_count.h). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+bool nq_mpi_stop_requested(void)
+{
+    return stop_signal != 0;
+}
+
+/* SIGTERM, SIGINT and SIGUSR1 stop the job keeping its work (mpi_count.h), instead of killing the rank. A
+ * signal ignored from the start (a job started in the background by a script) stays ignored. */
+static void catch_stop_signals(void)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART; /* MPI and stdio calls go on; the main thread polls the flag */
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static const char usage[] =
     "Usage: mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]]\n"
     "Counts the solutions (OEIS A000170) and symmetry classes (A002562) of the N x N board,\n"
@@ -36,7 +70,9 @@ static const char usage[] =
     "  --threads T           counting threads per rank, 0 (the default) for one per CPU.\n"
     "  --checkpoint FILE     keep the done tasks in FILE and resume from it when it exists.\n"
     "  --checkpoint-every S  write FILE at most every S seconds (default 10; 0: after every result,\n"
-    "                        with -np 1 after every task: for tests, far slower).\n";
+    "                        with -np 1 after every task: for tests, far slower).\n"
+    "SIGTERM, SIGINT or SIGUSR1 stops the job within about a second, keeping what it counted in FILE.\n"
+    "Exit status: 0 counted, 1 failure, 2 usage error or unusable checkpoint, 3 stopped.\n";
 
 __attribute__((format(printf, 2, 3))) static bool fail(bool loud, const char *fmt, ...)
 {
@@ -164,6 +200,7 @@ int main(int argc, char *argv[])
             if (rank == 0) fputs("nqueens-mpi: the MPI library does not allow threads\n", stderr);
             status = NQ_MPI_EXIT_FAILURE;
         } else {
+            catch_stop_signals();
             status = rank == 0 ? nq_mpi_coordinate(&opts, size - 1, stdout, stderr) : nq_mpi_work(&opts);
             /* Rank 0 failing mid-count leaves workers counting or waiting: end the whole job with its
              * status. A refusal at the start (usage) has dismissed them already. */

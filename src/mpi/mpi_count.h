@@ -17,7 +17,8 @@
 enum {
     NQ_MPI_EXIT_OK = 0,      /* the count was printed */
     NQ_MPI_EXIT_FAILURE = 1, /* a failure while running (memory, threads, the checkpoint's disk) */
-    NQ_MPI_EXIT_USAGE = 2    /* bad arguments, or a checkpoint of another count */
+    NQ_MPI_EXIT_USAGE = 2,   /* bad arguments, or a checkpoint of another count */
+    NQ_MPI_EXIT_STOPPED = 3  /* stopped by SIGTERM, SIGINT or SIGUSR1: what was done is in the checkpoint */
 };
 
 /* The messages; every payload is an array of MPI_UINT64_T (results) or MPI_UINT32_T (tasks). */
@@ -27,8 +28,19 @@ enum {
     NQ_MPI_TAG_STOP = 3,    /* 0 -> worker: no work left, leave */
     NQ_MPI_TAG_FAIL = 4,    /* worker -> 0: its count failed; one value, the nq_err */
     NQ_MPI_TAG_PARTIAL = 5, /* worker -> 0: results of the chunk it is still counting; not a request */
-    NQ_MPI_TAG_HELLO = 6    /* worker -> 0: its first message and request: its count's identity (below) */
+    NQ_MPI_TAG_HELLO = 6,   /* worker -> 0: its first message and request: its count's identity (below) */
+    NQ_MPI_TAG_LEAVE = 7    /* worker -> 0: results, as RESULT, of a chunk it stopped: its last message */
 };
+
+/* Stopping. SIGTERM, SIGINT or SIGUSR1 on any rank (a batch system's time limit, mpirun passing SIGUSR1 on)
+ * stops the whole job, keeping what it counted. A worker that is signalled, or that rank 0 sends a
+ * STOP while it counts, cancels its chunk (within about 50 ms) and sends the tasks it finished with
+ * LEAVE; rank 0, once signalled or told by a LEAVE, hands out nothing more and sends every worker that
+ * has not had one a STOP, takes each one's last RESULT or LEAVE, writes the checkpoint and exits
+ * NQ_MPI_EXIT_STOPPED. Each worker gets exactly one STOP and waits for it before it leaves, so no
+ * message is left unreceived. True once this rank has been signalled; async-signal-safe state read
+ * by the main thread. */
+bool nq_mpi_stop_requested(void);
 
 /* A count's identity, which every worker sends first and rank 0 holds to its own, so that ranks of
  * another n or another build (a node left on an older release) cannot add sums of another count:
@@ -46,11 +58,12 @@ typedef struct nq_mpi_opts {
 /* Rank 0: load the checkpoint, hand the tasks out to `workers` ranks 1..workers (counting them
  * itself when there are none), checkpoint, report progress on err, and print the counts to out
  * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status. On NQ_MPI_EXIT_USAGE (a checkpoint
- * refused at the start) the workers have been told to stop; on NQ_MPI_EXIT_FAILURE the caller
- * aborts the job. */
+ * refused at the start) and NQ_MPI_EXIT_STOPPED the workers have been told to stop; on
+ * NQ_MPI_EXIT_FAILURE the caller aborts the job. */
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err);
 
-/* Ranks 1..: count what rank 0 hands out until it says stop. Returns an NQ_MPI_EXIT_* status. */
+/* Ranks 1..: count what rank 0 hands out until it says stop. Returns an NQ_MPI_EXIT_* status (OK
+ * also when the job was stopped: rank 0's status tells). */
 int nq_mpi_work(const nq_mpi_opts *opts);
 
 #endif /* NQ_MPI_COUNT_H */

@@ -46,14 +46,14 @@ static void on_task(void *arg, uint32_t task, const nq_count_sums *sums)
     pthread_mutex_unlock(&r->lock);
 }
 
-/* Send rank 0 the triples finished since the last send, with tag (a RESULT even when empty: it is
- * also the request for the next chunk). */
+/* Send rank 0 the triples finished since the last send, with tag (a RESULT or LEAVE even when
+ * empty: it is also the request for the next chunk, or the last message). */
 static void send_new(chunk_results *r, int tag)
 {
     pthread_mutex_lock(&r->lock);
     const uint32_t upto = r->count;
     pthread_mutex_unlock(&r->lock);
-    if (upto == r->sent && tag != NQ_MPI_TAG_RESULT) return;
+    if (upto == r->sent && tag == NQ_MPI_TAG_PARTIAL) return;
     MPI_Send(r->triples + (size_t)3 * r->sent, (int)(3u * (upto - r->sent)), MPI_UINT64_T, 0, tag, MPI_COMM_WORLD);
     r->sent = upto;
 }
@@ -63,6 +63,7 @@ typedef struct chunk_run {
     const nq_mpi_opts *opts; /* n, threads */
     const uint8_t *todo;     /* the chunk's tasks */
     chunk_results *r;        /* where each finished task goes */
+    nq_count_ctl ctl;        /* cancelled when the job stops */
     nq_err rc;               /* nq_count_tasks' */
     atomic_bool done;        /* rc is set */
 } chunk_run;
@@ -70,7 +71,7 @@ typedef struct chunk_run {
 static void *run_chunk(void *arg)
 {
     chunk_run *c = arg;
-    c->rc = nq_count_tasks(c->opts->n, c->opts->threads, c->todo, NULL, on_task, c->r);
+    c->rc = nq_count_tasks(c->opts->n, c->opts->threads, c->todo, &c->ctl, on_task, c->r);
     atomic_store(&c->done, true);
     return NULL;
 }
@@ -82,18 +83,43 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* How a worker's chunk ended, for the job's stop (mpi_count.h). */
+typedef struct stop_state {
+    bool stopping; /* signalled, or told by rank 0: the chunk's results go out with LEAVE */
+    bool told;     /* rank 0's STOP has been received */
+} stop_state;
+
+/* Is the job stopping? This rank's signal, or a message from rank 0 while it counts: rank 0 sends
+ * nothing unasked but a STOP, which is taken here. */
+static bool stop_seen(stop_state *ss)
+{
+    if (!ss->told) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+            MPI_Recv(NULL, 0, MPI_UINT32_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            ss->told = true;
+        }
+    }
+    ss->stopping = ss->stopping || ss->told || nq_mpi_stop_requested();
+    return ss->stopping;
+}
+
 /* Count the chunk's tasks into r; todo (the plan's length) is left all zero again. While it counts,
  * the tasks finished so far go to rank 0 as PARTIAL results, at rank 0's checkpoint pace (at least
  * PARTIAL_MIN_S apart): a chunk is a large share of the plan when workers are few (hours at n = 23),
- * and its tasks must reach the checkpoint before the chunk ends, or a killed job loses them. */
+ * and its tasks must reach the checkpoint before the chunk ends, or a killed job loses them. When
+ * the job stops, the count is cancelled and returns NQ_E_CANCELED with the tasks finished in r. */
 static nq_err count_chunk(const nq_mpi_opts *o, const uint32_t *chunk, int len, uint32_t tasks, uint8_t *todo,
-                          chunk_results *r)
+                          chunk_results *r, stop_state *ss)
 {
     for (int i = 0; i < len; i++)
         if (chunk[i] < tasks) todo[chunk[i]] = 1;
     r->count = r->sent = 0;
     r->cap = (uint32_t)len;
     chunk_run run = {.opts = o, .todo = todo, .r = r, .rc = NQ_OK};
+    nq_count_ctl_init(&run.ctl);
     atomic_init(&run.done, false);
     pthread_t th;
     if (pthread_create(&th, NULL, run_chunk, &run) != 0) {
@@ -104,6 +130,7 @@ static nq_err count_chunk(const nq_mpi_opts *o, const uint32_t *chunk, int len, 
     const struct timespec poll = {0, POLL_MS * 1000000L};
     for (double last = now_s(); !atomic_load(&run.done);) {
         nanosleep(&poll, NULL);
+        if (stop_seen(ss)) nq_count_cancel(&run.ctl);
         if (o->checkpoint == NULL || now_s() - last < every) continue;
         send_new(r, NQ_MPI_TAG_PARTIAL);
         last = now_s();
@@ -119,6 +146,28 @@ static void fail(nq_err rc)
     MPI_Send(&code, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_FAIL, MPI_COMM_WORLD);
 }
 
+/* Wait for rank 0's next message (blocking: a worker has nothing else to do) and return its tag and
+ * length in uint32 values. */
+static int next_message(int *len)
+{
+    MPI_Status st;
+    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_UINT32_T, len);
+    return st.MPI_TAG;
+}
+
+/* The job stops: send the chunk's unsent results with LEAVE, then wait for rank 0's one STOP. */
+static int leave(chunk_results *r, stop_state *ss)
+{
+    send_new(r, NQ_MPI_TAG_LEAVE);
+    if (!ss->told) {
+        int len = 0;
+        const int tag = next_message(&len);
+        MPI_Recv(NULL, 0, MPI_UINT32_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return NQ_MPI_EXIT_OK;
+}
+
 /* Ask, count and report chunks until rank 0 says stop. chunk and todo hold the plan's length. */
 static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk, uint8_t *todo, chunk_results *r)
 {
@@ -126,20 +175,22 @@ static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk
     nq_mpi_identity(opts->n, id);
     MPI_Send(id, NQ_MPI_IDENTITY_LEN, MPI_UINT64_T, 0, NQ_MPI_TAG_HELLO, MPI_COMM_WORLD); /* the first request */
     for (;;) {
-        MPI_Status st;
         int len = 0;
-        MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        MPI_Get_count(&st, MPI_UINT32_T, &len);
-        if (st.MPI_TAG != NQ_MPI_TAG_WORK || len <= 0 || (uint32_t)len > tasks) {
-            MPI_Recv(NULL, 0, MPI_UINT32_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const int tag = next_message(&len);
+        if (tag != NQ_MPI_TAG_WORK || len <= 0 || (uint32_t)len > tasks) {
+            MPI_Recv(NULL, 0, MPI_UINT32_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             return NQ_MPI_EXIT_OK; /* STOP (anything else from rank 0 means the same) */
         }
         MPI_Recv(chunk, len, MPI_UINT32_T, 0, NQ_MPI_TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        const nq_err rc = count_chunk(opts, chunk, len, tasks, todo, r);
-        if (rc != NQ_OK) {
+        stop_state ss = {.stopping = nq_mpi_stop_requested()};
+        r->count = r->sent = 0;
+        if (ss.stopping) return leave(r, &ss); /* signalled while it waited: the chunk stays undone */
+        const nq_err rc = count_chunk(opts, chunk, len, tasks, todo, r, &ss);
+        if (rc != NQ_OK && !(rc == NQ_E_CANCELED && ss.stopping)) {
             fail(rc);
             return NQ_MPI_EXIT_FAILURE;
         }
+        if (ss.stopping || stop_seen(&ss)) return leave(r, &ss);
         send_new(r, NQ_MPI_TAG_RESULT); /* the rest of the chunk, and the next request */
     }
 }

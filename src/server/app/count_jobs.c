@@ -417,7 +417,7 @@ static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp)
     /* Only a checkpoint of this plan, for a count this server would start, can be resumed. */
     if (cp->n < NQ_N_MIN || cp->n > j->cfg->max_n_count || cp->n > NQ_COUNT_N_MAX ||
         j->slots[cp->n].state == NQ_JOB_DONE || cp->plan != NQ_COUNT_PLAN_VERSION ||
-        nq_count_plan(cp->n, &tasks) != NQ_OK || tasks != cp->tasks) {
+        nq_count_plan(cp->n, &tasks) != NQ_OK || tasks == 0 || tasks != cp->tasks) {
         event(j, NQ_APP_EVENT_WARN, "checkpoint ignored (another plan, or n beyond --max-n-count)", cp->n, -1, -1,
               NQ_OK);
         return true;
