@@ -11,7 +11,8 @@
 #     checkpoint holds part of a chunk, not a whole one;
 #   - a job whose ranks count different n (as nodes with different builds would), or one of whose
 #     ranks is given arguments that do not parse, is refused at the start (exit 2) without printing a
-#     count or waiting for ever;
+#     count or waiting for ever; a worker whose result is longer than any count's, or ragged, is
+#     named malformed (exit 1), its message read whole rather than truncated inside MPI;
 #   - a job stopped by a signal (SIGUSR1 to mpirun, SIGTERM to every rank, SIGINT to a lone rank)
 #     exits 3 with what it counted in its checkpoint, written at the stop, and resumes from it;
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
@@ -30,8 +31,9 @@ fail() { say "FAIL: $*" >&2; exit 1; }
 scripts/deps.sh --mpi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNQ_MPI=ON -DBUILD_TESTING=OFF -DNQ_BENCH=OFF \
   >/dev/null
-cmake --build "$build" -j "$jobs" --target nqueens-mpi
+cmake --build "$build" -j "$jobs" --target nqueens-mpi nq-rogue-worker
 bin=$build/src/mpi/nqueens-mpi
+rogue=$build/src/mpi/nq-rogue-worker
 
 work=$(mktemp -d)
 job=""
@@ -86,6 +88,18 @@ for apps in "12 : -np 1 $bin 40" "40 : -np 2 $bin 12"; do
     "$work/args.err" || fail "ranks given '$apps' said: $(cat "$work/args.err")"
 done
 say "ranks given arguments that do not parse end at once"
+# ... and a worker that sends rank 0 a result longer than any count's, or of a length that is no
+# whole number of values, is named malformed: rank 0 reads the message whole (an MPI receive that
+# truncates would end the job inside MPI, exit 15, without a word of its own) and ends the job
+# itself (exit 1, no count)
+for mode in long ragged; do
+  status=0
+  out=$(run -np 1 "$bin" 14 --threads 1 : -np 1 "$rogue" 14 "$mode" 2>"$work/rogue.err") || status=$?
+  if [[ $status -ne 1 || -n $out ]] || ! grep -q 'nqueens-mpi: rank 1: malformed message' "$work/rogue.err"; then
+    fail "a worker sending a $mode result: exit $status, printed '$out': $(cat "$work/rogue.err")"
+  fi
+done
+say "a worker's long or ragged result is named malformed"
 
 # kill_at_progress CP OUT ERR NP N: a job of NP ranks counting N with checkpoint CP written after every
 # result (stdout to OUT, stderr to ERR), killed whole once CP shows progress (polled, never a fixed

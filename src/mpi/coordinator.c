@@ -160,6 +160,29 @@ static bool wait_message(int source, MPI_Status *st, bool watch)
     }
 }
 
+/* Receive the message st announces whole, whatever its length and type, so that MPI never truncates
+ * it (a truncated receive aborts the job): whatever a worker of another release, or a broken one,
+ * sends is read and then judged. Its first cap values go to v. Returns how many uint64 values it held
+ * (more than cap when it was longer), -1 for a length that is no whole number of them, or -2 when out
+ * of memory (the message is left unread). */
+static int take(const MPI_Status *st, uint64_t *v, size_t cap)
+{
+    int bytes = 0;
+    MPI_Get_count(st, MPI_BYTE, &bytes);
+    if (bytes < 0) bytes = 0;
+    const size_t values = (size_t)bytes / sizeof *v;
+    if ((size_t)bytes <= cap * sizeof *v) {
+        MPI_Recv(v, bytes, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        uint8_t *whole = malloc((size_t)bytes);
+        if (whole == NULL) return -2;
+        MPI_Recv(whole, bytes, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        memcpy(v, whole, cap * sizeof *v);
+        free(whole);
+    }
+    return (size_t)bytes % sizeof *v != 0 ? -1 : (int)values;
+}
+
 /* The job stops (mpi_count.h): every worker not told yet gets its STOP, and still owes one last
  * message, a RESULT (crossing the STOP) or a LEAVE with what its chunk finished. */
 static void begin_stop(coordinator *c)
@@ -174,20 +197,23 @@ static void begin_stop(coordinator *c)
 /* The queue's loop: until every worker has been told to stop. */
 static int serve(coordinator *c)
 {
-    uint64_t *buf = malloc(((size_t)c->cp.tasks * 3u + 1u) * sizeof *buf);
+    const size_t cap = (size_t)c->cp.tasks * 3u + 1u; /* every task's triple, and then some */
+    uint64_t *buf = malloc(cap * sizeof *buf);
     if (buf == NULL) return NQ_MPI_EXIT_FAILURE;
     int active = c->active, status = NQ_MPI_EXIT_OK;
     while (active > 0) {
         MPI_Status st;
-        int len = 0;
         if (!c->stopping && nq_mpi_stop_requested()) begin_stop(c); /* seen even while messages flow */
         if (!wait_message(MPI_ANY_SOURCE, &st, !c->stopping)) {
             begin_stop(c);
             continue;
         }
-        MPI_Get_count(&st, MPI_UINT64_T, &len);
-        if (len < 0 || (size_t)len > (size_t)c->cp.tasks * 3u + 1u) len = 0;
-        MPI_Recv(buf, len, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const int len = take(&st, buf, cap);
+        if (len == -2) {
+            fputs("nqueens-mpi: out of memory\n", c->err);
+            status = NQ_MPI_EXIT_FAILURE;
+            break;
+        }
         if (st.MPI_TAG == NQ_MPI_TAG_FAIL) {
             fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", st.MPI_SOURCE,
                     len == 1 ? nq_err_message((nq_err)buf[0]) : "unknown error");
@@ -195,7 +221,8 @@ static int serve(coordinator *c)
             break;
         }
         const bool partial = st.MPI_TAG == NQ_MPI_TAG_PARTIAL, last = st.MPI_TAG == NQ_MPI_TAG_LEAVE;
-        if ((st.MPI_TAG != NQ_MPI_TAG_RESULT && !partial && !last) || !take_results(c, buf, len)) {
+        if ((st.MPI_TAG != NQ_MPI_TAG_RESULT && !partial && !last) || len < 0 || (size_t)len > cap ||
+            !take_results(c, buf, len)) {
             fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", st.MPI_SOURCE);
             status = NQ_MPI_EXIT_FAILURE;
             break;
@@ -215,25 +242,14 @@ static int serve(coordinator *c)
 }
 
 /* Worker w's first message, waited for by polling: a HELLO, a FAIL (one value), or whatever a build of
- * another release sends first. It is taken whole, whatever its length and type, so MPI never truncates
- * it; its first values go to first[0..NQ_MPI_IDENTITY_LEN) and its tag to *tag. Returns how many
- * uint64 values it held (more than first holds, or -1 for a length that is no whole number of them),
- * or -2 when out of memory (the message is left unread). */
+ * another release sends first; its first values go to first[0..NQ_MPI_IDENTITY_LEN) and its tag to
+ * *tag. Returns as take does. */
 static int take_first(int w, uint64_t first[NQ_MPI_IDENTITY_LEN], int *tag)
 {
     MPI_Status st;
-    int bytes = 0;
     (void)wait_message(w, &st, false);
-    MPI_Get_count(&st, MPI_BYTE, &bytes);
-    if (bytes < 0) bytes = 0;
-    uint8_t *buf = malloc(bytes > 0 ? (size_t)bytes : 1u);
-    if (buf == NULL) return -2;
-    MPI_Recv(buf, bytes, MPI_BYTE, w, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    const size_t values = (size_t)bytes / sizeof(uint64_t);
-    memcpy(first, buf, (values < NQ_MPI_IDENTITY_LEN ? values : NQ_MPI_IDENTITY_LEN) * sizeof(uint64_t));
-    free(buf);
     *tag = st.MPI_TAG;
-    return (size_t)bytes % sizeof(uint64_t) != 0 ? -1 : (int)values;
+    return take(&st, first, NQ_MPI_IDENTITY_LEN);
 }
 
 /* Before any work is handed out: every worker's first message, its HELLO, must name this count, or

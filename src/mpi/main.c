@@ -11,9 +11,6 @@
  * Exit status: 0 printed, 1 failure, 2 usage error or foreign checkpoint, 3 stopped by a signal.
  * Every rank parses the same arguments; only rank 0 reports.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* sigaction */
-#endif
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -151,23 +148,6 @@ static bool parse(int argc, char *argv[], nq_mpi_opts *o, bool *help, bool loud)
     if ((seen & 4u) && !(seen & 2u)) return fail(loud, "--checkpoint-every needs --checkpoint");
     o->n = (int)n;
     return true;
-}
-
-void nq_mpi_identity(int n, uint64_t id[NQ_MPI_IDENTITY_LEN])
-{
-    uint32_t tasks = 0;
-    (void)nq_count_plan(n, &tasks); /* 0 when n has none: no rank counts then */
-    const char *method = nq_count_method(n);
-    uint64_t hash = 14695981039346656037u; /* FNV-1a over method, a NUL, release */
-    for (const char *parts[] = {method != NULL ? method : "", NQ_RELEASE}, **p = parts; p < parts + 2; p++)
-        for (const char *c = *p;; c++) {
-            hash = (hash ^ (uint8_t)*c) * 1099511628211u;
-            if (*c == '\0') break;
-        }
-    id[0] = (uint64_t)n;
-    id[1] = NQ_COUNT_PLAN_VERSION;
-    id[2] = tasks;
-    id[3] = hash;
 }
 
 int main(int argc, char *argv[])
