@@ -4,7 +4,8 @@
  * "quad-avx2" and "quad-portable" are the half-board counter with those kernels instead of the best
  * this CPU runs (on an AVX-512 machine, a look at what an AVX2-only one runs; not its speed).
  *
- *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [--sample K [--run B]] [N ...]
+ *   bench_count [--threads T] [--reps R] [--counters LIST] [--stop-after S] [N ...]
+ *   bench_count --sample K [--run B] [--threads T] [N ...]
  *       defaults: T = 0 (every CPU), R = 1, LIST = quad,mitm, N = 16 17 18
  *
  * Each measurement runs in a child process of its own, so its peak memory is the child's
@@ -15,7 +16,8 @@
  * count after S seconds and reports the peak memory so far and the fraction of tasks done, for
  * boards too large to finish.
  *
- * --sample K counts, through nq_count_tasks (the plan nq_count runs), only every K-th task of the
+ * --sample K counts, through nq_count_tasks (the plan and method nq_count runs, once: --counters,
+ * --reps and --stop-after are refused with it), only every K-th task of the
  * plan of each N (tasks 0, K, 2K, ...), taking each task's CPU time as its worker thread's CPU time
  * since that thread's previous report (so a loaded machine does not inflate it), and prints the
  * CPU time outside the tasks (tables, the symmetric boards), the distribution of task times and an
@@ -303,25 +305,32 @@ static bool parse_counters(const char *list, bench_args *a)
 static bool parse_args(int argc, char **argv, bench_args *a)
 {
     *a = (bench_args){.threads = 0, .reps = 1, .run = 1, .use = {0, 1}, .nuse = 2};
+    bool whole = false, runs = false; /* options of whole counts only, of --sample only */
     for (int i = 1; i < argc; i++) {
         int secs = 0;
         if (strcmp(argv[i], "--counters") == 0 && i + 1 < argc) {
             if (!parse_counters(argv[++i], a)) return false;
+            whole = true;
         } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 86400, &secs)) return false;
             a->stop_after = secs;
+            whole = true;
         } else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 1 << 20, &a->sample)) return false;
         } else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 1 << 20, &a->run)) return false;
+            runs = true;
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 0, 256, &a->threads)) return false;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             if (!parse_int(argv[++i], 1, 100, &a->reps)) return false;
+            whole = true;
         } else if (a->count == N_ARGS_MAX || !parse_int(argv[i], 1, NQ_COUNT_N_MAX, &a->ns[a->count++])) {
             return false;
         }
     }
+    /* A sample runs the plan's own method once: an option it would ignore is refused, not dropped. */
+    if (a->sample > 0 ? whole : runs) return false;
     if (a->count == 0) {
         static const int defaults[] = {16, 17, 18};
         memcpy(a->ns, defaults, sizeof defaults);
@@ -393,9 +402,9 @@ int main(int argc, char **argv)
     bench_args a;
     if (!parse_args(argc, argv, &a)) {
         fprintf(stderr,
-                "usage: %s [--threads T] [--reps R] [--counters quad,mitm,backtrack] "
-                "[--stop-after S] [--sample K [--run B]] [N ...]\n",
-                argv[0]);
+                "usage: %s [--threads T] [--reps R] [--counters quad,mitm,backtrack] [--stop-after S] [N ...]\n"
+                "       %s --sample K [--run B] [--threads T] [N ...]   (the plan's own method, once)\n",
+                argv[0], argv[0]);
         return 2;
     }
     for (int i = 0; i < a.count; i++) {
