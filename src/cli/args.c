@@ -411,7 +411,7 @@ void nq_cli_usage(FILE *out)
           "  --limit L    at most L steps.\n"
           "  --from K     start at step K.\n"
           "\n"
-          "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted; check: 0 when P is\n"
-          "a solution, 1 when it is not, 2 when it does not parse.\n",
+          "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (143 by SIGTERM);\n"
+          "check: 0 when P is a solution, 1 when it is not, 2 when it does not parse.\n",
           out);
 }

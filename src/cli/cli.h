@@ -10,8 +10,9 @@
  *   nqueens trace N [--limit L] [--from K]
  * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
- * 130 interrupted (SIGINT: count and solution cancel cleanly, say so, then end by SIGINT itself, so
- * a shell running them in a loop stops too). check: 0 when the placement is a solution (valid and complete), 1 when
+ * 130 interrupted (SIGINT, or SIGTERM: count and solution cancel cleanly, say so, then end by that
+ * signal itself, so a shell running them in a loop stops too; as PID 1 of a container, where that
+ * cannot kill it, they exit 128 + the signal: 130, or 143 for SIGTERM). check: 0 when the placement is a solution (valid and complete), 1 when
  * it is not (its report still printed), 2 for a malformed placement as for any usage error.
  * Single-threaded except for the count and the random solution, which run on helper threads.
  */

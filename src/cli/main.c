@@ -5,46 +5,51 @@
 #include <signal.h>
 #include <string.h>
 
-/* Set by SIGINT during a count or a random search; the one mutable global, as a signal handler needs. */
+/* The signal (SIGINT or SIGTERM) that cancelled a count or a random search, 0 while none has; the one
+ * mutable global, as a signal handler needs. */
 static volatile sig_atomic_t interrupted = 0;
 
 static void on_interrupt(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
 
-/* Ctrl-C during a count or a random search cancels it cleanly (the library stops its workers) instead
- * of killing the process mid-way. solve and check keep the default action: nothing to clean up.
- * A SIGINT ignored from the start (a job started with '&' by a script) stays ignored, as the caller
- * asked. */
+/* Ctrl-C (SIGINT) or a stop (SIGTERM: kill, a container's runtime, a batch system) during a count or
+ * a random search cancels it cleanly (the library stops its workers) instead of killing the process
+ * mid-way. solve and check keep the default actions: nothing to clean up. A signal ignored from the
+ * start (SIGINT in a job started with '&' by a script) stays ignored, as the caller asked. */
 static void catch_interrupt(void)
 {
-    struct sigaction sa, old;
-    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler == SIG_IGN) return; /* looked at, not swapped */
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* looked at, not swapped */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
-/* After a cancelled count or search has said so, end the way an uncaught SIGINT would: a shell
+/* After a cancelled count or search has said so, end the way the uncaught signal would: a shell
  * running the CLI in a loop (one shard after another) sees its command killed by SIGINT and stops
  * the loop too, where an exit with status 130 would let it start the next one. */
 static int end_by_interrupt(int status)
 {
     if (status != NQ_CLI_EXIT_INTERRUPTED) return status;
+    const int sig = interrupted != 0 ? (int)interrupted : SIGINT;
     fflush(stdout);
     fflush(stderr);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    raise(SIGINT);
+    sigaction(sig, &sa, NULL);
+    raise(sig);
     /* Still here: the kernel drops a signal whose action is the default when the process is PID 1
-     * of its namespace (the CLI as a container's entry point). Exit 128 + 2, as a shell reports it. */
-    return status;
+     * of its namespace (the CLI as a container's entry point). Exit 128 + the signal, as a shell
+     * reports it: 130 for SIGINT, 143 for SIGTERM. */
+    return 128 + sig;
 }
 
 int main(int argc, char *argv[])
