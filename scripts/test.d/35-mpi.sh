@@ -13,11 +13,12 @@
 #     ranks is given arguments that do not parse, is refused at the start (exit 2) without printing a
 #     count or waiting for ever; a worker whose result is longer than any count's, or ragged, is
 #     named malformed (exit 1), its message read whole rather than truncated inside MPI;
-#   - a job stopped by a signal (SIGUSR1 to mpirun, SIGTERM to every rank, SIGINT to a lone rank)
-#     exits 3 with what it counted in its checkpoint, written at the stop, and resumes from it;
+#   - a job stopped by a signal (SIGUSR1 to mpirun; SIGTERM to every rank, or to rank 0 alone;
+#     SIGUSR1 to one worker alone; SIGINT to a lone rank) exits 3 with the workers' chunks cancelled
+#     and what it counted in its checkpoint, written at the stop; resumed, it prints the count;
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
 #     and left as they are.
-# About 50 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
+# About 70 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
 # and with more ranks than cores (--oversubscribe).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -146,10 +147,21 @@ partial=$(sed -n 's/^done //p' "$cp19")
   fail "first checkpoint of n = 19 held '$partial' tasks, want 1..13184: $(cat "$work/partial.err")"
 say "a chunk reported $partial of its 13185 tasks before it ended"
 
+# rank_pids SID [RANK]: the pids of the job's ranks, or of rank RANK only (Open MPI names it in each
+# rank's environment)
+rank_pids() {
+  local pid
+  for pid in $(ps -o pid=,comm= -s "$1" | awk '$2 == "nqueens-mpi" { print $1 }'); do
+    if [[ -z ${2:-} ]] || tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+      echo "$pid"
+    fi
+  done
+}
 # stop_when_busy SIG TO CPU ARGS...: start the job `mpirun ARGS...` (stdout and stderr to
 # $work/stop.out and .err), wait until one of its processes has used CPU seconds (polled: work under
-# way, whatever the machine's load), then send SIG to mpirun (TO = mpirun) or to every rank (TO =
-# ranks, as srun and Slurm's time limit do); sets status to the job's exit status.
+# way, whatever the machine's load), then send SIG to mpirun (TO = mpirun), to every rank (TO =
+# ranks, as srun and Slurm's time limit do) or to one rank (TO = rank0, rank1, ...); sets status to
+# the job's exit status.
 stop_when_busy() {
   local sig=$1 to=$2 cpu=$3 most pids=(); shift 3
   setsid mpirun --allow-run-as-root --oversubscribe "$@" >"$work/stop.out" 2>"$work/stop.err" &
@@ -160,27 +172,38 @@ stop_when_busy() {
     kill -0 "$job" 2>/dev/null || break
     sleep 0.05
   done
-  if [[ $to == mpirun ]]; then
-    kill -"$sig" "$job"
-  else
-    mapfile -t pids < <(ps -o pid=,comm= -s "$job" | awk '$2 == "nqueens-mpi" { print $1 }')
-    kill -"$sig" "${pids[@]}"
+  case $to in
+    mpirun) pids=("$job") ;;
+    ranks) mapfile -t pids < <(rank_pids "$job") ;;
+    *) mapfile -t pids < <(rank_pids "$job" "${to#rank}") ;;
+  esac
+  if ((${#pids[@]} == 0)) || ! kill -"$sig" "${pids[@]}"; then
+    fail "SIG$sig to $to: the job ended before it could be stopped: $(cat "$work/stop.err")"
   fi
   status=0
   wait "$job" || status=$?
   job=""
 }
+# stopped_early WHAT: the job (-np 3 at n = 19, no checkpoint) exited 3, printed no count, and says
+# it stopped with fewer tasks done than the workers' two whole first chunks (2 x 6593): they
+# cancelled their chunks rather than finish them
+stopped_early() {
+  local tasks
+  tasks=$(sed -n 's/.*stopped: \([0-9]*\) of 26370 tasks done, not kept (no --checkpoint)$/\1/p' "$work/stop.err")
+  [[ $status -eq 3 && ! -s "$work/stop.out" && -n $tasks && $tasks -lt 13186 ]] ||
+    fail "$1: exit $status, stopped with '$tasks' tasks done (want 3 and fewer than 13186): $(cat "$work/stop.err")"
+}
 
 # --- a stopped job keeps what it counted: SIGUSR1 to mpirun (which passes it on at once; Slurm's
 # --signal=USR1@T sends it before a time limit) once the worker has counted for 3 CPU seconds, part
-# of its first chunk of n = 19. With --checkpoint-every 3600 nothing is written while it runs, so
-# the file, its tasks and the exit status 3 all come from the stop: the worker cancels its chunk and
-# sends what it finished, rank 0 writes it. The same command then resumes from those tasks.
+# of its first chunk of n = 19 (13185 tasks). With --checkpoint-every 3600 nothing is written while it
+# runs, so the file, its tasks and the exit status 3 all come from the stop: the worker cancels its
+# chunk and sends what it finished, rank 0 writes it. The same command then resumes from those tasks.
 cps=$work/cp19s
 stop_when_busy USR1 mpirun 3 -np 2 "$bin" 19 --threads 1 --checkpoint "$cps" --checkpoint-every 3600
 kept=$(sed -n 's/^done //p' "$cps" 2>/dev/null || true)
-[[ $status -eq 3 && -n $kept && $kept -gt 0 && $kept -lt 26370 && ! -s "$work/stop.out" ]] ||
-  fail "SIGUSR1: exit $status, checkpoint done '$kept' (want 3, 1..26369): $(cat "$work/stop.err")"
+[[ $status -eq 3 && -n $kept && $kept -gt 0 && $kept -lt 13185 && ! -s "$work/stop.out" ]] ||
+  fail "SIGUSR1: exit $status, checkpoint done '$kept' (want 3, 1..13184): $(cat "$work/stop.err")"
 grep -q "stopped: $kept of 26370 tasks done, kept in $cps" "$work/stop.err" ||
   fail "SIGUSR1: the job did not say what it kept: $(cat "$work/stop.err")"
 say "stopped by SIGUSR1 with $kept of 26370 tasks kept"
@@ -189,17 +212,21 @@ out=$(run -np 3 "$bin" 19 --threads 1 --checkpoint "$cps" 2>"$work/resumed.err")
 grep -q "resuming from $cps: $kept of 26370 tasks done" "$work/resumed.err" ||
   fail "the job after a stop did not resume: $(cat "$work/resumed.err")"
 say "resumed from $kept tasks: $out"
-# SIGTERM on every rank, with no checkpoint: it stops all the same and says nothing was kept
+# SIGTERM on every rank, with no checkpoint: it stops all the same and says nothing was kept; so it
+# does when only rank 0 is signalled (it sends each worker a STOP while it counts) or only a worker
+# (its LEAVE tells rank 0, which stops the others)
 stop_when_busy TERM ranks 2 -np 3 "$bin" 19 --threads 1
-[[ $status -eq 3 && ! -s "$work/stop.out" ]] || fail "SIGTERM: exit $status: $(cat "$work/stop.err")"
-grep -q "stopped: [0-9]* of 26370 tasks done, not kept (no --checkpoint)" "$work/stop.err" ||
-  fail "SIGTERM: $(cat "$work/stop.err")"
-# SIGINT to a job of one rank (rank 0 counts alone): stops between two of its tasks
+stopped_early "SIGTERM on every rank"
+stop_when_busy TERM rank0 2 -np 3 "$bin" 19 --threads 1
+stopped_early "SIGTERM on rank 0 alone"
+stop_when_busy USR1 rank2 2 -np 3 "$bin" 19 --threads 1
+stopped_early "SIGUSR1 on rank 2 alone"
+# SIGINT to a job of one rank (rank 0 counts alone, a thread of its own watching for the stop)
 stop_when_busy INT ranks 2 -np 1 "$bin" 19 --threads 1 --checkpoint "$cps.alone" --checkpoint-every 3600
 kept=$(sed -n 's/^done //p' "$cps.alone" 2>/dev/null || true)
 [[ $status -eq 3 && -n $kept && $kept -gt 0 && $kept -lt 26370 ]] ||
   fail "SIGINT on -np 1: exit $status, checkpoint done '$kept': $(cat "$work/stop.err")"
-say "SIGTERM on every rank and SIGINT on a lone rank stop too ($kept tasks kept)"
+say "SIGTERM on every rank, on rank 0 alone, SIGUSR1 on one worker and SIGINT on a lone rank stop too"
 
 # --- checkpoints that are refused, and left alone
 refuse() { # refuse WHAT FILE ARGS...: exit 2 and FILE unchanged

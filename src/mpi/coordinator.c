@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #include "nqueens/json.h"
 
 #define POLL_NS 2000000L     /* 2 ms between looks for a message */
+#define WATCH_NS 50000000L   /* 50 ms between looks for a stop while rank 0 counts alone */
 #define PROGRESS_S 1.0       /* least seconds between two progress lines */
 #define CHUNKS_PER_WORKER 2u /* a chunk is ceil(tasks / (CHUNKS_PER_WORKER x workers)) tasks */
 #define STRIDE 64u           /* the queue visits the plan's blocks in STRIDE interleaved passes */
@@ -51,8 +53,8 @@ typedef struct coordinator {
     double last_save;                 /* when the checkpoint was last written */
     bool dirty;                       /* tasks marked since the last write */
     pthread_mutex_t lock;             /* guards cp, dirty and the times when rank 0 counts on threads */
-    nq_count_ctl ctl;                 /* rank 0 counting alone: cancelled when a checkpoint cannot be written */
-    bool save_failed;                 /* and why */
+    nq_count_ctl ctl;                 /* rank 0 counting alone: cancelled on a stop or a failed write */
+    bool save_failed;                 /* a checkpoint write failed (save said so): not tried again */
     uint64_t id[NQ_MPI_IDENTITY_LEN]; /* this count's identity, which every worker's must equal */
 } coordinator;
 
@@ -163,12 +165,13 @@ static bool wait_message(int source, MPI_Status *st, bool watch)
 /* Receive the message st announces whole, whatever its length and type, so that MPI never truncates
  * it (a truncated receive aborts the job): whatever a worker of another release, or a broken one,
  * sends is read and then judged. Its first cap values go to v. Returns how many uint64 values it held
- * (more than cap when it was longer), -1 for a length that is no whole number of them, or -2 when out
- * of memory (the message is left unread). */
+ * (more than cap when it was longer), -1 for a length that is no whole number of them, -2 when out
+ * of memory, or -3 for a message of 2 GiB or more (these two are left unread: the job ends). */
 static int take(const MPI_Status *st, uint64_t *v, size_t cap)
 {
     int bytes = 0;
     MPI_Get_count(st, MPI_BYTE, &bytes);
+    if (bytes == MPI_UNDEFINED) return -3; /* more bytes than an int counts: no receive takes it whole */
     if (bytes < 0) bytes = 0;
     const size_t values = (size_t)bytes / sizeof *v;
     if ((size_t)bytes <= cap * sizeof *v) {
@@ -197,7 +200,7 @@ static void begin_stop(coordinator *c)
 /* The queue's loop: until every worker has been told to stop. */
 static int serve(coordinator *c)
 {
-    const size_t cap = (size_t)c->cp.tasks * 3u + 1u; /* every task's triple, and then some */
+    const size_t cap = (size_t)c->cp.tasks * 3u + 1u; /* every task's triple, or a FAIL's one value */
     uint64_t *buf = malloc(cap * sizeof *buf);
     if (buf == NULL) return NQ_MPI_EXIT_FAILURE;
     int active = c->active, status = NQ_MPI_EXIT_OK;
@@ -228,6 +231,7 @@ static int serve(coordinator *c)
             break;
         }
         if (!save(c, false)) {
+            c->save_failed = true; /* said once, by save: not tried again at the end */
             status = NQ_MPI_EXIT_FAILURE;
             break;
         }
@@ -262,7 +266,7 @@ static int greet(coordinator *c, int status)
 {
     const bool refused = status != NQ_MPI_EXIT_OK; /* nothing will run: HELLOs are not checked */
     c->told = calloc((size_t)c->workers + 1u, 1);
-    if (c->told == NULL) return refused ? status : NQ_MPI_EXIT_FAILURE;
+    if (c->told == NULL) return NQ_MPI_EXIT_FAILURE; /* the workers wait: the job is aborted */
     for (int w = 1; w <= c->workers; w++) {
         uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
         int tag = 0;
@@ -272,7 +276,7 @@ static int greet(coordinator *c, int status)
                 fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
                         len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
             c->told[w] = 1; /* a STOP is not the answer it waits for, or it is gone */
-            if (!refused) status = NQ_MPI_EXIT_FAILURE;
+            if (!refused || len == -2) status = NQ_MPI_EXIT_FAILURE; /* unheard, it waits: abort the job */
         } else if (!refused && !introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) &&
                    status == NQ_MPI_EXIT_OK) {
             status = NQ_MPI_EXIT_USAGE;
@@ -296,7 +300,6 @@ static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
     coordinator *c = arg;
     pthread_mutex_lock(&c->lock);
     if (nq_mpi_checkpoint_mark(&c->cp, task, sums)) c->dirty = true;
-    if (nq_mpi_stop_requested()) nq_count_cancel(&c->ctl); /* seen a task at a time: rank 0 has no poll */
     /* A checkpoint that cannot be written ends the job, as with workers (serve): counting on for
      * hours that a crash would lose, with an error line a task, helps no one. */
     if (!c->save_failed && !save(c, false)) {
@@ -307,6 +310,28 @@ static void on_local_task(void *arg, uint32_t task, const nq_count_sums *sums)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* While rank 0 counts alone, a thread of its own watches for a stop, as a worker's main thread does
+ * while its chunk counts (worker.c): the count's callbacks come only as tasks end, which at n = 21
+ * and up can be seconds apart, and the tables are built before the first. */
+typedef struct stop_watch {
+    nq_count_ctl *ctl; /* cancelled on a stop */
+    atomic_bool done;  /* the count has returned: stop watching */
+} stop_watch;
+
+static void *watch_stop(void *arg)
+{
+    stop_watch *w = arg;
+    const struct timespec pause = {0, WATCH_NS};
+    while (!atomic_load(&w->done)) {
+        if (nq_mpi_stop_requested()) {
+            nq_count_cancel(w->ctl);
+            break;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
 static int count_alone(coordinator *c)
 {
     if (c->queued == 0) return NQ_MPI_EXIT_OK; /* a finished checkpoint: nothing to count */
@@ -314,11 +339,22 @@ static int count_alone(coordinator *c)
     if (todo == NULL) return NQ_MPI_EXIT_FAILURE;
     for (uint32_t i = 0; i < c->cp.tasks; i++) todo[i] = !c->cp.done[i];
     nq_count_ctl_init(&c->ctl);
+    stop_watch w = {.ctl = &c->ctl};
+    atomic_init(&w.done, false);
+    pthread_t watcher;
+    if (pthread_create(&watcher, NULL, watch_stop, &w) != 0) {
+        free(todo);
+        fputs("nqueens-mpi: cannot start a thread\n", c->err);
+        return NQ_MPI_EXIT_FAILURE;
+    }
     const nq_err rc = nq_count_tasks(c->opts->n, c->opts->threads, todo, &c->ctl, on_local_task, c);
+    atomic_store(&w.done, true);
+    pthread_join(watcher, NULL);
     free(todo);
     if (c->save_failed) return NQ_MPI_EXIT_FAILURE; /* said by save */
     if (rc == NQ_OK) return NQ_MPI_EXIT_OK;
-    if (rc == NQ_E_CANCELED) return NQ_MPI_EXIT_STOPPED;
+    /* Cancelled by a stop: stopped, unless every task was done already (then the count is whole). */
+    if (rc == NQ_E_CANCELED) return c->cp.ndone == c->cp.tasks ? NQ_MPI_EXIT_OK : NQ_MPI_EXIT_STOPPED;
     fprintf(c->err, "nqueens-mpi: count failed: %s\n", nq_err_message(rc));
     return NQ_MPI_EXIT_FAILURE;
 }

@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,17 +32,19 @@
 #define EVERY_DEFAULT_S 10u /* checkpoint interval without --checkpoint-every */
 #define EVERY_MAX_S 86400u  /* a day */
 
-/* Set by SIGTERM, SIGINT or SIGUSR1; the one mutable global, as a signal handler needs (mpi_count.h). */
-static volatile sig_atomic_t stop_signal;
+/* Set by SIGTERM, SIGINT or SIGUSR1; the one mutable global, as a signal handler needs (mpi_count.h).
+ * A lock-free atomic, which a handler may set and any thread read (C11 7.14.1.1). */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop flag is lock-free");
+static atomic_int stop_signal;
 
 static void on_stop_signal(int sig)
 {
-    stop_signal = sig;
+    atomic_store_explicit(&stop_signal, sig, memory_order_relaxed);
 }
 
 bool nq_mpi_stop_requested(void)
 {
-    return stop_signal != 0;
+    return atomic_load_explicit(&stop_signal, memory_order_relaxed) != 0;
 }
 
 /* SIGTERM, SIGINT and SIGUSR1 stop the job keeping its work (mpi_count.h), instead of killing the rank. A

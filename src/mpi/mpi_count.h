@@ -25,7 +25,7 @@ enum {
 enum {
     NQ_MPI_TAG_RESULT = 1,  /* worker -> 0: (task, total, burnside) per finished task; also the request */
     NQ_MPI_TAG_WORK = 2,    /* 0 -> worker: the task indices to count next, at least one */
-    NQ_MPI_TAG_STOP = 3,    /* 0 -> worker: no work left, leave */
+    NQ_MPI_TAG_STOP = 3,    /* 0 -> worker: leave (no work left, or the job stops) */
     NQ_MPI_TAG_FAIL = 4,    /* worker -> 0: its count failed; one value, the nq_err */
     NQ_MPI_TAG_PARTIAL = 5, /* worker -> 0: results of the chunk it is still counting; not a request */
     NQ_MPI_TAG_HELLO = 6,   /* worker -> 0: its first message and request: its count's identity (below) */
@@ -34,12 +34,12 @@ enum {
 
 /* Stopping. SIGTERM, SIGINT or SIGUSR1 on any rank (a batch system's time limit, mpirun passing SIGUSR1 on)
  * stops the whole job, keeping what it counted. A worker that is signalled, or that rank 0 sends a
- * STOP while it counts, cancels its chunk (within about 50 ms) and sends the tasks it finished with
+ * STOP while it counts, cancels its chunk (it looks every 50 ms) and sends the tasks it finished with
  * LEAVE; rank 0, once signalled or told by a LEAVE, hands out nothing more and sends every worker that
  * has not had one a STOP, takes each one's last RESULT or LEAVE, writes the checkpoint and exits
  * NQ_MPI_EXIT_STOPPED. Each worker gets exactly one STOP and waits for it before it leaves, so no
- * message is left unreceived. True once this rank has been signalled; async-signal-safe state read
- * by the main thread. */
+ * message is left unreceived. True once this rank has been signalled (a lock-free atomic the
+ * handler sets; any thread may ask). */
 bool nq_mpi_stop_requested(void);
 
 /* A count's identity, which every worker sends first and rank 0 holds to its own, so that ranks of
