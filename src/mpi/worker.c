@@ -183,8 +183,7 @@ static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk
         }
         MPI_Recv(chunk, len, MPI_UINT32_T, 0, NQ_MPI_TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         stop_state ss = {.stopping = nq_mpi_stop_requested()};
-        r->count = r->sent = 0;
-        if (ss.stopping) return leave(r, &ss); /* signalled while it waited: the chunk stays undone */
+        if (ss.stopping) return leave(r, &ss); /* signalled while it waited: an empty LEAVE, the chunk undone */
         const nq_err rc = count_chunk(opts, chunk, len, tasks, todo, r, &ss);
         if (rc != NQ_OK && !(rc == NQ_E_CANCELED && ss.stopping)) {
             fail(rc);

@@ -202,7 +202,7 @@ expect_err 2 "--threads must be a whole number from 0 (one per CPU) to 1024, not
 # sanitizer, on a loaded machine). Before its exec the child is still the shell, whose own SIGINT
 # handler would take the signal instead, and the CLI would then run to its end.
 bin_exe=$(readlink -f "$bin")
-await_sigint_handler() {
+await_handler() {
   local mask sig=${2:-2}
   for _ in $(seq 300); do
     if [[ $(readlink "/proc/$1/exe" 2>/dev/null) == "$bin_exe" ]]; then
@@ -214,47 +214,47 @@ await_sigint_handler() {
   done
 }
 
+# expect_interrupted WHAT WANT: the CLI just waited for ended with $status = WANT, printed nothing on
+# stdout and said "interrupted" on stderr.
+expect_interrupted() {
+  if [[ $status -ne $2 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
+    echo "FAIL: $1: status $status (want $2), stdout '$(head -c 100 "$tmp/out")', stderr '$(cat "$tmp/err")'"
+    failures=$((failures + 1))
+  fi
+}
+
 # --- Ctrl-C cancels a long random search the same way. The CLI runs as a job of its own (set -m):
 # a script's plain '&' would start it with SIGINT ignored, which the CLI keeps (checked below).
 set -m
 "$bin" solution 50000000 --random >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 set +m
-await_sigint_handler "$pid"
+await_handler "$pid"
 kill -INT "$pid"
 wait "$pid"
 status=$?
-if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
-  echo "FAIL: SIGINT during solution --random: status $status, stdout '$(head -c 100 "$tmp/out")'"
-  failures=$((failures + 1))
-fi
+expect_interrupted "SIGINT during solution --random" 130
 
 # --- Ctrl-C cancels a long count: exit 130, "interrupted", no JSON
 set -m
 "$bin" count 18 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 set +m
-await_sigint_handler "$pid"
+await_handler "$pid"
 kill -INT "$pid"
 wait "$pid"
 status=$?
-if [[ $status -ne 130 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
-  echo "FAIL: SIGINT during count 18: status $status, stdout '$(cat "$tmp/out")'"
-  failures=$((failures + 1))
-fi
+expect_interrupted "SIGINT during count 18" 130
 
 # --- SIGTERM (kill, a container runtime, a batch system) cancels a count the same way and ends it by
 # SIGTERM itself (status 143 as a shell sees it)
 "$bin" count 18 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-await_sigint_handler "$pid" 15
+await_handler "$pid" 15
 kill -TERM "$pid"
 wait "$pid"
 status=$?
-if [[ $status -ne 143 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
-  echo "FAIL: SIGTERM during count 18: status $status, stdout '$(cat "$tmp/out")'"
-  failures=$((failures + 1))
-fi
+expect_interrupted "SIGTERM during count 18" 143
 # ... also as PID 1 of a container (a Kubernetes shard's pod being deleted), where a signal with no
 # handler is dropped: the count ends at once with status 143 instead of running on to its SIGKILL.
 # A PID namespace needs root (CI runs as root) and a kernel or container that allows one; count 19
@@ -267,14 +267,11 @@ if [[ $(id -u) -eq 0 ]] && unshare --pid --fork true 2>/dev/null; then
     pid=$(pgrep -P "$ns" | head -1) && [[ -n $pid ]] && break
     sleep 0.1
   done
-  await_sigint_handler "$pid" 15
+  await_handler "$pid" 15
   kill -TERM "$pid"
   wait "$ns"
   status=$?
-  if [[ $status -ne 143 || -s "$tmp/out" ]] || ! grep -q interrupted "$tmp/err"; then
-    echo "FAIL: SIGTERM to count 19 as PID 1: status $status, stdout '$(cat "$tmp/out")', stderr '$(cat "$tmp/err")'"
-    failures=$((failures + 1))
-  fi
+  expect_interrupted "SIGTERM to count 19 as PID 1" 143
 else
   echo "skipped: SIGTERM to the CLI as PID 1 (no PID namespace here: needs root)"
 fi
@@ -292,7 +289,7 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [[ -n $child ]] || { echo "FAIL: the loop's first count never started"; kill -- "-$loop"; exit 1; }
-await_sigint_handler "$child"
+await_handler "$child"
 kill -INT -- "-$loop"
 wait "$loop"
 status=$?
