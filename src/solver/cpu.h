@@ -17,17 +17,19 @@
 
 typedef enum nq_simd {
     NQ_SIMD_PORTABLE, /* plain C */
-    NQ_SIMD_AVX2,     /* 256-bit vectors */
-    NQ_SIMD_AVX512    /* 512-bit vectors with lane masks (AVX-512F), and AVX2 beside them */
+    NQ_SIMD_AVX2,     /* 256-bit vectors, and BMI2 */
+    NQ_SIMD_AVX512    /* 512-bit vectors with lane masks (AVX-512F), and AVX2 and BMI2 beside them */
 } nq_simd;
 
 static inline nq_simd nq_simd_level(void)
 {
 #if NQ_X86
     __builtin_cpu_init();
-    /* The AVX-512 kernels call AVX2 ones too; every AVX-512 CPU has AVX2, but a VM may mask features. */
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2")) return NQ_SIMD_AVX512;
-    if (__builtin_cpu_supports("avx2")) return NQ_SIMD_AVX2;
+    /* The AVX-512 kernels call AVX2 ones too, and the AVX2 ones use BMI2: every CPU with AVX2 has had
+     * BMI2 since both came (Haswell, Excavator), but a VM may mask features. */
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    if (avx2 && __builtin_cpu_supports("avx512f")) return NQ_SIMD_AVX512;
+    if (avx2) return NQ_SIMD_AVX2;
 #endif
     return NQ_SIMD_PORTABLE;
 }
