@@ -13,6 +13,8 @@
 #     ranks is given arguments that do not parse, is refused at the start (exit 2) without printing a
 #     count or waiting for ever; a worker whose result is longer than any count's, or ragged, is
 #     named malformed (exit 1), its message read whole rather than truncated inside MPI;
+#   - a worker whose count fails (a rogue one that fails after one task) stops the job as a signal
+#     would: exit 1 without MPI_Abort, every finished task kept in the checkpoint, which resumes;
 #   - a job stopped by a signal (SIGUSR1 to mpirun; SIGTERM to every rank, or to rank 0 alone;
 #     SIGUSR1 to one worker alone; SIGINT to a lone rank) exits 3 with the workers' chunks cancelled
 #     and what it counted in its checkpoint, written at the stop; resumed, it prints the count;
@@ -101,6 +103,24 @@ for mode in long ragged; do
   fi
 done
 say "a worker's long or ragged result is named malformed"
+# ... and a worker whose count fails stops the job: the others are told to stop and their finished
+# tasks, and the one the failed worker finished, are kept (exit 1, no MPI_Abort); the job resumes
+cp=$work/cp-failed
+status=0
+out=$(run -np 2 "$bin" 17 --threads 1 --checkpoint "$cp" : -np 1 "$rogue" 17 fail 2>"$work/failed.err") || status=$?
+kept=$(sed -n "s|^nqueens-mpi: failed: \([0-9]*\) of 7108 tasks done, kept in $cp (the same command resumes)\$|\1|p" \
+  "$work/failed.err")
+if [[ $status -ne 1 || -n $out || -z $kept || $kept -lt 1 ]] || grep -q 'MPI_ABORT was invoked' "$work/failed.err" ||
+  ! grep -q '^nqueens-mpi: rank 2: count failed: Out of memory$' "$work/failed.err" ||
+  ! grep -q "^done $kept\$" "$cp"; then
+  fail "a worker whose count failed: exit $status, printed '$out': $(cat "$work/failed.err"; cat "$cp" 2>/dev/null)"
+fi
+out=$(run -np 3 "$bin" 17 --threads 1 --checkpoint "$cp" 2>"$work/failed-resumed.err") ||
+  fail "the job resumed after a failed worker exited $?: $(cat "$work/failed-resumed.err")"
+[[ "$out" == "${want[17]}" ]] || fail "the job resumed after a failed worker printed '$out'"
+grep -q "resuming from $cp: $kept of 7108 tasks done" "$work/failed-resumed.err" ||
+  fail "the job after a failed worker did not resume: $(cat "$work/failed-resumed.err")"
+say "a worker's failed count stops the job with $kept tasks kept, which resume: $out"
 
 # kill_at_progress CP OUT ERR NP N: a job of NP ranks counting N with checkpoint CP written after every
 # result (stdout to OUT, stderr to ERR), killed whole once CP shows progress (polled, never a fixed

@@ -46,7 +46,9 @@ typedef struct coordinator {
     int workers;                      /* ranks 1..workers */
     int active;                       /* workers that owe a last message: not told to stop, or told at a stop */
     uint8_t *told;                    /* per worker 1..workers: it has had its STOP, or has left (FAIL) */
+    uint8_t *owes;                    /* per worker 1..workers: it owes its last message (in told's block) */
     bool stopping;                    /* the job is stopping (mpi_count.h): nothing more is handed out */
+    bool dismissed;                   /* every worker has had its STOP or has left: none waits or counts */
     double t0;                        /* start, seconds on the monotonic clock */
     double last_progress;             /* when the last progress line was written */
     uint32_t shown;                   /* tasks done in the last progress line */
@@ -186,6 +188,13 @@ static int take(const MPI_Status *st, uint64_t *v, size_t cap)
     return (size_t)bytes % sizeof *v != 0 ? -1 : (int)values;
 }
 
+/* Worker w has sent its last message. */
+static void settled(coordinator *c, int w)
+{
+    c->owes[w] = 0;
+    c->active--;
+}
+
 /* The job stops (mpi_count.h): every worker not told yet gets its STOP, and still owes one last
  * message, a RESULT (crossing the STOP) or a LEAVE with what its chunk finished. */
 static void begin_stop(coordinator *c)
@@ -203,30 +212,37 @@ static int serve(coordinator *c)
     const size_t cap = (size_t)c->cp.tasks * 3u + 1u; /* every task's triple, or a FAIL's one value */
     uint64_t *buf = malloc(cap * sizeof *buf);
     if (buf == NULL) return NQ_MPI_EXIT_FAILURE;
-    int active = c->active, status = NQ_MPI_EXIT_OK;
-    while (active > 0) {
+    int status = NQ_MPI_EXIT_OK;
+    while (c->active > 0) {
         MPI_Status st;
         if (!c->stopping && nq_mpi_stop_requested()) begin_stop(c); /* seen even while messages flow */
         if (!wait_message(MPI_ANY_SOURCE, &st, !c->stopping)) {
             begin_stop(c);
             continue;
         }
-        const int len = take(&st, buf, cap);
+        const int len = take(&st, buf, cap), w = st.MPI_SOURCE;
         if (len == -2) {
             fputs("nqueens-mpi: out of memory\n", c->err);
             status = NQ_MPI_EXIT_FAILURE;
             break;
         }
-        if (st.MPI_TAG == NQ_MPI_TAG_FAIL) {
-            fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", st.MPI_SOURCE,
-                    len == 1 ? nq_err_message((nq_err)buf[0]) : "unknown error");
+        if (!c->owes[w]) { /* the count of those still to come must stay exact: see `dismissed` */
+            fprintf(c->err, "nqueens-mpi: rank %d: a message after its last\n", w);
             status = NQ_MPI_EXIT_FAILURE;
             break;
+        }
+        if (st.MPI_TAG == NQ_MPI_TAG_FAIL) { /* its last message: the job stops as at a signal */
+            fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
+                    len == 1 ? nq_err_message((nq_err)buf[0]) : "unknown error");
+            status = NQ_MPI_EXIT_FAILURE;
+            settled(c, w);
+            begin_stop(c); /* the failed worker waits for its STOP too, unless it has had it */
+            continue;
         }
         const bool partial = st.MPI_TAG == NQ_MPI_TAG_PARTIAL, last = st.MPI_TAG == NQ_MPI_TAG_LEAVE;
         if ((st.MPI_TAG != NQ_MPI_TAG_RESULT && !partial && !last) || len < 0 || (size_t)len > cap ||
             !take_results(c, buf, len)) {
-            fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", st.MPI_SOURCE);
+            fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", w);
             status = NQ_MPI_EXIT_FAILURE;
             break;
         }
@@ -238,9 +254,10 @@ static int serve(coordinator *c)
         progress(c, false);
         if (last) begin_stop(c); /* a worker was signalled: the whole job stops (its STOP is sent here) */
         if (partial) continue;
-        if (last || c->stopping || !hand_out(c, st.MPI_SOURCE)) active--; /* a RESULT also asks for more */
+        if (last || c->stopping || !hand_out(c, w)) settled(c, w); /* a RESULT also asks for more */
     }
     free(buf);
+    c->dismissed = c->active == 0;
     if (status == NQ_MPI_EXIT_OK && c->stopping && c->cp.ndone < c->cp.tasks) status = NQ_MPI_EXIT_STOPPED;
     return status;
 }
@@ -265,8 +282,10 @@ static int take_first(int w, uint64_t first[NQ_MPI_IDENTITY_LEN], int *tag)
 static int greet(coordinator *c, int status)
 {
     const bool refused = status != NQ_MPI_EXIT_OK; /* nothing will run: HELLOs are not checked */
-    c->told = calloc((size_t)c->workers + 1u, 1);
+    c->told = calloc(2u * ((size_t)c->workers + 1u), 1);
     if (c->told == NULL) return NQ_MPI_EXIT_FAILURE; /* the workers wait: the job is aborted */
+    c->owes = c->told + c->workers + 1;
+    bool unheard = false; /* a worker may wait for ever: only an abort ends the job */
     for (int w = 1; w <= c->workers; w++) {
         uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
         int tag = 0;
@@ -276,7 +295,8 @@ static int greet(coordinator *c, int status)
                 fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
                         len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
             c->told[w] = 1; /* a STOP is not the answer it waits for, or it is gone */
-            if (!refused || len == -2) status = NQ_MPI_EXIT_FAILURE; /* unheard, it waits: abort the job */
+            unheard = unheard || len == -2;
+            if (!refused || len == -2) status = NQ_MPI_EXIT_FAILURE;
         } else if (!refused && !introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) &&
                    status == NQ_MPI_EXIT_OK) {
             status = NQ_MPI_EXIT_USAGE;
@@ -285,11 +305,14 @@ static int greet(coordinator *c, int status)
     c->active = 0;
     for (int w = 1; w <= c->workers; w++) {
         if (c->told[w]) continue;
-        if (status != NQ_MPI_EXIT_OK)
+        if (status != NQ_MPI_EXIT_OK) {
             tell_stop(c, w);
-        else if (hand_out(c, w))
+        } else if (hand_out(c, w)) {
+            c->owes[w] = 1;
             c->active++;
+        }
     }
+    c->dismissed = status != NQ_MPI_EXIT_OK && !unheard;
     return status;
 }
 
@@ -417,22 +440,28 @@ static int finish(coordinator *c, FILE *out)
     return fflush(out) == 0 && !ferror(out) ? NQ_MPI_EXIT_OK : NQ_MPI_EXIT_FAILURE;
 }
 
+/* How far a count got that ended unfinished ("stopped", "failed"), and where that is kept. */
+static void ended(coordinator *c, const char *how)
+{
+    progress(c, true);
+    if (c->opts->checkpoint != NULL)
+        fprintf(c->err, "nqueens-mpi: %s: %u of %u tasks done, kept in %s (the same command resumes)\n", how,
+                c->cp.ndone, c->cp.tasks, c->opts->checkpoint);
+    else
+        fprintf(c->err, "nqueens-mpi: %s: %u of %u tasks done, not kept (no --checkpoint)\n", how, c->cp.ndone,
+                c->cp.tasks);
+}
+
 /* Stopped by a signal: write what was done (always, so the file shows the stop) and say where it is. */
 static int stopped(coordinator *c)
 {
     c->dirty = true;
     if (!save(c, true)) return NQ_MPI_EXIT_FAILURE;
-    progress(c, true);
-    if (c->opts->checkpoint != NULL)
-        fprintf(c->err, "nqueens-mpi: stopped: %u of %u tasks done, kept in %s (the same command resumes)\n",
-                c->cp.ndone, c->cp.tasks, c->opts->checkpoint);
-    else
-        fprintf(c->err, "nqueens-mpi: stopped: %u of %u tasks done, not kept (no --checkpoint)\n", c->cp.ndone,
-                c->cp.tasks);
+    ended(c, "stopped");
     return NQ_MPI_EXIT_STOPPED;
 }
 
-int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err)
+int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err, bool *dismissed)
 {
     coordinator c = {.opts = opts, .err = err, .workers = workers};
     c.t0 = c.last_save = c.last_progress = now_s();
@@ -449,15 +478,17 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
         }
     }
     if (status == NQ_MPI_EXIT_OK) status = start(&c);
+    const bool started = status == NQ_MPI_EXIT_OK; /* the state in c.cp is this count's */
     if (status != NQ_MPI_EXIT_FAILURE && workers > 0) status = greet(&c, status);
     if (status == NQ_MPI_EXIT_OK) status = workers > 0 ? serve(&c) : count_alone(&c);
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);
     } else if (status == NQ_MPI_EXIT_STOPPED) {
         status = stopped(&c);
-    } else if (status == NQ_MPI_EXIT_FAILURE && !c.save_failed) {
-        (void)save(&c, true); /* keep what was done for the restart (unless that is what failed) */
+    } else if (status == NQ_MPI_EXIT_FAILURE && started && !c.save_failed) {
+        if (save(&c, true)) ended(&c, "failed"); /* kept for the restart, unless writing it is what failed */
     }
+    *dismissed = c.dismissed || workers == 0;
     nq_mpi_checkpoint_unlock(lock);
     free(c.told);
     pthread_mutex_destroy(&c.lock);

@@ -184,10 +184,11 @@ int main(int argc, char *argv[])
             status = NQ_MPI_EXIT_FAILURE;
         } else {
             catch_stop_signals();
-            status = rank == 0 ? nq_mpi_coordinate(&opts, size - 1, stdout, stderr) : nq_mpi_work(&opts);
-            /* Rank 0 failing mid-count leaves workers counting or waiting: end the whole job with its
-             * status. A refusal at the start (usage) has dismissed them already. */
-            if (status == NQ_MPI_EXIT_FAILURE && rank == 0 && size > 1) MPI_Abort(MPI_COMM_WORLD, status);
+            bool dismissed = true;
+            status = rank == 0 ? nq_mpi_coordinate(&opts, size - 1, stdout, stderr, &dismissed) : nq_mpi_work(&opts);
+            /* Rank 0 failing mid-count may leave workers counting or waiting: end the whole job with its
+             * status. A worker's failure, a stop and a refusal at the start have dismissed them already. */
+            if (status == NQ_MPI_EXIT_FAILURE && rank == 0 && size > 1 && !dismissed) MPI_Abort(MPI_COMM_WORLD, status);
         }
     }
     MPI_Finalize();

@@ -26,7 +26,7 @@ enum {
     NQ_MPI_TAG_RESULT = 1,  /* worker -> 0: (task, total, burnside) per finished task; also the request */
     NQ_MPI_TAG_WORK = 2,    /* 0 -> worker: the task indices to count next, at least one */
     NQ_MPI_TAG_STOP = 3,    /* 0 -> worker: leave (no work left, or the job stops) */
-    NQ_MPI_TAG_FAIL = 4,    /* worker -> 0: its count failed; one value, the nq_err */
+    NQ_MPI_TAG_FAIL = 4,    /* worker -> 0: its count failed; one value, the nq_err; its last message */
     NQ_MPI_TAG_PARTIAL = 5, /* worker -> 0: results of the chunk it is still counting; not a request */
     NQ_MPI_TAG_HELLO = 6,   /* worker -> 0: its first message and request: its count's identity (below) */
     NQ_MPI_TAG_LEAVE = 7    /* worker -> 0: results, as RESULT, of a chunk it stopped: its last message */
@@ -57,10 +57,13 @@ typedef struct nq_mpi_opts {
 
 /* Rank 0: load the checkpoint, hand the tasks out to `workers` ranks 1..workers (counting them
  * itself when there are none), checkpoint, report progress on err, and print the counts to out
- * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status. On NQ_MPI_EXIT_USAGE (a checkpoint
- * refused at the start) and NQ_MPI_EXIT_STOPPED the workers have been told to stop; on
- * NQ_MPI_EXIT_FAILURE the caller aborts the job. */
-int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err);
+ * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status, and sets *dismissed when every worker
+ * has had its STOP or has left, so that the job ends without MPI_Abort: always on NQ_MPI_EXIT_OK,
+ * NQ_MPI_EXIT_USAGE (a checkpoint refused at the start) and NQ_MPI_EXIT_STOPPED. A worker whose count
+ * fails (FAIL) stops the job as a signal does, the tasks finished anywhere are kept, and the status
+ * is NQ_MPI_EXIT_FAILURE with *dismissed set; on any other failure workers may still be counting or
+ * waiting, and the caller aborts the job. */
+int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err, bool *dismissed);
 
 /* Ranks 1..: count what rank 0 hands out until it says stop. Returns an NQ_MPI_EXIT_* status (OK
  * also when the job was stopped: rank 0's status tells). */

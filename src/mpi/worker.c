@@ -156,16 +156,31 @@ static int next_message(int *len)
     return st.MPI_TAG;
 }
 
+/* Rank 0's one STOP, unless it has come already. */
+static void await_stop(const stop_state *ss)
+{
+    if (ss->told) return;
+    int len = 0;
+    const int tag = next_message(&len);
+    MPI_Recv(NULL, 0, MPI_UINT32_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 /* The job stops: send the chunk's unsent results with LEAVE, then wait for rank 0's one STOP. */
 static int leave(chunk_results *r, stop_state *ss)
 {
     send_new(r, NQ_MPI_TAG_LEAVE);
-    if (!ss->told) {
-        int len = 0;
-        const int tag = next_message(&len);
-        MPI_Recv(NULL, 0, MPI_UINT32_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    }
+    await_stop(ss);
     return NQ_MPI_EXIT_OK;
+}
+
+/* The chunk's count failed: send the tasks it finished (PARTIAL), then the FAIL, which stops the
+ * job, and wait for rank 0's one STOP like a worker that leaves. */
+static int give_up(chunk_results *r, const stop_state *ss, nq_err rc)
+{
+    send_new(r, NQ_MPI_TAG_PARTIAL);
+    fail(rc);
+    await_stop(ss);
+    return NQ_MPI_EXIT_FAILURE;
 }
 
 /* Ask, count and report chunks until rank 0 says stop. chunk and todo hold the plan's length. */
@@ -185,10 +200,7 @@ static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk
         stop_state ss = {.stopping = nq_mpi_stop_requested()};
         if (ss.stopping) return leave(r, &ss); /* signalled while it waited: an empty LEAVE, the chunk undone */
         const nq_err rc = count_chunk(opts, chunk, len, tasks, todo, r, &ss);
-        if (rc != NQ_OK && !(rc == NQ_E_CANCELED && ss.stopping)) {
-            fail(rc);
-            return NQ_MPI_EXIT_FAILURE;
-        }
+        if (rc != NQ_OK && !(rc == NQ_E_CANCELED && ss.stopping)) return give_up(r, &ss, rc);
         if (ss.stopping || stop_seen(&ss)) return leave(r, &ss);
         send_new(r, NQ_MPI_TAG_RESULT); /* the rest of the chunk, and the next request */
     }
