@@ -45,7 +45,7 @@ typedef struct coordinator {
     uint32_t chunk;                   /* tasks per chunk */
     int workers;                      /* ranks 1..workers */
     int active;                       /* workers that owe a last message: not told to stop, or told at a stop */
-    uint8_t *told;                    /* per worker 1..workers: it has had its STOP, or has left (FAIL) */
+    uint8_t *told;                    /* per worker 1..workers: it has had its STOP, or left at the start */
     uint8_t *owes;                    /* per worker 1..workers: it owes its last message (in told's block) */
     bool stopping;                    /* the job is stopping (mpi_count.h): nothing more is handed out */
     bool dismissed;                   /* every worker has had its STOP or has left: none waits or counts */
@@ -196,7 +196,7 @@ static void settled(coordinator *c, int w)
 }
 
 /* The job stops (mpi_count.h): every worker not told yet gets its STOP, and still owes one last
- * message, a RESULT (crossing the STOP) or a LEAVE with what its chunk finished. */
+ * message, a RESULT (crossing the STOP), a LEAVE with what its chunk finished, or a FAIL. */
 static void begin_stop(coordinator *c)
 {
     if (c->stopping) return;
@@ -206,7 +206,7 @@ static void begin_stop(coordinator *c)
         if (!c->told[w]) tell_stop(c, w);
 }
 
-/* The queue's loop: until every worker has been told to stop. */
+/* The queue's loop: until every worker has sent its last message. */
 static int serve(coordinator *c)
 {
     const size_t cap = (size_t)c->cp.tasks * 3u + 1u; /* every task's triple, or a FAIL's one value */
@@ -231,7 +231,7 @@ static int serve(coordinator *c)
             status = NQ_MPI_EXIT_FAILURE;
             break;
         }
-        if (st.MPI_TAG == NQ_MPI_TAG_FAIL) { /* its last message: the job stops as at a signal */
+        if (st.MPI_TAG == NQ_MPI_TAG_FAIL && len >= 0) { /* its last message: the job stops as at a signal */
             fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
                     len == 1 ? nq_err_message((nq_err)buf[0]) : "unknown error");
             status = NQ_MPI_EXIT_FAILURE;
@@ -290,13 +290,19 @@ static int greet(coordinator *c, int status)
         uint64_t first[NQ_MPI_IDENTITY_LEN] = {0};
         int tag = 0;
         const int len = take_first(w, first, &tag);
-        if (len == -2 || tag == NQ_MPI_TAG_FAIL) { /* not heard, or it could not start (memory) and left */
-            if (len != -2)
-                fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
-                        len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
-            c->told[w] = 1; /* a STOP is not the answer it waits for, or it is gone */
-            unheard = unheard || len == -2;
-            if (!refused || len == -2) status = NQ_MPI_EXIT_FAILURE;
+        if (len == -2 || len == -3) { /* left unread (take): its sender may wait for ever */
+            if (len == -2)
+                fputs("nqueens-mpi: out of memory\n", c->err);
+            else
+                fprintf(c->err, "nqueens-mpi: rank %d: malformed message\n", w);
+            c->told[w] = 1;
+            unheard = true;
+            status = NQ_MPI_EXIT_FAILURE;
+        } else if (tag == NQ_MPI_TAG_FAIL) { /* it could not start (memory) and left */
+            fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
+                    len == 1 ? nq_err_message((nq_err)first[0]) : "unknown error");
+            c->told[w] = 1; /* gone: it waits for no STOP */
+            if (!refused) status = NQ_MPI_EXIT_FAILURE;
         } else if (!refused && !introduce(c, w, first, tag == NQ_MPI_TAG_HELLO ? len : -1) &&
                    status == NQ_MPI_EXIT_OK) {
             status = NQ_MPI_EXIT_USAGE;
@@ -486,6 +492,7 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
     } else if (status == NQ_MPI_EXIT_STOPPED) {
         status = stopped(&c);
     } else if (status == NQ_MPI_EXIT_FAILURE && started && !c.save_failed) {
+        c.dirty = true;                          /* written, so that the file the line names exists */
         if (save(&c, true)) ended(&c, "failed"); /* kept for the restart, unless writing it is what failed */
     }
     *dismissed = c.dismissed || workers == 0;

@@ -16,7 +16,7 @@
 
 enum {
     NQ_MPI_EXIT_OK = 0,      /* the count was printed */
-    NQ_MPI_EXIT_FAILURE = 1, /* a failure while running (memory, threads, the checkpoint's disk) */
+    NQ_MPI_EXIT_FAILURE = 1, /* a failure while running (memory, threads, the checkpoint's disk, a worker's count) */
     NQ_MPI_EXIT_USAGE = 2,   /* bad arguments, or a checkpoint of another count */
     NQ_MPI_EXIT_STOPPED = 3  /* stopped by SIGTERM, SIGINT or SIGUSR1: what was done is in the checkpoint */
 };
@@ -27,7 +27,7 @@ enum {
     NQ_MPI_TAG_WORK = 2,    /* 0 -> worker: the task indices to count next, at least one */
     NQ_MPI_TAG_STOP = 3,    /* 0 -> worker: leave (no work left, or the job stops) */
     NQ_MPI_TAG_FAIL = 4,    /* worker -> 0: its count failed; one value, the nq_err; its last message */
-    NQ_MPI_TAG_PARTIAL = 5, /* worker -> 0: results of the chunk it is still counting; not a request */
+    NQ_MPI_TAG_PARTIAL = 5, /* worker -> 0: results of the chunk it counts (or whose count failed); not a request */
     NQ_MPI_TAG_HELLO = 6,   /* worker -> 0: its first message and request: its count's identity (below) */
     NQ_MPI_TAG_LEAVE = 7    /* worker -> 0: results, as RESULT, of a chunk it stopped: its last message */
 };
@@ -37,9 +37,11 @@ enum {
  * STOP while it counts, cancels its chunk (it looks every 50 ms) and sends the tasks it finished with
  * LEAVE; rank 0, once signalled or told by a LEAVE, hands out nothing more and sends every worker that
  * has not had one a STOP, takes each one's last RESULT or LEAVE, writes the checkpoint and exits
- * NQ_MPI_EXIT_STOPPED. Each worker gets exactly one STOP and waits for it before it leaves, so no
- * message is left unreceived. True once this rank has been signalled (a lock-free atomic the
- * handler sets; any thread may ask). */
+ * NQ_MPI_EXIT_STOPPED. A worker whose count fails sends the tasks it finished (PARTIAL) and a FAIL,
+ * its last message, which stops the job the same way, but rank 0 then exits NQ_MPI_EXIT_FAILURE.
+ * Each worker that took part gets exactly one STOP and waits for it before it leaves, so no message
+ * is left unreceived. True once this rank has been signalled (a lock-free atomic the handler sets;
+ * any thread may ask). */
 bool nq_mpi_stop_requested(void);
 
 /* A count's identity, which every worker sends first and rank 0 holds to its own, so that ranks of
@@ -59,14 +61,16 @@ typedef struct nq_mpi_opts {
  * itself when there are none), checkpoint, report progress on err, and print the counts to out
  * as `nqueens count N` does. Returns an NQ_MPI_EXIT_* status, and sets *dismissed when every worker
  * has had its STOP or has left, so that the job ends without MPI_Abort: always on NQ_MPI_EXIT_OK,
- * NQ_MPI_EXIT_USAGE (a checkpoint refused at the start) and NQ_MPI_EXIT_STOPPED. A worker whose count
- * fails (FAIL) stops the job as a signal does, the tasks finished anywhere are kept, and the status
- * is NQ_MPI_EXIT_FAILURE with *dismissed set; on any other failure workers may still be counting or
- * waiting, and the caller aborts the job. */
+ * NQ_MPI_EXIT_USAGE (a checkpoint refused at the start) and NQ_MPI_EXIT_STOPPED, and on an
+ * NQ_MPI_EXIT_FAILURE that came after the workers were done: a worker's failed count (which stops
+ * the job as a signal does, every finished task kept), a worker failing to start, the last
+ * checkpoint write or the final sums. When a failure leaves *dismissed false, workers may still be
+ * counting or waiting, and the caller aborts the job. */
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err, bool *dismissed);
 
 /* Ranks 1..: count what rank 0 hands out until it says stop. Returns an NQ_MPI_EXIT_* status (OK
- * also when the job was stopped: rank 0's status tells). */
+ * also when the job was stopped, or this rank's count failed mid-job: rank 0's status tells;
+ * NQ_MPI_EXIT_FAILURE when it could not start). */
 int nq_mpi_work(const nq_mpi_opts *opts);
 
 #endif /* NQ_MPI_COUNT_H */

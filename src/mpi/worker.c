@@ -174,13 +174,14 @@ static int leave(chunk_results *r, stop_state *ss)
 }
 
 /* The chunk's count failed: send the tasks it finished (PARTIAL), then the FAIL, which stops the
- * job, and wait for rank 0's one STOP like a worker that leaves. */
+ * job, and wait for rank 0's one STOP like a worker that leaves. Rank 0's status tells the job's
+ * end: a rank that exits non-zero would have mpirun end the job while rank 0 still writes. */
 static int give_up(chunk_results *r, const stop_state *ss, nq_err rc)
 {
     send_new(r, NQ_MPI_TAG_PARTIAL);
     fail(rc);
     await_stop(ss);
-    return NQ_MPI_EXIT_FAILURE;
+    return NQ_MPI_EXIT_OK;
 }
 
 /* Ask, count and report chunks until rank 0 says stop. chunk and todo hold the plan's length. */

@@ -11,8 +11,8 @@
  *
  * fail is a worker whose count fails after it finished one task, as a real one out of memory: it
  * counts the chunk's first task, reports it (PARTIAL), sends FAIL (out of memory), waits for its
- * STOP and exits 1. Rank 0 must stop the other workers, keep every finished task and end the job
- * without MPI_Abort.
+ * STOP and exits 0, as a real worker does (rank 0's status tells). Rank 0 must stop the other
+ * workers, keep every finished task and end the job without MPI_Abort.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -23,7 +23,6 @@
 #include "mpi_count.h"
 #include "nqueens/solver.h"
 
-/* The message's length in bytes: one value more than rank 0 keeps for every task's triple, or 7. */
 /* End the job (MPI_Abort does not return, but is not declared so). */
 static _Noreturn void die(int code)
 {
@@ -31,6 +30,8 @@ static _Noreturn void die(int code)
     exit(code);
 }
 
+/* The message's length in bytes: one value more than rank 0 keeps for every task's triple, or 7;
+ * 0 for fail, which sends no such message. */
 static int rogue_bytes(const char *mode, uint32_t tasks)
 {
     if (strcmp(mode, "long") == 0) return (int)(((size_t)tasks * 3u + 2u) * sizeof(uint64_t));
@@ -62,7 +63,7 @@ static int fail_after_one(int n, uint32_t tasks, uint32_t task)
     const uint64_t code = NQ_E_NOMEM;
     MPI_Send(&code, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_FAIL, MPI_COMM_WORLD);
     MPI_Recv(NULL, 0, MPI_UINT32_T, 0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    return 1;
+    return 0;
 }
 
 int main(int argc, char *argv[])
