@@ -446,9 +446,13 @@ static int finish(coordinator *c, FILE *out)
     return fflush(out) == 0 && !ferror(out) ? NQ_MPI_EXIT_OK : NQ_MPI_EXIT_FAILURE;
 }
 
-/* How far a count got that ended unfinished ("stopped", "failed"), and where that is kept. */
-static void ended(coordinator *c, const char *how)
+/* A count that ends unfinished ("stopped", "failed"): write what was done (always, so that the file
+ * shows the end and the line below names a file that exists) and say how far it got and where that
+ * is kept. False when the write failed (save said so). */
+static bool ended(coordinator *c, const char *how)
 {
+    c->dirty = true;
+    if (!save(c, true)) return false;
     progress(c, true);
     if (c->opts->checkpoint != NULL)
         fprintf(c->err, "nqueens-mpi: %s: %u of %u tasks done, kept in %s (the same command resumes)\n", how,
@@ -456,15 +460,7 @@ static void ended(coordinator *c, const char *how)
     else
         fprintf(c->err, "nqueens-mpi: %s: %u of %u tasks done, not kept (no --checkpoint)\n", how, c->cp.ndone,
                 c->cp.tasks);
-}
-
-/* Stopped by a signal: write what was done (always, so the file shows the stop) and say where it is. */
-static int stopped(coordinator *c)
-{
-    c->dirty = true;
-    if (!save(c, true)) return NQ_MPI_EXIT_FAILURE;
-    ended(c, "stopped");
-    return NQ_MPI_EXIT_STOPPED;
+    return true;
 }
 
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err, bool *dismissed)
@@ -490,10 +486,9 @@ int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err
     if (status == NQ_MPI_EXIT_OK) {
         status = finish(&c, out);
     } else if (status == NQ_MPI_EXIT_STOPPED) {
-        status = stopped(&c);
+        status = ended(&c, "stopped") ? NQ_MPI_EXIT_STOPPED : NQ_MPI_EXIT_FAILURE;
     } else if (status == NQ_MPI_EXIT_FAILURE && started && !c.save_failed) {
-        c.dirty = true;                          /* written, so that the file the line names exists */
-        if (save(&c, true)) ended(&c, "failed"); /* kept for the restart, unless writing it is what failed */
+        (void)ended(&c, "failed"); /* kept for the restart, unless writing it is what failed */
     }
     *dismissed = c.dismissed || workers == 0;
     nq_mpi_checkpoint_unlock(lock);
