@@ -23,7 +23,8 @@
  *
  * Counting the pairs: every top half has a queen on row a - 1 (its edge) and attacks some cells of
  * row a; every bottom half has its edge queen on row a and attacks cells of row a - 1. A pair can only
- * match when neither attacks the other's edge queen. Both halves are sorted by edge column, and for
+ * match when neither attacks the other's edge queen. Both halves are grouped by edge column (built in
+ * that order when there are no class bits, sorted otherwise: half_fill_sorted), and for
  * each pair of edge columns (ct, cb) only the tops of edge ct leaving cb free meet the bottoms of edge
  * cb leaving ct free: about a sixth of all pairs (measured at n = 16). Those meet in the SIMD join
  * (count_quad_simd.h), which streams the longer side and tests four keys of the other per loaded
@@ -64,6 +65,9 @@ enum quadrant { TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT, BOTTOM_RIGHT, QUADRANTS };
 #define CLASSES_MAX (1 << NQ_QUAD_CUTS_MAX)
 #define RUNS_MAX (NQ_QUAD_N_MAX << NQ_QUAD_CUTS_MAX)              /* (edge column, class) runs of one half */
 #define SORT_SLOTS ((size_t)NQ_QUAD_COLS_MAX << NQ_QUAD_CUTS_MAX) /* runs of one quadrant's edge columns */
+#define SPLITS_MAX 924 /* row splits of a half: at most C(12, 6), for the bottom half of n = 23 */
+_Static_assert(NQ_QUAD_ROWS_MAX == 12, "SPLITS_MAX is C(NQ_QUAD_ROWS_MAX, NQ_QUAD_ROWS_MAX / 2)");
+_Static_assert(NQ_QUAD_SIMD_OVERREAD <= NQ_QUAD_SPARE, "pair's reads past a run stay inside its table");
 
 /* A column set for the top half and the bottom edge columns counted with it, each (set, edge column)
  * standing for its whole symmetry orbit, of 2 or 4 (see "Symmetry" above). */
@@ -82,6 +86,7 @@ typedef struct job {
     const nq_quad_simd *simd;                /* the hot loops, for this CPU */
     int cuts;                                /* class bits, layout.cuts: read in every sort and pick */
     bool per_set;                            /* layout.per_set: right quadrants built per column set by each worker */
+    bool built_sorted;                       /* halves built in run order, no sort (half_fill_sorted) */
     nq_quad_layout layout;                   /* how keys are laid out */
     nq_quad_attack attack[2][NQ_QUAD_N_MAX]; /* [0][c]: a top half attacks (a, c); [1][c]: a bottom one (a-1, c) */
     atomic_uint_fast32_t next;               /* next column set to take */
@@ -94,10 +99,11 @@ typedef struct job {
     void *done_arg;                          /* its argument */
 } job;
 
-/* The halves of one side for one column set: built unsorted, then sorted by edge column. Built
- * with their edge queen in the left quadrant first, then those with it in the right one: a mark
- * holds the edge queen's column within its quadrant only (count_quad_table.h), and where a half
- * stands says which quadrant. */
+/* The halves of one side for one column set: built unsorted, then sorted by edge column, or, without
+ * class bits, built sorted (half_fill_sorted; key and mark then go unused). Built with their edge
+ * queen in the left quadrant first, then those with it in the right one: a mark holds the edge
+ * queen's column within its quadrant only (count_quad_table.h), and where a half stands says which
+ * quadrant. */
 typedef struct half {
     uint32_t *key;   /* crossing diagonals occupied outside the class, as built */
     uint32_t *mark;  /* end bits, class and edge column (count_quad_table.h), as built */
@@ -107,6 +113,14 @@ typedef struct half {
     size_t split;    /* as built: the first half whose edge queen is in the right quadrant */
     size_t len, cap; /* halves held, room for */
 } half;
+
+/* One row split of a half (half_fill, half_fill_sorted): its two groups, the one holding the edge
+ * queen first, and a cursor in that one. */
+typedef struct split_runs {
+    const nq_quad *edge, *other; /* the quadrant with the edge row, the other one */
+    uint32_t at, end;            /* edge's group: the next run starts at, the group ends at */
+    uint32_t o0, o1;             /* other's group */
+} split_runs;
 
 /* A worker's memory, grown to the largest column set it meets. */
 typedef struct scratch {
@@ -119,6 +133,7 @@ typedef struct scratch {
     uint32_t *gathered;     /* the bottom keys one top class meets, gathered from keys */
     size_t keys_cap;        /* room in keys, probes and gathered */
     uint32_t *cursor;       /* the sort's cursors: 4 x SORT_SLOTS */
+    split_runs *sp;         /* SPLITS_MAX row splits, for half_fill and half_fill_sorted */
 } scratch;
 
 static bool cancelled(job *j)
@@ -165,6 +180,7 @@ static void scratch_free(scratch *s)
     free(s->probes);
     free(s->gathered);
     free(s->cursor);
+    free(s->sp);
     free(s->top.off);
     free(s->bottom.off);
     memset(s, 0, sizeof *s);
@@ -237,26 +253,108 @@ static size_t half_bound(const nq_quad *left, const nq_quad *right, uint32_t lco
     return bound;
 }
 
-/* Build every half on the rows of `left`/`right` using left-quadrant columns lcols and right-quadrant
- * columns rcols (quadrant-local): first the row splits that give the left quadrant the row next to
- * the cut (and so the edge queen), then the others. h has room for half_bound halves and the
- * kernels' slack. */
-static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols, half *h)
+/* The row splits of one pass of a half, the edge queen in the left quadrant (edge_left) or in the
+ * right one, whose two groups both hold placements, into sp (room for SPLITS_MAX); returns how many. */
+static size_t splits_of(const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols, bool edge_left,
+                        split_runs *sp)
 {
     const int rows = left->rows, k = __builtin_popcount(lcols);
     const uint32_t edge_row = left->row0 == 0 ? 1u << (rows - 1) : 1u; /* quadrant-local */
+    size_t count = 0;
+    for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
+        if (((R & edge_row) != 0) != edge_left) continue;
+        const split_groups g = groups_of(left, right, R, lcols, rcols);
+        if (g.l0 == g.l1 || g.r0 == g.r1) continue;
+        sp[count++] = edge_left ? (split_runs){left, right, g.l0, g.l1, g.r0, g.r1}
+                                : (split_runs){right, left, g.r0, g.r1, g.l0, g.l1};
+    }
+    return count;
+}
+
+/* Ask for the first lines of a split's next run and of its other group before they are paired: a
+ * group is a few dozen bytes somewhere in a table of tens of megabytes, and pairing one mostly
+ * waited for it to come from memory (n = 18, one worker: about 0.9x the time). */
+static void split_prefetch(const split_runs *s)
+{
+    __builtin_prefetch(s->edge->diag + s->at);
+    __builtin_prefetch(s->edge->key + s->at);
+    __builtin_prefetch(s->edge->mark + s->at);
+    __builtin_prefetch(s->other->diag + s->o0);
+    __builtin_prefetch(s->other->key + s->o0);
+    __builtin_prefetch(s->other->mark + s->o0);
+}
+
+#define PREFETCH_AHEAD 2 /* splits: as good as 4 at n = 18 */
+
+/* Pair placements [from, to) of split s's edge group with its whole other group into okey/omark
+ * (pair is symmetric in its two sides; the second is the vector loop). Returns how many halves. */
+static size_t pair_split(const job *j, const split_runs *s, uint32_t from, uint32_t to, uint32_t *okey, uint32_t *omark)
+{
+    const nq_quad *e = s->edge, *o = s->other;
+    return j->simd->pair(e->diag + from, e->key + from, e->mark + from, to - from, o->diag + s->o0, o->key + s->o0,
+                         o->mark + s->o0, s->o1 - s->o0, okey, omark);
+}
+
+/* Build every half on the rows of `left`/`right` using left-quadrant columns lcols and right-quadrant
+ * columns rcols (quadrant-local), unsorted, into key/mark: first the row splits that give the left
+ * quadrant the row next to the cut (and so the edge queen), then the others. h has room for
+ * half_bound halves and the kernels' slack; sp for SPLITS_MAX splits. */
+static void half_fill(const job *j, const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols,
+                      split_runs *sp, half *h)
+{
     size_t len = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) h->split = len;
-        for (uint32_t R = first_split(k); R < 1u << rows; R = next_split(R)) {
-            if (((R & edge_row) == 0) != (pass == 1)) continue; /* the other pass's split */
-            const split_groups g = groups_of(left, right, R, lcols, rcols);
-            if (g.l0 != g.l1 && g.r0 != g.r1)
-                len += j->simd->pair(left->diag + g.l0, left->key + g.l0, left->mark + g.l0, g.l1 - g.l0,
-                                     right->diag + g.r0, right->key + g.r0, right->mark + g.r0, g.r1 - g.r0,
-                                     h->key + len, h->mark + len);
+        const size_t count = splits_of(left, right, lcols, rcols, pass == 0, sp);
+        for (size_t i = 0; i < count; i++) {
+            if (i + PREFETCH_AHEAD < count) split_prefetch(&sp[i + PREFETCH_AHEAD]);
+            len += pair_split(j, &sp[i], sp[i].at, sp[i].end, h->key + len, h->mark + len);
         }
     }
+    h->len = len;
+}
+
+/* Without class bits a run is an edge column, and the halves can be built in run order, straight
+ * into skey/smark, with no sort: the tables list each group's placements by edge column
+ * (count_quad_table.h), so a group of the quadrant holding the edge queen is a series of runs, one per
+ * edge column. For each edge column c in turn, every row split's run of c is paired with the whole
+ * group of the other quadrant. Each split keeps a cursor into its group, moved past run c before
+ * c + 1's. At n = 18 and 19 the sort was a sixth of a count; see docs/performance.md. */
+
+/* Build the halves of one pass, edge column by edge column (cols of them, board columns col0 and up;
+ * edges: those the pass's quadrant uses), from len on; their runs go to off[]. Returns the new len. */
+static size_t fill_runs(const job *j, split_runs *sp, size_t count, int col0, int cols, uint32_t edges, half *h,
+                        size_t len)
+{
+    const int shift = nq_quad_edge_shift(&j->layout);
+    for (int c = 0; c < cols; c++) {
+        h->off[col0 + c] = (uint32_t)len;
+        if ((edges >> c & 1u) == 0) continue;
+        const uint32_t past = (uint32_t)(c + 1) << shift; /* marks of edge c are below, those of c + 1 not */
+        for (size_t i = 0; i < count; i++) {
+            if (i + PREFETCH_AHEAD < count) split_prefetch(&sp[i + PREFETCH_AHEAD]);
+            split_runs *s = &sp[i];
+            const uint32_t from = s->at;
+            uint32_t to = from;
+            while (to < s->end && s->edge->mark[to] < past) to++;
+            if (to == from) continue;
+            s->at = to;
+            len += pair_split(j, s, from, to, h->skey + len, h->smark + len);
+        }
+    }
+    return len;
+}
+
+/* half_fill and half_sort in one, for a layout without class bits and tables of nq_quad_create. sp
+ * has room for SPLITS_MAX splits. */
+static void half_fill_sorted(const job *j, const nq_quad *left, const nq_quad *right, uint32_t lcols, uint32_t rcols,
+                             split_runs *sp, half *h)
+{
+    const int l = j->left;
+    size_t len = fill_runs(j, sp, splits_of(left, right, lcols, rcols, true, sp), 0, l, lcols, h, 0);
+    h->split = len;
+    len = fill_runs(j, sp, splits_of(left, right, lcols, rcols, false, sp), l, j->n - l, rcols, h, len);
+    h->off[j->n] = (uint32_t)len;
     h->len = len;
 }
 
@@ -452,10 +550,15 @@ static bool count_set(job *j, scratch *s, const colset *set, uint64_t *found)
         return true;
     }
     if (!scratch_reserve(s, tops, bottoms)) return out_of_memory(j);
-    half_fill(j, &q[TOP_LEFT], top_right, cols & left, cols >> l, &s->top);
-    half_fill(j, &q[BOTTOM_LEFT], bottom_right, other & left, other >> l, &s->bottom);
-    half_sort(j, &s->top, s->cursor);
-    half_sort(j, &s->bottom, s->cursor);
+    if (j->built_sorted) {
+        half_fill_sorted(j, &q[TOP_LEFT], top_right, cols & left, cols >> l, s->sp, &s->top);
+        half_fill_sorted(j, &q[BOTTOM_LEFT], bottom_right, other & left, other >> l, s->sp, &s->bottom);
+    } else {
+        half_fill(j, &q[TOP_LEFT], top_right, cols & left, cols >> l, s->sp, &s->top);
+        half_fill(j, &q[BOTTOM_LEFT], bottom_right, other & left, other >> l, s->sp, &s->bottom);
+        half_sort(j, &s->top, s->cursor);
+        half_sort(j, &s->bottom, s->cursor);
+    }
     return join_halves(j, s, set, found);
 }
 
@@ -466,9 +569,10 @@ static void *worker(void *arg)
     memset(&s, 0, sizeof s);
     s.right_cols[0] = s.right_cols[1] = UINT32_MAX;
     s.cursor = malloc(4 * SORT_SLOTS * sizeof *s.cursor);
+    s.sp = malloc(SPLITS_MAX * sizeof *s.sp);
     s.top.off = malloc((RUNS_MAX + 1) * sizeof *s.top.off);
     s.bottom.off = malloc((RUNS_MAX + 1) * sizeof *s.bottom.off);
-    if (s.cursor == NULL || s.top.off == NULL || s.bottom.off == NULL) {
+    if (s.cursor == NULL || s.sp == NULL || s.top.off == NULL || s.bottom.off == NULL) {
         scratch_free(&s);
         out_of_memory(j);
         return NULL;
@@ -635,6 +739,7 @@ static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *
         j->attack[1][c] = nq_quad_attack_of(layout, 0, j->a - 1, c);
     }
     j->per_set = layout->per_set != 0;
+    j->built_sorted = j->cuts == 0 && !j->per_set; /* runs are edge columns; whole tables, ordered */
     j->ctl = ctl;
     atomic_init(&j->next, 0);
     atomic_init(&j->found, 0);

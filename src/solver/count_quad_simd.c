@@ -193,20 +193,19 @@ AVX2 static inline unsigned diag_free(__m256i d0, __m256i d1, __m256i diag)
                                                                        << 4;
 }
 
-/* The right run is tested 8 placements at a time; its tail (fewer than 8) is loaded once, under a
- * lane mask (masked loads never touch memory past the run), and reused for every left placement. */
+/* The right run is tested 8 placements at a time; its tail (fewer than 8) is loaded once, as a whole
+ * vector that reads past the run (NQ_QUAD_SIMD_OVERREAD), and reused for every left placement with
+ * the lanes past the run left out. Plain loads, not masked ones: a pair call often has a short run
+ * of left placements (count_quad.c, half_fill_sorted), and four masked loads were a fifth of it. */
 AVX2 static size_t pair_avx2(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark, size_t llen,
                              const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen,
                              uint32_t *okey, uint32_t *omark)
 {
     const size_t whole = rlen - rlen % 8, rest = rlen - whole;
-    const __m256i lanes = lanes_first(rest);
-    const __m256i lanes_lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(lanes));
-    const __m256i lanes_hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lanes, 1));
-    const __m256i tail_d0 = _mm256_maskload_epi64((const long long *)(const void *)(rdiag + whole), lanes_lo);
-    const __m256i tail_d1 = _mm256_maskload_epi64((const long long *)(const void *)(rdiag + whole + 4), lanes_hi);
-    const __m256i tail_k = _mm256_maskload_epi32((const int *)(const void *)(rkey + whole), lanes);
-    const __m256i tail_m = _mm256_maskload_epi32((const int *)(const void *)(rmark + whole), lanes);
+    const __m256i tail_d0 = _mm256_loadu_si256((const __m256i *)(const void *)(rdiag + whole));
+    const __m256i tail_d1 = _mm256_loadu_si256((const __m256i *)(const void *)(rdiag + whole + 4));
+    const __m256i tail_k = _mm256_loadu_si256((const __m256i *)(const void *)(rkey + whole));
+    const __m256i tail_m = _mm256_loadu_si256((const __m256i *)(const void *)(rmark + whole));
     const unsigned tail_lanes = (1u << rest) - 1u;
     size_t out = 0;
     for (size_t l = 0; l < llen; l++) {

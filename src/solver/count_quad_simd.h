@@ -8,7 +8,8 @@
  * per instruction as 64-bit ones, and the test unit is what bounds the join.
  *
  * pair and pick write whole vectors: their output must have NQ_QUAD_SIMD_SLACK elements of room past
- * what they return. join takes any length below 2^30 keys (it masks its tail; its lane counters are
+ * what they return. pair may also read NQ_QUAD_SIMD_OVERREAD elements past the end of rdiag, rkey and
+ * rmark (and leaves them out): the quadrant tables keep that many spare entries (NQ_QUAD_SPARE). join takes any length below 2^30 keys (it masks its tail; its lane counters are
  * 32-bit): a join gets one slice of one column set's halves, hundreds to thousands of keys. Keys are
  * at most 32 bits wide; how a set counts (streamed, or bit-sliced for long joins on AVX2 and
  * AVX-512) is its own affair: every set returns the same count.
@@ -20,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NQ_QUAD_SIMD_SLACK 16 /* elements written past the end of pair's and pick's output */
+#define NQ_QUAD_SIMD_SLACK 16   /* elements written past the end of pair's and pick's output */
+#define NQ_QUAD_SIMD_OVERREAD 8 /* elements pair may read past the end of its right run */
 
 typedef struct nq_quad_simd {
     const char *name; /* "avx512", "avx2" or "portable" */

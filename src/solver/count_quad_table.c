@@ -1,6 +1,7 @@
 /* count_quad_table.c - every partial placement of one quadrant, grouped by rows and columns used.
  *
- * Built by two passes of the same depth-first search (row by row: leave the row empty or put a queen
+ * Built by two passes of the same depth-first search (row by row from the cut outwards, so that a
+ * group's placements come ordered by their edge queen's column: leave the row empty or put a queen
  * on a free column): the first counts the placements of each group, the prefix sums of those counts
  * become the group offsets, and the second writes each placement at its group's cursor. Two passes
  * cost a second search (a few tens of milliseconds at n = 18) but need no sort and no scratch as
@@ -148,8 +149,11 @@ static void visit(builder *b, const partial *p)
     q->mark[at] = p->mark | bits.cls << NQ_QUAD_CLASS_SHIFT | bits.mark;
 }
 
-/* Fill row i (quadrant-local) and below. ld and rd are the quadrant columns that queens above
- * attack on row i along "\" and "/", the usual bitmask search, so only free columns are tried. */
+/* Fill the i-th row from the cut (quadrant-local row i below it, rows - 1 - i above it) and those
+ * further away. ld and rd are the quadrant columns that the queens placed so far attack on that row
+ * along the two diagonals, the usual bitmask search, so only free columns are tried. Rows are taken
+ * from the cut outwards, so the edge row comes first and each group's placements come out ordered
+ * by their edge queen's column (count_quad_table.h). */
 static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd)
 {
     const nq_quad *q = b->q;
@@ -160,13 +164,13 @@ static void search(builder *b, int i, const partial *p, uint32_t ld, uint32_t rd
     }
     const uint32_t full = (1u << q->cols) - 1u;
     search(b, i + 1, p, ld << 1 & full, rd >> 1); /* row left empty */
-    const int n = q->layout.n, r = q->row0 + i;
+    const int n = q->layout.n, row = b->top ? q->rows - 1 - i : i, r = q->row0 + row;
     for (uint32_t avail = full & ~(p->cols | ld | rd); avail != 0; avail &= avail - 1u) {
         const uint32_t bit = avail & (0u - avail);
         const int c = q->col0 + __builtin_ctz(bit);
         const uint32_t edge = r == b->edge_row ? (uint32_t)(c - q->col0) << b->edge_shift : 0u;
         const partial next = {
-            .rows = p->rows | 1u << i,
+            .rows = p->rows | 1u << row,
             .cols = p->cols | bit,
             .d1 = p->d1 | UINT64_C(1) << (r - c + n - 1),
             .d2 = p->d2 | UINT64_C(1) << (r + c),
@@ -219,6 +223,15 @@ static bool quadrant_ok(const nq_quad_layout *layout, int row0, int rows, int co
     return (row0 == 0 ? rows == a : row0 == a && rows == n - a) && (col0 == 0 ? cols == l : col0 == l && cols == n - l);
 }
 
+/* Zero the NQ_QUAD_SPARE entries past q's last: a kernel's vector that reads past a group reads
+ * entries, never memory outside the arrays or uninitialised values. */
+static void spare_clear(nq_quad *q)
+{
+    memset(q->diag + q->len, 0, NQ_QUAD_SPARE * sizeof *q->diag);
+    memset(q->key + q->len, 0, NQ_QUAD_SPARE * sizeof *q->key);
+    memset(q->mark + q->len, 0, NQ_QUAD_SPARE * sizeof *q->mark);
+}
+
 nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int rows, int col0, int cols,
                       const nq_count_ctl *ctl)
 {
@@ -249,7 +262,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
     q->len = q->start[groups];
 
     b.cursor = malloc((groups + 1u) * sizeof *b.cursor); /* a copy of start, moved along */
-    const size_t len = q->len > 0 ? q->len : 1u;         /* the empty placement makes it >= 1; for analyzers */
+    const size_t len = q->len + NQ_QUAD_SPARE;
     q->diag = malloc(len * sizeof *q->diag);
     q->key = malloc(len * sizeof *q->key);
     q->mark = malloc(len * sizeof *q->mark);
@@ -259,6 +272,7 @@ nq_err nq_quad_create(nq_quad *q, const nq_quad_layout *layout, int row0, int ro
         return NQ_E_NOMEM;
     }
     memcpy(b.cursor, q->start, (groups + 1u) * sizeof *b.cursor);
+    spare_clear(q);
     search(&b, 0, &empty, 0, 0);
     free(b.cursor);
     if (b.stopped) {
@@ -313,10 +327,11 @@ nq_err nq_quad_fill_cols(nq_quad *q, const nq_quad_layout *layout, int row0, int
     search_cols(&b, colset, &empty); /* counts each group into start[g + 1] */
     for (size_t g = 0; g < groups; g++) q->start[g + 1u] += q->start[g];
     q->len = q->start[groups];
-    if (!entries_reserve(q, q->len > 0 ? q->len : 1u)) {
+    if (!entries_reserve(q, q->len + NQ_QUAD_SPARE)) {
         nq_quad_destroy(q);
         return NQ_E_NOMEM;
     }
+    spare_clear(q);
     /* The second pass moves each group's offset to its end; the group before's end is its start. */
     b.cursor = q->start;
     search_cols(&b, colset, &empty);

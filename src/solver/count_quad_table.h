@@ -6,7 +6,9 @@
  * which gives four quadrants. A quadrant table holds every partial placement inside one quadrant:
  * any number of queens, at most one per row and column, no two on a diagonal. Placements are grouped by the quadrant-local set of rows they fill
  * (high bits of the group number) and of columns (low bits), so "all placements of the top-left
- * quadrant on rows R and columns C" is one contiguous run.
+ * quadrant on rows R and columns C" is one contiguous run. In a table of nq_quad_create, the
+ * placements of a group that holds the row next to the cut come ordered by that row's queen's column
+ * (the edge column in their marks, below); a table of nq_quad_fill_cols has no such order.
  *
  * Each entry keeps, in three parallel arrays (the pairing loop streams them), what the counter needs
  * without looking at the placement again:
@@ -49,6 +51,7 @@
 #define NQ_QUAD_CLASS_SHIFT 2     /* mark: the end bits below, the class from here, the edge above */
 #define NQ_QUAD_COLS_MAX 16       /* widest quadrant */
 #define NQ_QUAD_ROWS_MAX 12       /* tallest: the bottom half of n = 23 */
+#define NQ_QUAD_SPARE 8           /* zeroed entries past a table's last one: a vector read past a group */
 
 /* How keys are laid out for one board size: shared by all four quadrants of a count. */
 typedef struct nq_quad_layout {

@@ -128,8 +128,42 @@ START_TEST(quadrants_hold_every_placement)
                 total += last - first;
             }
         ck_assert_uint_eq(total, q.len);
+        for (size_t e = q.len; e < q.len + NQ_QUAD_SPARE; e++) /* the spare entries, zero */
+            ck_assert(q.diag[e] == 0 && q.key[e] == 0 && q.mark[e] == 0);
         free(got);
         free(br.out);
+        nq_quad_destroy(&q);
+    }
+}
+END_TEST
+
+/* Within each group of a whole table the placements come ordered by their edge queen's column, which
+ * lets the counter build halves in run order without sorting them (count_quad.c, half_fill_sorted):
+ * at n = 8 and 9, on both sides of the cut, every group that holds the row next to the cut has its
+ * marks' edge columns in increasing order, and uses more than one of them somewhere. */
+START_TEST(groups_are_ordered_by_edge_column)
+{
+    const int n = 8 + _i, a = n / 2, b = n - a;
+    const nq_quad_layout lay = nq_quad_layout_for(n);
+    const int where[4][4] = {{0, a, 0, a}, {0, a, a, b}, {a, b, 0, a}, {a, b, a, b}};
+    const int shift = nq_quad_edge_shift(&lay);
+    for (int k = 0; k < 4; k++) {
+        nq_quad q;
+        ck_assert_int_eq(nq_quad_create(&q, &lay, where[k][0], where[k][1], where[k][2], where[k][3], NULL), NQ_OK);
+        const uint32_t edge_row = where[k][0] == 0 ? 1u << (q.rows - 1) : 1u;
+        size_t groups_mixed = 0;
+        for (uint32_t rset = 0; rset < 1u << q.rows; rset++) {
+            if ((rset & edge_row) == 0) continue;
+            for (uint32_t cset = 0; cset < 1u << q.cols; cset++) {
+                uint32_t first, last;
+                nq_quad_group(&q, rset, cset, &first, &last);
+                for (uint32_t e = first; e + 1u < last; e++)
+                    ck_assert_msg(q.mark[e] >> shift <= q.mark[e + 1u] >> shift, "n=%d quadrant %d rows %x cols %x", n,
+                                  k, rset, cset);
+                groups_mixed += last > first && q.mark[first] >> shift != q.mark[last - 1u] >> shift;
+            }
+        }
+        ck_assert_uint_gt(groups_mixed, 0); /* the order is tested, not vacuous */
         nq_quad_destroy(&q);
     }
 }
@@ -335,6 +369,18 @@ static uint32_t *out_buffer(size_t len)
     return p;
 }
 
+/* A copy of a right run of len elements of `size` bytes, with exactly NQ_QUAD_SIMD_OVERREAD more
+ * (zeros, which pair with anything: a kernel must leave them out), so that AddressSanitizer catches a
+ * kernel reading past its contract. */
+static void *run_copy(const void *run, size_t len, size_t size)
+{
+    unsigned char *p = malloc((len + NQ_QUAD_SIMD_OVERREAD) * size);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, run, len * size);
+    memset(p + len * size, 0, NQ_QUAD_SIMD_OVERREAD * size);
+    return p;
+}
+
 /* One set against the portable one on random sparse data, for every length up to LEN (whole vectors
  * and tails), left runs of 1 to 3, every 5th column for pick, every probe count up to 9 (the joins
  * block 2 or 4). */
@@ -350,15 +396,20 @@ static uint64_t check_set(const nq_quad_simd *set)
         mark[i] = (uint32_t)(z >> 16);
     }
     for (size_t len = 0; len <= LEN; len++) {
+        uint64_t *rdiag = run_copy(diag, len, sizeof *diag);
+        uint32_t *rkey = run_copy(key, len, sizeof *key), *rmark = run_copy(mark, len, sizeof *mark);
         for (size_t l = 0; l < 3; l++) {
             uint32_t wk[3 * LEN], wm[3 * LEN];
             const size_t want = ref->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len, wk, wm);
             uint32_t *ok = out_buffer(want), *om = out_buffer(want);
-            ck_assert_uint_eq(set->pair(diag + l, key + l, mark + l, 3 - l, diag, key, mark, len, ok, om), want);
+            ck_assert_uint_eq(set->pair(diag + l, key + l, mark + l, 3 - l, rdiag, rkey, rmark, len, ok, om), want);
             ck_assert(memcmp(ok, wk, want * sizeof *ok) == 0 && memcmp(om, wm, want * sizeof *om) == 0);
             free(ok);
             free(om);
         }
+        free(rdiag);
+        free(rkey);
+        free(rmark);
         for (int c = 0; c < 32; c += 5) { /* two key bits, as a cell's two diagonals, and 0 to 2 end bits */
             uint32_t wk[LEN];
             const uint32_t kmask = 1u << c | 1u << (31 - c), mmask = (uint32_t)c % 4u;
@@ -449,6 +500,7 @@ static void add_own(TCase *tc, const char *which)
         tcase_add_test(tc, bad_table_arguments);
         tcase_add_test(tc, attack_bits_match_the_board);
         tcase_add_loop_test(tc, quadrants_hold_every_placement, 0, 2);
+        tcase_add_loop_test(tc, groups_are_ordered_by_edge_column, 0, 2);
         tcase_add_test(tc, column_set_tables_match_whole_ones);
         tcase_add_test(tc, counts_with_class_bits);
         tcase_add_test(tc, counts_with_every_kernel_set);
