@@ -24,7 +24,8 @@
  * Counting the pairs: every top half has a queen on row a - 1 (its edge) and attacks some cells of
  * row a; every bottom half has its edge queen on row a and attacks cells of row a - 1. A pair can only
  * match when neither attacks the other's edge queen. Both halves are grouped by edge column (built in
- * that order when there are no class bits, sorted otherwise: half_fill_sorted), and for
+ * that order where there are no class bits and the tables are whole, half_fill_sorted; sorted after
+ * they are built otherwise), and for
  * each pair of edge columns (ct, cb) only the tops of edge ct leaving cb free meet the bottoms of edge
  * cb leaving ct free: about a sixth of all pairs (measured at n = 16). Those meet in the SIMD join
  * (count_quad_simd.h), which streams the longer side and tests four keys of the other per loaded
@@ -51,6 +52,7 @@
  */
 #include "count_quad.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -100,7 +102,8 @@ typedef struct job {
 } job;
 
 /* The halves of one side for one column set: built unsorted, then sorted by edge column, or, without
- * class bits, built sorted (half_fill_sorted; key and mark then go unused). Built with their edge
+ * class bits and with whole tables, built sorted (half_fill_sorted; key and mark are then not
+ * allocated). Built with their edge
  * queen in the left quadrant first, then those with it in the right one: a mark holds the edge
  * queen's column within its quadrant only (count_quad_table.h), and where a half stands says which
  * quadrant. */
@@ -153,16 +156,18 @@ static void half_free(half *h)
     h->len = h->cap = 0;
 }
 
-static bool half_reserve(half *h, size_t halves)
+/* Room for `halves` and the kernels' slack in skey and smark, and, unless they are built sorted (the
+ * same for every column set of a count), in key and mark. */
+static bool half_reserve(half *h, size_t halves, bool built_sorted)
 {
     const size_t need = halves + NQ_QUAD_SIMD_SLACK;
     if (need <= h->cap) return true;
     half_free(h);
-    h->key = malloc(need * sizeof *h->key);
-    h->mark = malloc(need * sizeof *h->mark);
+    h->key = built_sorted ? NULL : malloc(need * sizeof *h->key);
+    h->mark = built_sorted ? NULL : malloc(need * sizeof *h->mark);
     h->skey = malloc(need * sizeof *h->skey);
     h->smark = malloc(need * sizeof *h->smark);
-    if (h->key == NULL || h->mark == NULL || h->skey == NULL || h->smark == NULL) {
+    if ((!built_sorted && (h->key == NULL || h->mark == NULL)) || h->skey == NULL || h->smark == NULL) {
         half_free(h);
         return false;
     }
@@ -187,9 +192,9 @@ static void scratch_free(scratch *s)
 }
 
 /* Room for `tops` top and `bottoms` bottom halves. */
-static bool scratch_reserve(scratch *s, size_t tops, size_t bottoms)
+static bool scratch_reserve(scratch *s, size_t tops, size_t bottoms, bool built_sorted)
 {
-    if (!half_reserve(&s->top, tops) || !half_reserve(&s->bottom, bottoms)) return false;
+    if (!half_reserve(&s->top, tops, built_sorted) || !half_reserve(&s->bottom, bottoms, built_sorted)) return false;
     const size_t need = (tops > bottoms ? tops : bottoms) + NQ_QUAD_SIMD_SLACK;
     if (need <= s->keys_cap) return true;
     free(s->keys);
@@ -342,6 +347,7 @@ static size_t fill_runs(const job *j, split_runs *sp, size_t count, int col0, in
             len += pair_split(j, s, from, to, h->skey + len, h->smark + len);
         }
     }
+    for (size_t i = 0; i < count; i++) assert(sp[i].at == sp[i].end && "every run taken: groups ordered by edge");
     return len;
 }
 
@@ -549,7 +555,7 @@ static bool count_set(job *j, scratch *s, const colset *set, uint64_t *found)
         *found = 0;
         return true;
     }
-    if (!scratch_reserve(s, tops, bottoms)) return out_of_memory(j);
+    if (!scratch_reserve(s, tops, bottoms, j->built_sorted)) return out_of_memory(j);
     if (j->built_sorted) {
         half_fill_sorted(j, &q[TOP_LEFT], top_right, cols & left, cols >> l, s->sp, &s->top);
         half_fill_sorted(j, &q[BOTTOM_LEFT], bottom_right, other & left, other >> l, s->sp, &s->bottom);

@@ -9,8 +9,8 @@
  *
  * pair and pick write whole vectors: their output must have NQ_QUAD_SIMD_SLACK elements of room past
  * what they return. pair may also read NQ_QUAD_SIMD_OVERREAD elements past the end of rdiag, rkey and
- * rmark (and leaves them out): the quadrant tables keep that many spare entries (NQ_QUAD_SPARE). join takes any length below 2^30 keys (it masks its tail; its lane counters are
- * 32-bit): a join gets one slice of one column set's halves, hundreds to thousands of keys. Keys are
+ * rmark (and leaves them out): the quadrant tables keep that many spare entries (NQ_QUAD_SPARE).
+ * join takes any length below 2^30 keys (it masks its tail; its lane counters are 32-bit): a join gets one slice of one column set's halves, hundreds to thousands of keys. Keys are
  * at most 32 bits wide; how a set counts (streamed, or bit-sliced for long joins on AVX2 and
  * AVX-512) is its own affair: every set returns the same count.
  * Thread-safety: pure functions of their arguments; the table is constant.
@@ -28,7 +28,8 @@ typedef struct nq_quad_simd {
     const char *name; /* "avx512", "avx2" or "portable" */
 
     /* For each l < llen and r < rlen with (ldiag[l] & rdiag[r]) == 0, in that order, append
-     * lkey[l] | rkey[r] to okey and lmark[l] | rmark[r] to omark; returns how many were appended. */
+     * lkey[l] | rkey[r] to okey and lmark[l] | rmark[r] to omark; returns how many were appended.
+     * Reads up to NQ_QUAD_SIMD_OVERREAD elements past rdiag, rkey and rmark's rlen. */
     size_t (*pair)(const uint64_t *ldiag, const uint32_t *lkey, const uint32_t *lmark, size_t llen,
                    const uint64_t *rdiag, const uint32_t *rkey, const uint32_t *rmark, size_t rlen, uint32_t *okey,
                    uint32_t *omark);

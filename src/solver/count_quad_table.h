@@ -70,7 +70,7 @@ typedef struct nq_quad {
     uint32_t *key;         /* per entry: crossing diagonals outside the class */
     uint32_t *mark;        /* per entry: end bits, class and edge column */
     uint32_t *start;       /* groups + 1 offsets: group g is [start[g], start[g+1]) */
-    size_t len;            /* entries */
+    size_t len;            /* entries; NQ_QUAD_SPARE zeroed ones follow in diag, key and mark */
     int group_shift;       /* group of (rows, cols): rows << group_shift | (cols & group_cols) */
     uint32_t group_cols;   /* all columns; for a table of one column set (nq_quad_fill_cols), 0 */
     size_t cap;            /* nq_quad_fill_cols: room in diag, key and mark */

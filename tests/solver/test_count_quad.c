@@ -202,6 +202,8 @@ START_TEST(column_set_tables_match_whole_ones)
                     nq_quad_fill_cols(&one, &lay, where[k][0], where[k][1], where[k][2], where[k][3], cset), NQ_OK);
                 ck_assert_uint_eq(one.start[0], 0);
                 ck_assert_uint_eq(one.start[1u << one.rows], one.len);
+                for (size_t e = one.len; e < one.len + NQ_QUAD_SPARE; e++) /* spare, zero after a refill too */
+                    ck_assert(one.diag[e] == 0 && one.key[e] == 0 && one.mark[e] == 0);
                 for (uint32_t rset = 0; rset < 1u << whole.rows; rset++) {
                     uint32_t f0, l0, f1, l1;
                     nq_quad_group(&whole, rset, cset, &f0, &l0);
