@@ -10,9 +10,10 @@
  * pair and pick write whole vectors: their output must have NQ_QUAD_SIMD_SLACK elements of room past
  * what they return. pair may also read NQ_QUAD_SIMD_OVERREAD elements past the end of rdiag, rkey and
  * rmark (and leaves them out): the quadrant tables keep that many spare entries (NQ_QUAD_SPARE).
- * join takes any length below 2^30 keys (it masks its tail; its lane counters are 32-bit): a join gets one slice of one column set's halves, hundreds to thousands of keys. Keys are
- * at most 32 bits wide; how a set counts (streamed, or bit-sliced for long joins on AVX2 and
- * AVX-512) is its own affair: every set returns the same count.
+ * join takes any length below 2^30 keys (it masks its tail; its lane counters are 32-bit): a join gets
+ * one slice of one column set's halves, hundreds to thousands of keys. Keys are at most 32 bits
+ * wide; how a set counts (streamed, or bit-sliced for long joins on AVX2 and AVX-512) is its own
+ * affair: every set returns the same count.
  * Thread-safety: pure functions of their arguments; the table is constant.
  */
 #ifndef NQ_COUNT_QUAD_SIMD_H

@@ -4,11 +4,12 @@
  * The board is cut once between rows (top rows 0..a-1, bottom rows a..n-1, a = n / 2) and once
  * between columns (left columns 0..l-1, right l..n-1; l = layout.left: a, or 10 from n = 22 on),
  * which gives four quadrants. A quadrant table holds every partial placement inside one quadrant:
- * any number of queens, at most one per row and column, no two on a diagonal. Placements are grouped by the quadrant-local set of rows they fill
- * (high bits of the group number) and of columns (low bits), so "all placements of the top-left
- * quadrant on rows R and columns C" is one contiguous run. In a table of nq_quad_create, the
- * placements of a group that holds the row next to the cut come ordered by that row's queen's column
- * (the edge column in their marks, below); a table of nq_quad_fill_cols has no such order.
+ * any number of queens, at most one per row and column, no two on a diagonal. Placements are
+ * grouped by the quadrant-local set of rows they fill (high bits of the group number) and of columns
+ * (low bits), so "all placements of the top-left quadrant on rows R and columns C" is one contiguous
+ * run. In a table of nq_quad_create, the placements of a group that holds the row next to the cut
+ * come ordered by that row's queen's column (the edge column in their marks, below); a table of
+ * nq_quad_fill_cols has no such order.
  *
  * Each entry keeps, in three parallel arrays (the pairing loop streams them), what the counter needs
  * without looking at the placement again:
