@@ -12,9 +12,13 @@
 #   - a job whose ranks count different n (as nodes with different builds would), or one of whose
 #     ranks is given arguments that do not parse, is refused at the start (exit 2) without printing a
 #     count or waiting for ever; a worker whose result is longer than any count's, or ragged, is
-#     named malformed (exit 1), its message read whole rather than truncated inside MPI;
+#     named malformed (exit 1), its message read whole rather than truncated inside MPI; a worker
+#     whose rank 0 sends a STOP with a payload, or a chunk longer than the plan, takes it whole as
+#     its STOP (exit 0);
 #   - a worker whose count fails (a rogue one that fails after one task) stops the job as a signal
 #     would: exit 1 without MPI_Abort, every finished task kept in the checkpoint, which resumes;
+#     one whose count fails only after the plan's last task leaves nothing missing: the count is
+#     printed, exit 0;
 #   - a job stopped by a signal (SIGUSR1 to mpirun; SIGTERM to every rank, or to rank 0 alone;
 #     SIGUSR1 to one worker alone; SIGINT to a lone rank) exits 3 with the workers' chunks cancelled
 #     and what it counted in its checkpoint, written at the stop; resumed, it prints the count;
@@ -103,6 +107,14 @@ for mode in long ragged; do
   fi
 done
 say "a worker's long or ragged result is named malformed"
+# ... and a worker given a STOP with values in it, or a chunk of more tasks than the plan has, takes
+# it whole as its STOP and exits 0 (a receive that truncates would end it inside MPI)
+for mode in stop-long work-long; do
+  run -np 1 "$rogue" 14 "$mode" : -np 1 "$bin" 14 --threads 1 >"$work/rogue0.out" 2>"$work/rogue0.err" ||
+    fail "a worker given a $mode message exited $?: $(cat "$work/rogue0.err")"
+  [[ ! -s "$work/rogue0.out" ]] || fail "a worker given a $mode message printed $(cat "$work/rogue0.out")"
+done
+say "a worker takes rank 0's long STOP or long chunk whole, as its STOP"
 # ... and a worker whose count fails stops the job: the others are told to stop and their finished
 # tasks, and the one the failed worker finished, are kept (exit 1, no MPI_Abort); the job resumes
 cp=$work/cp-failed
@@ -121,6 +133,15 @@ out=$(run -np 3 "$bin" 17 --threads 1 --checkpoint "$cp" 2>"$work/failed-resumed
 grep -q "resuming from $cp: $kept of 7108 tasks done" "$work/failed-resumed.err" ||
   fail "the job after a failed worker did not resume: $(cat "$work/failed-resumed.err")"
 say "a worker's failed count stops the job with $kept tasks kept, which resume: $out"
+# ... but a failure that comes when every task is counted (the only worker fails after its last
+# task) loses nothing: the count is printed and the job exits 0, the failure named
+out=$(run -np 1 "$bin" 14 --threads 1 : -np 1 "$rogue" 14 fail-last 2>"$work/fail-last.err") ||
+  fail "a worker failing after the last task: exit $?: $(cat "$work/fail-last.err")"
+if [[ "$out" != "${want[14]}" ]] || ! grep -q '^nqueens-mpi: rank 1: count failed: Out of memory$' "$work/fail-last.err" ||
+  ! grep -q '^nqueens-mpi: every task was counted all the same: the count is whole$' "$work/fail-last.err"; then
+  fail "a worker failing after the last task: printed '$out': $(cat "$work/fail-last.err")"
+fi
+say "a worker failing after the plan's last task: $out"
 
 # kill_at_progress CP OUT ERR NP N: a job of NP ranks counting N with checkpoint CP written after every
 # result (stdout to OUT, stderr to ERR), killed whole once CP shows progress (polled, never a fixed

@@ -57,6 +57,7 @@ typedef struct coordinator {
     pthread_mutex_t lock;             /* guards cp, dirty and the times when rank 0 counts on threads */
     nq_count_ctl ctl;                 /* rank 0 counting alone: cancelled on a stop or a failed write */
     bool save_failed;                 /* a checkpoint write failed (save said so): not tried again */
+    bool worker_failed;               /* a worker's count failed (it said so with FAIL) */
     uint64_t id[NQ_MPI_IDENTITY_LEN]; /* this count's identity, which every worker's must equal */
 } coordinator;
 
@@ -234,7 +235,7 @@ static int serve(coordinator *c)
         if (st.MPI_TAG == NQ_MPI_TAG_FAIL && len >= 0) { /* its last message: the job stops as at a signal */
             fprintf(c->err, "nqueens-mpi: rank %d: count failed: %s\n", w,
                     len == 1 ? nq_err_message((nq_err)buf[0]) : "unknown error");
-            status = NQ_MPI_EXIT_FAILURE;
+            c->worker_failed = true;
             settled(c, w);
             begin_stop(c); /* the failed worker waits for its STOP too, unless it has had it */
             continue;
@@ -258,8 +259,14 @@ static int serve(coordinator *c)
     }
     free(buf);
     c->dismissed = c->active == 0;
-    if (status == NQ_MPI_EXIT_OK && c->stopping && c->cp.ndone < c->cp.tasks) status = NQ_MPI_EXIT_STOPPED;
-    return status;
+    if (status != NQ_MPI_EXIT_OK || c->cp.ndone == c->cp.tasks) {
+        /* A worker's failure that came when every task was counted (by the others, or by itself
+         * before it failed) costs nothing: the count is whole, and is printed. */
+        if (status == NQ_MPI_EXIT_OK && c->worker_failed)
+            fputs("nqueens-mpi: every task was counted all the same: the count is whole\n", c->err);
+        return status;
+    }
+    return c->worker_failed ? NQ_MPI_EXIT_FAILURE : c->stopping ? NQ_MPI_EXIT_STOPPED : status;
 }
 
 /* Worker w's first message, waited for by polling: a HELLO, a FAIL (one value), or whatever a build of

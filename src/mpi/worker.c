@@ -89,6 +89,19 @@ typedef struct stop_state {
     bool told;     /* rank 0's STOP has been received */
 } stop_state;
 
+/* Take rank 0's message st announces, whole, and drop it: anything from rank 0 but a chunk this
+ * worker asked for is its STOP, whatever its length. Received whole because a receive shorter than
+ * the message ends the job inside MPI (a truncation error); so it still does when there is no
+ * memory to take it in. */
+static void drop(const MPI_Status *st)
+{
+    int bytes = 0;
+    MPI_Get_count(st, MPI_BYTE, &bytes);
+    void *junk = bytes > 0 && bytes != MPI_UNDEFINED ? malloc((size_t)bytes) : NULL;
+    MPI_Recv(junk, junk != NULL ? bytes : 0, MPI_BYTE, 0, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    free(junk);
+}
+
 /* Is the job stopping? This rank's signal, or a message from rank 0 while it counts: rank 0 sends
  * nothing unasked but a STOP, which is taken here. */
 static bool stop_seen(stop_state *ss)
@@ -98,7 +111,7 @@ static bool stop_seen(stop_state *ss)
         MPI_Status st;
         MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
         if (flag) {
-            MPI_Recv(NULL, 0, MPI_UINT32_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            drop(&st);
             ss->told = true;
         }
     }
@@ -146,23 +159,13 @@ static void fail(nq_err rc)
     MPI_Send(&code, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_FAIL, MPI_COMM_WORLD);
 }
 
-/* Wait for rank 0's next message (blocking: a worker has nothing else to do) and return its tag and
- * length in uint32 values. */
-static int next_message(int *len)
-{
-    MPI_Status st;
-    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-    MPI_Get_count(&st, MPI_UINT32_T, len);
-    return st.MPI_TAG;
-}
-
-/* Rank 0's one STOP, unless it has come already. */
+/* Rank 0's one STOP, unless it has come already (blocking: a worker has nothing else to do). */
 static void await_stop(const stop_state *ss)
 {
     if (ss->told) return;
-    int len = 0;
-    const int tag = next_message(&len);
-    MPI_Recv(NULL, 0, MPI_UINT32_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Status st;
+    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    drop(&st);
 }
 
 /* The job stops: send the chunk's unsent results with LEAVE, then wait for rank 0's one STOP. */
@@ -191,10 +194,12 @@ static int serve_chunks(const nq_mpi_opts *opts, uint32_t tasks, uint32_t *chunk
     nq_mpi_identity(opts->n, id);
     MPI_Send(id, NQ_MPI_IDENTITY_LEN, MPI_UINT64_T, 0, NQ_MPI_TAG_HELLO, MPI_COMM_WORLD); /* the first request */
     for (;;) {
+        MPI_Status st;
         int len = 0;
-        const int tag = next_message(&len);
-        if (tag != NQ_MPI_TAG_WORK || len <= 0 || (uint32_t)len > tasks) {
-            MPI_Recv(NULL, 0, MPI_UINT32_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st); /* blocking: a worker has nothing else to do */
+        MPI_Get_count(&st, MPI_UINT32_T, &len);         /* MPI_UNDEFINED for a ragged one */
+        if (st.MPI_TAG != NQ_MPI_TAG_WORK || len <= 0 || (uint32_t)len > tasks) {
+            drop(&st);
             return NQ_MPI_EXIT_OK; /* STOP (anything else from rank 0 means the same) */
         }
         MPI_Recv(chunk, len, MPI_UINT32_T, 0, NQ_MPI_TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
