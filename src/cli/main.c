@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "stop_signals.h"
+
 /* The signal (SIGINT or SIGTERM) that cancelled a count or a random search, 0 while none has; the one
  * mutable global, as a signal handler needs. */
 static volatile sig_atomic_t interrupted = 0;
@@ -16,19 +18,11 @@ static void on_interrupt(int sig)
 
 /* Ctrl-C (SIGINT) or a stop (SIGTERM: kill, a container's runtime, a batch system) during a count or
  * a random search cancels it cleanly (the library stops its workers) instead of killing the process
- * mid-way. solve and check keep the default actions: nothing to clean up. A signal ignored from the
- * start (SIGINT in a job started with '&' by a script) stays ignored, as the caller asked. */
+ * mid-way. solve and check keep the default actions: nothing to clean up. */
 static void catch_interrupt(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa, old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* looked at, not swapped */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_interrupt;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
+    nq_catch_stop_signals(sigs, sizeof sigs / sizeof sigs[0], on_interrupt, false);
 }
 
 /* After a cancelled count or search has said so, end the way the uncaught signal would: a shell

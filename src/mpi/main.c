@@ -23,6 +23,7 @@
 #include "mpi_count.h"
 #include "nqueens/parse.h"
 #include "nqueens/solver.h"
+#include "stop_signals.h"
 
 #ifndef NQ_RELEASE
 #define NQ_RELEASE "unknown" /* the build defines it from the CMake project version */
@@ -47,20 +48,12 @@ bool nq_mpi_stop_requested(void)
     return atomic_load_explicit(&stop_signal, memory_order_relaxed) != 0;
 }
 
-/* SIGTERM, SIGINT and SIGUSR1 stop the job keeping its work (mpi_count.h), instead of killing the rank. A
- * signal ignored from the start (a job started in the background by a script) stays ignored. */
+/* SIGTERM, SIGINT and SIGUSR1 stop the job keeping its work (mpi_count.h), instead of killing the rank.
+ * Restarting: MPI and stdio calls go on; the main thread polls the flag. */
 static void catch_stop_signals(void)
 {
     static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa, old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART; /* MPI and stdio calls go on; the main thread polls the flag */
-        sigaction(sigs[i], &sa, NULL);
-    }
+    nq_catch_stop_signals(sigs, sizeof sigs / sizeof sigs[0], on_stop_signal, true);
 }
 
 static const char usage[] =
