@@ -108,9 +108,11 @@ for mode in long ragged; do
 done
 say "a worker's long or ragged result is named malformed"
 # ... and a worker given a STOP with values in it, or a chunk of more tasks than the plan has, takes
-# it whole as its STOP and exits 0 (a receive that truncates would end it inside MPI)
+# it whole as its STOP and exits 0 (a receive that truncates would end it inside MPI; a worker that
+# took the chunk as work would wait for ever for a rank 0 that has left: the timeout fails it)
 for mode in stop-long work-long; do
-  run -np 1 "$rogue" 14 "$mode" : -np 1 "$bin" 14 --threads 1 >"$work/rogue0.out" 2>"$work/rogue0.err" ||
+  timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 "$rogue" 14 "$mode" : -np 1 "$bin" 14 --threads 1 \
+    >"$work/rogue0.out" 2>"$work/rogue0.err" ||
     fail "a worker given a $mode message exited $?: $(cat "$work/rogue0.err")"
   [[ ! -s "$work/rogue0.out" ]] || fail "a worker given a $mode message printed $(cat "$work/rogue0.out")"
 done

@@ -22,7 +22,7 @@ static void on_interrupt(int sig)
 static void catch_interrupt(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM};
-    nq_catch_stop_signals(sigs, sizeof sigs / sizeof sigs[0], on_interrupt, false);
+    nq_stop_signals_catch(sigs, sizeof sigs / sizeof sigs[0], on_interrupt, false);
 }
 
 /* After a cancelled count or search has said so, end the way the uncaught signal would: a shell

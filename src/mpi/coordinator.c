@@ -260,8 +260,9 @@ static int serve(coordinator *c)
     free(buf);
     c->dismissed = c->active == 0;
     if (status != NQ_MPI_EXIT_OK || c->cp.ndone == c->cp.tasks) {
-        /* A worker's failure that came when every task was counted (by the others, or by itself
-         * before it failed) costs nothing: the count is whole, and is printed. */
+        /* A worker's failure costs nothing when every task was counted all the same, once the
+         * workers' last messages are in (by the others, or by itself before it failed): the count
+         * is whole, and is printed. */
         if (status == NQ_MPI_EXIT_OK && c->worker_failed)
             fputs("nqueens-mpi: every task was counted all the same: the count is whole\n", c->err);
         return status;

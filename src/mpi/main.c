@@ -53,7 +53,7 @@ bool nq_mpi_stop_requested(void)
 static void catch_stop_signals(void)
 {
     static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
-    nq_catch_stop_signals(sigs, sizeof sigs / sizeof sigs[0], on_stop_signal, true);
+    nq_stop_signals_catch(sigs, sizeof sigs / sizeof sigs[0], on_stop_signal, true);
 }
 
 static const char usage[] =

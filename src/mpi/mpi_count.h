@@ -39,7 +39,8 @@ enum {
  * has not had one a STOP, takes each one's last RESULT or LEAVE, writes the checkpoint and exits
  * NQ_MPI_EXIT_STOPPED. A worker whose count fails sends the tasks it finished (PARTIAL) and a FAIL,
  * its last message, which stops the job the same way, but rank 0 then exits NQ_MPI_EXIT_FAILURE
- * (unless every task was counted all the same: then the count is whole, and is printed).
+ * (unless every task was counted all the same once the workers' last messages are in: then the count
+ * is whole, and is printed).
  * Each worker that took part gets exactly one STOP and waits for it before it leaves, so no message
  * is left unreceived. True once this rank has been signalled (a lock-free atomic the handler sets;
  * any thread may ask). */

@@ -92,12 +92,12 @@ typedef struct stop_state {
 /* Take rank 0's message st announces, whole, and drop it: anything from rank 0 but a chunk this
  * worker asked for is its STOP, whatever its length. Received whole because a receive shorter than
  * the message ends the job inside MPI (a truncation error); so it still does when there is no
- * memory to take it in. */
+ * memory to take it in, or for a message of 2 GiB or more (MPI_UNDEFINED bytes, negative). */
 static void drop(const MPI_Status *st)
 {
     int bytes = 0;
     MPI_Get_count(st, MPI_BYTE, &bytes);
-    void *junk = bytes > 0 && bytes != MPI_UNDEFINED ? malloc((size_t)bytes) : NULL;
+    void *junk = bytes > 0 ? malloc((size_t)bytes) : NULL;
     MPI_Recv(junk, junk != NULL ? bytes : 0, MPI_BYTE, 0, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     free(junk);
 }

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
-void nq_catch_stop_signals(const int *sigs, size_t count, void (*handler)(int), bool restart)
+void nq_stop_signals_catch(const int *sigs, size_t count, void (*handler)(int), bool restart)
 {
     for (size_t i = 0; i < count; i++) {
         struct sigaction sa, old;

@@ -68,8 +68,8 @@ static int as_rank_zero(uint32_t tasks, bool work)
 
 /* Triples (task, total, burnside) of the tasks counted, in the order they end. */
 typedef struct triples {
-    uint64_t *v;
-    uint32_t count;
+    uint64_t *v;    /* 3 x count values filled, room for every task of the plan */
+    uint32_t count; /* triples filled */
 } triples;
 
 static void keep_sums(void *arg, uint32_t task, const nq_count_sums *sums)
@@ -142,7 +142,7 @@ int main(int argc, char *argv[])
         fputs("usage: nq-rogue-worker N long|ragged|fail|fail-last|stop-long|work-long\n", stderr);
         die(2);
     }
-    uint8_t *junk = calloc((size_t)bytes + 1u, 1); /* + 1: fail sends none */
+    uint8_t *junk = calloc((size_t)bytes + 1u, 1); /* + 1: the modes but long and ragged send none */
     if (junk == NULL) die(1);
     const int count = 2; /* src/mpi/main.c: every rank first says that it counts (least and most) */
     int agreed = 0;
