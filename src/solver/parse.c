@@ -25,9 +25,11 @@ nq_err nq_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 {
     if (s == NULL || out == NULL) return NQ_E_ARG;
     if (len == 0 || nq_parse_digits_len(s, len) != len) return NQ_E_PARAM_INVALID;
-    if (len > NQ_PARSE_DIGITS_MAX) return NQ_E_OVERFLOW;
+    size_t i = 0;
+    while (i + 1 < len && s[i] == '0') i++; /* leading zeros: the value, not the text, may overflow */
+    if (len - i > NQ_PARSE_DIGITS_MAX) return NQ_E_OVERFLOW;
     uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (; i < len; i++) {
         const uint64_t d = (uint64_t)(s[i] - '0');
         if (d > max || v > (max - d) / 10u) return NQ_E_OVERFLOW; /* v * 10 + d > max, unwrapped */
         v = v * 10u + d;

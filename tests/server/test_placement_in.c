@@ -23,6 +23,8 @@ static const good_row good[] = {
     {"{\"n\":8,\"queens\":[]}", ""},
     {" {\"n\":5,\"queens\":[[1,0],[1,4]]} \n", "1:0,1:4"},
     {"{\"n\":4.0,\"columns\":[1e0,3,0,2]}", "0:1,1:3,2:0,3:2"}, /* integral numbers, however written */
+    {"{\"n\":40E-1,\"columns\":[0.1e+1,3,-0,2.0]}", "0:1,1:3,2:0,3:2"},
+    {"{\"\\u006e\":4,\"q\\u0075eens\":[[0,1]]}", "0:1"}, /* escaped names: "n", "queens" */
 };
 
 START_TEST(test_good)
@@ -134,6 +136,50 @@ START_TEST(test_deep_nesting)
 }
 END_TEST
 
+/* What RFC 8259 forbids and cJSON would take is refused by the scan before it, naming the byte:
+ * a NUL escaped or raw, or another control character, in a string (cJSON's strings end at a NUL, so
+ * "n\u0000x" would have been read as the member "n"), a bad escape, and numbers with a leading zero,
+ * a '+' or nothing after '.' or 'e'. */
+typedef struct not_json_row {
+    const char *body; /* the JSON body */
+    size_t len;       /* its length: raw NULs inside */
+    const char *says; /* in the detail, with the byte */
+} not_json_row;
+
+#define ROW(text, says)             \
+    {                               \
+        text, sizeof text - 1, says \
+    }
+static const not_json_row not_json[] = {
+    ROW("{\"n\\u0000evil\":4,\"queens\":[]}", "The escape \\u0000 in a string (byte 3)"),
+    ROW("{\"n\":4,\"queens\\u0000x\":[[0,0]]}", "The escape \\u0000 in a string (byte 14)"),
+    ROW("{\"n\":4,\"columns\\u0000\":[0,null,null,null]}", "The escape \\u0000 in a string (byte 15)"),
+    ROW("{\"n\0\":4,\"queens\":[]}", "a control character in a string (byte 3)"),
+    ROW("{\"n\n\":4,\"queens\":[]}", "a control character in a string (byte 3)"),
+    ROW("{\"n\\x\":4,\"queens\":[]}", "a bad escape in a string (byte 3)"),
+    ROW("{\"n\\u00g0\":4,\"queens\":[]}", "a bad escape in a string (byte 3)"),
+    ROW("{\"n\":04,\"queens\":[]}", "Not a JSON number (byte 5)"),
+    ROW("{\"n\":4.,\"queens\":[]}", "Not a JSON number (byte 5)"),
+    ROW("{\"n\":4,\"queens\":[[0,01]]}", "Not a JSON number (byte 20)"),
+    ROW("{\"n\":4,\"queens\":[[0,1e]]}", "Not a JSON number (byte 20)"),
+    ROW("{\"n\":4,\"queens\":[[0,-]]}", "Not a JSON number (byte 20)"),
+    ROW("{\"n\":4,\"queens\":[[0,1e+]]}", "Not a JSON number (byte 20)"),
+    ROW("{\"n\":-04,\"queens\":[]}", "Not a JSON number (byte 5)"),
+};
+#undef ROW
+
+START_TEST(test_not_json)
+{
+    const not_json_row *row = &not_json[_i];
+    nq_placement *p = NULL;
+    nq_placement_in_error e;
+    ck_assert_int_eq(nq_placement_from_json(row->body, row->len, 1000, &p, &e), NQ_E_BAD_REQUEST);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_null(e.param);
+    ck_assert_msg(strstr(e.detail, row->says) != NULL, "%s: %s", row->body, e.detail);
+}
+END_TEST
+
 /* An empty body, or one of whitespace only, says so. */
 START_TEST(test_empty)
 {
@@ -153,6 +199,7 @@ int main(void)
     TCase *tc = tcase_create("placement_in");
     tcase_add_loop_test(tc, test_good, 0, (int)(sizeof good / sizeof good[0]));
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_loop_test(tc, test_not_json, 0, (int)(sizeof not_json / sizeof not_json[0]));
     tcase_add_test(tc, test_deep_nesting);
     tcase_add_test(tc, test_empty);
     suite_add_tcase(s, tc);
