@@ -733,6 +733,18 @@ static const row rows[] = {
      {400, 200},
      "/problems/bad-request",
      false},
+    /* request targets that are no path: refused by the app, the connection kept; the absolute form
+     * is served as its path */
+    {"CONNECT host:port",
+     "CONNECT t:80 HTTP/1.1\r\n" H "\r\n" NEXT,
+     0,
+     "GG",
+     {400, 200},
+     "/problems/bad-request",
+     false},
+    {"GET *", "GET * HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {400, 200}, "/problems/bad-request", false},
+    {"bare name", "GET count?n=4 HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {400, 200}, "/problems/bad-request", false},
+    {"absolute form", "GET http://t/count?n=4 HTTP/1.1\r\n" H "\r\n" NEXT, 0, "GG", {200, 200}, NULL, false},
 };
 
 /* Every answer of ours that is an error is a problem; libmicrohttpd's own ones are listed above. */

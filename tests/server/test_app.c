@@ -165,10 +165,16 @@ START_TEST(test_methods)
     ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");
     nq_response_clear(&r);
     free(body);
-    body = serve("GET", "*", NULL, &r);
-    ck_assert_uint_eq(r.status, 404);
-    nq_response_clear(&r);
-    free(body);
+    /* "*" is for OPTIONS only; nor is a host:port or a bare name a path (no instance: none is ours) */
+    static const char *const not_paths[][2] = {{"GET", "*"}, {"CONNECT", "localhost:8080"}, {"GET", "count?n=4"}};
+    for (size_t i = 0; i < sizeof not_paths / sizeof not_paths[0]; i++) {
+        body = serve(not_paths[i][0], not_paths[i][1], NULL, &r);
+        ck_assert_uint_eq(r.status, 400);
+        ck_assert_ptr_nonnull(strstr(body, "must be a path"));
+        ck_assert_ptr_null(strstr(body, "\"instance\""));
+        nq_response_clear(&r);
+        free(body);
+    }
     body = serve("DELETE", "/count?n=4", NULL, &r);
     ck_assert_uint_eq(r.status, 405);
     ck_assert_str_eq(nq_response_header(&r, "Allow"), "GET, HEAD, OPTIONS");

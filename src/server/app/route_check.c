@@ -10,6 +10,9 @@
  *            and body caps let in, so nothing is computed on the workers and nothing is cached
  * At most --max-conflicts pairs are listed; conflict_count is always the full number.
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, for nq_clock_s */
+#endif
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 
 #include "app/placement_in.h"
 #include "app/router.h"
+#include "base/clock.h"
 
 #define CHECK_KEYS (NQ_QK_N | NQ_QK_COLUMNS | NQ_QK_QUEENS)
 #define PAIR_TEXT_MAX 56 /* [[<10>,<10>],[<10>,<10>]], */
@@ -109,7 +113,9 @@ nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *
     const size_t cap = nq_app_config(w->app)->max_conflicts;
     nq_pair *pairs = cap ? malloc(cap * sizeof *pairs) : NULL;
     nq_check_report r;
+    const double t0 = nq_clock_s(); /* checked here, on the request's thread: its own solver time */
     nq_err rc = cap && !pairs ? NQ_E_NOMEM : nq_placement_check(p->placement, pairs, cap, &r);
+    const double seconds = nq_clock_s() - t0;
     size_t len = 0;
     char *body = rc == NQ_OK ? render(p->placement, &r, pairs, &len) : NULL;
     free(pairs);
@@ -127,7 +133,7 @@ nq_app_step nq_check_answer(nq_app_work *w, const nq_request *req, nq_response *
         body = gz;
         len = gz_len;
     }
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, zip ? etag_gz : etag, zip, 0.0);
+    nq_app_success(resp, 200, NQ_MEDIA_JSON, zip ? etag_gz : etag, zip, seconds);
     resp->kind = NQ_BODY_OWNED;
     resp->owned = body;
     resp->body = body;
