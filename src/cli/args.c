@@ -137,7 +137,9 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
             st->help = true;
         } else if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
             if (!take_option(argc, argv, &i, st, why, cap)) return false;
-        } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != ',') { /* "-,3,0,2" is a placement */
+        } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != ',' && !(arg[1] >= '0' && arg[1] <= '9')) {
+            /* "-,3,0,2" is a placement, and "-5" or "-1,3,0,2" an N or a placement the checks below
+             * refuse for what they are: no option starts with a digit */
             return fail(why, cap, "unknown option '%s'", arg);
         } else if (st->command == NULL) {
             st->command = arg;
@@ -212,7 +214,8 @@ static bool apply_check_options(const parse_state *st, nq_cli_opts *o, char *why
     const char *limit = st->values[OPT_LIMIT], *queens = st->values[OPT_QUEENS];
     o->limit = NQ_CLI_CONFLICTS_DEFAULT;
     if (limit != NULL && !parse_u64(limit, SIZE_MAX / sizeof(nq_pair), &o->limit))
-        return fail(why, cap, "--limit must be a whole number >= 0 (conflicts listed), not '%s'", limit);
+        return fail(why, cap, "--limit must be a whole number from 0 to %zu (conflicts listed), not '%s'",
+                    SIZE_MAX / sizeof(nq_pair), limit);
     o->has_limit = limit != NULL;
     if (o->n == 0) { /* "-": everything comes from stdin */
         if (st->extra != NULL || queens != NULL) return fail(why, cap, "check - reads the placement from stdin only");

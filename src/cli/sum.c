@@ -287,7 +287,7 @@ static bool read_line(FILE *in, char *buf, size_t *len)
 
 /* Standard input: any number of documents, one a line, for more shards than a command line holds
  * (`find shards -name 'shard-*' -exec awk 1 {} + | nqueens count N --sum -`). Each is named "-:LINE"
- * in refusals. */
+ * in refusals. An empty line is no document and is skipped (a script's trailing `echo`). */
 static int take_lines(summer *m, FILE *in)
 {
     char buf[SHARD_FILE_MAX + 1u];
@@ -295,11 +295,12 @@ static int take_lines(summer *m, FILE *in)
     size_t len = 0;
     int status = NQ_CLI_EXIT_OK;
     for (unsigned long line = 1; status == NQ_CLI_EXIT_OK && read_line(in, buf, &len); line++) {
+        if (len == 1 && buf[0] == '\n') continue;
         (void)snprintf(name, sizeof name, "-:%lu", line);
         status = take(m, buf, len, name);
     }
     if (status != NQ_CLI_EXIT_OK || !ferror(in)) return status;
-    fputs("nqueens: -: read error\n", m->err);
+    fprintf(m->err, "nqueens: -: read error: %s\n", strerror(errno));
     return NQ_CLI_EXIT_FAILURE;
 }
 

@@ -128,7 +128,7 @@ expect_err 2 "--format board only up to N = 1024" solution 1025 --format board
 expect_err 2 "--format must be 'columns' or 'board', not 'json'" solution 8 --format json
 expect_err 2 "--random does not apply to solve" solve 8 --random
 expect_err 2 "--queens does not apply to solution" solution 8 --queens 0:0
-expect_err 2 "--limit must be a whole number >= 0 (conflicts listed), not 'x'" check 4 1,3,0,2 --limit x
+expect_err 2 "--limit must be a whole number from 0 to 1152921504606846975 (conflicts listed), not 'x'" check 4 1,3,0,2 --limit x
 expect_err 2 "N must be a whole number from 1 to 1000000000, not '0'" solution 0
 expect_err 2 "unexpected argument '3'" solution 8 3
 
@@ -174,7 +174,8 @@ expect_err 2 "count needs a board size" count
 expect_err 2 "N must be a whole number from 1 to 27, not '28'" count 28
 expect_err 2 "N must be a whole number from 1 to 32, not '33'" solve 33
 expect_err 2 "not '0'" solve 0
-expect_err 2 "unknown option '-4'" solve -4
+expect_err 2 "N must be a whole number from 1 to 32, not '-4'" solve -4 # a negative N, not an option
+expect_err 2 "COLUMNS: entry 0 is not a column number or '-'" check 4 -1,3,0,2
 expect_err 2 "not '+4'" solve +4
 expect_err 2 "not ' 4'" solve ' 4'
 expect_err 2 "not '4x'" solve 4x

@@ -82,7 +82,10 @@ refuse_stdin() { # refuse_stdin PATTERN INPUT: --sum - of INPUT is refused with 
   [[ $status -eq 2 && "$err" == *"$1"* ]] || fail "--sum - refused '$1': status $status, '$err'"
 }
 refuse_stdin "-:3: not a shard document" "$(cat "$d/0.json" "$d/1.json")"$'\ngarbage\n'
-refuse_stdin "-:2: not a shard document" "$(cat "$d/0.json")"$'\n\n'"$(cat "$d/1.json")"
+refuse_stdin "-:4: not a shard document" "$(cat "$d/0.json")"$'\n\n'"$(cat "$d/1.json")"$'\nx\n' # -:2 is empty
+# ... an empty line is no document, and is skipped (a script's trailing echo)
+r=$({ echo; cat "$d"/[0-3].json; echo; cat "$d"/[4-6].json; echo; } | "$bin" count 14 --sum -)
+[[ "$r" == '{"n":14,"total":365596,"unique":45752}' ]] || fail "count 14 --sum - with empty lines: $r"
 refuse_stdin "-:2: shard 0 of 7 given twice" "$(cat "$d/0.json" "$d/0.json")"
 refuse_stdin "2 of 7 shards given; missing: 2 3 4 5 6" "$(cat "$d/0.json" "$d/1.json")"
 refuse_stdin "no shard documents given" "" # a find that found nothing
