@@ -43,10 +43,10 @@ static bool ref_decode(const char *src, size_t len, char *dst, size_t *out_len)
     return true;
 }
 
-/* 1..20 ASCII digits whose value fits in 64 bits. */
+/* ASCII digits, at least one, whose value fits in 64 bits (leading zeros do not count). */
 static bool ref_u64(const char *s, size_t len, uint64_t *out)
 {
-    if (len == 0 || len > 20) return false;
+    if (len == 0) return false;
     uint64_t v = 0;
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9') return false;

@@ -95,12 +95,19 @@ static const struct opt_spec *find_opt(const char *name, size_t len)
     return NULL;
 }
 
+/* Whether arg is an option: "-" (standard input) is not, nor is "-" and a digit ("-5", "-1,3,0,2":
+ * a negative N or a placement, refused as such), nor "-," (a placement's empty first row). */
+static bool is_option(const char *arg)
+{
+    return arg[0] == '-' && arg[1] != '\0' && arg[1] != ',' && !(arg[1] >= '0' && arg[1] <= '9');
+}
+
 /* --sum FILE...: every argument after it up to the next option is a file; "-" is standard input
- * (a file whose name starts with '-' is given as ./-name). */
+ * (a file whose name starts with '-' and a letter is given as ./-name). */
 static void take_files(int argc, char *const argv[], int *i, parse_state *st)
 {
     st->files = &argv[*i + 1];
-    while (*i + 1 < argc && (argv[*i + 1][0] != '-' || argv[*i + 1][1] == '\0')) {
+    while (*i + 1 < argc && !is_option(argv[*i + 1])) {
         ++*i;
         st->nfiles++;
     }
@@ -137,9 +144,7 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
             st->help = true;
         } else if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
             if (!take_option(argc, argv, &i, st, why, cap)) return false;
-        } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != ',' && !(arg[1] >= '0' && arg[1] <= '9')) {
-            /* "-,3,0,2" is a placement, and "-5" or "-1,3,0,2" an N or a placement the checks below
-             * refuse for what they are: no option starts with a digit */
+        } else if (is_option(arg)) {
             return fail(why, cap, "unknown option '%s'", arg);
         } else if (st->command == NULL) {
             st->command = arg;

@@ -300,7 +300,9 @@ static int take_lines(summer *m, FILE *in)
         status = take(m, buf, len, name);
     }
     if (status != NQ_CLI_EXIT_OK || !ferror(in)) return status;
-    fprintf(m->err, "nqueens: -: read error: %s\n", strerror(errno));
+    char msg[128];
+    if (strerror_r(errno, msg, sizeof msg) != 0) msg[0] = '\0';
+    fprintf(m->err, "nqueens: -: read error%s%s\n", msg[0] != '\0' ? ": " : "", msg);
     return NQ_CLI_EXIT_FAILURE;
 }
 

@@ -169,8 +169,9 @@ static bool hex_digit(char c)
 }
 
 /* The end of the number that starts at text[i] ('-' or a digit), or i when it breaks RFC 8259's
- * grammar there: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. cJSON would take "04", "4." and
- * "1e" (strtod's reading); what follows the number is left to cJSON. */
+ * grammar there: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. cJSON would take "04" and "4."
+ * (strtod's reading), and refuses "1e" only as "not valid JSON"; what follows the number is left to
+ * cJSON. */
 static size_t number_end(const char *text, size_t len, size_t i)
 {
     const size_t start = i;
@@ -208,10 +209,11 @@ static size_t escape_len(const char *text, size_t len, size_t i, bool *nul)
 }
 
 /* One pass over the text before cJSON reads it, for what cJSON would let through or recurse into:
- * a '[' or '{' opening a level deeper than NQ_PLACEMENT_JSON_DEPTH_MAX; in a string, a control
- * character, a bad escape, or \u0000 (cJSON's strings end at a NUL, so "n\u0000x" would be read as
- * the member "n"); a number outside RFC 8259's grammar. *at is the fault's offset. Literals and the
- * structure are left to cJSON. */
+ * a '[' or '{' opening a level deeper than NQ_PLACEMENT_JSON_DEPTH_MAX; a control character in a
+ * string, or between tokens other than tab, CR and LF (cJSON skips every byte up to the space as
+ * whitespace); in a string, a bad escape, or \u0000 (cJSON's strings end at a NUL, so "n\u0000x"
+ * would be read as the member "n"); a number outside RFC 8259's grammar. *at is the fault's offset.
+ * Literals and the structure are left to cJSON. */
 static lex_fault scan(const char *text, size_t len, size_t *at)
 {
     size_t depth = 0;
@@ -229,6 +231,8 @@ static lex_fault scan(const char *text, size_t len, size_t *at)
             if (c == '"') in_string = false;
         } else if (c == '"') {
             in_string = true;
+        } else if ((unsigned char)c < 0x20 && !json_space(c)) {
+            return LEX_CONTROL;
         } else if (c == '-' || digit(c)) {
             const size_t end = number_end(text, len, i);
             if (end == i) return LEX_NUMBER;
@@ -253,15 +257,17 @@ static nq_err lex_failed(nq_placement_json_error *e, lex_fault f, size_t at)
                     NQ_PLACEMENT_JSON_DEPTH_MAX, at);
     case LEX_CONTROL:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
-                    "Not valid JSON: a control character in a string (byte %zu), which JSON escapes.", at);
+                    "Not valid JSON: a control character (byte %zu); JSON escapes them in strings, and "
+                    "allows only space, tab, CR and LF between tokens.",
+                    at);
     case LEX_ESCAPE: return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a bad escape in a string (byte %zu).", at);
     case LEX_NUL:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
                     "The escape \\u0000 in a string (byte %zu): no name or value of a placement holds it.", at);
     case LEX_NUMBER:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
-                    "Not a JSON number (byte %zu): no leading zero, no sign but '-', and a digit after '.' "
-                    "and after the exponent's 'e'.",
+                    "Not a JSON number (byte %zu): no leading zero, and a digit after '-', after '.' and "
+                    "after the exponent's 'e'.",
                     at);
     case LEX_OK: break;
     }

@@ -428,11 +428,13 @@ START_TEST(test_server_timing)
     /* A check is computed on the request's thread, never cached: its time is its own. 100 000
      * queens take more than the microsecond Server-Timing rounds to, however fast the machine. */
     enum { QUEENS = 100000 };
-    char *body = malloc(QUEENS * 8 + 64);
+    const size_t cap = QUEENS * 8 + 64;
+    char *body = malloc(cap);
     ck_assert_ptr_nonnull(body);
-    size_t len = (size_t)sprintf(body, "{\"n\":%d,\"columns\":[", QUEENS);
-    for (int i = 0; i < QUEENS; i++) len += (size_t)sprintf(body + len, "%s%d", i ? "," : "", i);
-    len += (size_t)sprintf(body + len, "]}");
+    size_t len = (size_t)snprintf(body, cap, "{\"n\":%d,\"columns\":[", QUEENS);
+    for (int i = 0; i < QUEENS; i++) len += (size_t)snprintf(body + len, cap - len, "%s%d", i ? "," : "", i);
+    len += (size_t)snprintf(body + len, cap - len, "]}");
+    ck_assert_uint_lt(len, cap);
     static const char *const json[] = {"Content-Type: application/json", NULL};
     ck_assert(nq_http_send(&server, "POST", "/check", json, body, len, &r));
     ck_assert_int_eq(r.status, 200);

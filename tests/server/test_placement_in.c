@@ -138,8 +138,8 @@ END_TEST
 
 /* What RFC 8259 forbids and cJSON would take is refused by the scan before it, naming the byte:
  * a NUL escaped or raw, or another control character, in a string (cJSON's strings end at a NUL, so
- * "n\u0000x" would have been read as the member "n"), a bad escape, and numbers with a leading zero,
- * a '+' or nothing after '.' or 'e'. */
+ * "n\u0000x" is read as the member "n"), a control character between tokens (cJSON skips them as
+ * whitespace), a bad escape, and numbers with a leading zero or nothing after '-', '.' or 'e'. */
 typedef struct not_json_row {
     const char *body; /* the JSON body */
     size_t len;       /* its length: raw NULs inside */
@@ -154,8 +154,11 @@ static const not_json_row not_json[] = {
     ROW("{\"n\\u0000evil\":4,\"queens\":[]}", "The escape \\u0000 in a string (byte 3)"),
     ROW("{\"n\":4,\"queens\\u0000x\":[[0,0]]}", "The escape \\u0000 in a string (byte 14)"),
     ROW("{\"n\":4,\"columns\\u0000\":[0,null,null,null]}", "The escape \\u0000 in a string (byte 15)"),
-    ROW("{\"n\0\":4,\"queens\":[]}", "a control character in a string (byte 3)"),
-    ROW("{\"n\n\":4,\"queens\":[]}", "a control character in a string (byte 3)"),
+    ROW("{\"n\0\":4,\"queens\":[]}", "a control character (byte 3)"),
+    ROW("{\"n\n\":4,\"queens\":[]}", "a control character (byte 3)"),
+    ROW("\f{\"n\":4,\"queens\":[]}", "a control character (byte 0)"),
+    ROW("{\"n\":4,\x01\"queens\":[]}", "a control character (byte 7)"),
+    ROW("{\"n\":4\0,\"queens\":[]}", "a control character (byte 6)"),
     ROW("{\"n\\x\":4,\"queens\":[]}", "a bad escape in a string (byte 3)"),
     ROW("{\"n\\u00g0\":4,\"queens\":[]}", "a bad escape in a string (byte 3)"),
     ROW("{\"n\":04,\"queens\":[]}", "Not a JSON number (byte 5)"),

@@ -656,7 +656,7 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
         /* Not a path: "*" for another method than OPTIONS, CONNECT's host:port, or a bare "count"
          * (RFC 9112 section 3.2: the absolute form reaches here as its path). No instance: the
          * target is no URI reference of this server ("localhost:8080" would read as a scheme). */
-        resp->route = "not_found";
+        resp->route = "bad_target";
         nq_app_problem(resp, NULL, NQ_E_BAD_REQUEST, NULL,
                        "The request target must be a path such as /count?n=8 (RFC 9112 section 3.2.1); "
                        "this server is no proxy.",
