@@ -69,6 +69,7 @@ static unsigned ref_key(const char *k)
 /* Apply one decoded value to q; false if the key's grammar rejects it. */
 static bool ref_value(nq_query *q, unsigned key, const char *v, size_t len)
 {
+    if (len > NQ_QUERY_AFTER_MAX) return false; /* the longest value of any key, decoded */
     switch (key) {
     case NQ_QK_N: return ref_u64(v, len, &q->n) && q->n > 0;
     case NQ_QK_LIMIT: return ref_u64(v, len, &q->limit) && q->limit > 0;
@@ -78,7 +79,6 @@ static bool ref_value(nq_query *q, unsigned key, const char *v, size_t len)
         return strcmp(v, "board") == 0 || strcmp(v, "columns") == 0;
     case NQ_QK_UNIQUE: q->unique = strcmp(v, "true") == 0; return q->unique || strcmp(v, "false") == 0;
     case NQ_QK_AFTER:
-        if (len > NQ_QUERY_AFTER_MAX) return false;
         memcpy(q->after, v, len + 1);
         q->after_len = len;
         return true;
