@@ -185,6 +185,28 @@ START_TEST(long_strings_are_cut)
     ck_assert_str_eq(nq_check_json_str(j, "request_id"), "id-1");
     cJSON_Delete(j);
 
+    /* The same with plain characters, copied in runs: a run longer than the line's room left is cut
+     * at the field's cap all the same, and the fields after it stay. */
+    char *plain = malloc(5001);
+    ck_assert_ptr_nonnull(plain);
+    memset(plain, 'b', 5000);
+    plain[5000] = '\0';
+    const nq_request_record p = {.method = "GET",
+                                 .path = plain,
+                                 .query = plain,
+                                 .request_id = "id-2",
+                                 .remote_addr = "192.0.2.1",
+                                 .status = 404};
+    nq_accesslog_request(c.log, &p);
+    j = parse_line(drain(&c, c.out[0]));
+    ck_assert_uint_eq(strlen(nq_check_json_str(j, "path")), 1000 + 3);
+    ck_assert_uint_eq(strlen(nq_check_json_str(j, "query")), 1000 + 3);
+    ck_assert_double_eq(nq_check_json_num(j, "status"), 404);
+    ck_assert_str_eq(nq_check_json_str(j, "request_id"), "id-2");
+    ck_assert_str_eq(nq_check_json_str(j, "remote_addr"), "192.0.2.1");
+    cJSON_Delete(j);
+    free(plain);
+
     const nq_request_record all = {
         .method = big, .path = big, .query = big, .request_id = big, .remote_addr = big, .route = big, .status = 414};
     nq_accesslog_request(c.log, &all);

@@ -185,7 +185,7 @@ static void put_escaped(line *l, const char *str)
             /* Cut: keep what fits of a plain run (an escape is never split), then mark the cut. */
             const size_t keep = run > 0 ? (field_left < line_left ? field_left : line_left) : 0;
             put_raw(l, (const char *)s + i, keep);
-            l->full = l->full || elen > line_left;
+            l->full = l->full || line_left <= field_left; /* cut for the line's room, not the field's */
             put_raw(l, "...", 3);
             return;
         }
