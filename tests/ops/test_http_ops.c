@@ -426,6 +426,21 @@ static char *read_all(int fd, size_t *total)
     return buf;
 }
 
+/* GET /healthz on fd without asking to close, and read the whole answer into buf (cap bytes). */
+static void healthz_kept(int fd, char *buf, size_t cap)
+{
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n";
+    ck_assert_int_eq(send(fd, req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
+    size_t len = 0;
+    buf[0] = '\0';
+    while (len + 1 < cap && strstr(buf, "{\"status\":\"ok\"}") == NULL) {
+        const ssize_t r = recv(fd, buf + len, cap - 1 - len, 0);
+        ck_assert_int_gt(r, 0);
+        len += (size_t)r;
+        buf[len] = '\0';
+    }
+}
+
 /* A keep-alive connection that has already served one request (so it is not "new" when the drain
  * starts): GET /healthz, read the whole answer, keep the socket. */
 static int warm_connection(uint16_t port)
@@ -433,17 +448,9 @@ static int warm_connection(uint16_t port)
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     const struct sockaddr_in a = loopback(port);
     ck_assert_int_eq(connect(fd, (const struct sockaddr *)&a, sizeof a), 0);
-    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n";
-    ck_assert_int_eq(send(fd, req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
     char buf[2048];
-    size_t len = 0;
-    while (len + 1 < sizeof buf) {
-        const ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
-        ck_assert_int_gt(r, 0);
-        len += (size_t)r;
-        buf[len] = '\0';
-        if (strstr(buf, "{\"status\":\"ok\"}") != NULL) break;
-    }
+    healthz_kept(fd, buf, sizeof buf);
+    ck_assert_ptr_null(strstr(buf, "\r\nConnection: close\r\n")); /* not draining yet */
     return fd;
 }
 
@@ -471,8 +478,8 @@ static void *stop_server(void *arg)
 }
 
 /* SIGTERM (or SIGINT) while a 15 MB streamed response (every n=13 board) is being read through a
- * small window: meanwhile new connections are refused and open ones see /readyz 503 and /healthz 200;
- * the response completes; then exit 0. */
+ * small window: meanwhile new connections are refused and open ones see /readyz 503 and /healthz 200,
+ * each answer with Connection: close; the response completes; then exit 0. */
 START_TEST(sigterm_lets_the_request_in_flight_finish)
 {
     /* A grace far beyond what the response needs on any machine or build: the drain ends when it is
@@ -487,7 +494,7 @@ START_TEST(sigterm_lets_the_request_in_flight_finish)
     head[got] = '\0';
     ck_assert_msg(is_200(head), "%s", head);
 
-    const int warm1 = warm_connection(s.port), warm2 = warm_connection(s.port);
+    const int warm1 = warm_connection(s.port), warm2 = warm_connection(s.port), warm3 = warm_connection(s.port);
 
     stopper st = {.s = &s, .sig = _i == 0 ? SIGTERM : SIGINT};
     pthread_t th;
@@ -516,6 +523,13 @@ START_TEST(sigterm_lets_the_request_in_flight_finish)
     ck_assert_msg(strncmp(live, "HTTP/1.1 200 ", 13) == 0, "%s", live);
     free(live);
     close(warm2);
+    /* ... and told to leave: a client that would keep its connection (a mesh proxy's pool) is
+     * answered with Connection: close, so it opens its next one elsewhere. */
+    char kept[2048];
+    healthz_kept(warm3, kept, sizeof kept);
+    ck_assert_msg(strncmp(kept, "HTTP/1.1 200 ", 13) == 0, "%s", kept);
+    ck_assert_msg(strstr(kept, "\r\nConnection: close\r\n") != NULL, "%s", kept);
+    close(warm3);
 
     /* A new connection is refused while draining. */
     const int probe = socket(AF_INET, SOCK_STREAM, 0);

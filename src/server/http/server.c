@@ -591,6 +591,12 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
     }
     struct MHD_Response *m = to_mhd(ctx);
     if (!m) return MHD_NO;
+    /* Draining: every answer asks the client to leave, so that one holding its connection (a mesh
+     * proxy's pool) takes its next request elsewhere rather than have it reset at exit. */
+    if (atomic_load(&ctx->s->draining) && MHD_add_response_header(m, "Connection", "close") != MHD_YES) {
+        MHD_destroy_response(m);
+        return MHD_NO;
+    }
     ctx->answered = true;
     const enum MHD_Result rc = MHD_queue_response(c, ctx->resp.status, m);
     MHD_destroy_response(m);
