@@ -190,7 +190,10 @@ static bool exec_ok(sqlite3 *db, const char *sql)
 }
 
 /* Apply the migrations after `from`, all in one transaction. */
-static bool migrate(sqlite3 *db, int64_t from)
+/* Bring the schema from version `from` to this release's in one transaction; on failure why (cap
+ * bytes) holds SQLite's reason, taken before the ROLLBACK replaces it with its own ("no transaction
+ * is active", when the error ended the transaction itself: a full disk). */
+static bool migrate(sqlite3 *db, int64_t from, char *why, size_t cap)
 {
     if (from == NQ_STORE_SCHEMA_VERSION) return true;
     if (!exec_ok(db, "BEGIN IMMEDIATE")) return false;
@@ -206,6 +209,7 @@ static bool migrate(sqlite3 *db, int64_t from)
         ok = exec_ok(db, migration[i]) && exec_ok(db, sql);
     }
     if (ok && exec_ok(db, "COMMIT")) return true;
+    (void)snprintf(why, cap, "%s", sqlite3_errmsg(db));
     (void)exec_ok(db, "ROLLBACK");
     return false;
 }
@@ -278,9 +282,10 @@ nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen)
         if (!fresh) rc = inspect(s->db, path, &version, err, errlen);
     }
     /* From here on the file is ours: WAL, durable commits, the schema of this release. */
+    char why[160] = "";
     if (rc == NQ_OK && (!exec_ok(s->db, "PRAGMA journal_mode=WAL") || !exec_ok(s->db, "PRAGMA synchronous=FULL") ||
-                        !migrate(s->db, version) || !prepare_all(s))) {
-        say(err, errlen, "store %s: cannot write its schema: %s", path, sqlite3_errmsg(s->db));
+                        !migrate(s->db, version, why, sizeof why) || !prepare_all(s))) {
+        say(err, errlen, "store %s: cannot write its schema: %s", path, why[0] != '\0' ? why : sqlite3_errmsg(s->db));
         rc = NQ_E_STORE_IO;
     }
     if (rc != NQ_OK) {
