@@ -22,6 +22,8 @@
 #   - a job stopped by a signal (SIGUSR1 to mpirun; SIGTERM to every rank, or to rank 0 alone;
 #     SIGUSR1 to one worker alone; SIGINT to a lone rank) exits 3 with the workers' chunks cancelled
 #     and what it counted in its checkpoint, written at the stop; resumed, it prints the count;
+#   - a finished checkpoint prints the count without being written again; one given through a
+#     symbolic link is the file it links to (the link stays, the file's lock holds);
 #   - a checkpoint of another count, a damaged one, and one another job holds are refused (exit 2)
 #     and left as they are.
 # About 70 s on 2 cores after the build. mpirun runs as root in containers (--allow-run-as-root)
@@ -176,9 +178,29 @@ grep -q "resuming from $cp: $done_before of 7108 tasks done" "$work/resumed.err"
   fail "resumed job did not resume: $(cat "$work/resumed.err")"
 grep -q '^done 7108$' "$cp" || fail "the finished job's checkpoint is not complete"
 say "resumed from $done_before tasks: $out"
-# A finished checkpoint prints the count at once.
+# A finished checkpoint prints the count at once, and is read, not written again (the same inode and
+# bytes: a read-only copy would print too)
+before=$(stat -c '%i' "$cp")$(sha256sum <"$cp")
 out=$(run -np 2 "$bin" 17 --checkpoint "$cp" 2>/dev/null) || fail "rerun on a finished checkpoint exited $?"
 [[ "$out" == "${want[17]}" ]] || fail "rerun on a finished checkpoint printed '$out'"
+[[ "$(stat -c '%i' "$cp")$(sha256sum <"$cp")" == "$before" ]] || fail "a finished checkpoint was written again"
+
+# --- a checkpoint given through a symbolic link (kept on scratch, linked from home) is the file it
+# links to: the link stays a link, the file holds the count, and the lock is the file's own
+mkdir "$work/scratch"
+ln -s "$work/scratch/n14.ck" "$work/home.ck"
+run -np 2 "$bin" 14 --threads 1 --checkpoint "$work/home.ck" >/dev/null 2>"$work/link.err" ||
+  fail "a checkpoint through a link: exit $?: $(cat "$work/link.err")"
+if [[ ! -L "$work/home.ck" ]] || ! grep -q '^done 891$' "$work/scratch/n14.ck"; then
+  fail "a checkpoint through a link: the link was replaced, or its file not written"
+fi
+status=0
+flock -n "$work/scratch/n14.ck.lock" mpirun --allow-run-as-root --oversubscribe -np 2 "$bin" 14 --threads 1 \
+  --checkpoint "$work/home.ck" >/dev/null 2>"$work/link.err" || status=$?
+if [[ $status -ne 2 ]] || ! grep -q 'another job holds' "$work/link.err"; then
+  fail "a linked checkpoint whose file another job holds: exit $status: $(cat "$work/link.err")"
+fi
+say "a checkpoint through a symbolic link writes and locks the file it links to"
 
 # --- a chunk's tasks reach the checkpoint while it is counted: with one worker a chunk is half the
 # plan (n = 19 on one thread: seconds of CPU), so the first checkpoint with progress must hold fewer

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,7 +325,60 @@ bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char 
     return true;
 }
 
+bool nq_mpi_checkpoint_writable(const char *path, char *why, size_t cap)
+{
+    char tmp[PATH_CAP];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()); /* the name save writes first */
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        (void)snprintf(why, cap, "cannot create %s: %s", tmp, strerror(errno));
+        return false;
+    }
+    close(fd);
+    (void)unlink(tmp);
+    return true;
+}
+
 /* ---- one job per checkpoint ------------------------------------------------------------------ */
+
+/* The file a link at path names when that file is not made yet (a new count's checkpoint on
+ * scratch): its folder's real path and its name, into real (PATH_MAX bytes). */
+static bool resolve_new(const char *path, char *real)
+{
+    char target[PATH_MAX], full[2 * PATH_MAX], folder[PATH_MAX];
+    const ssize_t len = readlink(path, target, sizeof target - 1);
+    if (len <= 0) return false;
+    target[len] = '\0';
+    const char *slash = strrchr(path, '/');
+    if (target[0] == '/' || slash == NULL) /* absolute, or relative to the working folder */
+        (void)snprintf(full, sizeof full, "%s", target);
+    else /* relative to the link's folder */
+        (void)snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, target);
+    char *name = strrchr(full, '/');
+    if (name == NULL)
+        return realpath(".", folder) != NULL && snprintf(real, PATH_MAX, "%s/%s", folder, full) < PATH_MAX;
+    *name++ = '\0';
+    if (realpath(full[0] != '\0' ? full : "/", folder) == NULL) return false;
+    return snprintf(real, PATH_MAX, "%s/%s", strcmp(folder, "/") == 0 ? "" : folder, name) < PATH_MAX;
+}
+
+bool nq_mpi_checkpoint_resolve(const char *path, char *out, size_t cap, char *why, size_t whycap)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) { /* no file yet, or not a link: as given */
+        (void)snprintf(out, cap, "%s", path);
+        return strlen(path) < cap;
+    }
+    char real[PATH_MAX];
+    if (realpath(path, real) == NULL && (errno != ENOENT || !resolve_new(path, real))) {
+        (void)snprintf(why, whycap, "a symbolic link to nothing usable (%s)", strerror(errno));
+        return false;
+    }
+    (void)snprintf(out, cap, "%s", real);
+    if (strlen(real) < cap) return true;
+    (void)snprintf(why, whycap, "the file it links to has a path longer than %zu bytes", cap - 1);
+    return false;
+}
 
 int nq_mpi_checkpoint_lock(const char *path, char *why, size_t cap)
 {

@@ -64,6 +64,17 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
  * unchanged (the temporary file is removed) and false returned with a reason in why. */
 bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char *why, size_t cap);
 
+/* Whether a checkpoint can be written beside path: creates and removes the temporary file save
+ * writes first. False with a reason in why (a read-only folder, a full disk's quota, ...), so that
+ * a count that could never keep its work is refused at the start, not after hours of counting. */
+bool nq_mpi_checkpoint_writable(const char *path, char *why, size_t cap);
+
+/* The file a checkpoint path names, into out (cap bytes): path itself, or, for a symbolic link (a
+ * checkpoint kept on scratch, linked from home), the file it links to, made yet or not, so that
+ * the lock and the atomic rename act on that file rather than replace the link. False with a reason
+ * in why for a link into a folder that does not exist, or a name that does not fit. */
+bool nq_mpi_checkpoint_resolve(const char *path, char *out, size_t cap, char *why, size_t whycap);
+
 /* Hold FILE.lock (flock(2), released when the process ends, however it ends) for as long
  * as this job uses path, so a second job given the same checkpoint refuses to start instead of
  * overwriting the first one's. Returns the lock's descriptor, or -1 with a reason in why (held by

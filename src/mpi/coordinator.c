@@ -413,6 +413,12 @@ static int start(coordinator *c)
         if (rc == NQ_MPI_LOAD_OK)
             fprintf(c->err, "nqueens-mpi: resuming from %s: %u of %u tasks done%s\n", c->opts->checkpoint, c->cp.ndone,
                     c->cp.tasks, c->cp.unchecked ? " (a file of an older release, without a checksum)" : "");
+        /* A count that could never keep its work is refused now, not after hours of counting; a
+         * finished one needs no write and prints from a read-only copy. */
+        if (c->cp.ndone < c->cp.tasks && !nq_mpi_checkpoint_writable(c->opts->checkpoint, why, sizeof why)) {
+            fprintf(c->err, "nqueens-mpi: checkpoint %s: %s: it could not be kept\n", c->opts->checkpoint, why);
+            return NQ_MPI_EXIT_USAGE;
+        }
     }
     c->queue = malloc((size_t)c->cp.tasks * sizeof *c->queue);
     if (c->queue == NULL) return NQ_MPI_EXIT_FAILURE;
@@ -428,10 +434,10 @@ static int start(coordinator *c)
     return NQ_MPI_EXIT_OK;
 }
 
-/* Every task done: write the last checkpoint and print the counts. */
+/* Every task done: write the last checkpoint, unless the file holds this state already (it was
+ * loaded finished), and print the counts; a rerun then prints at once. */
 static int finish(coordinator *c, FILE *out)
 {
-    c->dirty = true; /* the final state is always written, so a rerun prints at once */
     if (!save(c, true)) return NQ_MPI_EXIT_FAILURE;
     progress(c, true);
     if (c->cp.ndone != c->cp.tasks) {
@@ -471,21 +477,31 @@ static bool ended(coordinator *c, const char *how)
     return true;
 }
 
+/* The checkpoint's file (a link's target: checkpoint.h) into file (cap bytes), locked for this job
+ * (*lock); NQ_MPI_EXIT_USAGE, said on err, when it cannot be. */
+static int hold_checkpoint(const char *path, char *file, size_t cap, int *lock, FILE *err)
+{
+    char why[256];
+    if (nq_mpi_checkpoint_resolve(path, file, cap, why, sizeof why) &&
+        (*lock = nq_mpi_checkpoint_lock(file, why, sizeof why)) >= 0)
+        return NQ_MPI_EXIT_OK;
+    fprintf(err, "nqueens-mpi: checkpoint %s: %s\n", path, why);
+    return NQ_MPI_EXIT_USAGE;
+}
+
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err, bool *dismissed)
 {
-    coordinator c = {.opts = opts, .err = err, .workers = workers};
+    nq_mpi_opts own = *opts; /* its checkpoint: the file a link names */
+    char file[4096] = "";
+    coordinator c = {.opts = &own, .err = err, .workers = workers};
     c.t0 = c.last_save = c.last_progress = now_s();
     nq_mpi_identity(opts->n, c.id);
     if (nq_mpi_checkpoint_create(opts->n, &c.cp) != NQ_OK) return NQ_MPI_EXIT_FAILURE;
     pthread_mutex_init(&c.lock, NULL);
     int lock = -1, status = NQ_MPI_EXIT_OK;
     if (opts->checkpoint != NULL) {
-        char why[256];
-        lock = nq_mpi_checkpoint_lock(opts->checkpoint, why, sizeof why);
-        if (lock < 0) {
-            fprintf(err, "nqueens-mpi: checkpoint %s: %s\n", opts->checkpoint, why);
-            status = NQ_MPI_EXIT_USAGE;
-        }
+        status = hold_checkpoint(opts->checkpoint, file, sizeof file, &lock, err);
+        own.checkpoint = file;
     }
     if (status == NQ_MPI_EXIT_OK) status = start(&c);
     const bool started = status == NQ_MPI_EXIT_OK; /* the state in c.cp is this count's */

@@ -325,6 +325,50 @@ START_TEST(test_save_fails_cleanly)
 }
 END_TEST
 
+/* A folder a checkpoint can be written in passes, and leaves nothing behind; one it cannot (here:
+ * none, which even root cannot write in) fails, naming the file. */
+START_TEST(test_writable)
+{
+    char why[256] = "", bad[300];
+    ck_assert(nq_mpi_checkpoint_writable(path, why, sizeof why));
+    ck_assert_int_ne(access(path, F_OK), 0); /* no checkpoint made */
+    ck_assert_int_eq(rmdir(dir), 0);         /* empty: the probe's file is gone */
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(bad, sizeof bad, "%s/no-such-folder/cp", dir);
+    ck_assert(!nq_mpi_checkpoint_writable(bad, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "cannot create"));
+}
+END_TEST
+
+/* A checkpoint given through a symbolic link is the file it links to (so the lock and the rename act
+ * on that file, not on the link), made yet or not; a plain path, or one not made yet, is itself; a
+ * link into a folder that does not exist is refused. */
+START_TEST(test_resolve)
+{
+    char why[256] = "", out[4096], link[300], target_real[4096];
+    ck_assert(nq_mpi_checkpoint_resolve(path, out, sizeof out, why, sizeof why)); /* not made yet */
+    ck_assert_str_eq(out, path);
+    write_text("x");
+    ck_assert_ptr_nonnull(realpath(path, target_real));
+    snprintf(link, sizeof link, "%s/link", dir);
+    ck_assert_int_eq(symlink(path, link), 0);
+    ck_assert(nq_mpi_checkpoint_resolve(link, out, sizeof out, why, sizeof why));
+    ck_assert_str_eq(out, target_real);
+    ck_assert(!nq_mpi_checkpoint_resolve(link, out, 8, why, sizeof why)); /* does not fit */
+    ck_assert_ptr_nonnull(strstr(why, "longer than 7 bytes"));
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert(nq_mpi_checkpoint_resolve(link, out, sizeof out, why, sizeof why)); /* its file not made yet */
+    ck_assert_str_eq(out, target_real);
+    ck_assert_int_eq(unlink(link), 0);
+    char nowhere[300];
+    snprintf(nowhere, sizeof nowhere, "%s/no-such-folder/cp", dir);
+    ck_assert_int_eq(symlink(nowhere, link), 0);
+    ck_assert(!nq_mpi_checkpoint_resolve(link, out, sizeof out, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "symbolic link to nothing"));
+    ck_assert_int_eq(unlink(link), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpi_checkpoint");
@@ -341,6 +385,8 @@ int main(void)
     tcase_add_test(tc, test_not_regular);
     tcase_add_test(tc, test_lock);
     tcase_add_test(tc, test_save_fails_cleanly);
+    tcase_add_test(tc, test_writable);
+    tcase_add_test(tc, test_resolve);
     suite_add_tcase(s, tc);
     return nq_check_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
