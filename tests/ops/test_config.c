@@ -112,9 +112,10 @@ static const struct ok_row {
     {{"--port", "0"}, {NULL}, F_PORT, 0, NULL},
     {{"--port=65535"}, {NULL}, F_PORT, 65535, NULL},
     {{NULL}, {"NQUEENSD_PORT=9000"}, F_PORT, 9000, NULL},
-    {{"--port", "9001"}, {"NQUEENSD_PORT=9000"}, F_PORT, 9001, NULL},   /* flag beats environment */
-    {{"--port", "1", "--port", "2"}, {NULL}, F_PORT, 2, NULL},          /* last flag wins */
-    {{NULL}, {"NQUEENSD_PORTX=1", "NQUEENSD_PORT=7"}, F_PORT, 7, NULL}, /* prefix is not a match */
+    {{"--port", "9001"}, {"NQUEENSD_PORT=9000"}, F_PORT, 9001, NULL},              /* flag beats environment */
+    {{"--port", "9001"}, {"NQUEENSD_PORT=tcp://10.0.0.1:80"}, F_PORT, 9001, NULL}, /* ... a bad one too */
+    {{"--port", "1", "--port", "2"}, {NULL}, F_PORT, 2, NULL},                     /* last flag wins */
+    {{NULL}, {"NQUEENSD_PORTX=1", "NQUEENSD_PORT=7"}, F_PORT, 7, NULL},            /* prefix is not a match */
     {{"--bind", "127.0.0.1"}, {NULL}, F_BIND, 0, "127.0.0.1"},
     {{"--bind", "::1"}, {NULL}, F_BIND, 0, "::1"},
     {{NULL}, {"NQUEENSD_BIND=::"}, F_BIND, 0, "::"},

@@ -402,9 +402,13 @@ bool nq_config_is_option_env(const char *entry)
     return false;
 }
 
-static nq_err load_env(nq_config *c, char **envp, char *err, size_t errlen)
+/* The environment's values of the options the command line did not give (given[i]): a flag
+ * overrides its variable, even one that would be refused (a NQUEENSD_PORT=tcp://... that a
+ * platform injects, overridden by --port). */
+static nq_err load_env(nq_config *c, char **envp, const bool *given, char *err, size_t errlen)
 {
     for (size_t i = 0; i < NOPTS; i++) {
+        if (given[i]) continue;
         const char *v = env_lookup(envp, opts[i].env);
         if (v != NULL && !apply(&opts[i], c, v)) return bad_value(&opts[i], opts[i].env, v, err, errlen);
     }
@@ -459,7 +463,7 @@ static nq_err probe_flag(nq_config *c, int argc, char **argv, int *i, char *err,
     return NQ_OK;
 }
 
-static nq_err option_flag(nq_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
+static nq_err option_flag(nq_config *c, int argc, char **argv, int *i, bool *given, char *err, size_t errlen)
 {
     const char *arg = argv[*i];
     const char *name = arg + 2;
@@ -476,10 +480,12 @@ static nq_err option_flag(nq_config *c, int argc, char **argv, int *i, char *err
             return fail(err, errlen, NQ_E_PARAM_MISSING, "option --%s needs a value (%s)", o->flag, o->meta);
         value = argv[++*i];
     }
+    given[o - opts] = true;
     return apply(o, c, value) ? NQ_OK : bad_value(o, "the command line", value, err, errlen);
 }
 
-static nq_err load_args(nq_config *c, int argc, char **argv, char *err, size_t errlen)
+/* The command line, which the environment fills in after (load_env); given[i]: option i was set. */
+static nq_err load_args(nq_config *c, int argc, char **argv, bool *given, char *err, size_t errlen)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -488,7 +494,7 @@ static nq_err load_args(nq_config *c, int argc, char **argv, char *err, size_t e
         if (strcmp(arg, "--probe") == 0)
             rc = probe_flag(c, argc, argv, &i, err, errlen);
         else if (strncmp(arg, "--", 2) == 0)
-            rc = option_flag(c, argc, argv, &i, err, errlen);
+            rc = option_flag(c, argc, argv, &i, given, err, errlen);
         else {
             char shown[48];
             quote_value(arg, shown, sizeof shown);
@@ -514,8 +520,9 @@ nq_err nq_config_load(nq_config *c, int argc, char **argv, char **envp, char *er
 {
     if (err != NULL && errlen > 0) err[0] = '\0';
     if (c == NULL || argv == NULL || argc < 0) return NQ_E_ARG;
-    nq_err rc = load_env(c, envp, err, errlen);
-    if (rc == NQ_OK) rc = load_args(c, argc, argv, err, errlen);
+    bool given[NOPTS] = {false};
+    nq_err rc = load_args(c, argc, argv, given, err, errlen);
+    if (rc == NQ_OK) rc = load_env(c, envp, given, err, errlen);
     if (rc == NQ_OK && c->max_bodies_bytes < c->max_body_bytes)
         rc = fail(err, errlen, NQ_E_PARAM_INVALID, "--max-bodies-bytes (%zu) must be at least --max-body-bytes (%zu)",
                   c->max_bodies_bytes, c->max_body_bytes);
