@@ -228,6 +228,7 @@ typedef struct summer {
 static const char *unparsed_why(const char *text, size_t len)
 {
     if (len == 0) return "empty (a shard that failed or was interrupted prints nothing)";
+    if (memchr(text, '\0', len) != NULL) return "it holds a NUL byte, which no shard document does";
     for (size_t i = 0; i + 1 < len; i++)
         if (text[i] == '}' && text[i + 1] == '{')
             return "two documents on one line (a file without its final newline joined to the next: "

@@ -90,7 +90,8 @@ refuse_stdin "-:2: shard 0 of 7 given twice" "$(cat "$d/0.json" "$d/0.json")"
 refuse_stdin "2 of 7 shards given; missing: 2 3 4 5 6" "$(cat "$d/0.json" "$d/1.json")"
 refuse_stdin "no shard documents given" "" # a find that found nothing
 err=$({ cat "$d/0.json"; printf '%s\0x\n' "$(cat "$d/2.json")"; } | "$bin" count 14 --sum - 2>&1 >/dev/null)
-[[ $? -eq 2 && "$err" == *"-:2: not a shard document"* ]] || fail "--sum - with a NUL in a line: '$err'"
+[[ $? -eq 2 && "$err" == *"-:2: not a shard document: it holds a NUL byte"* ]] ||
+  fail "--sum - with a NUL in a line: '$err'"
 
 # --- refusals: missing, repeated, foreign (n, K, release, plan, method), malformed
 refuse 2 "6 of 7 shards given; missing: 4" count 14 --sum "$d"/[0-35-6].json
