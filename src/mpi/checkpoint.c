@@ -19,9 +19,9 @@
 #include "nqueens/parse.h"
 
 #define MAGIC "nqueens-mpi checkpoint\n"
-#define HEADER_MAX 512u               /* every line but bits and check, with the longest numbers and method */
-#define CHECK_LEN 15u                 /* "check " and eight hex digits and the newline */
-#define PATH_CAP 4096u                /* room for a path and what is appended to it */
+#define HEADER_MAX 512u /* every line but bits and check, with the longest numbers and method */
+#define CHECK_LEN 15u   /* "check " and eight hex digits and the newline */
+#define PATH_CAP NQ_MPI_CHECKPOINT_PATH_CAP
 #define PATH_LEN_MAX (PATH_CAP - 32u) /* longest checkpoint path: FILE.tmp.PID and FILE.lock fit */
 
 nq_err nq_mpi_checkpoint_create(int n, nq_mpi_checkpoint *cp)
@@ -331,7 +331,9 @@ bool nq_mpi_checkpoint_writable(const char *path, char *why, size_t cap)
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()); /* the name save writes first */
     const int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        (void)snprintf(why, cap, "cannot create %s: %s", tmp, strerror(errno));
+        char msg[128] = "unknown error";
+        (void)strerror_r(errno, msg, sizeof msg);
+        (void)snprintf(why, cap, "cannot create %s: %s", tmp, msg);
         return false;
     }
     close(fd);
@@ -362,21 +364,28 @@ static bool resolve_new(const char *path, char *real)
     return snprintf(real, PATH_MAX, "%s/%s", strcmp(folder, "/") == 0 ? "" : folder, name) < PATH_MAX;
 }
 
+#define LINK_HOPS_MAX 40 /* links followed before a chain counts as a loop, as the kernel's own limit */
+
 bool nq_mpi_checkpoint_resolve(const char *path, char *out, size_t cap, char *why, size_t whycap)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) { /* no file yet, or not a link: as given */
-        (void)snprintf(out, cap, "%s", path);
-        return strlen(path) < cap;
-    }
-    char real[PATH_MAX];
-    if (realpath(path, real) == NULL && (errno != ENOENT || !resolve_new(path, real))) {
-        (void)snprintf(why, whycap, "a symbolic link to nothing usable (%s)", strerror(errno));
+    char cur[PATH_MAX];
+    if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur) {
+        (void)snprintf(why, whycap, "checkpoint path longer than %u bytes", PATH_LEN_MAX);
         return false;
     }
-    (void)snprintf(out, cap, "%s", real);
-    if (strlen(real) < cap) return true;
-    (void)snprintf(why, whycap, "the file it links to has a path longer than %zu bytes", cap - 1);
+    for (int hop = 0; hop < LINK_HOPS_MAX; hop++) {
+        struct stat st;
+        char next[PATH_MAX];
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) { /* no file yet, or not a link: the end */
+            (void)snprintf(out, cap, "%s", cur);
+            if (strlen(cur) < cap) return true;
+            (void)snprintf(why, whycap, "the file it names has a path longer than %zu bytes", cap - 1);
+            return false;
+        }
+        if (realpath(cur, next) == NULL && (errno != ENOENT || !resolve_new(cur, next))) break;
+        memcpy(cur, next, strlen(next) + 1); /* a whole chain that exists resolves in one step */
+    }
+    (void)snprintf(why, whycap, "a symbolic link into a folder that does not exist, or a loop of links");
     return false;
 }
 

@@ -69,10 +69,13 @@ bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char 
  * a count that could never keep its work is refused at the start, not after hours of counting. */
 bool nq_mpi_checkpoint_writable(const char *path, char *why, size_t cap);
 
+#define NQ_MPI_CHECKPOINT_PATH_CAP 4096u /* room for a checkpoint's path and what is appended to it */
+
 /* The file a checkpoint path names, into out (cap bytes): path itself, or, for a symbolic link (a
  * checkpoint kept on scratch, linked from home), the file it links to, made yet or not, so that
- * the lock and the atomic rename act on that file rather than replace the link. False with a reason
- * in why for a link into a folder that does not exist, or a name that does not fit. */
+ * the lock and the atomic rename act on that file rather than replace the link (a chain of links is
+ * followed to its end). False with a reason in why for a link into a folder that does not exist, a
+ * loop, or a name that does not fit. */
 bool nq_mpi_checkpoint_resolve(const char *path, char *out, size_t cap, char *why, size_t whycap);
 
 /* Hold FILE.lock (flock(2), released when the process ends, however it ends) for as long

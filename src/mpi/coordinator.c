@@ -414,7 +414,7 @@ static int start(coordinator *c)
             fprintf(c->err, "nqueens-mpi: resuming from %s: %u of %u tasks done%s\n", c->opts->checkpoint, c->cp.ndone,
                     c->cp.tasks, c->cp.unchecked ? " (a file of an older release, without a checksum)" : "");
         /* A count that could never keep its work is refused now, not after hours of counting; a
-         * finished one needs no write and prints from a read-only copy. */
+         * finished one needs no write. */
         if (c->cp.ndone < c->cp.tasks && !nq_mpi_checkpoint_writable(c->opts->checkpoint, why, sizeof why)) {
             fprintf(c->err, "nqueens-mpi: checkpoint %s: %s: it could not be kept\n", c->opts->checkpoint, why);
             return NQ_MPI_EXIT_USAGE;
@@ -481,7 +481,7 @@ static bool ended(coordinator *c, const char *how)
  * (*lock); NQ_MPI_EXIT_USAGE, said on err, when it cannot be. */
 static int hold_checkpoint(const char *path, char *file, size_t cap, int *lock, FILE *err)
 {
-    char why[256];
+    char why[256] = "";
     if (nq_mpi_checkpoint_resolve(path, file, cap, why, sizeof why) &&
         (*lock = nq_mpi_checkpoint_lock(file, why, sizeof why)) >= 0)
         return NQ_MPI_EXIT_OK;
@@ -492,7 +492,7 @@ static int hold_checkpoint(const char *path, char *file, size_t cap, int *lock, 
 int nq_mpi_coordinate(const nq_mpi_opts *opts, int workers, FILE *out, FILE *err, bool *dismissed)
 {
     nq_mpi_opts own = *opts; /* its checkpoint: the file a link names */
-    char file[4096] = "";
+    char file[NQ_MPI_CHECKPOINT_PATH_CAP] = "";
     coordinator c = {.opts = &own, .err = err, .workers = workers};
     c.t0 = c.last_save = c.last_progress = now_s();
     nq_mpi_identity(opts->n, c.id);

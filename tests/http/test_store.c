@@ -720,17 +720,41 @@ static bool fill(const char *dir)
     return full;
 }
 
+/* Mount a tmpfs of `size` on dir in a private mount namespace (this test's process only). Needs root
+ * (CI runs as root); without it, says that `test` is skipped, removes dir and returns false. */
+static bool small_disk(const char *dir, const char *size, const char *test)
+{
+    char options[32];
+    snprintf(options, sizeof options, "size=%s", size);
+    if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+        mount("tmpfs", dir, "tmpfs", 0, options) == 0)
+        return true;
+    fprintf(stderr, "%s: skipped (no mount namespace: %s)\n", test, strerror(errno));
+    rm_dir(dir);
+    return false;
+}
+
+/* A disk too full to take the schema refuses the start (exit 2) and says so, not what the rollback
+ * after the failure said ("no transaction is active"). A 40 KB tmpfs: the file and its log are
+ * made, the schema's transaction is not. */
+START_TEST(full_disk_at_start_says_so)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    if (!small_disk(dir, "40k", "full_disk_at_start_says_so")) return;
+    char err[2048];
+    ck_assert_int_eq(run_refused(store, err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "database or disk is full") != NULL, "%s", err);
+    ck_assert_int_eq(umount(dir), 0);
+    rm_dir(dir);
+}
+END_TEST
+
 START_TEST(full_disk_keeps_serving)
 {
     char dir[64], store[96];
     temp_store(dir, sizeof dir, store, sizeof store);
-    /* A private mount namespace and a 256 KB tmpfs: needs root (CI runs as root); skipped without. */
-    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-        mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0) {
-        fprintf(stderr, "full_disk_keeps_serving: skipped (no mount namespace: %s)\n", strerror(errno));
-        rm_dir(dir);
-        return;
-    }
+    if (!small_disk(dir, "256k", "full_disk_keeps_serving")) return;
     nq_test_server s;
     start_long(&s, store, "0", NULL);
     nq_http_response r;
@@ -800,6 +824,7 @@ static Suite *store_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, damaged_store_is_refused_and_untouched, 0, DAMAGES);
     tcase_add_test(tc, one_server_per_store);
+    tcase_add_test(tc, full_disk_at_start_says_so);
     tcase_add_test(tc, full_disk_keeps_serving);
     suite_add_tcase(s, tc);
     return s;

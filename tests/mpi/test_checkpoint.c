@@ -341,8 +341,8 @@ START_TEST(test_writable)
 END_TEST
 
 /* A checkpoint given through a symbolic link is the file it links to (so the lock and the rename act
- * on that file, not on the link), made yet or not; a plain path, or one not made yet, is itself; a
- * link into a folder that does not exist is refused. */
+ * on that file, not on the link), made yet or not, through a chain of links too; a plain path, or
+ * one not made yet, is itself; a link into a folder that does not exist, and a loop, are refused. */
 START_TEST(test_resolve)
 {
     char why[256] = "", out[4096], link[300], target_real[4096];
@@ -356,6 +356,12 @@ START_TEST(test_resolve)
     ck_assert_str_eq(out, target_real);
     ck_assert(!nq_mpi_checkpoint_resolve(link, out, 8, why, sizeof why)); /* does not fit */
     ck_assert_ptr_nonnull(strstr(why, "longer than 7 bytes"));
+    char huge[5000];
+    memset(huge, 'a', sizeof huge - 1);
+    huge[sizeof huge - 1] = '\0';
+    why[0] = '\0';
+    ck_assert(!nq_mpi_checkpoint_resolve(huge, out, sizeof out, why, sizeof why)); /* a reason, always */
+    ck_assert_ptr_nonnull(strstr(why, "longer than"));
     ck_assert_int_eq(unlink(path), 0);
     ck_assert(nq_mpi_checkpoint_resolve(link, out, sizeof out, why, sizeof why)); /* its file not made yet */
     ck_assert_str_eq(out, target_real);
@@ -364,8 +370,21 @@ START_TEST(test_resolve)
     snprintf(nowhere, sizeof nowhere, "%s/no-such-folder/cp", dir);
     ck_assert_int_eq(symlink(nowhere, link), 0);
     ck_assert(!nq_mpi_checkpoint_resolve(link, out, sizeof out, why, sizeof why));
-    ck_assert_ptr_nonnull(strstr(why, "symbolic link to nothing"));
+    ck_assert_ptr_nonnull(strstr(why, "a folder that does not exist"));
     ck_assert_int_eq(unlink(link), 0);
+    /* A chain, link2 -> link -> path (not made yet), is followed to its end; a loop is refused. */
+    char link2[300];
+    snprintf(link2, sizeof link2, "%s/link2", dir);
+    ck_assert_int_eq(symlink("link", link2), 0); /* relative to its folder */
+    ck_assert_int_eq(symlink(path, link), 0);
+    ck_assert(nq_mpi_checkpoint_resolve(link2, out, sizeof out, why, sizeof why));
+    ck_assert_str_eq(out, target_real);
+    ck_assert_int_eq(unlink(link), 0);
+    ck_assert_int_eq(symlink("link2", link), 0);
+    ck_assert(!nq_mpi_checkpoint_resolve(link2, out, sizeof out, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "a loop of links"));
+    ck_assert_int_eq(unlink(link), 0);
+    ck_assert_int_eq(unlink(link2), 0);
 }
 END_TEST
 

@@ -12,8 +12,9 @@
  *   - a key given twice: E_PARAM_DUPLICATE;
  *   - a value that can never be valid: E_PARAM_INVALID (integers are plain ASCII digits only, no
  *     sign, space, "0x", exponent or overflow; n >= 1, limit >= 1; format is board|columns; unique
- *     is true|false; method is construct|random), and any value longer than NQ_QUERY_AFTER_MAX
- *     bytes once decoded (an integer of 97 digits, leading zeros or not);
+ *     is true|false; method is construct|random), and a value of one of the keys above, or of
+ *     after, longer than NQ_QUERY_AFTER_MAX bytes once decoded (an integer of 97 digits, leading
+ *     zeros or not; an after that long is E_CURSOR);
  *   - offset together with after, columns together with queens, from together with cursor:
  *     E_PARAM_CONFLICT.
  * A missing required key is not checked here (routes differ): see nq_query_require.

@@ -99,8 +99,10 @@ typedef struct nq_config {
 /* Fill c with the built-in defaults (action NQ_ACTION_SERVE). Never fails. Thread-safe on distinct c. */
 void nq_config_defaults(nq_config *c);
 
-/* Apply environment variables from envp (a NULL-terminated "NAME=value" array, NULL = none), then the
- * command-line flags argv[1..argc-1], on top of what c already holds (normally nq_config_defaults).
+/* Apply the command-line flags argv[1..argc-1], then the environment variables from envp (a
+ * NULL-terminated "NAME=value" array, NULL = none) of the options no flag gave (a flag overrides
+ * its variable, which is then not read at all), on top of what c already holds (normally
+ * nq_config_defaults).
  * Flags take "--name value" or "--name=value". --help, --version, --help-markdown and --probe [URL]
  * set c->action; a later option still gets validated.
  * Returns NQ_OK, or on a bad input NQ_E_PARAM_UNKNOWN (unknown flag), NQ_E_PARAM_MISSING (flag without

@@ -39,7 +39,8 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store
 uint16_t nq_server_port(const nq_server *s);
 
 /* Start draining: readiness reports 503 and the listening socket is closed (no new connections);
- * connections already open keep being served. Idempotent. */
+ * connections already open keep being served, each answer from then on with Connection: close.
+ * Idempotent. */
 void nq_server_drain(nq_server *s);
 
 /* True when no request is in flight (between its first byte and its completion). */

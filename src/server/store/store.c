@@ -189,7 +189,6 @@ static bool exec_ok(sqlite3 *db, const char *sql)
     return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
 }
 
-/* Apply the migrations after `from`, all in one transaction. */
 /* Bring the schema from version `from` to this release's in one transaction; on failure why (cap
  * bytes) holds SQLite's reason, taken before the ROLLBACK replaces it with its own ("no transaction
  * is active", when the error ended the transaction itself: a full disk). */
