@@ -146,9 +146,9 @@ typedef struct not_json_row {
     const char *says; /* in the detail, with the byte */
 } not_json_row;
 
-#define ROW(text, says)             \
-    {                               \
-        text, sizeof text - 1, says \
+#define ROW(text, says)                  \
+    {                                    \
+        (text), sizeof(text) - 1, (says) \
     }
 static const not_json_row not_json[] = {
     ROW("{\"n\\u0000evil\":4,\"queens\":[]}", "The escape \\u0000 in a string (byte 3)"),
