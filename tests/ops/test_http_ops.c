@@ -464,6 +464,64 @@ static char *last_request(int fd, const char *target)
     return read_all(fd, &len);
 }
 
+/* Connect to port and ask for /healthz on the new connection: its fd, kept open, when it is answered;
+ * -1 when the server closed it without a byte (refused as it came). */
+static int try_connection(uint16_t port)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    const struct sockaddr_in a = loopback(port);
+    ck_assert_int_eq(connect(fd, (const struct sockaddr *)&a, sizeof a), 0);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n";
+    (void)send(fd, req, sizeof req - 1, MSG_NOSIGNAL); /* a refused one may already be closed */
+    char buf[2048];
+    size_t len = 0;
+    buf[0] = '\0';
+    while (len + 1 < sizeof buf && strstr(buf, "{\"status\":\"ok\"}") == NULL) {
+        const ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (r <= 0) {
+            ck_assert_uint_eq(len, 0); /* refused whole, never cut mid-answer */
+            close(fd);
+            return -1;
+        }
+        len += (size_t)r;
+        buf[len] = '\0';
+    }
+    return fd;
+}
+
+/* Connections over the per-address limit are closed as they come, and counted: with two connections
+ * per address, new ones are taken until two have been refused, and /metrics, asked on one that was
+ * kept, counts them. The listener takes connections in turn, so the second refusal's close means
+ * the first one's count is in: at least 1, at most 2. */
+START_TEST(refused_connections_are_counted)
+{
+    static const char *const args[] = {"--per-ip-limit", "2", NULL};
+    nq_test_server s;
+    start(&s, args);
+    int held[2] = {-1, -1}, kept = 0, refused = 0;
+    for (int i = 0; i < 6 && refused < 2; i++) {
+        const int fd = try_connection(s.port);
+        if (fd < 0) {
+            refused++;
+        } else {
+            ck_assert_int_lt(kept, 2); /* the limit is two */
+            held[kept++] = fd;
+        }
+    }
+    ck_assert_int_eq(refused, 2);
+    ck_assert_int_ge(kept, 1);
+    char *metrics = last_request(held[0], "/metrics");
+    static const char name[] = "\nnqueensd_connections_refused_total ";
+    const char *line = strstr(metrics, name);
+    ck_assert_msg(line != NULL, "%s", metrics);
+    const long n = strtol(line + sizeof name - 1, NULL, 10);
+    ck_assert_msg(n >= 1 && n <= 2, "%ld refused", n);
+    free(metrics);
+    for (int i = 0; i < kept; i++) close(held[i]);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 10), 0);
+}
+END_TEST
+
 typedef struct stopper {
     nq_test_server *s;
     int sig;
@@ -839,6 +897,7 @@ static Suite *ops_http_suite(void)
     tcase_add_test(tc, count_threads_follow_the_cpus);
     tcase_add_loop_test(tc, command_line, 0, (int)(sizeof cli_rows / sizeof cli_rows[0]));
     tcase_add_test(tc, probe_command);
+    tcase_add_test(tc, refused_connections_are_counted);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     /* Drains: work in flight takes what the machine gives it, the tests wait for it. */

@@ -130,7 +130,8 @@ START_TEST(state_and_solver_figures)
                                   .shared = 7,
                                   .rejected = 8,
                                   .deadlines = 9};
-    const nq_metrics_conns conns = {.open = 42, .accepted = 43, .head_timeouts = 44, .body_bytes = 45, .body_cap = 46};
+    const nq_metrics_conns conns = {
+        .open = 42, .accepted = 43, .refused = 47, .head_timeouts = 44, .body_bytes = 45, .body_cap = 46};
     const nq_metrics_state st = {.ready = true, .cache = &cache, .pool = &pool, .conns = &conns};
     char *t = render(m, &st);
     static const char *const lines[] = {
@@ -161,6 +162,7 @@ START_TEST(state_and_solver_figures)
         "nqueensd_computation_deadline_total 9",
         "nqueensd_connections_open 42",
         "nqueensd_connections_accepted_total 43",
+        "nqueensd_connections_refused_total 47",
         "nqueensd_connections_head_timeout_total 44",
         "nqueensd_request_body_bytes 45",
         "nqueensd_request_body_max_bytes 46",

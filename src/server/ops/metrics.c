@@ -370,6 +370,9 @@ static void render_state(tbuf *b, const nq_metrics_state *s)
     if (s->conns != NULL) {
         scalar_gauge(b, "nqueensd_connections_open", "Client connections open now.", s->conns->open);
         scalar_counter(b, "nqueensd_connections_accepted_total", "Client connections accepted.", s->conns->accepted);
+        scalar_counter(b, "nqueensd_connections_refused_total",
+                       "Client connections closed as they came: over the per-address limit, or no memory.",
+                       s->conns->refused);
         scalar_counter(b, "nqueensd_connections_head_timeout_total",
                        "Connections closed because a request head (or a body being read) did not arrive in time.",
                        s->conns->head_timeouts);

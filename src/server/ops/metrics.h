@@ -65,6 +65,7 @@ typedef struct nq_metrics_waits {
 typedef struct nq_metrics_conns {
     uint64_t open;          /* client connections open now */
     uint64_t accepted;      /* connections accepted since start */
+    uint64_t refused;       /* connections closed as they came: over the per-address limit, or no memory */
     uint64_t head_timeouts; /* connections closed because their request head did not arrive in time */
     uint64_t body_bytes;    /* bytes allocated for request bodies being read now */
     uint64_t body_cap;      /* the most they may take (--max-bodies-bytes) */
