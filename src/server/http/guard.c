@@ -391,6 +391,14 @@ nq_err nq_guard_check_head(const nq_guard *g, struct MHD_Connection *c, size_t u
     return b.over ? NQ_E_HEADERS_TOO_LARGE : NQ_OK;
 }
 
+void nq_guard_refused(nq_guard *g)
+{
+    assert(g != NULL);
+    pthread_mutex_lock(&g->lock);
+    g->stats.refused++;
+    pthread_mutex_unlock(&g->lock);
+}
+
 void nq_guard_stats_get(nq_guard *g, nq_guard_stats *out)
 {
     assert(g != NULL && out != NULL);

@@ -67,6 +67,7 @@ typedef struct nq_guard_config {
 typedef struct nq_guard_stats {
     uint64_t open;          /* connections open now */
     uint64_t accepted;      /* connections accepted since start */
+    uint64_t refused;       /* connections libmicrohttpd refused as they came (nq_guard_refused) */
     uint64_t head_timeouts; /* connections closed because their head (or a body read) did not arrive in time */
 } nq_guard_stats;
 
@@ -109,5 +110,9 @@ nq_err nq_guard_check_head(const nq_guard *g, struct MHD_Connection *c, size_t u
 
 /* Snapshot the counters into *out. g and out must not be NULL. */
 void nq_guard_stats_get(nq_guard *g, nq_guard_stats *out);
+
+/* Count a connection libmicrohttpd refused as it was handed over (over the per-address limit, or
+ * out of memory) and closed at once: it never starts, so the guard sees it only through this. */
+void nq_guard_refused(nq_guard *g);
 
 #endif /* NQ_GUARD_H */

@@ -48,11 +48,10 @@ struct nq_listener {
     atomic_bool stopping;   /* set by nq_listener_stop before it shuts the socket down */
     pthread_t thread;       /* runs accept_loop */
     /* The loop thread's own bookkeeping (see the file comment): */
-    uint64_t handed;              /* connections MHD_add_connection took */
-    uint64_t given_up;            /* of those, written off as dropped before their report */
-    uint64_t last_started;        /* the guard's `accepted` at the previous look */
-    uint64_t moved_ms;            /* when a hand-over or a report last happened */
-    atomic_uint_fast64_t refused; /* connections libmicrohttpd refused and closed (read by /metrics) */
+    uint64_t handed;       /* connections MHD_add_connection took */
+    uint64_t given_up;     /* of those, written off as dropped before their report */
+    uint64_t last_started; /* the guard's `accepted` at the previous look */
+    uint64_t moved_ms;     /* when a hand-over or a report last happened */
 };
 
 static void pause_ms(unsigned ms)
@@ -100,7 +99,7 @@ static void accept_one(nq_listener *l)
             l->handed++;
             l->moved_ms = nq_clock_ms();
         } else {
-            atomic_fetch_add_explicit(&l->refused, 1, memory_order_relaxed);
+            nq_guard_refused(l->guard);
         }
         return;
     }
@@ -166,7 +165,6 @@ nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, nq_guard *g, unsigned c
     l->guard = g;
     l->conn_limit = conn_limit;
     atomic_init(&l->stopping, false);
-    atomic_init(&l->refused, 0);
     nq_guard_stats st;
     nq_guard_stats_get(g, &st);
     l->last_started = st.accepted;
@@ -179,11 +177,6 @@ nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, nq_guard *g, unsigned c
     }
     *out = l;
     return NQ_OK;
-}
-
-uint64_t nq_listener_refused(nq_listener *l)
-{
-    return l != NULL ? (uint64_t)atomic_load_explicit(&l->refused, memory_order_relaxed) : 0;
 }
 
 void nq_listener_stop(nq_listener *l)

@@ -49,10 +49,6 @@ typedef struct nq_listener nq_listener; /* opaque */
  * error fd is left open and still the caller's. */
 nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, nq_guard *g, unsigned conn_limit, nq_listener **out);
 
-/* Connections taken from the kernel that libmicrohttpd refused and closed at once: over the
- * per-address limit, or out of memory. Any thread; 0 for NULL. */
-uint64_t nq_listener_refused(nq_listener *l);
-
 /* Stop taking connections: shut the socket down (new connections are refused), join the thread,
  * close the socket. Returns within about 20 ms (the loop's longest pause). Idempotent; NULL is
  * accepted and ignored. */

@@ -834,7 +834,7 @@ static nq_err render_metrics(void *ctx, bool ready, char **text, size_t *len)
                                   .deadlines = ps.deadlines};
     const nq_metrics_conns conns = {.open = gs.open,
                                     .accepted = gs.accepted,
-                                    .refused = nq_listener_refused(s->listener),
+                                    .refused = gs.refused,
                                     .head_timeouts = gs.head_timeouts,
                                     .body_bytes = nq_body_budget_used(&s->budget),
                                     .body_cap = s->budget.cap};
