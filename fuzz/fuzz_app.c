@@ -1,4 +1,4 @@
-/* fuzz_app.c - libFuzzer harness for whole request handling: in-process (src/server/app/app.h), or
+/* fuzz_app.c - libFuzzer harness for whole request handling: in-process (src/server/core/app.h, over routes/service.h), or
  * as raw bytes on a real server's socket (raw mode, below).
  *
  * Input, app mode: a request written as text, the way a person would type it:
@@ -54,7 +54,8 @@
 #define ZLIB_CONST /* next_in is then const, as it should be */
 #include <zlib.h>
 
-#include "app/app.h"
+#include "core/app.h"
+#include "routes/service.h"
 #include "cache/cache.h"
 #include "base/config.h"
 #include "http/server.h"
@@ -90,6 +91,7 @@ typedef struct fuzz_request {
 static struct {
     nq_config cfg;
     nq_cache *cache;
+    nq_service *svc;
     nq_app *app;
     nq_ops *ops;
     char *body;        /* BODY_CAP bytes: the body as the app produced it (allocated once: speed) */
@@ -104,7 +106,7 @@ static void teardown(void)
 {
     nq_server_destroy(g.raw);
     nq_ops_destroy(g.raw_ops);
-    nq_app_destroy(g.app);
+    nq_service_destroy(g.svc);
     nq_ops_destroy(g.ops);
     nq_cache_destroy(g.cache);
     free(g.body);
@@ -144,8 +146,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     NQ_FUZZ_CHECK(nq_cache_create(g.cfg.cache_bytes, &g.cache) == NQ_OK);
     NQ_FUZZ_CHECK(nq_ops_create(&g.cfg, &g.ops) == NQ_OK);
     /* No pool and no connections in-process: /metrics renders the ops bundle's own figures. */
-    const nq_app_hooks hooks = {g.ops, render_metrics, solver_done, NULL, NULL};
-    NQ_FUZZ_CHECK(nq_app_create(&g.cfg, g.cache, &hooks, &g.app) == NQ_OK);
+    const nq_app_hooks hooks = {g.ops, render_metrics, solver_done};
+    NQ_FUZZ_CHECK(nq_service_create(&g.cfg, g.cache, NULL, &hooks, NULL, &g.svc) == NQ_OK);
+    g.app = nq_service_app(g.svc);
     /* The access log writes one line per request to fd 1: keep it off the fuzzer's console. */
     const int devnull = open("/dev/null", O_WRONLY);
     NQ_FUZZ_CHECK(devnull >= 0 && dup2(devnull, STDOUT_FILENO) == STDOUT_FILENO && close(devnull) == 0);

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "app/query.h"
+#include "core/query.h"
 
 #define ALL_KEYS 0x3fu
 

@@ -1,4 +1,4 @@
-# web_embed.cmake - turn the web page (web/) into a C source defining the table of app/web_data.h.
+# web_embed.cmake - turn the web page (web/) into a C source defining the table of routes/web_data.h.
 # Run as: cmake -DWEB=<dir> -DOUT=<file.c> -DHEADER=<h> -DFILES=<a|b|...> -P web_embed.cmake
 #
 # FILES lists the page's files relative to WEB, each after every file it names: an asset is served as

@@ -1,6 +1,7 @@
 /* test_app.c - the application driven in-process, without libmicrohttpd (src/server/app/app.h): routing,
  * methods, preflight, bodies, conditional requests, negotiation, the compute split and its errors. */
-#include "app/app.h"
+#include "core/app.h"
+#include "routes/service.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "app/pipeline.h"
+#include "core/reply.h"
 #include "check_run.h"
 
 #define BODY_MAX (1u << 22)
@@ -24,6 +25,7 @@ static const char *lookup(void *ctx, const char *name)
 
 static nq_config cfg;
 static nq_cache *cache;
+static nq_service *svc;
 static nq_app *app;
 
 static void setup(void)
@@ -31,12 +33,13 @@ static void setup(void)
     nq_config_defaults(&cfg);
     cfg.max_solutions = 100000;
     ck_assert_int_eq(nq_cache_create(1u << 24, &cache), NQ_OK);
-    ck_assert_int_eq(nq_app_create(&cfg, cache, NULL, &app), NQ_OK);
+    ck_assert_int_eq(nq_service_create(&cfg, cache, NULL, NULL, NULL, &svc), NQ_OK);
+    app = nq_service_app(svc);
 }
 
 static void teardown(void)
 {
-    nq_app_destroy(app);
+    nq_service_destroy(svc);
     nq_cache_destroy(cache);
 }
 
@@ -47,7 +50,7 @@ static char *serve(const char *method, const char *target, const char **headers,
     snprintf(path, sizeof path, "%s", target);
     char *q = strchr(path, '?');
     if (q) *q++ = '\0';
-    const nq_request req = {method, path, q, q ? strlen(q) : 0, lookup, headers, NULL, 0};
+    const nq_request req = {method, path, q, q ? strlen(q) : 0, lookup, headers, NULL, 0, NULL};
     nq_response_init(resp);
     nq_app_serve(app, &req, resp);
     char *body = malloc(BODY_MAX);
@@ -215,8 +218,9 @@ START_TEST(test_stream_equals_cached)
     char *cached = serve("GET", "/solve?n=9", NULL, &r);
     ck_assert_int_eq(r.kind, NQ_BODY_CACHED);
     nq_response_clear(&r);
-    nq_app_destroy(app);
-    ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, &app), NQ_OK); /* no cache: everything streams */
+    nq_service_destroy(svc);
+    ck_assert_int_eq(nq_service_create(&cfg, NULL, NULL, NULL, NULL, &svc), NQ_OK); /* no cache: everything streams */
+    app = nq_service_app(svc);
     char *streamed = serve("GET", "/solve?n=9", NULL, &r);
     ck_assert_int_eq(r.kind, NQ_BODY_STREAM);
     ck_assert_str_eq(streamed, cached);
@@ -272,7 +276,7 @@ static const verdict_row verdicts[] = {
 
 START_TEST(test_compute_split)
 {
-    const nq_request req = {"GET", "/count", "n=7", 3, NULL, NULL, NULL, 0};
+    const nq_request req = {"GET", "/count", "n=7", 3, NULL, NULL, NULL, 0, NULL};
     nq_response r;
     nq_response_init(&r);
     nq_app_work *w = NULL;
@@ -323,11 +327,18 @@ START_TEST(test_stream_offset)
     char *cached = serve("GET", offset_targets[_i], NULL, &r);
     ck_assert_uint_eq(r.status, 200);
     nq_response_clear(&r);
-    nq_app_destroy(app);
-    ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, &app), NQ_OK); /* no cache: everything streams */
-    const nq_request req = {
-        "GET", "/solve", strchr(offset_targets[_i], '?') + 1, strlen(strchr(offset_targets[_i], '?') + 1), NULL, NULL,
-        NULL,  0};
+    nq_service_destroy(svc);
+    ck_assert_int_eq(nq_service_create(&cfg, NULL, NULL, NULL, NULL, &svc), NQ_OK); /* no cache: everything streams */
+    app = nq_service_app(svc);
+    const nq_request req = {"GET",
+                            "/solve",
+                            strchr(offset_targets[_i], '?') + 1,
+                            strlen(strchr(offset_targets[_i], '?') + 1),
+                            NULL,
+                            NULL,
+                            NULL,
+                            0,
+                            NULL};
     nq_app_work *w = NULL;
     nq_response_init(&r);
     ck_assert_int_eq(nq_app_handle(app, &req, &r, &w), NQ_APP_COMPUTE); /* the skip is computation */

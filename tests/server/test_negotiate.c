@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "app/pipeline.h"
+#include "core/reply.h"
 #include "check_run.h"
 
 typedef struct hdrs {
@@ -51,7 +51,7 @@ START_TEST(test_accept)
 {
     const accept_row *row = &accepts[_i];
     hdrs h = {row->accept, NULL, NULL};
-    const nq_request req = {"GET", "/solve", NULL, 0, lookup, (void *)&h, NULL, 0};
+    const nq_request req = {"GET", "/solve", NULL, 0, lookup, (void *)&h, NULL, 0, NULL};
     nq_variant v;
     nq_app_negotiate(&req, &v);
     ck_assert_msg(v.ndjson == row->ndjson, "Accept: %s", row->accept ? row->accept : "(absent)");
@@ -89,7 +89,7 @@ START_TEST(test_if_none_match)
 {
     const inm_row *row = &inms[_i];
     hdrs h = {NULL, row->gzip_ok ? "gzip" : NULL, row->inm};
-    const nq_request req = {"GET", "/count", NULL, 0, lookup, (void *)&h, NULL, 0};
+    const nq_request req = {"GET", "/count", NULL, 0, lookup, (void *)&h, NULL, 0, NULL};
     nq_variant v;
     nq_app_negotiate(&req, &v);
     ck_assert_int_eq(v.gzip_ok, row->gzip_ok);

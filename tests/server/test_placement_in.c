@@ -1,6 +1,6 @@
 /* test_placement_in.c - placements read from JSON bodies (src/server/app/placement_in.h), table-driven:
  * every accepted shape gives the exact queen list, every malformed one its error, param and a detail. */
-#include "app/placement_in.h"
+#include "routes/placement_in.h"
 #include "nqueens/placement_json.h"
 
 #include <check.h>

@@ -2,7 +2,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "app/prefer.h"
+#include "core/prefer.h"
 #include "check_run.h"
 
 static const struct {

@@ -1,5 +1,5 @@
 /* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/app/problem.h). */
-#include "app/problem.h"
+#include "core/problem.h"
 #include "check_json.h"
 
 #include <check.h>

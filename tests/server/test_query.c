@@ -1,5 +1,5 @@
 /* test_query.c - table-driven Check tests of the strict query parser (src/server/app/query.h). */
-#include "app/query.h"
+#include "core/query.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* test_router.c - the route table and path normalisation (src/server/app/router.h), table-driven. */
-#include "app/router.h"
+#include "core/route.h"
+#include "routes/table.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -46,9 +47,9 @@ START_TEST(test_match)
 {
     const match_row *row = &matches[_i];
     char path[64];
-    ck_assert(nq_router_normalize(row->path, path, sizeof path));
-    ck_assert_msg(strcmp(nq_router_match(path)->name, row->route) == 0, "%s -> %s, want %s", row->path,
-                  nq_router_match(path)->name, row->route);
+    ck_assert(nq_route_normalize(row->path, path, sizeof path));
+    ck_assert_msg(strcmp(nq_route_find(nq_routes, path)->name, row->route) == 0, "%s -> %s, want %s", row->path,
+                  nq_route_find(nq_routes, path)->name, row->route);
 }
 END_TEST
 
@@ -73,7 +74,7 @@ START_TEST(test_normalize)
     const norm_row *row = &norms[_i];
     char out[64];
     memset(out, 'x', sizeof out);
-    const bool ok = nq_router_normalize(row->raw, out, row->cap);
+    const bool ok = nq_route_normalize(row->raw, out, row->cap);
     if (!row->want) {
         ck_assert(!ok);
         return;

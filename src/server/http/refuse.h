@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "app/app.h"
+#include "core/app.h"
 
 /* Write resp (a complete answer whose body, if any, is in memory: STATIC or OWNED) to the socket fd
  * without blocking, as one HTTP/1.1 response that closes the connection. *body_sent receives the body

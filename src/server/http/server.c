@@ -50,9 +50,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/app.h"
-#include "cache/cache.h"
 #include "base/clock.h"
+#include "cache/cache.h"
+#include "core/app.h"
+#include "core/route.h"
 #include "http/body_buf.h"
 #include "http/framing.h"
 #include "http/guard.h"
@@ -63,6 +64,7 @@
 #include "ops/accesslog.h"
 #include "ops/ops.h"
 #include "compute/pool.h"
+#include "routes/service.h"
 #include "store/store.h"
 
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
@@ -71,7 +73,8 @@ struct nq_server {
     const nq_config *cfg;    /* borrowed, read-only */
     struct MHD_Daemon *mhd;  /* the daemon */
     nq_cache *cache;         /* response cache */
-    nq_app *app;             /* request -> response */
+    nq_service *svc;         /* the routes and what they share (the long counts) */
+    nq_app *app;             /* request -> response: the service's pipeline */
     nq_guard *guard;         /* connection hardening */
     nq_pool *pool;           /* solver workers: computations run there */
     nq_pool *waits;          /* threads that only wait for a long count (NQ_APP_WAIT) */
@@ -90,6 +93,7 @@ typedef struct request_ctx {
     nq_server *s;                       /* the server */
     double t0;                          /* when the request line was parsed */
     char *target;                       /* raw request target, NUL-terminated; split at '?' into path and query */
+    nq_match match;                     /* the path's route, matched once as the request line arrives */
     const char *query;                  /* raw query, or NULL */
     size_t query_len;                   /* its length */
     const char *uri_at;                 /* where libmicrohttpd's request line had the target (nq_head_check) */
@@ -216,7 +220,8 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
         ctx->query_len = strlen(q);
     }
     /* What libmicrohttpd must not parse or frame (head.h): a body, unless the path's route reads one. */
-    ctx->mhd_frames = s->bodies && nq_app_body_route(ctx->target);
+    nq_app_match(s->app, ctx->target, &ctx->match);
+    ctx->mhd_frames = s->bodies && nq_route_takes_body(ctx->match.route);
     ctx->head_flags = nq_head_begin(c, uri, !ctx->mhd_frames);
     if (ctx->mhd_frames) unframed_add(ctx);
     ctx->s = s;
@@ -558,7 +563,8 @@ static bool finish_offloaded(request_ctx *ctx)
 /* The request as the app sees it; the body is the one read, if any. */
 static nq_request request_of(request_ctx *ctx, const char *method)
 {
-    return (nq_request){method, ctx->target, ctx->query, ctx->query_len, lookup_header, ctx, ctx->in.data, ctx->in.len};
+    return (nq_request){method, ctx->target,  ctx->query,  ctx->query_len, lookup_header,
+                        ctx,    ctx->in.data, ctx->in.len, &ctx->match};
 }
 
 /* The app's answer to the request: its body, if one was read, is freed once the app has read it (a
@@ -849,7 +855,7 @@ static void solver_done(void *ctx, const char *route, const char *method, double
 }
 
 /* The app's events (long counts, the store) as log lines, with the fields that apply. */
-static void app_event(void *ctx, const nq_app_event *e)
+static void app_event(void *ctx, const nq_event *e)
 {
     const nq_server *s = ctx;
     if (!s->ops) return;
@@ -860,12 +866,12 @@ static void app_event(void *ctx, const nq_app_event *e)
     if (e->seconds >= 0) f[k++] = NQ_LOG_REAL("seconds", e->seconds);
     if (e->error) f[k++] = NQ_LOG_STR("error", e->error);
     static const nq_log_level levels[] = {
-        [NQ_APP_EVENT_DEBUG] = NQ_LOG_DEBUG,
-        [NQ_APP_EVENT_INFO] = NQ_LOG_INFO,
-        [NQ_APP_EVENT_WARN] = NQ_LOG_WARN,
-        [NQ_APP_EVENT_ERROR] = NQ_LOG_ERROR,
+        [NQ_EVENT_DEBUG] = NQ_LOG_DEBUG,
+        [NQ_EVENT_INFO] = NQ_LOG_INFO,
+        [NQ_EVENT_WARN] = NQ_LOG_WARN,
+        [NQ_EVENT_ERROR] = NQ_LOG_ERROR,
     };
-    const nq_log_level level = (unsigned)e->level <= NQ_APP_EVENT_ERROR ? levels[e->level] : NQ_LOG_ERROR;
+    const nq_log_level level = (unsigned)e->level <= NQ_EVENT_ERROR ? levels[e->level] : NQ_LOG_ERROR;
     nq_accesslog_event(nq_ops_log(s->ops), level, e->msg, f, k);
 }
 
@@ -883,9 +889,11 @@ nq_err nq_server_create(const nq_config *cfg, const nq_ops *ops, nq_store *store
     s->bodies = MHD_is_feature_supported(MHD_FEATURE_MESSAGES) == MHD_YES;
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, false);
-    const nq_app_hooks hooks = {s, render_metrics, solver_done, app_event, store};
+    const nq_app_hooks hooks = {s, render_metrics, solver_done};
+    const nq_event_sink events = {app_event, s};
     nq_err rc = nq_cache_create(cfg->cache_bytes, &s->cache);
-    if (rc == NQ_OK) rc = nq_app_create(cfg, s->cache, &hooks, &s->app);
+    if (rc == NQ_OK) rc = nq_service_create(cfg, s->cache, store, &hooks, &events, &s->svc);
+    if (rc == NQ_OK) s->app = nq_service_app(s->svc);
     if (rc == NQ_OK) {
         const nq_pool_config pc = {cfg->solver_workers, cfg->queue_len, cfg->deadline_ms, cfg->budget_ms};
         rc = nq_pool_create(&pc, &s->pool);
@@ -937,7 +945,7 @@ void nq_server_destroy(nq_server *s)
     nq_pool_destroy(s->waits);
     nq_watch_destroy(s->watch); /* after the daemon: its completions remove their registrations */
     nq_guard_destroy(s->guard);
-    nq_app_destroy(s->app);
+    nq_service_destroy(s->svc);
     nq_cache_destroy(s->cache);
     free(s);
 }
