@@ -5,7 +5,7 @@
 #   scripts/deps.sh --bench  also the HTTP benchmark's tools (bench/http/run.sh)
 #   scripts/deps.sh --browser  also the browser tests' Chromium (scripts/test.d/45-browser.sh)
 #   scripts/deps.sh --mpi    also Open MPI, for nqueens-mpi (-DNQ_MPI=ON; --test includes it)
-#   scripts/deps.sh --node   also check for the Node.js the contract and browser tests need
+#   scripts/deps.sh --node   also check for the Node.js the JavaScript lint, contract and browser tests need
 set -euo pipefail
 
 case "${1:-}" in
@@ -18,7 +18,7 @@ esac
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev
             libcurl4-openssl-dev curl)
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck
-           prometheus nodejs curl python3-yaml)
+           shellcheck prometheus nodejs curl python3-yaml)
 bench_pkgs=(wrk nginx curl)
 # Debian's own Chromium (puppeteer-core drives it; nothing downloads a browser) and a font with the
 # glyphs the page uses, so screenshots look the same on every machine.
@@ -44,8 +44,8 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# The contract and browser stages run npm packages (pinned by their lock files) that need Node.js
-# 20.19 or newer and its npm; Debian 12's own nodejs is 18. Say so now, not after the C stages.
+# The JavaScript lint, contract and browser stages run npm packages (pinned by their lock files) that
+# need Node.js 20.19 or newer and its npm; Debian 12's own nodejs is 18. Say so now, not after the C stages.
 if [[ "${1:-}" == "--node" || "${1:-}" == "--browser" ]]; then
   if ! command -v npm >/dev/null ||
     ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite, exactly as CI runs it (.ci/run calls this).
-#   scripts/test.sh           everything: release build + tests, ASan+UBSan build + tests, then the
-#                             stages in scripts/test.d/ in order (quick start from a fresh clone, TSan on
-#                             the concurrency tests, the build matrix, static analysis, fuzzing, MPI, contract
-#                             tests, container smoke, format); docs/testing.md describes each
-#   scripts/test.sh --fast    only the release build and its fast tests (a developer's quick loop)
-# Installs what it needs first (scripts/deps.sh --test). Exits non-zero on the first failure.
+#   scripts/test.sh           everything, the cheap checks first: the stages 00 to 04 (clang-format,
+#                             layers, ShellCheck, ESLint: seconds each), then the release build + tests,
+#                             the slow tests, the ASan+UBSan build + tests, then the stages 05 and up
+#                             (quick start from a fresh clone, TSan on the concurrency tests, the build
+#                             matrix, static analysis, fuzzing, MPI, contract tests, the page in Chromium,
+#                             container smoke); docs/testing.md describes each
+#   scripts/test.sh --fast    the cheap checks that need only Debian's packages (stages 00 to 02: format,
+#                             layers, ShellCheck), then only the release build and its fast tests (a
+#                             developer's quick loop; no Node.js needed)
+# A stage is a script scripts/test.d/NN-name.sh, and the stages run in the order of their numbers, each
+# number used once (so the folder's order is the run order): below 05, a cheap check that builds
+# nothing, run before the builds; 05 and up, after them. Each one also runs alone (bash FILE).
+# Installs what it needs first (scripts/deps.sh --test). Stops at the first failure, naming its stage.
 #   NQ_BUILD_ROOT   parent of the build folders (default: build)
 #   NQ_JOBS         parallel jobs for builds and ctest (default: nproc)
 set -euo pipefail
@@ -32,13 +39,33 @@ stage_end() {
 }
 stage() { stage_end; stage_now="$*"; stage_t0=$SECONDS; printf '\n==== %s ====\n' "$*"; }
 stage_report() {
-  local rc=$? i
+  local rc=$? i failed=$stage_now
   stage_end
   printf '\n==== stage times (exit %d) ====\n' "$rc"
   for i in "${!stage_names[@]}"; do printf '%6ds  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"; done
   printf '%6ds  total\n' "$SECONDS"
+  (( rc == 0 )) || printf '==== FAILED: %s ====\n' "${failed:-before the first stage}"
 }
 trap stage_report EXIT
+
+# The stages of scripts/test.d: every *.sh there is NN-name.sh, and no two share a number.
+for f in scripts/test.d/*.sh; do
+  [[ -e $f ]] || continue
+  [[ ${f##*/} =~ ^[0-9][0-9]-[a-z0-9-]+\.sh$ ]] || { echo "test.sh: $f: a stage is named NN-name.sh" >&2; exit 1; }
+done
+dup=$(cd scripts/test.d && printf '%s\n' [0-9][0-9]-*.sh | cut -c1-2 | uniq -d)
+[[ -z $dup ]] || { echo "test.sh: more than one stage numbered $dup in scripts/test.d/" >&2; exit 1; }
+run_stages() { # run_stages FIRST LAST: the stages numbered FIRST..LAST, in order
+  local f n
+  for f in scripts/test.d/[0-9][0-9]-*.sh; do
+    [[ -e $f ]] || continue
+    n=${f##*/}
+    n=$((10#${n%%-*}))
+    (( n >= $1 && n <= $2 )) || continue
+    stage "$(basename "$f" .sh)"
+    bash "$f"
+  done
+}
 
 scripts/deps.sh --test
 (( fast )) || scripts/deps.sh --node # the whole suite: its npm stages need a Node.js Debian 12 lacks
@@ -56,6 +83,10 @@ run_ctest() { # run_ctest DIR [ctest args...]
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$jobs" "$@"
 }
 
+# The cheap checks, before any build: a misformatted line or a lint finding fails in seconds, not
+# after the builds. --fast leaves out the ones that need Node.js (03-jslint), which it does not ask for.
+if (( fast )); then run_stages 0 2; else run_stages 0 4; fi
+
 stage "release build (gcc, -Werror) and tests"
 build "$broot/release" -DNQ_BENCH=ON
 if (( fast )); then
@@ -71,10 +102,6 @@ stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 build "$broot/asan" -DNQ_SANITIZE=address,undefined -DNQ_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$broot/asan" -LE slow
 
-for extra in scripts/test.d/*.sh; do
-  [[ -e "$extra" ]] || continue
-  stage "$(basename "$extra" .sh)"
-  bash "$extra"
-done
+run_stages 5 99
 
 stage "all green"

@@ -22,7 +22,9 @@ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang 
 # Every harness is named fuzz_<name> after its source file; build only those (not the daemon).
 all=$(cd fuzz && ls fuzz_*.c | sed 's/^fuzz_\(.*\)\.c$/\1/')
 names=${NQ_FUZZ_ONLY:-$all}
-cmake --build "$dir" -j "$jobs" --target $(printf 'fuzz_%s ' $names)
+targets=()
+for name in $names; do targets+=("fuzz_$name"); done
+cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
 
 # Leaks are checked at exit of each input by libFuzzer itself (-detect_leaks); abort_on_error makes
 # ASan and UBSan reports crashes libFuzzer records.

@@ -10,7 +10,6 @@
 #   NQ_UPDATE_SCREENSHOT=1   also copy the 1280x800 screenshot to docs/page.png (the README's picture)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 build=$(realpath -m "${NQ_BUILD_ROOT:-build}/release")
 jobs=${NQ_JOBS:-$(nproc)}
 

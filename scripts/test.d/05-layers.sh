@@ -1,6 +1,0 @@
-#!/usr/bin/env bash
-# The server's folders are layers: no include goes up or across, no cycle, libmicrohttpd only in http/.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-scripts/check_layers.sh
-echo "layers: every include goes down (scripts/check_layers.sh)"
