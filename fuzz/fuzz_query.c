@@ -11,6 +11,7 @@
  * Which of several faults a rejection names is left to the parser (the header says "first in query
  * order" and that is not re-derived here), only that it is one of the allowed kinds.
  */
+#include "base/errors.h"
 #include "fuzz.h"
 
 #include <stdbool.h>

@@ -1,191 +1,58 @@
-/* error.h - the one error table of nqueens: codes, messages, HTTP statuses, problem types.
+/* error.h - the error codes of the nqueens library, with their messages.
  *
- * Every fallible function in the library and the server returns an nq_err. The two tables below are
- * the single place to add an error: NQ_PROBLEM_TABLE holds the RFC 9457 problem types the server
- * answers with (slug, status, title, description: everything an error body and the type's page at
- * /problems/{slug} say), and NQ_ERR_TABLE the codes, each with its message and its problem type.
+ * Every fallible function of the library returns an nq_err: NQ_OK, or one of the codes below. The
+ * table is the single place to add one; it generates the constants, the names and the messages.
  *
- * Rules: codes are never renumbered or reused; a new error is appended with the next free number.
+ * nq_err is an int, not an enum type, so that a program built on the library can add codes of its
+ * own at numbers the library leaves free and pass them through the same channels (the nqueensd
+ * service keeps its own errors in its own table). The library never takes a number once it has
+ * given it out, and never renumbers one.
+ *
  * All functions here are pure lookups on constant data: thread-safe, never fail, never allocate.
  */
 #ifndef NQ_ERROR_H
 #define NQ_ERROR_H
 
-#include <stddef.h>
+/* The library's errors: X(NAME, code, message). `message` is a short text for logs and the CLI.
+ * Rules: codes are never renumbered or reused; a new error takes a number that no program of this
+ * project uses for its own codes (the service's table, src/server/base/errors.h, lists those). */
+#define NQ_ERR_TABLE(X)                                                             \
+    /* success */                                                                   \
+    X(OK, 0, "OK")                                                                  \
+    /* misuse and resources */                                                      \
+    X(E_ARG, 1, "Invalid argument")                                                 \
+    X(E_NOMEM, 4, "Out of memory")                                                  \
+    X(E_THREAD, 8, "Could not start a thread")                                      \
+    X(E_CANCELED, 5, "Computation cancelled")                                       \
+    X(E_BUFSIZE, 7, "Buffer too small")                                             \
+    /* boards, cursors and placements */                                            \
+    X(E_RANGE, 2, "Board size out of range")                                        \
+    X(E_CURSOR, 3, "Invalid cursor")                                                \
+    X(E_NOT_SOLUTION, 6, "Not a solution")                                          \
+    X(E_PLACEMENT, 38, "Invalid placement")                                         \
+    /* an answer, not a failure: n = 2 and 3 have no solution */                    \
+    X(NO_SOLUTION, 37, "No solution exists for this board size")                    \
+    /* input the library parses (numbers: parse.h; placements: placement_json.h) */ \
+    X(E_PARAM_MISSING, 20, "Missing parameter")                                     \
+    X(E_PARAM_INVALID, 23, "Invalid parameter")                                     \
+    X(E_OVERFLOW, 40, "Number too large")                                           \
+    X(E_LIMIT, 25, "Beyond the caller's limit")                                     \
+    X(E_BAD_REQUEST, 35, "Malformed input")
 
-/* The problem types: P(ID, slug, http_status, title, description), one row per kind of problem a
- * response can carry. The type URI is NQ_PROBLEM_TYPE_BASE followed by the slug; title and status
- * belong to the type (RFC 9457), so every error of one type shares them; the description is what
- * the server serves at the type URI and the detail of a problem that has no more specific one. */
-#define NQ_PROBLEM_TABLE(P)                                                                                        \
-    P(OK, "ok", 200, "OK", "Not a problem: the request succeeded.")                                                \
-    P(BAD_REQUEST, "bad-request", 400, "Bad request",                                                              \
-      "The request itself is malformed: a query with an empty parameter or a broken percent-escape "               \
-      "outside any known parameter, a JSON body that does not parse or is not a placement (a wrong "               \
-      "type, an unknown or repeated member, nesting too deep), or a head that breaks HTTP/1.1 (no "                \
-      "Host or more than one or one that is not a host, a space before a colon, a header line without a "          \
-      "name, a NUL byte, a folded line, a method that is not a token, a "                                          \
-      "Content-Length or Transfer-Encoding that leaves the body's end in doubt). Fix the request; "                \
-      "retrying it unchanged fails again. The server closes the connection after this answer when the "            \
-      "request's framing is in doubt.")                                                                            \
-    P(MISSING_PARAMETER, "missing-parameter", 400, "Missing parameter",                                            \
-      "A required query parameter is absent; 'param' names it. Add it and retry.")                                 \
-    P(DUPLICATE_PARAMETER, "duplicate-parameter", 400, "Duplicate parameter",                                      \
-      "A query parameter appears more than once; 'param' names it. Give each parameter once.")                     \
-    P(UNKNOWN_PARAMETER, "unknown-parameter", 400, "Unknown parameter",                                            \
-      "The query names a parameter this resource does not accept (names are case-sensitive); 'param' "             \
-      "names it. Remove it or fix its spelling.")                                                                  \
-    P(INVALID_PARAMETER, "invalid-parameter", 400, "Invalid parameter",                                            \
-      "A parameter's value can never be valid: integers are plain ASCII decimal digits within the "                \
-      "range the detail gives, booleans are 'true' or 'false'. 'param' names the parameter.")                      \
-    P(INVALID_CURSOR, "invalid-cursor", 400, "Invalid cursor",                                                     \
-      "The cursor does not name a position: on /solve 'after' is not n comma-separated column numbers "            \
-      "0..n-1 (as format=columns gives them); on /trace 'cursor' is not one a 'next' link gave for this n. "       \
-      "Use the 'next' link of the previous page as it was given.")                                                 \
-    P(CONFLICTING_PARAMETERS, "conflicting-parameters", 400, "Conflicting parameters",                             \
-      "Two parameters exclude each other ('after' and 'offset'); 'param' names one. Keep one of them.")            \
-    P(LIMIT_EXCEEDED, "limit-exceeded", 422, "Beyond this server's limits",                                        \
-      "The value is valid but larger than this server is configured to serve; 'param' names the "                  \
-      "parameter and 'limit' gives the largest value accepted.")                                                   \
-    P(RESULT_TOO_LARGE, "result-too-large", 422, "Result too large",                                               \
-      "The answer would hold more solutions than one response may carry ('limit' gives the cap). Ask "             \
-      "for a page with 'limit' and walk the pages with 'after' (each page's 'next' link does that).")              \
-    P(NOT_FOUND, "not-found", 404, "Not found",                                                                    \
-      "No resource lives at this path. The routes are listed in /openapi.yaml.")                                   \
-    P(METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed",                                         \
-      "The resource exists but does not support this method; the 'Allow' header lists those it does.")             \
-    P(URI_TOO_LONG, "uri-too-long", 414, "URI too long", "The request target is longer than this server accepts.") \
-    P(HEADERS_TOO_LARGE, "headers-too-large", 431, "Request header fields too large",                              \
-      "The request's header fields are larger than this server accepts.")                                          \
-    P(OVERLOADED, "overloaded", 503, "Service overloaded",                                                         \
-      "Too many computations are running or waiting. Retry after the number of seconds in 'Retry-After'.")         \
-    P(DEADLINE_EXCEEDED, "deadline-exceeded", 503, "Computation still running",                                    \
-      "The answer took longer than this request may wait; the computation goes on and its result will "            \
-      "be cached. Retry after the number of seconds in 'Retry-After'.")                                            \
-    P(SHUTTING_DOWN, "shutting-down", 503, "Service shutting down",                                                \
-      "This instance is draining before it stops. Retry, and another instance will answer.")                       \
-    P(COMPUTATION_CANCELLED, "computation-cancelled", 503, "Computation cancelled",                                \
-      "The computation was stopped before it finished (for instance by a budget). Retry later.")                   \
-    P(OUT_OF_MEMORY, "out-of-memory", 503, "Out of memory",                                                        \
-      "The server could not allocate memory for this request. Retry later.")                                       \
-    P(THREAD_FAILURE, "thread-failure", 503, "Could not start a thread",                                           \
-      "The server could not start a worker. Retry later.")                                                         \
-    P(INVALID_PLACEMENT, "invalid-placement", 400, "Invalid placement",                                            \
-      "A placement ('columns' or 'queens') does not parse: the detail names the entry at fault (0-based) "         \
-      "and why (malformed, a row or column outside 0..n-1, a square given twice, or not n columns).")              \
-    P(CONTENT_TOO_LARGE, "content-too-large", 413, "Content too large",                                            \
-      "The request body is larger than this resource accepts ('limit' gives the cap in bytes): its "               \
-      "Content-Length says so, or a chunked body grew past it. Send a smaller one.")                               \
-    P(UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type",                             \
-      "The request body is not of a type this resource reads: a POST to /check or /complete takes "                \
-      "'Content-Type: application/json' (a charset parameter, if any, must be utf-8).")                            \
-    P(PRECONDITION_FAILED, "precondition-failed", 412, "Precondition failed",                                      \
-      "The request's If-Match names no current representation of the resource: its strong ETag (of the "           \
-      "identity form; gzip forms have weak tags, which If-Match never matches) or '*'. A POST's target has "       \
-      "no representation of its own, so any If-Match fails there. Send the request without If-Match, or "          \
-      "with the ETag of a response to the same GET.")                                                              \
-    P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                                  \
-      "The request uses a transfer coding this server does not implement; only 'chunked' is.")                     \
-    P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                     \
-      "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "                  \
-      "identifies the request in the server's logs.")
+typedef int nq_err; /* NQ_OK, an NQ_E_* code, or NQ_NO_SOLUTION */
 
-/* The errors: X(NAME, code, problem, message). `problem` is the ID of the row of NQ_PROBLEM_TABLE an
- * HTTP answer with this error carries (its slug, status and title); `message` is the error's own
- * short text, for logs and the CLI.
- * Rules: codes are never renumbered or reused; a new error is appended with the next free number. */
-#define NQ_ERR_TABLE(X)                                                                          \
-    /* success */                                                                                \
-    X(OK, 0, OK, "OK")                                                                           \
-    /* library errors: what a caller of libnqueens can see */                                    \
-    X(E_ARG, 1, INTERNAL_ERROR, "Invalid argument")                                              \
-    X(E_RANGE, 2, INVALID_PARAMETER, "Board size out of range")                                  \
-    X(E_CURSOR, 3, INVALID_CURSOR, "Invalid cursor")                                             \
-    X(E_NOMEM, 4, OUT_OF_MEMORY, "Out of memory")                                                \
-    X(E_CANCELED, 5, COMPUTATION_CANCELLED, "Computation cancelled")                             \
-    /* the service judges a board in a body (/check: "valid": false), never by this error */     \
-    X(E_NOT_SOLUTION, 6, INTERNAL_ERROR, "Not a solution")                                       \
-    X(E_BUFSIZE, 7, INTERNAL_ERROR, "Buffer too small")                                          \
-    X(E_THREAD, 8, THREAD_FAILURE, "Could not start a thread")                                   \
-    /* request errors: what the HTTP service answers with */                                     \
-    X(E_PARAM_MISSING, 20, MISSING_PARAMETER, "Missing parameter")                               \
-    X(E_PARAM_DUPLICATE, 21, DUPLICATE_PARAMETER, "Duplicate parameter")                         \
-    X(E_PARAM_UNKNOWN, 22, UNKNOWN_PARAMETER, "Unknown parameter")                               \
-    X(E_PARAM_INVALID, 23, INVALID_PARAMETER, "Invalid parameter")                               \
-    X(E_PARAM_CONFLICT, 24, CONFLICTING_PARAMETERS, "Conflicting parameters")                    \
-    X(E_LIMIT, 25, LIMIT_EXCEEDED, "Beyond this server's limits")                                \
-    X(E_TOO_LARGE, 26, RESULT_TOO_LARGE, "Result too large")                                     \
-    X(E_NOT_FOUND, 27, NOT_FOUND, "Not found")                                                   \
-    X(E_METHOD, 28, METHOD_NOT_ALLOWED, "Method not allowed")                                    \
-    X(E_URI_TOO_LONG, 29, URI_TOO_LONG, "URI too long")                                          \
-    X(E_HEADERS_TOO_LARGE, 30, HEADERS_TOO_LARGE, "Request header fields too large")             \
-    X(E_BUSY, 31, OVERLOADED, "Service overloaded")                                              \
-    X(E_DEADLINE, 32, DEADLINE_EXCEEDED, "Computation still running")                            \
-    X(E_DRAINING, 33, SHUTTING_DOWN, "Service shutting down")                                    \
-    X(E_INTERNAL, 34, INTERNAL_ERROR, "Internal error")                                          \
-    X(E_BAD_REQUEST, 35, BAD_REQUEST, "Bad request")                                             \
-    X(E_LISTEN, 36, INTERNAL_ERROR, "Cannot listen on the address (in use, or not this host's)") \
-    /* outcomes of the any-n solver: NO_SOLUTION is an answer, not a failure (n = 2, 3) */       \
-    X(NO_SOLUTION, 37, OK, "No solution exists for this board size")                             \
-    X(E_PLACEMENT, 38, INVALID_PLACEMENT, "Invalid placement")                                   \
-    /* a well-formed number above what its caller accepts (nqueens/parse.h) */                   \
-    X(E_OVERFLOW, 40, INVALID_PARAMETER, "Number too large")                                     \
-    /* request bodies: their framing (the server's own checks of a request head) and type */     \
-    X(E_BODY_TOO_LARGE, 39, CONTENT_TOO_LARGE, "Content too large")                              \
-    X(E_NOT_IMPLEMENTED, 41, NOT_IMPLEMENTED, "Not implemented")                                 \
-    X(E_MEDIA_TYPE, 42, UNSUPPORTED_MEDIA_TYPE, "Unsupported media type")                        \
-    /* store errors: the server's SQLite file (start-up refusals and failed writes) */           \
-    X(E_STORE_CORRUPT, 60, INTERNAL_ERROR, "Store file is not a readable nqueens database")      \
-    X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")              \
-    X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                     \
-    X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                         \
-    /* long counts */                                                                            \
-    X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")   \
-    /* conditional requests */                                                                   \
-    X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")
-
-/* Base of every problem type URI. Relative, so it resolves against the server that answered; the
- * server serves a description of each problem at that path. */
-#define NQ_PROBLEM_TYPE_BASE "/problems/"
-
-typedef enum nq_err {
-#define NQ_ERR_ENUM_(name, code, problem, message) NQ_##name = (code),
+enum nq_err_code {
+#define NQ_ERR_ENUM_(name, code, message) NQ_##name = (code),
     NQ_ERR_TABLE(NQ_ERR_ENUM_)
 #undef NQ_ERR_ENUM_
-} nq_err;
+};
 
-/* One problem type: what an error body and the type's own page say. Constant data. */
-typedef struct nq_problem_type {
-    const char *slug;        /* "invalid-parameter"; the type URI is NQ_PROBLEM_TYPE_BASE + slug */
-    int status;              /* the HTTP status answers of this type carry */
-    const char *title;       /* short summary of the type */
-    const char *description; /* what it means and what to do about it */
-} nq_problem_type;
-
-/* The problem type an HTTP answer with err carries; "internal-error" for a value not in the table.
- * Never NULL. */
-const nq_problem_type *nq_err_problem(nq_err err);
-
-/* The problem type with this slug (len bytes, need not be NUL-terminated), or NULL. The "ok" row is
- * not a problem: it is never found. */
-const nq_problem_type *nq_problem_find(const char *slug, size_t len);
-
-/* The i-th problem type, i < nq_problem_count(), in table order ("ok" excluded): for documents and
- * tests that list them all. */
-size_t nq_problem_count(void);
-const nq_problem_type *nq_problem_at(size_t i);
-
-/* A short human-readable message for err; "Unknown error" for a value not in the table. */
+/* A short human-readable message for err; "Unknown error" for a code the library does not define
+ * (a program's own, or none). Never NULL. */
 const char *nq_err_message(nq_err err);
 
-/* The stable identifier of err ("E_RANGE"), for logs; "E_UNKNOWN" for a value not in the table. */
+/* The stable identifier of err ("E_RANGE"), for logs; "E_UNKNOWN" for a code the library does not
+ * define. Never NULL. */
 const char *nq_err_name(nq_err err);
-
-/* The HTTP status err maps to (its problem type's); 500 for a value not in the table. */
-int nq_err_http_status(nq_err err);
-
-/* The problem slug ("invalid-parameter"); the full type URI is NQ_PROBLEM_TYPE_BASE + slug.
- * "internal-error" for a value not in the table. */
-const char *nq_err_problem_slug(nq_err err);
 
 #endif /* NQ_ERROR_H */

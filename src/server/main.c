@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/errors.h"
 #include "ops/accesslog.h"
 #include "base/clock.h"
 #include "base/config.h"
@@ -223,7 +224,7 @@ static int serve(const nq_config *cfg)
     if (!open_store(cfg, &store)) return 2;
     nq_err rc = nq_ops_create(cfg, &ops);
     if (rc != NQ_OK) {
-        fprintf(stderr, "nqueensd: cannot start: %s\n", nq_err_message(rc));
+        fprintf(stderr, "nqueensd: cannot start: %s\n", nq_error_message(rc));
         nq_store_close(store);
         return 1;
     }
@@ -232,7 +233,7 @@ static int serve(const nq_config *cfg)
     warn_unknown_env(log);
     rc = nq_server_create(cfg, ops, store, &s);
     if (rc != NQ_OK) {
-        const nq_log_field f[] = {NQ_LOG_STR("error", nq_err_name(rc)), NQ_LOG_STR("detail", nq_err_message(rc)),
+        const nq_log_field f[] = {NQ_LOG_STR("error", nq_error_name(rc)), NQ_LOG_STR("detail", nq_error_message(rc)),
                                   NQ_LOG_STR("bind", cfg->bind_addr), NQ_LOG_INT("port", cfg->port)};
         nq_accesslog_event(log, NQ_LOG_ERROR, "cannot start", f, 4);
         nq_ops_destroy(ops);

@@ -11,6 +11,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #endif
+#include "base/errors.h"
 #include "http/guard.h"
 
 #include <arpa/inet.h>
@@ -72,7 +73,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
     const nq_err err = nq_guard_check_head(s->guard, c, req->uri_len);
-    const unsigned status = err == NQ_OK ? 200u : (unsigned)nq_err_http_status(err);
+    const unsigned status = err == NQ_OK ? 200u : (unsigned)nq_error_status(err);
     static char body[] = "ok"; /* persistent and writable, as libmicrohttpd's prototype wants */
     struct MHD_Response *const r = MHD_create_response_from_buffer(2, body, MHD_RESPMEM_PERSISTENT);
     const enum MHD_Result ret = MHD_queue_response(c, status, r);

@@ -8,6 +8,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep, rand_r */
 #endif
+#include "base/errors.h"
 #include "compute/pool.h"
 
 #include <check.h>

@@ -1,7 +1,7 @@
 /* print_problems.c - prints every problem type a response can carry, one "slug status" line per row of
- * the problem table (include/nqueens/error.h), for check_problem_lists.sh. It asks the table through
+ * the service's problem table (src/server/base/errors.h), for check_problem_lists.sh. It asks the table through
  * its public lookups, so it holds whatever columns the table grows. */
-#include "nqueens/error.h"
+#include "base/errors.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "check_run.h"
 
 /* Copy a NULL-terminated list of strings into owned, writable strings (nq_config_load takes char **,

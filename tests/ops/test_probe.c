@@ -1,6 +1,7 @@
 /* test_probe.c - unit tests of the --probe HTTP client against a scripted loopback peer. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "base/errors.h"
 #include "base/probe.h"
 
 #include <arpa/inet.h>

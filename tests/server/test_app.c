@@ -1,5 +1,6 @@
 /* test_app.c - the application driven in-process, without libmicrohttpd (src/server/app/app.h): routing,
  * methods, preflight, bodies, conditional requests, negotiation, the compute split and its errors. */
+#include "base/errors.h"
 #include "core/app.h"
 #include "routes/service.h"
 

@@ -2,6 +2,7 @@
  * its cap and refuses the first byte past it, whole appends only; it allocates nothing before the
  * first byte, never more than the cap, and never more than an announced length; buffers sharing a
  * budget hold no more than it together. */
+#include "base/errors.h"
 #include "http/body_buf.h"
 
 #include <check.h>

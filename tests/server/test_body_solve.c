@@ -1,5 +1,6 @@
 /* test_body_solve.c - Check tests of the /solve body renderer (src/server/app/body_solve.h): exact bodies,
  * formats, NDJSON, paging and next links, and that streaming in tiny pieces gives the same bytes. */
+#include "base/errors.h"
 #include "routes/solve_body.h"
 
 #include <check.h>

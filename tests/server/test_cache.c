@@ -3,6 +3,7 @@
  * rehash, large entries (copied or taken over) charged and evicted like small ones, and many threads
  * hammering get/put (labelled "concurrency" so TSan runs it too).
  */
+#include "base/errors.h"
 #include "cache/cache.h"
 
 #include <check.h>

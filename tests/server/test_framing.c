@@ -1,6 +1,7 @@
 /* test_framing.c - unit tests of the request head checks (src/server/http/framing.c): rows of header
  * lines, the HTTP version, and the verdict (error, body kind, length). The same cases on the wire,
  * through libmicrohttpd, are in tests/http/test_conformance.c. */
+#include "base/errors.h"
 #include "http/framing.h"
 
 #include <check.h>

@@ -1,4 +1,5 @@
 /* test_problem.c - Check tests of RFC 9457 problem bodies and type descriptions (src/server/app/problem.h). */
+#include "base/errors.h"
 #include "core/problem.h"
 #include "check_json.h"
 
@@ -99,15 +100,56 @@ typedef struct err_case {
     const char *slug;
 } err_case;
 
+/* Every code: the library's and the service's own. */
 static const nq_err table[] = {
-#define ROW_(name, code, problem, message) NQ_##name,
-    NQ_ERR_TABLE(ROW_)
-#undef ROW_
+#define LIB_ROW_(name, code, message) NQ_##name,
+    NQ_ERR_TABLE(LIB_ROW_)
+#undef LIB_ROW_
+#define SERVER_ROW_(name, code, problem, message) NQ_##name,
+        NQ_SERVER_ERR_TABLE(SERVER_ROW_)
+#undef SERVER_ROW_
 };
+
+/* The map from codes to problems, a row per kind: library codes (named by the library), the
+ * service's own, and a code in neither table. */
+typedef struct map_case {
+    nq_err err;          /* the code */
+    int status;          /* its HTTP status */
+    const char *slug;    /* its problem type */
+    const char *name;    /* its name in logs */
+    const char *message; /* its message */
+} map_case;
+
+static const map_case maps[] = {
+    {NQ_OK, 200, "ok", "OK", "OK"},
+    {NQ_NO_SOLUTION, 200, "ok", "NO_SOLUTION", "No solution exists for this board size"},
+    {NQ_E_RANGE, 400, "invalid-parameter", "E_RANGE", "Board size out of range"},
+    {NQ_E_OVERFLOW, 400, "invalid-parameter", "E_OVERFLOW", "Number too large"},
+    {NQ_E_PARAM_MISSING, 400, "missing-parameter", "E_PARAM_MISSING", "Missing parameter"},
+    {NQ_E_LIMIT, 422, "limit-exceeded", "E_LIMIT", "Beyond the caller's limit"},
+    {NQ_E_NOMEM, 503, "out-of-memory", "E_NOMEM", "Out of memory"},
+    {NQ_E_ARG, 500, "internal-error", "E_ARG", "Invalid argument"},
+    {NQ_E_PARAM_DUPLICATE, 400, "duplicate-parameter", "E_PARAM_DUPLICATE", "Duplicate parameter"},
+    {NQ_E_BUSY, 503, "overloaded", "E_BUSY", "Service overloaded"},
+    {NQ_E_MEDIA_TYPE, 415, "unsupported-media-type", "E_MEDIA_TYPE", "Unsupported media type"},
+    {NQ_E_STORE_IO, 500, "internal-error", "E_STORE_IO", "Store cannot be read or written"},
+    {NQ_E_PRECONDITION, 412, "precondition-failed", "E_PRECONDITION", "Precondition failed"},
+    {999, 500, "internal-error", "E_UNKNOWN", "Unknown error"},
+};
+
+START_TEST(test_map)
+{
+    const map_case *c = &maps[_i];
+    ck_assert_int_eq(nq_error_status(c->err), c->status);
+    ck_assert_str_eq(nq_error_problem(c->err)->slug, c->slug);
+    ck_assert_str_eq(nq_error_name(c->err), c->name);
+    ck_assert_str_eq(nq_error_message(c->err), c->message);
+}
+END_TEST
 
 START_TEST(test_every_type_documented)
 {
-    const err_case row = {table[_i], nq_err_http_status(table[_i]), nq_err_problem_slug(table[_i])};
+    const err_case row = {table[_i], nq_error_status(table[_i]), nq_error_problem(table[_i])->slug};
     const err_case *c = &row;
     if (c->status < 400) return; /* NQ_OK and the other answers that are no problem (NQ_NO_SOLUTION) */
     char *body = NULL;
@@ -143,6 +185,7 @@ int main(void)
     tcase_add_test(tc, test_minimal_problem);
     tcase_add_test(tc, test_hostile_instance);
     tcase_add_loop_test(tc, test_every_type_documented, 0, (int)(sizeof table / sizeof table[0]));
+    tcase_add_loop_test(tc, test_map, 0, (int)(sizeof maps / sizeof maps[0]));
     tcase_add_test(tc, test_unknown_slug);
     tcase_add_loop_test(tc, test_default_detail, 0, (int)(sizeof default_details / sizeof default_details[0]));
     suite_add_tcase(s, tc);

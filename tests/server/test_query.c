@@ -1,4 +1,5 @@
 /* test_query.c - table-driven Check tests of the strict query parser (src/server/app/query.h). */
+#include "base/errors.h"
 #include "core/query.h"
 
 #include <check.h>
@@ -45,7 +46,7 @@ START_TEST(test_accepted)
     nq_query q;
     nq_query_error e;
     ck_assert_msg(nq_query_parse(r->raw, strlen(r->raw), SOLVE_KEYS, &q, &e) == NQ_OK, "%s: %s", r->raw, e.detail);
-    ck_assert_uint_eq(e.err, NQ_OK);
+    ck_assert_int_eq(e.err, NQ_OK);
     ck_assert_uint_eq(q.present, r->present);
     ck_assert_uint_eq(q.n, r->n);
     ck_assert_uint_eq(q.limit, r->limit);
@@ -127,7 +128,7 @@ START_TEST(test_rejected)
     nq_query q;
     nq_query_error e;
     const nq_err rc = nq_query_parse(r->raw, strlen(r->raw), r->allowed, &q, &e);
-    ck_assert_msg(rc == r->err, "%s: got %s, want %s", r->raw, nq_err_name(rc), nq_err_name(r->err));
+    ck_assert_msg(rc == r->err, "%s: got %s, want %s", r->raw, nq_error_name(rc), nq_error_name(r->err));
     ck_assert_int_eq(e.err, r->err);
     ck_assert_str_eq(e.param, r->param);
     ck_assert_msg(strlen(e.detail) > 10, "%s: detail '%s'", r->raw, e.detail);

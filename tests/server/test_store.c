@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/errors.h"
 #include "check_run.h"
 #include "store/store.h"
 
@@ -138,7 +139,7 @@ START_TEST(refusals_by_row)
         if (refusals[_i].extra) run_sql(t.path, refusals[_i].extra);
     }
     const nq_err rc = nq_store_open(t.path, &s, err, sizeof err);
-    ck_assert_msg(rc == refusals[_i].want, "row %d: %s (%s)", _i, nq_err_name(rc), err);
+    ck_assert_msg(rc == refusals[_i].want, "row %d: %s (%s)", _i, nq_error_name(rc), err);
     if (rc == NQ_OK)
         nq_store_close(s);
     else
@@ -209,7 +210,7 @@ static void refused_as_io(const char *path, const char *want)
     char err[512] = "";
     const nq_err rc = nq_store_open(path, &s, err, sizeof err);
     if (rc != NQ_E_STORE_IO || !strstr(err, want) || !strstr(err, path)) {
-        fprintf(stderr, "open: %s (%s), wanted NQ_E_STORE_IO saying \"%s\"\n", nq_err_name(rc), err, want);
+        fprintf(stderr, "open: %s (%s), wanted NQ_E_STORE_IO saying \"%s\"\n", nq_error_name(rc), err, want);
         _exit(1);
     }
 }

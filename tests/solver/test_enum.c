@@ -363,7 +363,7 @@ START_TEST(seek_after_reused_iterator)
     ref_list ref = ref_solve(8);
     nq_iter *it = make_iter(8, 0);
     uint8_t cols[8];
-    ck_assert_uint_eq(nq_iter_skip(it, 50, NULL), NQ_OK);
+    ck_assert_int_eq(nq_iter_skip(it, 50, NULL), NQ_OK);
     ck_assert_int_eq(nq_iter_seek_after(it, ref_at(&ref, 3), 8), NQ_OK);
     ck_assert(pull(it, cols));
     ck_assert_mem_eq(cols, ref_at(&ref, 4), 8);

@@ -92,7 +92,6 @@ START_TEST(construct_none_for_2_and_3)
     nq_construct c;
     ck_assert_int_eq(nq_construct_init(&c, 2), NQ_NO_SOLUTION);
     ck_assert_int_eq(nq_construct_init(&c, 3), NQ_NO_SOLUTION);
-    ck_assert_int_eq(nq_err_http_status(NQ_NO_SOLUTION), 200);
     ck_assert_int_eq(nq_construct_init(&c, 0), NQ_E_RANGE);
     ck_assert_int_eq(nq_construct_init(&c, (uint64_t)NQ_SOLUTION_N_MAX + 1), NQ_E_RANGE);
     ck_assert_int_eq(nq_construct_init(NULL, 8), NQ_E_ARG);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "nqueens/parse.h"
 #include "nqueens/solver.h"
 #include "base/probe.h"

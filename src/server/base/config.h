@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 #define NQ_CONFIG_ADDR_MAX 64    /* bind_addr capacity, NUL included (an IPv6 literal needs 46) */

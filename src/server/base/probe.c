@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/errors.h"
 #include "nqueens/parse.h"
 
 typedef struct url_parts {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 /* Longest URL accepted, without the NUL. */

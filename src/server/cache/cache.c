@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "base/hash.h"
 
 #define TABLE_MIN_SLOTS 16u /* first table size; a power of two */

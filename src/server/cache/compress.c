@@ -4,6 +4,8 @@
 #define ZLIB_CONST /* zlib's next_in becomes a pointer to const: it never writes the input */
 #include "cache/compress.h"
 
+#include "base/errors.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 #define NQ_COMPRESS_LEVEL_ONCE 6   /* for bodies compressed once and cached */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/errors.h"
 #include "base/hash.h"
 
 /* How much nicer the after thread is than the process: it gets about a tenth of a core's share

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "base/config.h"
+#include "base/errors.h"
 #include "base/request_record.h"
 #include "cache/cache.h"
 #include "core/response.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/errors.h"
 #include "core/negotiate.h"
 #include "core/reply.h"
 

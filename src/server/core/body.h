@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "core/app.h"
 
 /* Why a POST's body is refused, from its head: not JSON or content-coded (NQ_E_MEDIA_TYPE), or

@@ -9,6 +9,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strcasecmp, strnlen */
 #endif
+#include "base/errors.h"
 #include "core/app.h"
 
 #include <stdio.h>

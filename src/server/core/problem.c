@@ -2,6 +2,8 @@
  * from the problem table of include/nqueens/error.h. */
 #include "core/problem.h"
 
+#include "base/errors.h"
+
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,7 +56,7 @@ nq_err nq_problem_render(const nq_problem *p, char **out, size_t *len)
     if (!p || !out || !len) return NQ_E_ARG;
     nq_err rc = NQ_E_NOMEM;
     char type[TYPE_MAX];
-    const nq_problem_type *t = nq_err_problem(p->err);
+    const nq_problem_type *t = nq_error_problem(p->err);
     if (!type_uri(t->slug, type)) return NQ_E_ARG;
 
     cJSON *obj = cJSON_CreateObject();

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 /* Media type of problem bodies. */

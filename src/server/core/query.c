@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "nqueens/parse.h"
 
 /* Longest decoded key compared against the known ones; longer keys are unknown by definition. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "core/conditional.h"
 #include "core/problem.h"
 
@@ -65,7 +66,7 @@ void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const c
     const nq_problem p = {err, instance, detail, param, limit, has_limit};
     char *body = NULL;
     size_t len = 0;
-    resp->status = (unsigned)nq_err_http_status(err);
+    resp->status = (unsigned)nq_error_status(err);
     if (nq_problem_render(&p, &body, &len) == NQ_OK) {
         resp->kind = NQ_BODY_OWNED;
         resp->owned = body;

@@ -4,6 +4,8 @@
 #endif
 #include "core/response.h"
 
+#include "base/errors.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

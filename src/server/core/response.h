@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "base/request_record.h"
 #include "cache/cache.h"
 #include "nqueens/error.h"

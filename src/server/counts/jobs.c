@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/errors.h"
 #include "counts/published.h"
 #include "base/clock.h"
 
@@ -89,7 +90,7 @@ static void event(const nq_count_jobs *j, nq_event_level level, const char *msg,
                   nq_err err)
 {
     if (!j->events.fn) return;
-    const nq_event e = {level, msg, n, progress, seconds, err != NQ_OK ? nq_err_name(err) : NULL};
+    const nq_event e = {level, msg, n, progress, seconds, err != NQ_OK ? nq_error_name(err) : NULL};
     j->events.fn(j->events.ctx, &e);
 }
 

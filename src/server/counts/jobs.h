@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "base/config.h"
+#include "base/errors.h"
 #include "base/event.h"
 #include "cache/cache.h"
 #include "nqueens/solver.h"

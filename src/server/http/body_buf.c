@@ -1,6 +1,8 @@
 /* body_buf.c - a request body as it arrives, within its cap (see body_buf.h). */
 #include "http/body_buf.h"
 
+#include "base/errors.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 /* Bytes the buffers of a server may hold allocated at once. */

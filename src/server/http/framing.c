@@ -5,6 +5,8 @@
  */
 #include "http/framing.h"
 
+#include "base/errors.h"
+
 #include <string.h>
 #include <strings.h>
 

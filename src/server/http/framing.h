@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 /* How the request's body is delimited. */

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "base/errors.h"
 #include "http/framing.h"
 
 /* The smallest per-connection memory pool we give libmicrohttpd (its own default is 32 KiB). */

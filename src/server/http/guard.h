@@ -42,6 +42,7 @@
 
 #include <microhttpd.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 /* Options nq_guard_mhd_options may write, MHD_OPTION_END included: size the caller's array with it. */

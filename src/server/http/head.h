@@ -26,6 +26,7 @@
 
 #include <microhttpd.h>
 
+#include "base/errors.h"
 #include "http/framing.h"
 #include "nqueens/error.h"
 

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/errors.h"
 #include "cache/cache.h"
 #include "core/app.h"
 #include "core/route.h"

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/config.h"
+#include "base/errors.h"
 #include "nqueens/error.h"
 #include "ops/ops.h"
 #include "store/store.h"

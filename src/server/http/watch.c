@@ -12,6 +12,8 @@
 #endif
 #include "http/watch.h"
 
+#include "base/errors.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

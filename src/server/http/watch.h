@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 
 typedef struct nq_watch nq_watch; /* opaque */

@@ -12,6 +12,8 @@
 
 #include "ops/metrics.h"
 
+#include "base/errors.h"
+
 #include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>

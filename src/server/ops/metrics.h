@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "cache/cache.h"
 #include "nqueens/error.h"
 #include "base/request_record.h"

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/errors.h"
 #include "core/prefer.h"
 #include "core/reply.h"
 #include "counts/counted.h"

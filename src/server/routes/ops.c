@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "core/reply.h"
 #include "counts/jobs.h"
 #include "routes/shared.h"

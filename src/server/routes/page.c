@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "base/errors.h"
 #include "core/reply.h"
 #include "routes/shared.h"
 #include "routes/web.h"

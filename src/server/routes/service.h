@@ -9,6 +9,7 @@
 #define NQ_ROUTES_SERVICE_H
 
 #include "base/config.h"
+#include "base/errors.h"
 #include "base/event.h"
 #include "cache/cache.h"
 #include "core/app.h"

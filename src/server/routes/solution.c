@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "base/errors.h"
 #include "core/reply.h"
 #include "nqueens/solution.h"
 #include "routes/solution_body.h"

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/errors.h"
 #include "core/reply.h"
 #include "counts/counted.h"
 #include "counts/published.h"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "nqueens/json.h"
 
 #define BATCH 64      /* solutions rendered per refill: amortises the iterator call, bounds memory */

@@ -1,6 +1,7 @@
 /* table.c - the one route table of nqueensd (table.h). */
 #include "routes/table.h"
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 #include "routes/check.h"
 #include "routes/complete.h"

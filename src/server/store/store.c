@@ -10,6 +10,8 @@
 #endif
 #include "store/store.h"
 
+#include "base/errors.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>

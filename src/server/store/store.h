@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errors.h"
 #include "nqueens/error.h"
 #include "nqueens/solver.h"
 
