@@ -19,13 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef NQ_RELEASE
-#define NQ_RELEASE "unknown" /* the build defines it from the CMake project version */
-#endif
+#include "nqueens/version.h"
 
 const char *nq_cli_release(void)
 {
-    return NQ_RELEASE;
+    return nq_version(); /* the library's, which is the project's */
 }
 
 uint32_t nq_cli_shard_tasks(uint32_t tasks, uint32_t shard, uint32_t shards, uint8_t *todo)

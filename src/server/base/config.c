@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nqueens/version.h"
 #include "base/errors.h"
 #include "nqueens/parse.h"
 #include "nqueens/solver.h"
@@ -155,13 +156,9 @@ static const opt_row opts[] = {
 static const char *const log_format_names[] = {"json", "text"};
 static const char *const log_level_names[] = {"debug", "info", "warn", "error"};
 
-#ifndef NQ_VERSION
-#define NQ_VERSION "unknown" /* the build defines it from the CMake project version */
-#endif
-
 const char *nq_config_version(void)
 {
-    return NQ_VERSION;
+    return nq_version(); /* one version for the library, the tools and the service (CMake's) */
 }
 
 const char *nq_config_log_format_name(nq_log_format f)
