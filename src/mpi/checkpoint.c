@@ -5,6 +5,7 @@
  */
 #include "checkpoint.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,6 +24,21 @@
 #define CHECK_LEN 15u   /* "check " and eight hex digits and the newline */
 #define PATH_CAP NQ_MPI_CHECKPOINT_PATH_CAP
 #define PATH_LEN_MAX (PATH_CAP - 32u) /* longest checkpoint path: FILE.tmp.PID and FILE.lock fit */
+#define ERR_CAP 128u                  /* an errno message: glibc's longest is under 64 bytes */
+
+/* strerror's message for err, written into buf (cap > 0 bytes), which is returned: strerror_r keeps
+ * no static buffer. This file is built with _POSIX_C_SOURCE and without _GNU_SOURCE, so strerror_r is
+ * the XSI one, which returns an int and fills buf (the GNU one's char * in rc would be a
+ * -Wint-conversion error under -Werror); for an error number it does not know it writes "Unknown error
+ * N", as strerror does, and that is also the text should a C library leave buf empty. */
+static const char *error_text(int err, char *buf, size_t cap)
+{
+    assert(buf != NULL && cap > 0);
+    buf[0] = '\0';
+    const int rc = strerror_r(err, buf, cap);
+    if (rc != 0 && buf[0] == '\0') (void)snprintf(buf, cap, "Unknown error %d", err);
+    return buf;
+}
 
 nq_err nq_mpi_checkpoint_create(int n, nq_mpi_checkpoint *cp)
 {
@@ -207,7 +223,8 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) return NQ_MPI_LOAD_ABSENT;
     if (fd < 0) {
-        (void)snprintf(why, cap, "cannot open: %s", strerror(errno));
+        char msg[ERR_CAP];
+        (void)snprintf(why, cap, "cannot open: %s", error_text(errno, msg, sizeof msg));
         return NQ_MPI_LOAD_BAD;
     }
     struct stat st;
@@ -289,9 +306,10 @@ static void sync_folder(const char *path)
     char dir[PATH_CAP];
     const char *slash = strrchr(path, '/');
     if (slash == NULL) {
-        strcpy(dir, ".");
+        memcpy(dir, ".", sizeof ".");
     } else {
         const size_t len = slash == path ? 1u : (size_t)(slash - path);
+        if (len >= sizeof dir) return; /* not from save, which refuses paths over PATH_LEN_MAX */
         memcpy(dir, path, len);
         dir[len] = '\0';
     }
@@ -309,15 +327,16 @@ bool nq_mpi_checkpoint_save(const char *path, const nq_mpi_checkpoint *cp, char 
         return false;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    char msg[ERR_CAP];
     FILE *f = fopen(tmp, "wb");
     if (f == NULL) {
-        (void)snprintf(why, cap, "cannot create %s: %s", tmp, strerror(errno));
+        (void)snprintf(why, cap, "cannot create %s: %s", tmp, error_text(errno, msg, sizeof msg));
         return false;
     }
     const bool written = write_all(f, cp);
     const int err = errno;
     if (fclose(f) != 0 || !written || rename(tmp, path) != 0) {
-        (void)snprintf(why, cap, "cannot write %s: %s", path, strerror(written ? errno : err));
+        (void)snprintf(why, cap, "cannot write %s: %s", path, error_text(written ? errno : err, msg, sizeof msg));
         (void)unlink(tmp);
         return false;
     }
@@ -331,9 +350,8 @@ bool nq_mpi_checkpoint_writable(const char *path, char *why, size_t cap)
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()); /* the name save writes first */
     const int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        char msg[128] = "unknown error";
-        (void)strerror_r(errno, msg, sizeof msg);
-        (void)snprintf(why, cap, "cannot create %s: %s", tmp, msg);
+        char msg[ERR_CAP];
+        (void)snprintf(why, cap, "cannot create %s: %s", tmp, error_text(errno, msg, sizeof msg));
         return false;
     }
     close(fd);
@@ -402,13 +420,14 @@ int nq_mpi_checkpoint_lock(const char *path, char *why, size_t cap)
         return -1;
     }
     snprintf(name, sizeof name, "%s.lock", path);
+    char msg[ERR_CAP];
     const int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        (void)snprintf(why, cap, "cannot open %s: %s", name, strerror(errno));
+        (void)snprintf(why, cap, "cannot open %s: %s", name, error_text(errno, msg, sizeof msg));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        (void)snprintf(why, cap, "another job holds %s (%s)", name, strerror(errno));
+        (void)snprintf(why, cap, "another job holds %s (%s)", name, error_text(errno, msg, sizeof msg));
         close(fd);
         return -1;
     }
