@@ -29,10 +29,10 @@
 #include "ops/accesslog.h"
 #include "base/clock.h"
 #include "base/config.h"
-#include "ops/cpus.h"
 #include "ops/flush.h"
 #include "ops/ops.h"
 #include "base/probe.h"
+#include "nqueens/cpus.h"
 #include "http/server.h"
 #include "store/store.h"
 

@@ -1,11 +1,11 @@
-/* test_cpus.c - unit tests of the CPUs nqueensd may use: cgroup CPU quotas read from fake
+/* test_cpus.c - unit tests of the CPUs a process may use (nqueens/cpus.h): cgroup CPU quotas read from fake
  * /proc/self/cgroup, /proc/self/mountinfo and cgroup trees (v2, hybrid, v1; nested limits; containers
  * with and without their own cgroup namespace; processes outside the mounted group; odd and
  * malformed files), and the affinity mask of this process. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkdtemp, sched_getaffinity, CPU_COUNT */
 #endif
-#include "ops/cpus.h"
+#include "nqueens/cpus.h"
 
 #include <check.h>
 #include <errno.h>

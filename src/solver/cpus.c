@@ -12,7 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getline */
 #endif
-#include "ops/cpus.h"
+#include "nqueens/cpus.h"
 
 #include <limits.h>
 #include <stdbool.h>

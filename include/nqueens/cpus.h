@@ -1,4 +1,4 @@
-/* cpus.h - how many CPUs nqueensd may really use: the default for --count-threads.
+/* cpus.h - how many CPUs this process may really use: what a count should run on.
  *
  * Why not sysconf(_SC_NPROCESSORS_ONLN): it counts the host's CPUs. In a container limited to 2 CPUs
  * on a 64-CPU node, a count would start 64 threads that the kernel's CPU quota lets run for 2 CPUs'
