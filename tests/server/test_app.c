@@ -2,6 +2,7 @@
  * methods, preflight, bodies, conditional requests, negotiation, the compute split and its errors. */
 #include "base/errors.h"
 #include "core/app.h"
+#include "core/route.h"
 #include "routes/service.h"
 
 #include <check.h>
@@ -359,6 +360,60 @@ START_TEST(test_stream_offset)
 }
 END_TEST
 
+/* A response holds at most NQ_RESPONSE_HEADERS_MAX headers in NQ_RESPONSE_ARENA bytes: one more is
+ * dropped and marks the response, and the pipeline answers such a response with a 500 in its place,
+ * whatever route made it. The core runs any table: this one has a route that adds too many. */
+static nq_app_step too_many_headers(nq_app_work *w, const nq_request *req, nq_response *resp)
+{
+    (void)w;
+    (void)req;
+    nq_app_static_json(resp, 200, "{}");
+    for (int i = 0; i < NQ_RESPONSE_HEADERS_MAX; i++) nq_response_add_header(resp, "X-Filler", "x");
+    return NQ_APP_DONE;
+}
+
+static const nq_route overflow_table[] = {
+    {"/many", false, "many", "GET, HEAD, OPTIONS", NULL, too_many_headers, NULL, NULL, NULL, NULL},
+    {NULL, false, "not_found", NULL, NULL, too_many_headers, NULL, NULL, NULL, NULL},
+};
+
+START_TEST(test_header_overflow)
+{
+    nq_response r;
+    nq_response_init(&r);
+    for (int i = 0; i < NQ_RESPONSE_HEADERS_MAX; i++) nq_response_add_header(&r, "X-Filler", "x");
+    ck_assert(!r.overflow);
+    nq_response_add_header(&r, "X-One-Too-Many", "x");
+    ck_assert(r.overflow);
+    ck_assert_uint_eq(r.nheaders, NQ_RESPONSE_HEADERS_MAX);
+    ck_assert_ptr_null(nq_response_header(&r, "X-One-Too-Many"));
+    nq_response_clear(&r);
+    static char big[NQ_RESPONSE_ARENA + 1];
+    memset(big, 'v', sizeof big - 1);
+    nq_response_set_header(&r, "X-Big", big); /* longer than the whole arena */
+    ck_assert(r.overflow);
+    ck_assert_uint_eq(r.nheaders, 0);
+    nq_response_clear(&r);
+
+    nq_app *bare = NULL;
+    ck_assert_int_eq(nq_app_create(&cfg, NULL, NULL, overflow_table, NULL, &bare), NQ_OK);
+    const nq_request req = {"GET", "/many", NULL, 0, NULL, NULL, NULL, 0, NULL};
+    nq_app_serve(bare, &req, &r);
+    ck_assert_uint_eq(r.status, 500);
+    ck_assert_str_eq(nq_response_header(&r, "Content-Type"), "application/problem+json");
+    ck_assert_ptr_nonnull(nq_response_header(&r, "X-Request-Id"));
+    ck_assert_ptr_null(nq_response_header(&r, "X-Filler"));
+    ck_assert(!r.overflow);
+    char body[512];
+    size_t len = 0;
+    ck_assert_int_eq(nq_response_read_all(&r, body, sizeof body, &len), NQ_OK);
+    body[len] = '\0';
+    ck_assert_ptr_nonnull(strstr(body, "\"type\":\"/problems/internal-error\""));
+    nq_response_clear(&r);
+    nq_app_destroy(bare);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("app");
@@ -371,6 +426,7 @@ int main(void)
     tcase_add_test(tc, test_solve_bodies);
     tcase_add_test(tc, test_stream_equals_cached);
     tcase_add_test(tc, test_gzip_negotiation);
+    tcase_add_test(tc, test_header_overflow);
     tcase_add_loop_test(tc, test_stream_offset, 0, (int)(sizeof offset_targets / sizeof offset_targets[0]));
     tcase_add_loop_test(tc, test_compute_split, 0, (int)(sizeof verdicts / sizeof verdicts[0]));
     suite_add_tcase(s, tc);

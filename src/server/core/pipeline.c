@@ -79,9 +79,11 @@ static void common_headers(nq_app *app, const nq_request *req, nq_response *resp
 /* A 2xx or 304 answer whose If-Match failed becomes a 412 (RFC 9110 section 13.1.1): the answer's
  * body and headers go, its request id and CORS headers stay. An error stands: a condition never
  * turns one into a 412 (section 13.2.1). */
-static void precondition(const nq_app *app, const char *instance, nq_app_if_match im, nq_response *resp)
+/* Replace resp by the problem for err: its body and headers go, its request id, route name and HEAD
+ * flag stay, and it gets the headers every response carries again. */
+static void replace_by_problem(const nq_app *app, const char *instance, nq_err err, const char *detail,
+                               nq_response *resp)
 {
-    if (im != NQ_IF_MATCH_FAILS || !((resp->status >= 200 && resp->status < 300) || resp->status == 304)) return;
     char id[sizeof resp->request_id];
     memcpy(id, resp->request_id, sizeof id);
     const char *route = resp->route;
@@ -91,7 +93,20 @@ static void precondition(const nq_app *app, const char *instance, nq_app_if_matc
     resp->head = head;
     memcpy(resp->request_id, id, sizeof id);
     id_and_cors(app, resp);
-    nq_app_problem(resp, instance, NQ_E_PRECONDITION, NULL, NULL, false, 0);
+    nq_app_problem(resp, instance, err, NULL, detail, false, 0);
+}
+
+static void precondition(const nq_app *app, const char *instance, nq_app_if_match im, nq_response *resp)
+{
+    if (im != NQ_IF_MATCH_FAILS || !((resp->status >= 200 && resp->status < 300) || resp->status == 304)) return;
+    replace_by_problem(app, instance, NQ_E_PRECONDITION, NULL, resp);
+}
+
+/* A response that lost a header (response.h) is not sent as it is: a 500 goes in its place. */
+static void seal(const nq_app *app, const char *instance, nq_response *resp)
+{
+    if (!resp->overflow) return;
+    replace_by_problem(app, instance, NQ_E_INTERNAL, "The answer's headers did not fit the server's response.", resp);
 }
 
 /* ---- the three steps ------------------------------------------------------------------------- */
@@ -155,6 +170,7 @@ nq_app_body_step nq_app_body_begin(nq_app *app, const nq_request *raw, bool chun
     resp->route = route->name;
     common_headers(app, &req, resp);
     nq_body_problem(app, &req, err, length, resp);
+    seal(app, req.path, resp);
     return NQ_APP_BODY_REFUSED;
 }
 
@@ -165,6 +181,7 @@ void nq_app_body_too_large(nq_app *app, const nq_request *raw, nq_response *resp
     resp->route = routed(app, raw, &local, &req)->name;
     common_headers(app, &req, resp);
     nq_body_problem(app, &req, NQ_E_BODY_TOO_LARGE, 0, resp);
+    seal(app, req.path, resp);
 }
 
 /* A new work for route, with the variant negotiated once for every step; NULL without memory. */
@@ -194,7 +211,7 @@ static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_reques
         resp->cache = NQ_CACHE_MISS;
         /* The request is gone when the answer is: hold If-Match now against both tags it may carry,
          * the key's, or none (a 202: only "*" holds, as when it is answered at once). */
-        char etag[40];
+        char etag[NQ_ETAG_MAX];
         nq_app_etag(w->key, false, etag, sizeof etag);
         w->if_match = nq_app_if_match_eval(req, etag);
         w->if_match_untagged = nq_app_if_match_eval(req, NULL);
@@ -209,7 +226,7 @@ static nq_app_step run_route(nq_app *app, const nq_route *route, const nq_reques
     return NQ_APP_DONE;
 }
 
-nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work)
+static nq_app_step handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work)
 {
     *work = NULL;
     /* Route (and name in problems) the normalised path. */
@@ -258,6 +275,13 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
     return step;
 }
 
+nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work)
+{
+    const nq_app_step step = handle(app, raw, resp, work);
+    if (step == NQ_APP_DONE) seal(app, raw->path, resp);
+    return step;
+}
+
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out)
 {
     if (!work || !out || !work->route->compute) return NQ_E_ARG;
@@ -286,6 +310,7 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
         work->route->finish(work, result, resp);
     precondition(app, work->instance, nq_response_header(resp, "ETag") ? work->if_match : work->if_match_untagged,
                  resp);
+    seal(app, work->instance, resp);
     nq_app_work_destroy(work);
 }
 
@@ -295,6 +320,7 @@ void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *d
     resp->head = strcmp(req->method, "HEAD") == 0;
     common_headers(app, req, resp);
     nq_app_problem(resp, req->path, err, NULL, detail, false, 0);
+    seal(app, req->path, resp);
 }
 
 void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp)

@@ -171,7 +171,7 @@ void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bo
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    char etag[40];
+    char etag[NQ_ETAG_MAX];
     nq_app_etag(w->key, gzip, etag, sizeof etag);
     nq_app_success(resp, 200, media, etag, gzip, seconds);
     resp->kind = NQ_BODY_STREAM; /* for HEAD an empty one: the headers of GET, no body */
@@ -196,7 +196,7 @@ nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_
         free(body);
         return rc;
     }
-    char etag[32];
+    char etag[NQ_ETAG_MAX];
     nq_app_etag(w->key, false, etag, sizeof etag);
     const nq_cache_value v = {.content_type = media,
                               .etag = etag,

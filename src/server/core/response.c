@@ -31,32 +31,37 @@ void nq_response_clear(nq_response *resp)
     nq_response_init(resp);
 }
 
-bool nq_response_add_header(nq_response *resp, const char *name, const char *value)
+void nq_response_add_header(nq_response *resp, const char *name, const char *value)
 {
     const size_t len = strlen(value) + 1;
-    if (resp->nheaders == NQ_RESPONSE_HEADERS_MAX || len > NQ_RESPONSE_ARENA - resp->arena_used) return false;
+    if (resp->nheaders == NQ_RESPONSE_HEADERS_MAX || len > NQ_RESPONSE_ARENA - resp->arena_used) {
+        resp->overflow = true; /* the pipeline answers a 500 instead (pipeline.c) */
+        return;
+    }
     char *copy = resp->arena + resp->arena_used;
     memcpy(copy, value, len);
     resp->arena_used += len;
     resp->headers[resp->nheaders].name = name;
     resp->headers[resp->nheaders].value = copy;
     resp->nheaders++;
-    return true;
 }
 
-bool nq_response_set_header(nq_response *resp, const char *name, const char *value)
+void nq_response_set_header(nq_response *resp, const char *name, const char *value)
 {
     for (size_t i = 0; i < resp->nheaders; i++) {
         if (strcasecmp(resp->headers[i].name, name) != 0) continue;
         const size_t len = strlen(value) + 1;
-        if (len > NQ_RESPONSE_ARENA - resp->arena_used) return false;
+        if (len > NQ_RESPONSE_ARENA - resp->arena_used) {
+            resp->overflow = true;
+            return;
+        }
         char *copy = resp->arena + resp->arena_used; /* the old value's bytes stay: the arena only grows */
         memcpy(copy, value, len);
         resp->arena_used += len;
         resp->headers[i].value = copy;
-        return true;
+        return;
     }
-    return nq_response_add_header(resp, name, value);
+    nq_response_add_header(resp, name, value);
 }
 
 const char *nq_response_header(const nq_response *resp, const char *name)

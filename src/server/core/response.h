@@ -48,6 +48,7 @@ typedef struct nq_response {
     nq_header_field headers[NQ_RESPONSE_HEADERS_MAX]; /* in order */
     char arena[NQ_RESPONSE_ARENA];                    /* storage for header values */
     size_t arena_used;                                /* bytes of arena used */
+    bool overflow;                                    /* a header did not fit (and was dropped) */
     nq_body_kind kind;                                /* what the body is */
     const char *body;                                 /* STATIC, OWNED, CACHED: the bytes */
     size_t body_len;                                  /* their length */
@@ -71,13 +72,15 @@ void nq_response_init(nq_response *resp);
 /* Release whatever body resp still owns and re-initialise it. NULL is accepted. */
 void nq_response_clear(nq_response *resp);
 
-/* Add a header; value is copied into the arena. Returns false (and adds nothing) when the header
- * table or the arena is full. */
-bool nq_response_add_header(nq_response *resp, const char *name, const char *value);
+/* Add a header; value is copied into the arena. When the header table or the arena is full, nothing
+ * is added and resp->overflow is set: a response that lost a header is not sent as it is, the
+ * pipeline answers a 500 in its place (the sizes above hold every answer of the contract, so this is
+ * a bug, never a client's doing). So callers need not check each call. */
+void nq_response_add_header(nq_response *resp, const char *name, const char *value);
 
-/* Replace the value of the first header called name (case-insensitive), or add it when absent.
- * Returns false (and changes nothing) when the arena or the table is full. */
-bool nq_response_set_header(nq_response *resp, const char *name, const char *value);
+/* Replace the value of the first header called name (case-insensitive), or add it when absent. When
+ * the arena or the table is full, nothing changes and resp->overflow is set, as above. */
+void nq_response_set_header(nq_response *resp, const char *name, const char *value);
 
 /* The value of the first header called name (case-insensitive), or NULL. */
 const char *nq_response_header(const nq_response *resp, const char *name);

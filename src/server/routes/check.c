@@ -107,7 +107,7 @@ nq_app_step nq_route_check_answer(nq_app_work *w, const nq_request *req, nq_resp
         nq_app_problem(resp, req->path, NQ_E_NOMEM, NULL, NULL, false, 0);
         return NQ_APP_DONE;
     }
-    char etag[32], etag_gz[40];
+    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
     nq_app_etag(key, false, etag, sizeof etag);
     nq_app_etag(key, true, etag_gz, sizeof etag_gz);
     free(key);

@@ -38,8 +38,8 @@ typedef struct complete_plan {
     bool consistent;            /* the givens can be part of a solution as far as they go */
     uint32_t queens;            /* givens in `givens` (consistent plans only) */
     nq_square givens[NQ_N_MAX]; /* row-major */
-    char etag[32];              /* inconsistent plans: the ETag of their (long) canonical text */
-    char etag_gz[40];           /* ... and of its gzip form */
+    char etag[NQ_ETAG_MAX];     /* inconsistent plans: the ETag of their (long) canonical text */
+    char etag_gz[NQ_ETAG_MAX];  /* ... and of its gzip form */
 } complete_plan;
 
 typedef struct complete_result {

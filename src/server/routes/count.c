@@ -174,7 +174,7 @@ static void serve_done(const nq_app_work *w, const nq_job_view *v, nq_response *
         nq_app_serve_entry(resp, e, &w->variant, 0.0, NQ_CACHE_MISS);
         return;
     }
-    char etag[32];
+    char etag[NQ_ETAG_MAX];
     nq_app_etag(w->key, false, etag, sizeof etag);
     char *body = malloc(NQ_COUNTS_BODY_MAX);
     if (!body) {
@@ -192,7 +192,7 @@ static void serve_done(const nq_app_work *w, const nq_job_view *v, nq_response *
 
 nq_app_step nq_route_count_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
-    char etag[32], etag_gz[40];
+    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
     nq_cache *cache = nq_app_cache(w->app);
@@ -263,7 +263,7 @@ void nq_route_count_finish(const nq_app_work *w, const nq_app_result *r, nq_resp
         nq_app_serve_result(resp, r, &w->variant);
         return;
     }
-    char etag[32];
+    char etag[NQ_ETAG_MAX];
     nq_app_etag(w->key, false, etag, sizeof etag);
     char *body = malloc(NQ_COUNTS_BODY_MAX);
     if (!body) {

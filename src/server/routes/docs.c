@@ -58,7 +58,7 @@ nq_app_step nq_route_problem_doc_answer(nq_app_work *w, const nq_request *req, n
         free(body);
         return NQ_APP_DONE;
     }
-    char key[NQ_APP_KEY_MAX], etag[32], etag_gz[40];
+    char key[NQ_APP_KEY_MAX], etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
     (void)snprintf(key, sizeof key, "problem:%s", slug);
     nq_app_etag(key, false, etag, sizeof etag);
     nq_app_etag(key, true, etag_gz, sizeof etag_gz);

@@ -165,7 +165,7 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
 nq_app_step nq_route_solution_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const solution_plan *p = w->plan;
-    char etag[32], etag_gz[40];
+    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
     nq_cache *cache = nq_app_cache(w->app);

@@ -58,8 +58,8 @@ typedef enum solve_verdict {
 } solve_verdict;
 
 typedef struct solve_plan {
-    nq_solve_spec spec;    /* the page, validated */
-    char not_modified[40]; /* the If-None-Match tag that matched, "" if none; the 304 waits for the
+    nq_solve_spec spec;             /* the page, validated */
+    char not_modified[NQ_ETAG_MAX]; /* the If-None-Match tag that matched, "" if none; the 304 waits for the
                               total, which may make the answer a 422 instead */
 } solve_plan;
 
@@ -197,7 +197,7 @@ nq_app_step nq_route_solve_answer(nq_app_work *w, const nq_request *req, nq_resp
         too_large(w, resp);
         return NQ_APP_DONE;
     }
-    char etag[32], etag_gz[40];
+    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
     nq_app_etag(w->key, false, etag, sizeof etag);
     nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
     const char *tag = nq_app_inm_match(req, etag, etag_gz, &w->variant);

@@ -10,20 +10,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/conditional.h"
 #include "nqueens/error.h"
 
 typedef struct nq_web nq_web;
 
 typedef struct nq_web_asset {
-    const char *path;  /* the URL path: "/" for the page, "/assets/..." for the rest */
-    const char *media; /* Content-Type */
-    bool immutable;    /* a content-hashed asset (cache for a year) rather than the page (revalidate) */
-    const char *body;  /* the identity bytes (constant data) */
-    size_t body_len;   /* their length */
-    char *gzip;        /* the gzip form (owned), or NULL when the file is too small to be worth it */
-    size_t gzip_len;   /* its length */
-    char etag[24];     /* strong ETag of the identity form, from its bytes */
-    char etag_gz[32];  /* and of the gzip form */
+    const char *path;          /* the URL path: "/" for the page, "/assets/..." for the rest */
+    const char *media;         /* Content-Type */
+    bool immutable;            /* a content-hashed asset (cache for a year) rather than the page (revalidate) */
+    const char *body;          /* the identity bytes (constant data) */
+    size_t body_len;           /* their length */
+    char *gzip;                /* the gzip form (owned), or NULL when the file is too small to be worth it */
+    size_t gzip_len;           /* its length */
+    char etag[NQ_ETAG_MAX];    /* strong ETag of the identity form, from its bytes */
+    char etag_gz[NQ_ETAG_MAX]; /* and of the gzip form */
 } nq_web_asset;
 
 /* Prepare every embedded file. Returns NQ_OK with *out set, or NQ_E_NOMEM (nothing allocated). */
