@@ -27,7 +27,8 @@ typedef enum opt_id {
     OPT_COUNT_FLAG,
     OPT_FROM,
     OPT_SHARD,
-    OPT_SUM
+    OPT_SUM,
+    OPT_ACCEPT_UNCHECKED
 } opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
@@ -57,7 +58,8 @@ static const struct opt_spec {
     {"count", OPT_COUNT_FLAG, false, FOR_COMPLETE},
     {"from", OPT_FROM, true, FOR_TRACE},
     {"shard", OPT_SHARD, true, FOR_COUNT},
-    {"sum", OPT_SUM, false, FOR_COUNT}, /* takes the files after it, see take_files */
+    {"sum", OPT_SUM, false, FOR_COUNT},                           /* takes the files after it, see take_files */
+    {"accept-unchecked", OPT_ACCEPT_UNCHECKED, false, FOR_COUNT}, /* --sum only */
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
@@ -259,12 +261,14 @@ static bool apply_sum_options(const parse_state *st, nq_cli_opts *o, char *why, 
     o->sum = true;
     o->files = st->files;
     o->nfiles = st->nfiles;
+    o->accept_unchecked = st->values[OPT_ACCEPT_UNCHECKED] != NULL;
     return true;
 }
 
 static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
 {
     if (st->values[OPT_SUM] != NULL) return apply_sum_options(st, o, why, cap);
+    if (st->values[OPT_ACCEPT_UNCHECKED] != NULL) return fail(why, cap, "--accept-unchecked applies only to --sum");
     uint64_t threads = 0, k = 0;
     const char *v = st->values[OPT_THREADS], *q = st->values[OPT_QUEENS];
     if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
@@ -367,7 +371,7 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
 void nq_cli_usage(FILE *out)
 {
     fputs("Usage: nqueens count N [--threads T] [--queens K | --shard I/K]\n"
-          "       nqueens count N --sum FILE...\n"
+          "       nqueens count N --sum FILE... [--accept-unchecked]\n"
           "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
           "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
           "       nqueens solution N [--random [--seed S]] [--format columns|board]\n"
@@ -386,9 +390,11 @@ void nq_cli_usage(FILE *out)
           "  --shard I/K  count only shard I (0..K-1) of K: the plan's tasks i with (i / B) % K == I,\n"
           "               in blocks of B = max(1, tasks / (32 K)) consecutive tasks;\n"
           "               prints {\"n\":N,\"shard\":I,\"shards\":K,\"block\":B,\"method\":..,\"release\":..,\n"
-          "               \"plan\":..,\"tasks\":..,\"done\":..,\"total\":..,\"burnside\":..}.\n"
+          "               \"plan\":..,\"tasks\":..,\"done\":..,\"total\":..,\"burnside\":..,\"check\":..}.\n"
           "  --sum F...   add up the K shard files F (-: standard input, one shard a line), checking\n"
-          "               they are all K shards of one N, plan and release, and print the count.\n"
+          "               each one's check value, that they are all K shards of one N, plan and\n"
+          "               release, and that they add up to N's known counts; print the count.\n"
+          "  --accept-unchecked  with --sum: take shards without a check value (older releases').\n"
           "solve N        list the solutions, N = 1..32, in lexicographic order of their columns;\n"
           "               prints {\"n\":N,\"solutions\":[...],\"next\":CURSOR|null}, where next, when\n"
           "               --limit cut the list short, is the cursor to pass to --after.\n"

@@ -2,7 +2,7 @@
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
  *   nqueens count N [--threads T] [--queens K | --shard I/K]
- *   nqueens count N --sum FILE...
+ *   nqueens count N --sum FILE... [--accept-unchecked]
  *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
  *   nqueens solution N [--random [--seed S]] [--format columns|board]
  *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
@@ -77,6 +77,7 @@ typedef struct nq_cli_opts {
     bool sum;                /* count: --sum, add up the shard files instead of counting */
     char *const *files;      /* count --sum: the shard files ("-": standard input), a slice of argv */
     size_t nfiles;           /* count --sum: how many, >= 1 */
+    bool accept_unchecked;   /* count --sum: take shard documents without a check value (older releases') */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -86,8 +87,8 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
 /* Print the usage text. */
 void nq_cli_usage(FILE *out);
 
-/* Run `count`: prints {"n":..,"total":..,"unique":..} to out (with --shard: the shard's sums, as
- * nq_json_count_shard writes them); a progress bar on err when err is a terminal and the count runs for more than a second. *stop (set by a signal handler) is polled
+/* Run `count`: prints {"n":..,"total":..,"unique":..} to out (with --shard: the shard's document,
+ * nq_cli_shard_render); a progress bar on err when err is a terminal and the count runs for more than a second. *stop (set by a signal handler) is polled
  * every 50 ms: once non-zero the count is cancelled and NQ_CLI_EXIT_INTERRUPTED returned.
  * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
@@ -108,11 +109,26 @@ nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_sh
 /* The release a shard records (the project version this tool was built from). */
 const char *nq_cli_release(void);
 
+/* A shard document is nq_json_count_shard's object with one member more, last:
+ *   {"n":..,...,"burnside":..,"check":"<8 lower-case hex digits>"}
+ * check is the CRC-32 (check_value.h) of the document without that member, i.e. of the bytes
+ * nq_json_count_shard writes, so that a digit changed on its way to --sum is found, and the sums
+ * stay bound to the shard, plan and tasks they were counted for. */
+#define NQ_CLI_CHECK_MEMBER ",\"check\":\""                          /* then the digits and a quote */
+#define NQ_CLI_CHECK_LEN (sizeof NQ_CLI_CHECK_MEMBER - 1u + 8u + 1u) /* the member's bytes */
+#define NQ_CLI_SHARD_MAX (NQ_JSON_SHARD_MAX + NQ_CLI_CHECK_LEN)      /* most bytes of a shard document */
+
+/* Write s as a shard document (above) into out[0..cap), its length to *len (no NUL, no newline).
+ * Errors: nq_json_count_shard's (NQ_CLI_SHARD_MAX always suffices). */
+nq_err nq_cli_shard_render(const nq_json_shard *s, char *out, size_t cap, size_t *len);
+
 /* Run `count N --sum FILE...`: reads each shard file (at most one "-", standard input: in), checks
- * that together they are every shard of one cut of n's plan as this tool counts it (same n, plan
- * version, tasks, method, one release, one K, each shard once, each with its share of the tasks)
- * and prints the count exactly as `count N` does. Refuses anything else with a reason on err and
- * NQ_CLI_EXIT_USAGE; an unreadable file or a write error is NQ_CLI_EXIT_FAILURE. */
+ * each one's check value (one without is refused unless opts->accept_unchecked), that together they
+ * are every shard of one cut of n's plan as this tool counts it (same n, plan version, tasks, method,
+ * one release, one K, each shard once, each with its share of the tasks) and that they add up to
+ * n's known counts (known_counts.h), and prints the count exactly as `count N` does. Refuses
+ * anything else with a reason on err and NQ_CLI_EXIT_USAGE; an unreadable file or a write error is
+ * NQ_CLI_EXIT_FAILURE. */
 int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
 
 /* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow

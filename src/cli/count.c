@@ -91,15 +91,15 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
 }
 
 /* {"n":..,"total":..,"unique":..}, the library's counts object (nqueens/json.h): exact integers, the
- * same bytes nqueensd serves, then a newline. With --shard the shard object instead. */
+ * same bytes nqueensd serves, then a newline. With --shard the shard document instead (cli.h). */
 static int print_counts(const bg_count *bg, FILE *out, FILE *err)
 {
-    char text[NQ_JSON_SHARD_MAX];
+    char text[NQ_CLI_SHARD_MAX];
     size_t len = 0;
     const bool with_k = bg->opts->has_k && bg->opts->k < bg->opts->n; /* k = n is the plain count */
     nq_err rc;
     if (bg->opts->has_shard)
-        rc = nq_json_count_shard(&bg->shard, text, sizeof text, &len);
+        rc = nq_cli_shard_render(&bg->shard, text, sizeof text, &len);
     else if (with_k)
         rc = nq_json_counts_k(bg->opts->n, bg->opts->k, &bg->counts, text, sizeof text, &len);
     else

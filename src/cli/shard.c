@@ -12,13 +12,15 @@
  * worker keeps (solver.h, nq_count_block): at n = 23 a shard of 1024 costs 122 CPU s as single
  * tasks 1024 apart and 97 s in blocks. When K exceeds the plan's tasks some shards are empty:
  * they still print a document (done 0, sums 0), so `--sum` sees all K and a batch system need not
- * know the plan's length.
+ * know the plan's length. Every document ends in its check value (cli.h), since shards travel
+ * through `kubectl logs`, batch systems' output files and shell redirections before --sum reads them.
  */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_value.h"
 #include "nqueens/version.h"
 
 const char *nq_cli_release(void)
@@ -63,4 +65,18 @@ nq_err nq_cli_shard_count(const nq_cli_opts *opts, nq_count_ctl *ctl, nq_json_sh
                            .done = mine,
                            .sums = sums};
     return rc;
+}
+
+nq_err nq_cli_shard_render(const nq_json_shard *s, char *out, size_t cap, size_t *len)
+{
+    size_t body = 0;
+    const nq_err rc = nq_json_count_shard(s, out, cap, &body); /* {...,"burnside":..} */
+    if (rc != NQ_OK) return rc;
+    if (cap - body < NQ_CLI_CHECK_LEN) return NQ_E_BUFSIZE;
+    const uint32_t check = nq_check_value(out, body);
+    char member[NQ_CLI_CHECK_LEN + 2u]; /* the member, the closing brace and snprintf's NUL */
+    (void)snprintf(member, sizeof member, NQ_CLI_CHECK_MEMBER "%08lx\"}", (unsigned long)check);
+    memcpy(out + body - 1u, member, NQ_CLI_CHECK_LEN + 1u); /* over the closing brace */
+    *len = body + NQ_CLI_CHECK_LEN;
+    return NQ_OK;
 }

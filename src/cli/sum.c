@@ -1,31 +1,39 @@
 /* sum.c - `nqueens count N --sum FILE...`: add up the shards of a count spread over machines.
  *
- * Shard files are read strictly, as the exact bytes `count N --shard I/K` prints (nqueens/json.h's
- * shard object, members in its order, no whitespace, one optional final newline): the sums are
- * 64-bit integers beyond the 2^53 a double holds exactly, which a general JSON parser (cJSON, jq)
- * would round. Strict bytes refuse nearly every re-written document, though not a compact re-write
- * that only rounded a number (sums that large need n >= 26 and very few shards; the docs say to keep
- * the files as written). Each shard is then checked against the plan this tool counts with (n, plan
+ * Shard files are read strictly, as the exact bytes `count N --shard I/K` prints (a shard document,
+ * cli.h: nqueens/json.h's shard object, members in its order, then the check value; no whitespace,
+ * one optional final newline): the sums are 64-bit integers beyond the 2^53 a double holds exactly,
+ * which a general JSON parser (cJSON, jq) would round. Strict bytes refuse nearly every re-written
+ * document, and the check value (the CRC-32 of the document without it) every digit changed on the
+ * way: shards travel through `kubectl logs`, batch systems' output files and redirections. A
+ * document without a check value (an older release's) is refused unless the user says to take it
+ * (--accept-unchecked). Each shard is then checked against the plan this tool counts with (n, plan
  * version, tasks, method, the block length the plan is dealt in), against itself (sums that fit
  * each other) and against the others (one K, one release, each shard once, each holding its share
- * of the tasks), so a missing, repeated or foreign shard can never give a wrong count silently.
+ * of the tasks), so a missing, repeated or foreign shard can never give a wrong count silently; and
+ * the whole is held against n's known counts (known_counts.h), which catches what a check value
+ * cannot: sums edited with the check recomputed, or counted wrong by a faulty machine.
  */
 #include "cli.h"
 
+#include "check_value.h"
+#include "known_counts.h"
 #include "nqueens/parse.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SHARD_FILE_MAX (NQ_JSON_SHARD_MAX + 1u) /* the document and its newline */
-#define MISSING_LISTED 8                        /* missing shards named in the refusal */
+#define SHARD_FILE_MAX (NQ_CLI_SHARD_MAX + 1u) /* the document and its newline */
+#define MISSING_LISTED 8                       /* missing shards named in the refusal */
 
 /* A shard document read back, with room for its labels. */
 typedef struct shard_doc {
     nq_json_shard s;                      /* the fields; s.method and s.release point below */
     char method[NQ_JSON_LABEL_MAX + 1u];  /* NUL-terminated */
     char release[NQ_JSON_LABEL_MAX + 1u]; /* NUL-terminated */
+    bool has_check;                       /* it ends in a check value */
+    bool check_ok;                        /* ... and that value is its bytes' */
 } shard_doc;
 
 /* A cursor over a document's bytes. */
@@ -88,15 +96,44 @@ static bool read_fields(reader *r, shard_doc *d)
            number(r, UINT64_MAX, &d->s.sums.burnside) && expect(r, "}");
 }
 
+/* The check member that ends text[0..len), if any: its value into *check, and true. */
+static bool check_member(const char *text, size_t len, uint32_t *check)
+{
+    static const char member[] = NQ_CLI_CHECK_MEMBER;
+    if (len < NQ_CLI_CHECK_LEN + 2u) return false; /* "{" before it and "}" after it */
+    const char *at = text + len - 1u - NQ_CLI_CHECK_LEN;
+    if (memcmp(at, member, sizeof member - 1u) != 0 || memcmp(text + len - 2u, "\"}", 2) != 0) return false;
+    uint32_t v = 0;
+    for (const char *h = at + sizeof member - 1u; h < text + len - 2u; h++) {
+        const int digit = *h >= '0' && *h <= '9' ? *h - '0' : *h >= 'a' && *h <= 'f' ? *h - 'a' + 10 : -1;
+        if (digit < 0) return false; /* lower-case hex only, as shard.c writes it */
+        v = v * 16u + (uint32_t)digit;
+    }
+    *check = v;
+    return true;
+}
+
 /* Parse text[0..len) into *d. The fields read, the document is rendered again and must come out
- * byte for byte the same: that applies every rule of the renderer (labels, ranges) in one place. */
+ * byte for byte the same: that applies every rule of the renderer (labels, ranges) in one place.
+ * The check member, when there is one, is taken off first: what it checks is the rest, closed. */
 static bool parse_doc(const char *text, size_t len, shard_doc *d)
 {
+    char body[NQ_JSON_SHARD_MAX];
+    uint32_t check = 0;
     if (len > 0 && text[len - 1] == '\n') len--;
-    reader r = {text, text + len};
     memset(d, 0, sizeof *d);
     d->s.method = d->method;
     d->s.release = d->release;
+    if (check_member(text, len, &check)) {
+        len -= NQ_CLI_CHECK_LEN; /* up to the member, then its closing brace */
+        if (len > sizeof body) return false;
+        memcpy(body, text, len - 1u);
+        body[len - 1u] = '}';
+        text = body;
+        d->has_check = true;
+        d->check_ok = nq_check_value(body, len) == check;
+    }
+    reader r = {text, text + len};
     if (!read_fields(&r, d) || r.p != r.end) return false;
     char again[NQ_JSON_SHARD_MAX];
     size_t again_len = 0;
@@ -214,17 +251,21 @@ static bool add_sums(nq_count_sums *acc, const shard_doc *d)
 
 /* The shards read so far. */
 typedef struct summer {
-    const plan_ref *ref; /* the plan every shard must be of */
-    shard_doc first;     /* the first shard: K and the release the others must share */
-    uint8_t *seen;       /* K flags, once the first is in */
-    size_t given;        /* documents taken */
-    nq_count_sums sum;   /* of every shard taken */
-    FILE *err;           /* where refusals go */
+    const plan_ref *ref;   /* the plan every shard must be of */
+    bool accept_unchecked; /* --accept-unchecked: take documents without a check value */
+    shard_doc first;       /* the first shard: K and the release the others must share */
+    uint8_t *seen;         /* K flags, once the first is in */
+    size_t given;          /* documents taken */
+    size_t unchecked;      /* of them, without a check value (only with accept_unchecked) */
+    nq_count_sums sum;     /* of every shard taken */
+    FILE *err;             /* where refusals go */
 } summer;
+
+static const char not_the_line[] = "not the line `nqueens count N --shard I/K` prints";
 
 /* Why text[0..len) (len <= SHARD_FILE_MAX + 1) is no shard document: the ways a good shard gets
  * spoilt on its way to --sum are named, so that the fix is plain; anything else is just not the
- * bytes --shard prints. */
+ * bytes --shard prints (not_the_line). */
 static const char *unparsed_why(const char *text, size_t len)
 {
     if (len == 0) return "empty (a shard that failed or was interrupted prints nothing)";
@@ -236,17 +277,34 @@ static const char *unparsed_why(const char *text, size_t len)
     const char *nl = memchr(text, '\n', len);
     if (nl != NULL && nl > text && nl[-1] == '\r') return "its line ends in CR LF, a shard's in LF alone";
     if (nl != NULL && nl + 1 < text + len) return "more than one line (a file holds one shard)";
-    return "not the line `nqueens count N --shard I/K` prints";
+    return not_the_line;
 }
 
 /* Check one document, text[0..len) from `name`, and add it; NQ_CLI_EXIT_OK or why not (reported). */
 static int take(summer *m, const char *text, size_t len, const char *name)
 {
     shard_doc d;
-    if (len > SHARD_FILE_MAX || !parse_doc(text, len, &d)) {
-        fprintf(m->err, "nqueens: %s: not a shard document: %s\n", name, unparsed_why(text, len));
+    memset(&d, 0, sizeof d);
+    const bool parsed = len <= SHARD_FILE_MAX && parse_doc(text, len, &d);
+    const char *spoilt = parsed ? NULL : unparsed_why(text, len);
+    /* A check value that is not its bytes': damaged, whether the fields still parse or not, unless a
+     * named way of spoiling (two lines, CR LF, ...) says more. */
+    if (d.has_check && !d.check_ok && (parsed || spoilt == not_the_line)) {
+        fprintf(m->err, "nqueens: %s: a damaged shard document: its check value does not match its bytes\n", name);
         return NQ_CLI_EXIT_USAGE;
     }
+    if (!parsed) {
+        fprintf(m->err, "nqueens: %s: not a shard document: %s\n", name, spoilt);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    if (!d.has_check && !m->accept_unchecked) {
+        fprintf(m->err,
+                "nqueens: %s: shard %u of %u has no check value (an older release's, or it was removed), so "
+                "damage in it cannot be found; --accept-unchecked takes it all the same\n",
+                name, d.s.shard, d.s.shards);
+        return NQ_CLI_EXIT_USAGE;
+    }
+    m->unchecked += !d.has_check;
     if (!fits(&d, m->ref, m->given == 0 ? NULL : &m->first, name, m->err)) return NQ_CLI_EXIT_USAGE;
     if (m->given == 0) {
         m->first = d;
@@ -330,6 +388,21 @@ static int read_all(const nq_cli_opts *opts, FILE *in, summer *m)
     return complete(m->seen, m->first.s.shards, m->given, m->err) ? NQ_CLI_EXIT_OK : NQ_CLI_EXIT_USAGE;
 }
 
+/* Are counts n's known ones? Every shard's check value can be right and its sums fit each other and
+ * the count still be wrong: sums edited with the check recomputed, or a machine that counted wrong.
+ * Reports why not; which shard it was, no sum can tell. */
+static bool as_known(int n, const nq_counts *counts, FILE *err)
+{
+    nq_counts known;
+    if (!nq_known_counts(n, &known) || (counts->total == known.total && counts->unique == known.unique)) return true;
+    fprintf(err,
+            "nqueens: the shards add up to total %llu and unique %llu, but n = %d has %llu and %llu (OEIS "
+            "A000170, A002562): some shard's sums are wrong\n",
+            (unsigned long long)counts->total, (unsigned long long)counts->unique, n, (unsigned long long)known.total,
+            (unsigned long long)known.unique);
+    return false;
+}
+
 int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
 {
     plan_ref ref = {.n = opts->n, .method = nq_count_method(opts->n)};
@@ -338,7 +411,7 @@ int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
         return NQ_CLI_EXIT_FAILURE;
     }
     if (opts->nfiles == 0) return NQ_CLI_EXIT_USAGE; /* nq_cli_parse refuses it first */
-    summer m = {.ref = &ref, .first = {.s = {.shards = 1}}, .err = err};
+    summer m = {.ref = &ref, .accept_unchecked = opts->accept_unchecked, .first = {.s = {.shards = 1}}, .err = err};
     const int status = read_all(opts, in, &m);
     free(m.seen);
     if (status != NQ_CLI_EXIT_OK) return status;
@@ -352,6 +425,10 @@ int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err)
         return NQ_CLI_EXIT_USAGE;
     }
     const nq_counts counts = nq_count_sums_counts(&sum);
+    if (!as_known(opts->n, &counts, err)) return NQ_CLI_EXIT_USAGE;
+    if (m.unchecked > 0)
+        fprintf(err, "nqueens: %zu of %zu shards had no check value and were taken as they are (--accept-unchecked)\n",
+                m.unchecked, m.given);
     char text[NQ_JSON_COUNTS_MAX];
     size_t len = 0;
     if (nq_json_counts(opts->n, &counts, text, sizeof text, &len) != NQ_OK) {

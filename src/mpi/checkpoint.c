@@ -15,8 +15,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "check_value.h"
 #include "nqueens/parse.h"
 
 #define MAGIC "nqueens-mpi checkpoint\n"
@@ -68,18 +68,6 @@ bool nq_mpi_checkpoint_mark(nq_mpi_checkpoint *cp, uint32_t task, const nq_count
     cp->ndone++;
     cp->sums = sum;
     return true;
-}
-
-/* The CRC-32 (zlib's) of text[0..len), which the file's last line holds. */
-static uint32_t checksum(const char *text, size_t len)
-{
-    uLong crc = crc32(0L, Z_NULL, 0);
-    for (size_t at = 0; at < len;) { /* crc32 takes a uInt length */
-        const uInt step = len - at > 1u << 30 ? 1u << 30 : (uInt)(len - at);
-        crc = crc32(crc, (const Bytef *)text + at, step);
-        at += step;
-    }
-    return (uint32_t)crc;
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */
@@ -183,8 +171,11 @@ static nq_mpi_load read_plan(reader *r, const nq_mpi_checkpoint *cp, char *why, 
     return NQ_MPI_LOAD_OK;
 }
 
-/* Parse text[0..len) into a copy of *cp's state; on OK it replaces *cp's. */
-static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, char *why, size_t cap)
+/* Parse text[0..len) into a copy of *cp's state; on OK it replaces *cp's. A file that ends after its
+ * bitmap has no check value (an older release's, or one whose check line was deleted): UNCHECKED,
+ * unless accept_unchecked, when it is taken as it is. */
+static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, bool accept_unchecked, char *why,
+                         size_t cap)
 {
     reader r = {text, text + len};
     const nq_mpi_load plan = read_plan(&r, cp, why, cap);
@@ -200,14 +191,21 @@ static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, ch
               ndone == done;
     ok = ok && nq_count_sums_fit(&sums, done) == NQ_SUMS_FIT;
     const size_t checked = (size_t)(r.p - text);
-    const bool unchecked = ok && r.p == r.end; /* written before the check line existed: taken as it is */
+    const bool unchecked = ok && r.p == r.end; /* no check line: nothing vouches for the bytes */
     ok = ok && (unchecked || (line_hex32(&r, "check", &check) && r.p == r.end));
-    if (!ok || (!unchecked && check != checksum(text, checked))) {
+    if (!ok || (!unchecked && check != nq_check_value(text, checked))) {
         free(bits);
         (void)snprintf(why, cap, "%s",
                        ok ? "a damaged checkpoint (its checksum does not match its bytes)"
                           : "a damaged checkpoint (its lines or its bitmap do not parse, or disagree)");
         return NQ_MPI_LOAD_BAD;
+    }
+    if (unchecked && !accept_unchecked) {
+        free(bits);
+        (void)snprintf(why, cap,
+                       "no check line (a checkpoint of an older release, or the line was removed), so damage in "
+                       "it cannot be found");
+        return NQ_MPI_LOAD_UNCHECKED;
     }
     free(cp->done);
     cp->done = bits;
@@ -217,7 +215,8 @@ static nq_mpi_load parse(const char *text, size_t len, nq_mpi_checkpoint *cp, ch
     return NQ_MPI_LOAD_OK;
 }
 
-nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char *why, size_t cap)
+nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, bool accept_unchecked, char *why,
+                                   size_t cap)
 {
     /* Not blocking: a FIFO would wait for a writer for ever; it is refused below. */
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -256,7 +255,7 @@ nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char
     else if (len > max)
         rc = read_plan(&(reader){text, text + len}, cp, why, cap); /* FOREIGN or BAD, with its reason */
     else
-        rc = parse(text, len, cp, why, cap);
+        rc = parse(text, len, cp, accept_unchecked, why, cap);
     free(text);
     return rc;
 }
@@ -282,7 +281,7 @@ static char *render(const nq_mpi_checkpoint *cp, size_t *len)
         text[at++] = hex[byte & 15u];
     }
     text[at++] = '\n';
-    at += (size_t)snprintf(text + at, cap - at, "check %08lx\n", (unsigned long)checksum(text, at));
+    at += (size_t)snprintf(text + at, cap - at, "check %08lx\n", (unsigned long)nq_check_value(text, at));
     *len = at;
     return text;
 }

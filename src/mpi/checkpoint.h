@@ -16,11 +16,14 @@
  *   check 809e0432
  * (docs/distributed.md has this one whole.) bits is the done bitmap in hex, two digits per byte, byte j
  * holding tasks 8j..8j+7 (task 8j in its lowest bit); it has exactly ceil(tasks / 8) bytes. check is
- * the CRC-32 (zlib) of every byte before its line, so a digit changed on disk or by hand is found.
+ * the CRC-32 (zlib's, check_value.h, as the CLI's shard documents have) of every byte before its
+ * line, so a digit changed on disk or by hand is found.
  * Every line is required, in this order, with single spaces and a final newline; the reader accepts
  * nothing else (nor sums that contradict each other, nor any file but a regular one: a FIFO would
- * block the job), except a file that ends after bits: an older release wrote no check line, and its
- * checkpoints are taken as they are (unchecked), so that a long count resumes across the upgrade.
+ * block the job). A file that ends after bits has no check value: an older release wrote no check
+ * line, and deleting the line would otherwise hide any edit. Such a file is refused (UNCHECKED)
+ * unless the caller accepts it explicitly (nqueens-mpi --accept-unchecked), so that a long count of
+ * an older release can still resume across the upgrade when its user vouches for the file.
  * Ownership: nq_mpi_checkpoint owns its bitmap (create/destroy). Not thread-safe: one owner.
  */
 #ifndef NQ_MPI_CHECKPOINT_H
@@ -38,16 +41,17 @@ typedef struct nq_mpi_checkpoint {
     uint8_t *done;      /* tasks bytes: 1 = done (in memory one byte per task, nq_count_tasks' todo inverted) */
     uint32_t ndone;     /* how many are done */
     nq_count_sums sums; /* of the done tasks */
-    bool unchecked;     /* loaded from a file without the check line (an older release's): not verified */
+    bool unchecked;     /* loaded, as accepted, from a file without the check line: not verified */
 } nq_mpi_checkpoint;
 
 /* Outcome of reading a checkpoint file. */
 typedef enum nq_mpi_load {
-    NQ_MPI_LOAD_OK,      /* read: *cp holds it */
-    NQ_MPI_LOAD_ABSENT,  /* no such file: *cp is the fresh state */
-    NQ_MPI_LOAD_FOREIGN, /* a checkpoint of another n, plan version, plan or method: left alone */
-    NQ_MPI_LOAD_BAD,     /* unreadable, or not a checkpoint (malformed, inconsistent) */
-    NQ_MPI_LOAD_NOMEM    /* out of memory */
+    NQ_MPI_LOAD_OK,       /* read: *cp holds it */
+    NQ_MPI_LOAD_ABSENT,   /* no such file: *cp is the fresh state */
+    NQ_MPI_LOAD_FOREIGN,  /* a checkpoint of another n, plan version, plan or method: left alone */
+    NQ_MPI_LOAD_BAD,      /* unreadable, or not a checkpoint (malformed, inconsistent) */
+    NQ_MPI_LOAD_NOMEM,    /* out of memory */
+    NQ_MPI_LOAD_UNCHECKED /* a checkpoint of this count without its check line, not accepted: left alone */
 } nq_mpi_load;
 
 /* Make the fresh state of n's count (nothing done) in *cp. Errors: nq_count_plan's, NQ_E_NOMEM. */
@@ -57,8 +61,11 @@ nq_err nq_mpi_checkpoint_create(int n, nq_mpi_checkpoint *cp);
 void nq_mpi_checkpoint_destroy(nq_mpi_checkpoint *cp);
 
 /* Read path into *cp, which nq_mpi_checkpoint_create made for n; on any outcome but OK *cp is left
- * as it was (fresh). why[0..cap) receives a one-line reason for FOREIGN and BAD. */
-nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, char *why, size_t cap);
+ * as it was (fresh). A file without its check line is UNCHECKED unless accept_unchecked, when it is
+ * taken (OK, cp->unchecked set). why[0..cap) receives a one-line reason for FOREIGN, BAD and
+ * UNCHECKED. */
+nq_mpi_load nq_mpi_checkpoint_load(const char *path, nq_mpi_checkpoint *cp, bool accept_unchecked, char *why,
+                                   size_t cap);
 
 /* Write *cp to path atomically (path.tmp.PID, fsync, rename, fsync of the folder). On failure path is
  * unchanged (the temporary file is removed) and false returned with a reason in why. */

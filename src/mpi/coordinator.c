@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "known_counts.h"
 #include "nqueens/json.h"
 
 #define POLL_NS 2000000L     /* 2 ms between looks for a message */
@@ -403,8 +404,16 @@ static int start(coordinator *c)
 {
     if (c->opts->checkpoint != NULL) {
         char why[512] = "";
-        const nq_mpi_load rc = nq_mpi_checkpoint_load(c->opts->checkpoint, &c->cp, why, sizeof why);
+        const nq_mpi_load rc =
+            nq_mpi_checkpoint_load(c->opts->checkpoint, &c->cp, c->opts->accept_unchecked, why, sizeof why);
         if (rc == NQ_MPI_LOAD_NOMEM) return NQ_MPI_EXIT_FAILURE;
+        if (rc == NQ_MPI_LOAD_UNCHECKED) {
+            fprintf(c->err,
+                    "nqueens-mpi: checkpoint %s: %s; left as it is (--accept-unchecked resumes from it all the "
+                    "same)\n",
+                    c->opts->checkpoint, why);
+            return NQ_MPI_EXIT_USAGE;
+        }
         if (rc == NQ_MPI_LOAD_FOREIGN || rc == NQ_MPI_LOAD_BAD) {
             fprintf(c->err, "nqueens-mpi: checkpoint %s: %s; left as it is (remove it or give another path)\n",
                     c->opts->checkpoint, why);
@@ -412,7 +421,7 @@ static int start(coordinator *c)
         }
         if (rc == NQ_MPI_LOAD_OK)
             fprintf(c->err, "nqueens-mpi: resuming from %s: %u of %u tasks done%s\n", c->opts->checkpoint, c->cp.ndone,
-                    c->cp.tasks, c->cp.unchecked ? " (a file of an older release, without a checksum)" : "");
+                    c->cp.tasks, c->cp.unchecked ? " (without a check line, as --accept-unchecked allows)" : "");
         /* A count that could never keep its work is refused now, not after hours of counting; a
          * finished one needs no write. */
         if (c->cp.ndone < c->cp.tasks && !nq_mpi_checkpoint_writable(c->opts->checkpoint, why, sizeof why)) {
@@ -434,6 +443,24 @@ static int start(coordinator *c)
     return NQ_MPI_EXIT_OK;
 }
 
+/* Are counts n's known ones (known_counts.h)? A checkpoint edited with its check line recomputed, or
+ * a worker whose sums went wrong, still gives sums that fit each other; the known counts catch it.
+ * Reports why not. */
+static bool as_known(const coordinator *c, const nq_counts *counts)
+{
+    nq_counts known;
+    if (!nq_known_counts(c->opts->n, &known) || (counts->total == known.total && counts->unique == known.unique))
+        return true;
+    fprintf(c->err,
+            "nqueens-mpi: the sums of all %u tasks give total %llu and unique %llu, but n = %d has %llu and %llu "
+            "(OEIS A000170, A002562): a worker or the checkpoint gave wrong sums; nothing printed%s%s\n",
+            c->cp.tasks, (unsigned long long)counts->total, (unsigned long long)counts->unique, c->opts->n,
+            (unsigned long long)known.total, (unsigned long long)known.unique,
+            c->opts->checkpoint != NULL ? " (remove the checkpoint to count again): " : "",
+            c->opts->checkpoint != NULL ? c->opts->checkpoint : "");
+    return false;
+}
+
 /* Every task done: write the last checkpoint, unless the file holds this state already (it was
  * loaded finished), and print the counts; a rerun then prints at once. */
 static int finish(coordinator *c, FILE *out)
@@ -452,6 +479,7 @@ static int finish(coordinator *c, FILE *out)
         return NQ_MPI_EXIT_FAILURE;
     }
     const nq_counts counts = nq_count_sums_counts(&c->cp.sums);
+    if (!as_known(c, &counts)) return NQ_MPI_EXIT_FAILURE;
     char text[NQ_JSON_COUNTS_MAX];
     size_t len = 0;
     if (nq_json_counts(c->opts->n, &counts, text, sizeof text, &len) != NQ_OK) return NQ_MPI_EXIT_FAILURE;

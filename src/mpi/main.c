@@ -1,13 +1,14 @@
 /* main.c - nqueens-mpi: count the N-Queens solutions of one n across the ranks of an MPI job.
  *
- *   mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]]
+ *   mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S] [--accept-unchecked]]
  *
  * Rank 0 hands the tasks of n's plan out to ranks 1..P-1 (with P = 1 it counts alone), adds their
  * sums exactly and prints {"n":N,"total":..,"unique":..} on its standard output, the bytes
  * `nqueens count N` prints; progress lines go to its standard error. With --checkpoint the done
  * tasks and their sums are written to FILE (atomically, at most every S seconds, default 10, and
  * at the end), and a job started again with the same FILE resumes from it; a FILE of another count
- * is refused and left alone. SIGTERM, SIGINT or SIGUSR1 stops the job and keeps what it counted (mpi_count.h).
+ * is refused and left alone, as is one without its check line unless --accept-unchecked says to take
+ * it. SIGTERM, SIGINT or SIGUSR1 stops the job and keeps what it counted (mpi_count.h).
  * Exit status: 0 printed, 1 failure, 2 usage error or foreign checkpoint, 3 stopped by a signal.
  * Every rank parses the same arguments; only rank 0 reports.
  */
@@ -57,13 +58,16 @@ static void catch_stop_signals(void)
 }
 
 static const char usage[] =
-    "Usage: mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]]\n"
+    "Usage: mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]\n"
+    "                                      [--accept-unchecked]]\n"
     "Counts the solutions (OEIS A000170) and symmetry classes (A002562) of the N x N board,\n"
     "N = 1..27, across the ranks of an MPI job; prints {\"n\":N,\"total\":..,\"unique\":..}.\n"
     "  --threads T           counting threads per rank, 0 (the default) for one per CPU.\n"
     "  --checkpoint FILE     keep the done tasks in FILE and resume from it when it exists.\n"
     "  --checkpoint-every S  write FILE at most every S seconds (default 10; 0: after every result,\n"
     "                        with -np 1 after every task: for tests, far slower).\n"
+    "  --accept-unchecked    resume from a FILE without its check line (an older release's), which\n"
+    "                        is otherwise refused: damage in such a file cannot be found.\n"
     "SIGTERM, SIGINT or SIGUSR1 stops the job within about a second, keeping what it counted in FILE.\n"
     "Exit status: 0 counted, 1 failure, 2 usage error or unusable checkpoint, 3 stopped.\n";
 
@@ -93,12 +97,16 @@ static const char *value_of(int argc, char *argv[], int *i)
 /* One option at argv[*i]; seen tells which were given before. */
 static bool option(int argc, char *argv[], int *i, nq_mpi_opts *o, unsigned *seen, bool loud)
 {
-    static const char *const names[] = {"--threads", "--checkpoint", "--checkpoint-every"};
+    static const char *const names[] = {"--threads", "--checkpoint", "--checkpoint-every", "--accept-unchecked"};
     unsigned which = 0;
-    while (which < 3 && strcmp(argv[*i], names[which]) != 0) which++;
-    if (which == 3) return fail(loud, "unknown option '%s'", argv[*i]);
+    while (which < 4 && strcmp(argv[*i], names[which]) != 0) which++;
+    if (which == 4) return fail(loud, "unknown option '%s'", argv[*i]);
     if (*seen & (1u << which)) return fail(loud, "%s given twice", names[which]);
     *seen |= 1u << which;
+    if (which == 3) { /* a flag, the only one */
+        o->accept_unchecked = true;
+        return true;
+    }
     const char *v = value_of(argc, argv, i);
     uint64_t x = 0;
     if (v == NULL) return fail(loud, "%s needs a value", names[which]);
@@ -142,6 +150,7 @@ static bool parse(int argc, char *argv[], nq_mpi_opts *o, bool *help, bool loud)
     if (!number(n_text, NQ_COUNT_N_MAX, &n) || n < NQ_N_MIN)
         return fail(loud, "N must be a whole number from %d to %d, not '%s'", NQ_N_MIN, NQ_COUNT_N_MAX, n_text);
     if ((seen & 4u) && !(seen & 2u)) return fail(loud, "--checkpoint-every needs --checkpoint");
+    if ((seen & 8u) && !(seen & 2u)) return fail(loud, "--accept-unchecked needs --checkpoint");
     o->n = (int)n;
     return true;
 }

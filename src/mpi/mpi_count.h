@@ -57,6 +57,7 @@ typedef struct nq_mpi_opts {
     int threads;            /* counting threads per rank, 0 = one per CPU */
     const char *checkpoint; /* the checkpoint file, NULL for none */
     double every_s;         /* least seconds between two checkpoint writes (0: after every result) */
+    bool accept_unchecked;  /* --accept-unchecked: resume from a checkpoint without its check line */
 } nq_mpi_opts;
 
 /* Rank 0: load the checkpoint, hand the tasks out to `workers` ranks 1..workers (counting them

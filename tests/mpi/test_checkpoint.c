@@ -1,6 +1,7 @@
 /* test_checkpoint.c - nqueens-mpi's checkpoint file: a save read back is the same state; absent,
  * foreign and damaged files are told apart and leave the state fresh (a damage under a good checksum,
- * and a good file under a wrong one); no file but a regular one is read or locked; one job per file. */
+ * and a good file under a wrong one); a file without its check line
+ * is refused unless the caller accepts it; no file but a regular one is read or locked; one job per file. */
 #include "checkpoint.h"
 
 #include <check.h>
@@ -81,7 +82,7 @@ START_TEST(test_round_trip)
     ck_assert(!nq_mpi_checkpoint_mark(&cp, N_TASKS, &again));
     ck_assert(nq_mpi_checkpoint_save(path, &cp, why, sizeof why));
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &back), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &back, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &back, false, why, sizeof why), NQ_MPI_LOAD_OK);
     ck_assert_uint_eq(back.ndone, 4);
     ck_assert_uint_eq(back.sums.total, 100 + 101 + 102 + 103);
     ck_assert_uint_eq(back.sums.burnside, 800 + 808 + 816 + 824);
@@ -120,12 +121,12 @@ START_TEST(test_absent_and_foreign)
     nq_mpi_checkpoint cp, other;
     char why[256] = "";
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_ABSENT);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_ABSENT);
     nq_mpi_checkpoint_destroy(&cp);
     make_some(&cp);
     ck_assert(nq_mpi_checkpoint_save(path, &cp, why, sizeof why));
     ck_assert_int_eq(nq_mpi_checkpoint_create(13, &other), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &other, why, sizeof why), NQ_MPI_LOAD_FOREIGN);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &other, false, why, sizeof why), NQ_MPI_LOAD_FOREIGN);
     ck_assert_ptr_nonnull(strstr(why, "n = 14"));
     ck_assert_uint_eq(other.ndone, 0); /* left fresh */
     nq_mpi_checkpoint_destroy(&other);
@@ -162,7 +163,7 @@ START_TEST(test_damaged)
     }
     add_check(text, sizeof text);
     write_text(text);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_BAD);
     ck_assert_uint_eq(cp.ndone, 0);
     nq_mpi_checkpoint_destroy(&cp);
 }
@@ -182,7 +183,7 @@ START_TEST(test_bitmap)
         add_check(text, sizeof text);
         write_text(text);
         ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-        ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), want[t]);
+        ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), want[t]);
         if (want[t] == NQ_MPI_LOAD_OK) {
             ck_assert(cp.done[0] && cp.done[888] && cp.ndone == 2);
             ck_assert_uint_eq(cp.sums.burnside, 16);
@@ -204,14 +205,14 @@ START_TEST(test_checksum)
     add_check(text, sizeof text);
     write_text(text);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_OK);
     nq_mpi_checkpoint_destroy(&cp);
 
     memcpy(edited, text, sizeof edited);
     memcpy(strstr(edited, "total 5"), "total 6", 7); /* the same length, the old checksum */
     write_text(edited);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_BAD);
     ck_assert_str_eq(why, "a damaged checkpoint (its checksum does not match its bytes)");
     ck_assert_uint_eq(cp.ndone, 0);
     nq_mpi_checkpoint_destroy(&cp);
@@ -221,14 +222,15 @@ START_TEST(test_checksum)
     if (strcmp(edited, text) == 0) memcpy(strstr(edited, "check ") + 6, "1", 1);
     write_text(edited);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_BAD);
     ck_assert_str_eq(why, "a damaged checkpoint (its checksum does not match its bytes)");
     nq_mpi_checkpoint_destroy(&cp);
 }
 END_TEST
 
-/* A file that ends after its bitmap, as an older release wrote it, is taken as it is (marked
- * unchecked) so that a count resumes across the upgrade; its next save has the check line. */
+/* A file that ends after its bitmap (an older release's) is refused, UNCHECKED and left as it was,
+ * unless the caller accepts it explicitly: then it is taken as it is (marked unchecked) so that a
+ * count resumes across the upgrade, and its next save has the check line. */
 START_TEST(test_older_file)
 {
     nq_mpi_checkpoint cp;
@@ -238,7 +240,11 @@ START_TEST(test_older_file)
                 "01");
     write_text(text);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_UNCHECKED);
+    ck_assert_str_eq(why, "no check line (a checkpoint of an older release, or the line was removed), so damage in "
+                          "it cannot be found");
+    ck_assert(cp.ndone == 0 && !cp.done[0] && !cp.unchecked); /* left fresh */
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, true, why, sizeof why), NQ_MPI_LOAD_OK);
     ck_assert(cp.unchecked);
     ck_assert(cp.done[0] && cp.done[888] && cp.ndone == 2);
     ck_assert(nq_mpi_checkpoint_save(path, &cp, why, sizeof why));
@@ -251,8 +257,34 @@ START_TEST(test_older_file)
     fclose(f);
     ck_assert_str_eq(back, text);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_OK);
     ck_assert(!cp.unchecked);
+    nq_mpi_checkpoint_destroy(&cp);
+}
+END_TEST
+
+/* The outside tester's bypass (issue 35, item 5): a good checkpoint whose total is edited and whose
+ * check line is deleted must not be read as an older release's file and resumed into a wrong count.
+ * Without the caller's explicit acceptance it is refused; with it, the edit is taken (that is what
+ * accepting an unchecked file means), but never silently. */
+START_TEST(test_check_line_deleted)
+{
+    nq_mpi_checkpoint cp;
+    char why[256] = "", text[1024];
+    with_bitmap(text, sizeof text,
+                "nqueens-mpi checkpoint\nn 14\nplan 5\nmethod quad\ntasks 891\ndone 2\ntotal 5\nburnside 16\nbits ",
+                "01");
+    add_check(text, sizeof text);
+    memcpy(strstr(text, "total 5"), "total 4", 7);
+    *strstr(text, "check ") = '\0'; /* the check line deleted */
+    write_text(text);
+    ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_UNCHECKED);
+    ck_assert_uint_eq(cp.ndone, 0);
+    ck_assert_uint_eq(cp.sums.total, 0);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, true, why, sizeof why), NQ_MPI_LOAD_OK);
+    ck_assert(cp.unchecked);
+    ck_assert_uint_eq(cp.sums.total, 4);
     nq_mpi_checkpoint_destroy(&cp);
 }
 END_TEST
@@ -281,7 +313,7 @@ START_TEST(test_not_regular)
     char why[256] = "", name[300], longer[4200];
     ck_assert_int_eq(mkfifo(path, 0600), 0);
     ck_assert_int_eq(nq_mpi_checkpoint_create(N, &cp), NQ_OK);
-    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, why, sizeof why), NQ_MPI_LOAD_BAD);
+    ck_assert_int_eq(nq_mpi_checkpoint_load(path, &cp, false, why, sizeof why), NQ_MPI_LOAD_BAD);
     ck_assert_str_eq(why, "not a regular file");
     nq_mpi_checkpoint_destroy(&cp);
     ck_assert_int_eq(nq_mpi_checkpoint_lock(path, why, sizeof why), -1);
@@ -400,6 +432,7 @@ int main(void)
     tcase_add_test(tc, test_bitmap);
     tcase_add_test(tc, test_checksum);
     tcase_add_test(tc, test_older_file);
+    tcase_add_test(tc, test_check_line_deleted);
     tcase_add_test(tc, test_mark_overflow);
     tcase_add_test(tc, test_not_regular);
     tcase_add_test(tc, test_lock);

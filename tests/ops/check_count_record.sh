@@ -1,8 +1,11 @@
 #!/bin/sh
 # check_count_record.sh RECORD CLI - bench/results/count-23.ndjson holds n = 23's shards as counted
-# (docs/performance.md). They must be shards of the plan this CLI counts with, each once: then
-# `count 23 --sum` either adds all 128 up to A000170(23) and A002562(23), or refuses only because
-# some are still to be counted. A plan that changes, a repeated, damaged or foreign line fails here.
+# (docs/performance.md), each with its check value (docs/distributed.md: the values were added to the
+# lines counted before check values existed, after they summed to the known counts). They must be
+# shards of the plan this CLI counts with, each once, each with a check value that matches its bytes
+# (no --accept-unchecked here): then `count 23 --sum` either adds all 128 up to A000170(23) and
+# A002562(23), or refuses only because some are still to be counted. A plan that changes, a
+# repeated, damaged, unchecked or foreign line fails here.
 set -eu
 record=$1
 cli=$2
