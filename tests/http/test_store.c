@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_json.h"
@@ -565,6 +567,7 @@ static int run_refused(const char *store, char *err, size_t cap)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         dup2(fds[1], 2);
+        alarm(30); /* a start that hangs (a FIFO opened for reading) dies of SIGALRM, not the test */
         execl(NQ_TEST_NQUEENSD, "nqueensd", "--port", "0", "--bind", "127.0.0.1", "--store", store, (char *)NULL);
         _exit(127);
     }
@@ -609,7 +612,7 @@ static void make_store(const char *path)
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
 }
 
-enum damage { GARBAGE, TRUNCATED, FOREIGN, NEWER, DAMAGES };
+enum damage { GARBAGE, TRUNCATED, FOREIGN, NEWER, WRONG_TABLES, DAMAGES };
 
 static const struct {
     const char *name; /* for messages */
@@ -619,6 +622,7 @@ static const struct {
     [TRUNCATED] = {"truncated", "damaged"},
     [FOREIGN] = {"foreign", "not an nqueens store"},
     [NEWER] = {"newer", "newer nqueensd"},
+    [WRONG_TABLES] = {"wrong tables", "its tables are not those of schema 1"},
 };
 
 static void damage(enum damage d, const char *path)
@@ -634,6 +638,9 @@ static void damage(enum damage d, const char *path)
         struct stat st;
         ck_assert_int_eq(stat(path, &st), 0);
         ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
+    } else if (d == WRONG_TABLES) { /* ours by its id and schema row, not by its tables */
+        sql(path, "PRAGMA application_id = 1313953093; CREATE TABLE nq_schema(version INTEGER PRIMARY KEY, "
+                  "applied_at INTEGER NOT NULL); INSERT INTO nq_schema VALUES (1, 0); CREATE TABLE counts(x);");
     } else if (d == FOREIGN) {
         sql(path, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts VALUES (1, 'x');");
     } else {
@@ -656,14 +663,21 @@ START_TEST(damaged_store_is_refused_and_untouched)
     ck_assert_ptr_nonnull(strstr(err, store));
     char *after = slurp(store, &len1);
     ck_assert_msg(len0 == len1 && memcmp(before, after, len0) == 0, "%s: the file changed", damage_rows[_i].name);
+    /* Nor is anything left beside it: the -wal and -shm that reading a WAL database makes are removed. */
+    char side[128];
+    snprintf(side, sizeof side, "%s-wal", store);
+    ck_assert_msg(access(side, F_OK) != 0, "%s: a -wal was left", damage_rows[_i].name);
+    snprintf(side, sizeof side, "%s-shm", store);
+    ck_assert_msg(access(side, F_OK) != 0, "%s: a -shm was left", damage_rows[_i].name);
     free(before);
     free(after);
     rm_dir(dir);
 }
 END_TEST
 
-/* A checkpoint row whose sums contradict each other (a total above its Burnside sum: no task's can
- * be) is not resumed: the count starts afresh and still gives A000170's count. */
+/* A checkpoint row edited behind the server's back (here: a total above its Burnside sum, which no
+ * task's can be) is not resumed: its check value gives it away, and the count starts afresh and
+ * still gives A000170's count. */
 START_TEST(checkpoint_with_contradicting_sums_is_ignored)
 {
     char dir[64], store[96];
@@ -677,13 +691,185 @@ START_TEST(checkpoint_with_contradicting_sums_is_ignored)
     start_long(&s, store, "0", NULL);
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 0.0);
     char *log = nq_harness_log(&s);
-    ck_assert_ptr_nonnull(
-        strstr(log, "\"level\":\"warn\",\"msg\":\"checkpoint ignored (its sums contradict each other)\",\"n\":14}"));
+    ck_assert_ptr_nonnull(strstr(log, "\"level\":\"warn\",\"msg\":\"checkpoint ignored (it fails its check value: "
+                                      "damaged or edited)\",\"n\":14,"));
     free(log);
     nq_http_response r;
     poll_to_200(&s, 14, 0.0, &r);
     ck_assert_str_eq(r.body, COUNT_14);
     nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+/* A FIFO as --store: refused at once, exit 2 (the open for reading used to wait for a writer, for
+ * ever, and the stop signals were already blocked). */
+START_TEST(fifo_store_is_refused)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    ck_assert_int_eq(mkfifo(store, 0644), 0);
+    char err[2048];
+    const int status = run_refused(store, err, sizeof err);
+    ck_assert_msg(status == 2, "exit %d, stderr %s", status, err);
+    ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
+    rm_dir(dir);
+}
+END_TEST
+
+/* A finished count whose row was changed on disk (one bit of its total) is not served: the start
+ * warns, and /count counts it again, with A000170's total. */
+START_TEST(damaged_count_is_not_served)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "0", NULL);
+    nq_http_response r;
+    ck_assert(get_with(&s, "/count?n=13", "wait=600", &r));
+    ck_assert_str_eq(r.body, COUNT_13);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    sql(store, "UPDATE counts SET total = total + 1 WHERE n = 13"); /* 73712 -> 73713: one bit */
+
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_finished"), 0.0);
+    ck_assert(
+        logged(&s, "stored count ignored (it fails its check value: damaged or edited); counted again when asked", 13));
+    poll_to_200(&s, 13, 0.0, &r);
+    ck_assert_str_eq(r.body, COUNT_13);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Another process holds the store's write lock (a backup, an operator's sqlite3): a short count is
+ * answered without waiting for it, and stored once the lock is let go. Before, the request wrote
+ * the count first, waited out the busy timeout (5 s), failed, and only then answered: so the write
+ * had failed by the time the answer came. */
+START_TEST(short_count_does_not_wait_for_the_store)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    const char *a[] = {"--store", store, "--checkpoint-ms", "100", NULL};
+    ck_assert(nq_harness_start(&s, a, NULL));
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(store, &db), SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE nq_schema SET applied_at = applied_at", NULL, NULL, NULL), SQLITE_OK);
+    const double t0 = now_s();
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=12", &r));
+    const double took = now_s() - t0;
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    const double failures = nq_harness_metric(&s, "nqueensd_store_write_failures_total");
+    ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    fprintf(stderr, "short_count_does_not_wait_for_the_store: answered in %.3f s with the lock held\n", took);
+    ck_assert_msg(failures == 0.0, "the count was written (and failed) before the answer, after %.1f s", took);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    ck_assert(nq_harness_start(&s, a, NULL));
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_finished"), 1.0); /* stored after the answer */
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+/* The number of counts /counts lists, and whether any of them is queued or running. */
+static int counts_listed(const nq_test_server *s, bool *active)
+{
+    nq_http_response r;
+    ck_assert(nq_http_get(s, "/counts", &r));
+    ck_assert_int_eq(r.status, 200);
+    cJSON *j = cJSON_Parse(r.body);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "counts");
+    const int len = cJSON_GetArraySize(list);
+    *active = false;
+    for (int i = 0; i < len; i++) {
+        const char *st = nq_check_json_str(cJSON_GetArrayItem(list, i), "status");
+        *active = *active || strcmp(st, "done") != 0;
+    }
+    cJSON_Delete(j);
+    nq_http_response_free(&r);
+    return len;
+}
+
+/* A count checkpointed as long, then --long-count-n raised across a restart: it is now answered
+ * within its request, so it is not resumed (nor listed as running beside a 200), and it is counted
+ * once, when asked. */
+START_TEST(raised_long_count_n_does_not_resume_short_counts)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    nq_test_server s;
+    start_long(&s, store, "10", NULL);
+    (void)run_until_checkpointed(&s, 14);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGKILL, 20), 128 + SIGKILL);
+
+    const char *raised[] = {"--store", store, "--long-count-n", "15", NULL};
+    ck_assert(nq_harness_start(&s, raised, NULL));
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 0.0);
+    bool active = true;
+    ck_assert_int_eq(counts_listed(&s, &active), 0);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=14", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, COUNT_14);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(counts_listed(&s, &active), 1);
+    ck_assert(!active);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_running"), 0.0);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    /* Its finished count replaced the checkpoint: after another restart it is simply done. */
+    ck_assert(nq_harness_start(&s, raised, NULL));
+    ck_assert_int_eq(counts_listed(&s, &active), 1);
+    ck_assert(!active);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+/* A store of the release before check values (schema 1) with a finished count and a running one
+ * (no task done yet: n = 13's plan has 545 tasks, plan version 5): it upgrades in place, serves the
+ * finished count and finishes the running one. */
+START_TEST(schema_1_store_with_a_running_count_upgrades_and_finishes)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    sql(store, "PRAGMA journal_mode=WAL; PRAGMA application_id = 1313953093;"
+               "CREATE TABLE nq_schema(version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);"
+               "CREATE TABLE counts(n INTEGER PRIMARY KEY, total INTEGER NOT NULL, uniq INTEGER NOT NULL, "
+               "seconds REAL NOT NULL, finished_at INTEGER NOT NULL);"
+               "CREATE TABLE checkpoints(n INTEGER PRIMARY KEY, plan INTEGER NOT NULL, tasks INTEGER NOT NULL, "
+               "done BLOB NOT NULL, total INTEGER NOT NULL, burnside INTEGER NOT NULL, elapsed_s REAL NOT NULL, "
+               "started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);"
+               "INSERT INTO nq_schema VALUES (1, 1700000000);"
+               "INSERT INTO counts VALUES (8, 92, 12, 0.25, 1700000100);"
+               "INSERT INTO checkpoints VALUES (13, 5, 545, zeroblob(545), 0, 0, 1.5, 1700000000, 1700000001);");
+    nq_test_server s;
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_resumed_total"), 1.0);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/count?n=8", &r));
+    ck_assert_str_eq(r.body, COUNT_8);
+    nq_http_response_free(&r);
+    poll_to_200(&s, 13, 0.0, &r);
+    ck_assert_str_eq(r.body, COUNT_13);
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_finished"), 2.0);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
     rm_dir(dir);
 }
@@ -797,6 +983,55 @@ START_TEST(full_disk_keeps_serving)
 }
 END_TEST
 
+/* An existing store on a volume that has filled up since: refused (exit 2) as a full disk, not as a
+ * matter of permissions (reading a WAL store needs room for its -shm). */
+START_TEST(full_disk_with_existing_store_says_so)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    if (!small_disk(dir, "256k", "full_disk_with_existing_store_says_so")) return;
+    make_store(store);
+    ck_assert(fill(dir));
+    char err[2048];
+    ck_assert_int_eq(run_refused(store, err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "disk is full") != NULL && strstr(err, "permissions") == NULL, "%s", err);
+    ck_assert_int_eq(umount(dir), 0);
+    rm_dir(dir);
+}
+END_TEST
+
+/* The store alone on a small volume, checkpointed every 50 ms (the issue: 3 MiB, n = 19 every 50 ms,
+ * the log grew to fill it and the finished count was lost; here 256 KiB, which the old log filled
+ * within about 60 checkpoints): the log stays bounded, no write fails, and the finished count is
+ * there after a restart. */
+START_TEST(store_alone_on_a_small_volume_keeps_its_count)
+{
+    char dir[64], store[96];
+    temp_store(dir, sizeof dir, store, sizeof store);
+    if (!small_disk(dir, "256k", "store_alone_on_a_small_volume_keeps_its_count")) return;
+    nq_test_server s;
+    static const char *const often[] = {"--checkpoint-ms", "50", NULL};
+    start_long(&s, store, "8", often); /* 891 tasks x 8 ms: over a hundred checkpoints */
+    (void)start_async(&s, 14);
+    nq_http_response r;
+    poll_to_200(&s, 14, 0.0, &r);
+    ck_assert_str_eq(r.body, COUNT_14);
+    nq_http_response_free(&r);
+    const double checkpoints = nq_harness_metric(&s, "nqueensd_checkpoints_total");
+    fprintf(stderr, "store_alone_on_a_small_volume_keeps_its_count: %.0f checkpoints, store %.0f bytes\n", checkpoints,
+            nq_harness_metric(&s, "nqueensd_store_bytes"));
+    ck_assert(checkpoints >= 50.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_checkpoint_failures_total"), 0.0);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_store_write_failures_total"), 0.0);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    start_long(&s, store, "0", NULL);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_counts_finished"), 1.0);
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+    ck_assert_int_eq(umount(dir), 0);
+    rm_dir(dir);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -816,6 +1051,9 @@ static Suite *store_suite(void)
     tcase_add_test(tc, finished_count_survives_restarts);
     tcase_add_test(tc, kill_9_resumes_from_the_last_checkpoint);
     tcase_add_test(tc, checkpoint_with_contradicting_sums_is_ignored);
+    tcase_add_test(tc, damaged_count_is_not_served);
+    tcase_add_test(tc, raised_long_count_n_does_not_resume_short_counts);
+    tcase_add_test(tc, schema_1_store_with_a_running_count_upgrades_and_finishes);
     tcase_add_test(tc, sigterm_checkpoints_and_exits_0);
     tcase_add_test(tc, queued_count_survives_kill_9);
     tcase_add_test(tc, started_count_survives_kill_9);
@@ -824,6 +1062,10 @@ static Suite *store_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, damaged_store_is_refused_and_untouched, 0, DAMAGES);
     tcase_add_test(tc, one_server_per_store);
+    tcase_add_test(tc, fifo_store_is_refused);
+    tcase_add_test(tc, short_count_does_not_wait_for_the_store);
+    tcase_add_test(tc, full_disk_with_existing_store_says_so);
+    tcase_add_test(tc, store_alone_on_a_small_volume_keeps_its_count);
     tcase_add_test(tc, full_disk_at_start_says_so);
     tcase_add_test(tc, full_disk_keeps_serving);
     suite_add_tcase(s, tc);

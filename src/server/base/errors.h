@@ -127,6 +127,7 @@
     X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")   \
     /* conditional requests */                                                                   \
     X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")
+    X(E_STORE_FULL, 66, INTERNAL_ERROR, "Store's disk is full")                                  \
 
 /* The library's errors as the service answers them: M(NAME, problem), one row per row of the
  * library's NQ_ERR_TABLE (errors.c checks at compile time that none is missing). */

@@ -7,6 +7,14 @@
  * (runners wait on it for work, requests for their count to finish). A second, `store_lock`, is held
  * around a count's store writes (never with `lock` held when taken), so a checkpoint written late
  * cannot resurrect a count the store already has as finished.
+ *
+ * Counts finished within a request (nq_count_jobs_record) are not written by the request's thread:
+ * they are marked unsaved and the ticker, woken at once, writes them. A request never waits on the
+ * store (another process may hold its write lock for the whole busy timeout).
+ *
+ * What the store holds is not taken on trust: a row that fails the store's check value is reported
+ * (and counted again when asked), and a finished count must equal the known one (OEIS A000170 and
+ * A002562), a checkpoint's sums stay within it.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
@@ -27,6 +35,40 @@
 #define ETA_MIN_RUN_S 0.5  /* an estimate needs this much of the current run... */
 #define ETA_MIN_GAIN 0.002 /* ...and this much progress made in it */
 
+/* The known counts, OEIS A000170 (total) and A002562 (unique), index n = 1..NQ_COUNT_N_MAX: a stored
+ * count that differs from its n's is damaged. Copied from oeis.org (n = 1..19 are also the solver
+ * tests' own, tests/solver/count_cases.h; n = 23 this project's count, docs/performance.md). */
+static const nq_counts known[NQ_COUNT_N_MAX + 1] = {
+    {0, 0},
+    {1, 1},
+    {0, 0},
+    {0, 0},
+    {2, 1},
+    {10, 2},
+    {4, 1},
+    {40, 6},
+    {92, 12},
+    {352, 46},
+    {724, 92},
+    {2680, 341},
+    {14200, 1787},
+    {73712, 9233},
+    {365596, 45752},
+    {2279184, 285053},
+    {14772512, 1846955},
+    {95815104, 11977939},
+    {666090624, 83263591},
+    {4968057848, 621012754},
+    {39029188884, 4878666808},
+    {314666222712, 39333324973},
+    {2691008701644, 336376244042},
+    {24233937684440, 3029242658210},
+    {227514171973736, 28439272956934},
+    {2207893435808352, 275986683743434},
+    {22317699616364044, 2789712466510289},
+    {234907967154122528, 29363495934315694},
+};
+
 typedef struct slot {
     nq_job_state state;    /* see jobs.h */
     nq_err err;            /* why the last run failed (state NONE), NQ_OK otherwise */
@@ -43,7 +85,8 @@ typedef struct slot {
     double seconds;        /* DONE: wall time it took */
     uint64_t seq;          /* queue order (smaller: earlier) */
     bool dirty;            /* tasks done since the last checkpoint written */
-    bool unsaved;          /* DONE but not in the store yet */
+    bool unsaved;          /* DONE but not in the store yet (the ticker writes it) */
+    bool save_failed;      /* and the store refused it at least once */
     nq_count_ctl ctl;      /* the running count's control block */
 } slot;
 
@@ -234,7 +277,8 @@ static bool save_count(nq_count_jobs *j, int n, const nq_counts *c, double secon
     return false;
 }
 
-/* Retry the finished counts the store refused. */
+/* Write the finished counts not in the store yet: those counted within a request, and those the
+ * store refused before (retried). */
 static void retry_unsaved(nq_count_jobs *j)
 {
     for (int n = 1; n <= NQ_COUNT_N_MAX; n++) {
@@ -245,11 +289,15 @@ static void retry_unsaved(nq_count_jobs *j)
         const double secs = s->seconds;
         const int64_t at = s->finished_at;
         pthread_mutex_unlock(&j->lock);
-        if (!todo || !save_count(j, n, &c, secs, at)) continue;
+        if (!todo) continue;
+        const bool saved = save_count(j, n, &c, secs, at);
         pthread_mutex_lock(&j->lock);
-        j->slots[n].unsaved = false;
+        const bool failed_before = j->slots[n].save_failed;
+        j->slots[n].unsaved = !saved;
+        j->slots[n].save_failed = failed_before || !saved;
         pthread_mutex_unlock(&j->lock);
-        event(j, NQ_EVENT_INFO, "finished count stored after a failed write", n, 1.0, secs, NQ_OK);
+        if (saved && failed_before)
+            event(j, NQ_EVENT_INFO, "finished count stored after a failed write", n, 1.0, secs, NQ_OK);
     }
 }
 
@@ -325,6 +373,7 @@ static void run_ended(nq_count_jobs *j, int n, nq_err rc)
                     .seconds = secs,
                     .finished_at = at,
                     .unsaved = !saved,
+                    .save_failed = !saved,
                     .started_at = s->started_at,
                     .done = s->done};
         slot_forget_plan(s);
@@ -400,10 +449,25 @@ static void *runner_main(void *arg)
 
 /* ---- start-up: what the store holds ------------------------------------------------------------- */
 
+/* The store's report of a row that failed its check: ignored, and counted again when asked. */
+static void load_damaged(void *arg, int n, bool checkpoint)
+{
+    const nq_count_jobs *j = arg;
+    event(j, NQ_EVENT_WARN,
+          checkpoint ? "checkpoint ignored (it fails its check value: damaged or edited)"
+                     : "stored count ignored (it fails its check value: damaged or edited); counted again when asked",
+          n, -1, -1, NQ_E_STORE_CORRUPT);
+}
+
 static bool load_count(void *arg, const nq_store_count *c)
 {
     nq_count_jobs *j = arg;
     if (c->n < NQ_N_MIN || c->n > NQ_COUNT_N_MAX) return true; /* not a board this release counts */
+    if (c->counts.total != known[c->n].total || c->counts.unique != known[c->n].unique) {
+        event(j, NQ_EVENT_WARN, "stored count ignored (not the known count of its n); counted again when asked", c->n,
+              -1, -1, NQ_E_STORE_CORRUPT);
+        return true;
+    }
     j->slots[c->n] =
         (slot){.state = NQ_JOB_DONE, .counts = c->counts, .seconds = c->seconds, .finished_at = c->finished_at};
     nq_counts_publish(j->cache, c->n, &c->counts, c->seconds, NULL);
@@ -421,9 +485,19 @@ static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp)
         event(j, NQ_EVENT_WARN, "checkpoint ignored (another plan, or n beyond --max-n-count)", cp->n, -1, -1, NQ_OK);
         return true;
     }
+    /* A count below --long-count-n is answered within its request now (a setting raised across a
+     * restart): resumed as a long count it would run twice, and /counts would call it running while
+     * /count answers 200. Left in place: a lower setting later resumes it, a finished count drops it. */
+    if (cp->n < j->cfg->long_count_n) {
+        event(j, NQ_EVENT_INFO, "checkpoint not resumed (n is below --long-count-n: counted when asked)", cp->n, -1, -1,
+              NQ_OK);
+        return true;
+    }
     uint32_t ndone = 0;
     for (uint32_t i = 0; i < tasks; i++) ndone += cp->done[i] != 0;
-    if (nq_count_sums_fit(&cp->sums, ndone) != NQ_SUMS_FIT) { /* a row damaged or edited: start afresh */
+    /* Sums of some tasks stay within the whole count's (its Burnside sum is at most 8 x unique). */
+    const bool within = cp->sums.total <= known[cp->n].total && cp->sums.burnside <= 8 * known[cp->n].unique;
+    if (nq_count_sums_fit(&cp->sums, ndone) != NQ_SUMS_FIT || !within) { /* damaged or edited: start afresh */
         event(j, NQ_EVENT_WARN, "checkpoint ignored (its sums contradict each other)", cp->n, -1, -1, NQ_OK);
         return true;
     }
@@ -445,8 +519,8 @@ static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp)
 static nq_err load_store(nq_count_jobs *j)
 {
     if (!j->store) return NQ_OK;
-    nq_err rc = nq_store_each_count(j->store, load_count, j);
-    if (rc == NQ_OK) rc = nq_store_each_checkpoint(j->store, load_checkpoint, j);
+    nq_err rc = nq_store_each_count(j->store, load_count, load_damaged, j);
+    if (rc == NQ_OK) rc = nq_store_each_checkpoint(j->store, load_checkpoint, load_damaged, j);
     return rc;
 }
 
@@ -598,27 +672,22 @@ void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view)
 void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double seconds)
 {
     if (!j || n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return;
-    pthread_mutex_lock(&j->lock);
-    const bool known = j->slots[n].state != NQ_JOB_NONE;
-    pthread_mutex_unlock(&j->lock);
-    if (known) return; /* a long count of the same n, or already recorded */
     const int64_t at = wall_s();
-    pthread_mutex_lock(&j->store_lock); /* as run_ended: no checkpoint of n lands after this write */
-    const bool saved = save_count(j, n, c, seconds, at);
     pthread_mutex_lock(&j->lock);
     slot *s = &j->slots[n];
-    if (s->state == NQ_JOB_NONE) {
-        slot_forget_plan(s); /* a long count of n that failed earlier may have left one */
+    if (s->state == NQ_JOB_NONE) { /* else a long count of the same n, or already recorded */
+        slot_forget_plan(s);       /* a long count of n that failed earlier may have left one */
+        /* Its checkpoint, if any, is dropped by the write of the finished count (on the ticker, after
+         * any checkpoint of n it is writing: it never writes one of a DONE slot). */
         *s = (slot){.state = NQ_JOB_DONE,
                     .counts = *c,
                     .seconds = seconds,
                     .finished_at = at,
                     .started_at = at,
-                    .unsaved = !saved};
+                    .unsaved = j->store != NULL};
+        pthread_cond_broadcast(&j->changed); /* wakes the ticker too: it writes the count */
     }
-    pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
-    pthread_mutex_unlock(&j->store_lock);
 }
 
 static int newest_first(const void *a, const void *b)

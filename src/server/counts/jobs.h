@@ -6,7 +6,10 @@
  * (at most --long-counts at once, --long-count-queue more waiting), counts its plan's tasks
  * (nq_count_tasks), and every --checkpoint-ms the tasks finished and their sums go to the store
  * in one transaction. At start-up the finished counts of the store are loaded (and published to
- * the cache) and every checkpoint is queued again: the count resumes where the checkpoint left it.
+ * the cache) and every checkpoint of a count that is still long (n >= --long-count-n) is queued
+ * again: the count resumes where the checkpoint left it. What the store holds is checked: a row
+ * that fails the store's check value, a count that is not the known one of its n (OEIS A000170,
+ * A002562) or a checkpoint whose sums exceed it is ignored with a warning, and counted when asked.
  *
  * One slot per board size (n <= NQ_COUNT_N_MAX), so the registry is a fixed array: a count is
  * NONE (never asked, or failed), QUEUED, RUNNING or DONE. A DONE count stays known for the life of
@@ -92,8 +95,9 @@ nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomi
 void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view);
 
 /* Record a count that finished within a request (any route's: a /count below --long-count-n, a
- * /solve total): stored (durable when this returns, unless the store fails: then retried later) and
- * kept as DONE. A long count of n already known (queued, running, done) is left as it is. */
+ * /solve total): kept as DONE at once, and written to the store after this returns, by the
+ * checkpoint thread (retried there while the store fails): the request never waits on the store.
+ * A long count of n already known (queued, running, done) is left as it is. Never blocks on I/O. */
 void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double seconds);
 
 /* Every known count, newest first (running and queued by start, finished by finish time), into

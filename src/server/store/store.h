@@ -1,19 +1,31 @@
-/* store.h - the store of nqueensd: finished counts and the checkpoints of running ones, in one SQLite
- * file.
+/* store.h - the store of nqueensd: finished counts and the checkpoints of running ones, behind one
+ * interface whatever the backend holds them (backend.h). Today's backend is one SQLite file
+ * (sqlite.c); what follows describes it, and what any backend must keep: durable writes, one
+ * transaction each, rows checked on read, a versioned schema refused when newer.
  *
  * Workload: a handful of rows (one per board size counted, one per count in progress), written every
  * few seconds by the count runner and read in full at start-up. So the design is for safety, not
  * speed: WAL journal (a reader never blocks the writer, a crash mid-write loses at most the
  * transaction in flight), synchronous=FULL (a finished count is on disk when nq_store_put_count
- * returns), prepared statements, a busy timeout, every write one transaction.
+ * returns), prepared statements, a busy timeout, every write one transaction. The store may share a
+ * small volume: its log is folded into the file every few pages and stays under 512 KiB, and a
+ * write that fails for want of space is retried once after the log is folded and truncated.
  *
- * The file says what it is: PRAGMA application_id is NQ_STORE_APPLICATION_ID, and the table
+ * Every row carries a check value over its fields, verified on read: a row that fails it (a bit
+ * flipped on disk, a hand edit, a NULL or negative value) is not passed on but reported as damaged,
+ * and the caller counts again. (The check is the store's own business: another backend keeps its
+ * own, behind the same interface.)
+ *
+ * The file says what it is: PRAGMA application_id is NQ_STORE_APPLICATION_ID (sqlite.h), and the table
  * nq_schema lists the schema versions applied (one row per migration). Opening refuses, without
- * writing a byte to the file: anything that is not an SQLite database (garbage, a torn header),
- * a database that fails SQLite's quick_check (truncated, corrupt pages), another program's database
- * (a foreign application_id, or tables without ours), and a schema newer than this release knows
- * (written by a later nqueensd: a downgrade must not lose or misread it). An empty or missing file
- * is created; an older schema is migrated forward in one transaction.
+ * writing a byte to the file (nor making its -wal or -shm): anything that is not a regular file (a
+ * FIFO would block the open), that is not an SQLite database (garbage, a torn header), a database
+ * that fails SQLite's quick_check (truncated, corrupt pages), another program's database (a foreign
+ * application_id, or tables without ours), a store whose tables are not those of its schema, and a
+ * schema newer than this release knows (written by a later nqueensd: a downgrade must not lose or
+ * misread it). An empty or missing file is created; an older schema is migrated forward in one
+ * transaction. A store it accepts has taken a write: one it could read but not write (its -wal or
+ * -shm left by another user) is refused at the open, not at the first count.
  *
  * Thread-safety: one connection guarded by a mutex, so every function may be called from any thread.
  * Failure: functions return an nq_err (NQ_E_STORE_* for the store's own failures) and, where an err
@@ -29,60 +41,40 @@
 
 #include "base/errors.h"
 #include "nqueens/error.h"
-#include "nqueens/solver.h"
-
-#define NQ_STORE_APPLICATION_ID 0x4e515545 /* "NQUE" */
-#define NQ_STORE_SCHEMA_VERSION 1          /* the schema this release writes */
+#include "store/record.h"
 
 typedef struct nq_store nq_store; /* opaque */
 
-/* A finished count as the store keeps it. */
-typedef struct nq_store_count {
-    int n;               /* board size */
-    nq_counts counts;    /* total and unique */
-    double seconds;      /* wall time the count took, over every run it needed */
-    int64_t finished_at; /* when it finished, Unix seconds */
-} nq_store_count;
-
-/* The checkpoint of a running count: which tasks of its plan are done, and what they sum to. */
-typedef struct nq_store_checkpoint {
-    int n;               /* board size */
-    uint32_t plan;       /* NQ_COUNT_PLAN_VERSION it was made with */
-    uint32_t tasks;      /* tasks in the plan */
-    const uint8_t *done; /* tasks bytes, non-zero: done (borrowed; valid during the call) */
-    nq_count_sums sums;  /* of the tasks done */
-    double elapsed_s;    /* wall time spent on it so far, over every run */
-    int64_t started_at;  /* when it was first started, Unix seconds */
-} nq_store_checkpoint;
-
 /* Open (or create) the store at path. On success *out owns it (nq_store_close).
  * Errors, each with a message in err (errlen bytes, NUL-terminated): NQ_E_ARG (NULL),
- * NQ_E_STORE_CORRUPT (not a database, torn, failed quick_check), NQ_E_STORE_FOREIGN (another
- * program's database), NQ_E_STORE_NEWER (schema newer than NQ_STORE_SCHEMA_VERSION),
- * NQ_E_STORE_IO (cannot open, create or read the file, it is read-only to this process, or its
- * schema cannot be written), NQ_E_NOMEM. On error nothing is open and the file is untouched (a
- * leftover write-ahead log included). */
+ * NQ_E_STORE_CORRUPT (not a database, torn, failed quick_check, tables not its schema's),
+ * NQ_E_STORE_FOREIGN (another program's database), NQ_E_STORE_NEWER (schema newer than
+ * NQ_STORE_SCHEMA_VERSION), NQ_E_STORE_FULL (its volume has no room for the log, its index or the
+ * schema), NQ_E_STORE_IO (not a regular file; cannot open, create or read the file; it, its -wal or
+ * its -shm is read-only to this process), NQ_E_NOMEM. On error nothing is open and the file is
+ * untouched (a leftover write-ahead log included). Never blocks on the path (a FIFO is refused). */
 nq_err nq_store_open(const char *path, nq_store **out, char *err, size_t errlen);
 
 /* Close the store (a final WAL checkpoint folds the log into the file). NULL is accepted. */
 void nq_store_close(nq_store *s);
 
-/* Record a finished count and drop its checkpoint, in one transaction, durable on return.
- * Errors: NQ_E_ARG, NQ_E_STORE_IO (full disk, read-only file, ...: nothing was written). */
+/* Record a finished count and drop its checkpoint, in one transaction, durable on return. A write
+ * that fails for want of space is retried once after the log is folded into the file and truncated.
+ * Errors: NQ_E_ARG, NQ_E_STORE_FULL (no room even then), NQ_E_STORE_IO (read-only, locked past the
+ * busy timeout, ...): nothing was written, and the caller may try again later. */
 nq_err nq_store_put_count(nq_store *s, const nq_store_count *c);
 
 /* Replace the checkpoint of cp->n, in one transaction. Errors: as nq_store_put_count. */
 nq_err nq_store_put_checkpoint(nq_store *s, const nq_store_checkpoint *cp);
 
-/* Every finished count, n ascending, to fn (stop early by returning false). Errors: NQ_E_ARG,
- * NQ_E_STORE_IO. */
-typedef bool (*nq_store_count_fn)(void *arg, const nq_store_count *c);
-nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, void *arg);
+/* Every finished count whose row passes its check, n ascending, to fn (stop early by returning
+ * false); every one that fails it to damaged (may be NULL). Errors: NQ_E_ARG, NQ_E_STORE_IO. */
+nq_err nq_store_each_count(nq_store *s, nq_store_count_fn fn, nq_store_damaged_fn damaged, void *arg);
 
-/* Every checkpoint, n ascending, to fn (cp and its bytes valid during the call). A row whose bitmap
- * does not match its task count is skipped (it cannot be trusted). Errors: as nq_store_each_count. */
-typedef bool (*nq_store_checkpoint_fn)(void *arg, const nq_store_checkpoint *cp);
-nq_err nq_store_each_checkpoint(nq_store *s, nq_store_checkpoint_fn fn, void *arg);
+/* Every checkpoint, n ascending, to fn (cp and its bytes valid during the call); as
+ * nq_store_each_count, a row that fails its check (or whose bitmap does not match its task count)
+ * goes to damaged instead. Errors: as nq_store_each_count. */
+nq_err nq_store_each_checkpoint(nq_store *s, nq_store_checkpoint_fn fn, nq_store_damaged_fn damaged, void *arg);
 
 /* Bytes the store occupies on disk: the file and its write-ahead log. */
 uint64_t nq_store_bytes(nq_store *s);
