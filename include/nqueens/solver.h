@@ -17,6 +17,7 @@
 #define NQ_SOLVER_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -243,5 +244,12 @@ nq_err nq_check(int n, const uint8_t *cols);
  * representative unique mode yields). out may equal cols.
  * Errors: NQ_E_ARG (NULL), NQ_E_RANGE (n), NQ_E_NOT_SOLUTION (cols is not a solution). */
 nq_err nq_canonical(int n, const uint8_t *cols, uint8_t *out);
+
+/* The known counts of n, OEIS A000170 (total) and A002562 (unique), into *out: true for
+ * n = 1..NQ_COUNT_N_MAX, false (nothing written) for any other n. For holding a count assembled
+ * from parts that travelled through files, networks or stores (shards, checkpoints, stored rows)
+ * against the truth: parts damaged in a way their own checks cannot see make the whole wrong, and
+ * are refused rather than printed or served. Pure and thread-safe (a constant table). */
+bool nq_count_known(int n, nq_counts *out);
 
 #endif /* NQ_SOLVER_H */

@@ -126,7 +126,7 @@ nq_err nq_cli_shard_render(const nq_json_shard *s, char *out, size_t cap, size_t
  * each one's check value (one without is refused unless opts->accept_unchecked), that together they
  * are every shard of one cut of n's plan as this tool counts it (same n, plan version, tasks, method,
  * one release, one K, each shard once, each with its share of the tasks) and that they add up to
- * n's known counts (known_counts.h), and prints the count exactly as `count N` does. Refuses
+ * n's known counts (nq_count_known, solver.h), and prints the count exactly as `count N` does. Refuses
  * anything else with a reason on err and NQ_CLI_EXIT_USAGE; an unreadable file or a write error is
  * NQ_CLI_EXIT_FAILURE. */
 int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);

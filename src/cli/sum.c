@@ -11,13 +11,12 @@
  * version, tasks, method, the block length the plan is dealt in), against itself (sums that fit
  * each other) and against the others (one K, one release, each shard once, each holding its share
  * of the tasks), so a missing, repeated or foreign shard can never give a wrong count silently; and
- * the whole is held against n's known counts (known_counts.h), which catches what a check value
+ * the whole is held against n's known counts (nq_count_known, solver.h), which catches what a check value
  * cannot: sums edited with the check recomputed, or counted wrong by a faulty machine.
  */
 #include "cli.h"
 
 #include "check_value.h"
-#include "known_counts.h"
 #include "nqueens/parse.h"
 
 #include <errno.h>
@@ -394,7 +393,7 @@ static int read_all(const nq_cli_opts *opts, FILE *in, summer *m)
 static bool as_known(int n, const nq_counts *counts, FILE *err)
 {
     nq_counts known;
-    if (!nq_known_counts(n, &known) || (counts->total == known.total && counts->unique == known.unique)) return true;
+    if (!nq_count_known(n, &known) || (counts->total == known.total && counts->unique == known.unique)) return true;
     fprintf(err,
             "nqueens: the shards add up to total %llu and unique %llu, but n = %d has %llu and %llu (OEIS "
             "A000170, A002562): some shard's sums are wrong\n",

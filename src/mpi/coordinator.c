@@ -26,7 +26,6 @@
 #include <time.h>
 
 #include "checkpoint.h"
-#include "known_counts.h"
 #include "nqueens/json.h"
 
 #define POLL_NS 2000000L     /* 2 ms between looks for a message */
@@ -443,13 +442,13 @@ static int start(coordinator *c)
     return NQ_MPI_EXIT_OK;
 }
 
-/* Are counts n's known ones (known_counts.h)? A checkpoint edited with its check line recomputed, or
+/* Are counts n's known ones (nq_count_known, solver.h)? A checkpoint edited with its check line recomputed, or
  * a worker whose sums went wrong, still gives sums that fit each other; the known counts catch it.
  * Reports why not. */
 static bool as_known(const coordinator *c, const nq_counts *counts)
 {
     nq_counts known;
-    if (!nq_known_counts(c->opts->n, &known) || (counts->total == known.total && counts->unique == known.unique))
+    if (!nq_count_known(c->opts->n, &known) || (counts->total == known.total && counts->unique == known.unique))
         return true;
     fprintf(c->err,
             "nqueens-mpi: the sums of all %u tasks give total %llu and unique %llu, but n = %d has %llu and %llu "

@@ -367,6 +367,33 @@ START_TEST(sums_fit_and_whole)
 }
 END_TEST
 
+/* The library's table of known counts (nq_count_known) against the tests' own copy of the OEIS, and
+ * n = 20..27 against values written out here from oeis.org; no count outside 1..27. */
+START_TEST(known_counts_table)
+{
+    nq_counts c = {7, 7};
+    for (int n = 1; n < (int)(sizeof known_counts / sizeof known_counts[0]); n++) {
+        ck_assert(nq_count_known(n, &c));
+        ck_assert_msg(c.total == known_counts[n].total && c.unique == known_counts[n].unique, "n = %d", n);
+    }
+    static const struct {
+        int n;
+        uint64_t total, unique;
+    } far[] = {{20, 39029188884ULL, 4878666808ULL},
+               {23, 24233937684440ULL, 3029242658210ULL},
+               {27, 234907967154122528ULL, 29363495934315694ULL}};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        ck_assert(nq_count_known(far[i].n, &c));
+        ck_assert_msg(c.total == far[i].total && c.unique == far[i].unique, "n = %d", far[i].n);
+    }
+    c = (nq_counts){7, 7};
+    ck_assert(!nq_count_known(0, &c));
+    ck_assert(!nq_count_known(28, &c));
+    ck_assert(!nq_count_known(-1, &c));
+    ck_assert(c.total == 7 && c.unique == 7); /* nothing written */
+}
+END_TEST
+
 static Suite *count_suite(void)
 {
     Suite *s = suite_create("count");
@@ -375,6 +402,7 @@ static Suite *count_suite(void)
     const int pairs = (int)(sizeof methods / sizeof methods[0] * (sizeof thread_cases / sizeof thread_cases[0]));
     tcase_add_loop_test(tc, counts_match_oeis, 0, pairs);
     tcase_add_test(tc, counts_without_ctl);
+    tcase_add_test(tc, known_counts_table);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("control");

@@ -35,40 +35,6 @@
 #define ETA_MIN_RUN_S 0.5  /* an estimate needs this much of the current run... */
 #define ETA_MIN_GAIN 0.002 /* ...and this much progress made in it */
 
-/* The known counts, OEIS A000170 (total) and A002562 (unique), index n = 1..NQ_COUNT_N_MAX: a stored
- * count that differs from its n's is damaged. Copied from oeis.org (n = 1..19 are also the solver
- * tests' own, tests/solver/count_cases.h; n = 23 this project's count, docs/performance.md). */
-static const nq_counts known[NQ_COUNT_N_MAX + 1] = {
-    {0, 0},
-    {1, 1},
-    {0, 0},
-    {0, 0},
-    {2, 1},
-    {10, 2},
-    {4, 1},
-    {40, 6},
-    {92, 12},
-    {352, 46},
-    {724, 92},
-    {2680, 341},
-    {14200, 1787},
-    {73712, 9233},
-    {365596, 45752},
-    {2279184, 285053},
-    {14772512, 1846955},
-    {95815104, 11977939},
-    {666090624, 83263591},
-    {4968057848, 621012754},
-    {39029188884, 4878666808},
-    {314666222712, 39333324973},
-    {2691008701644, 336376244042},
-    {24233937684440, 3029242658210},
-    {227514171973736, 28439272956934},
-    {2207893435808352, 275986683743434},
-    {22317699616364044, 2789712466510289},
-    {234907967154122528, 29363495934315694},
-};
-
 typedef struct slot {
     nq_job_state state;    /* see jobs.h */
     nq_err err;            /* why the last run failed (state NONE), NQ_OK otherwise */
@@ -463,7 +429,8 @@ static bool load_count(void *arg, const nq_store_count *c)
 {
     nq_count_jobs *j = arg;
     if (c->n < NQ_N_MIN || c->n > NQ_COUNT_N_MAX) return true; /* not a board this release counts */
-    if (c->counts.total != known[c->n].total || c->counts.unique != known[c->n].unique) {
+    nq_counts known = {0, 0};
+    if (!nq_count_known(c->n, &known) || c->counts.total != known.total || c->counts.unique != known.unique) {
         event(j, NQ_EVENT_WARN, "stored count ignored (not the known count of its n); counted again when asked", c->n,
               -1, -1, NQ_E_STORE_CORRUPT);
         return true;
@@ -496,7 +463,9 @@ static bool load_checkpoint(void *arg, const nq_store_checkpoint *cp)
     uint32_t ndone = 0;
     for (uint32_t i = 0; i < tasks; i++) ndone += cp->done[i] != 0;
     /* Sums of some tasks stay within the whole count's (its Burnside sum is at most 8 x unique). */
-    const bool within = cp->sums.total <= known[cp->n].total && cp->sums.burnside <= 8 * known[cp->n].unique;
+    nq_counts known = {0, 0};
+    const bool within =
+        nq_count_known(cp->n, &known) && cp->sums.total <= known.total && cp->sums.burnside <= 8 * known.unique;
     if (nq_count_sums_fit(&cp->sums, ndone) != NQ_SUMS_FIT || !within) { /* damaged or edited: start afresh */
         event(j, NQ_EVENT_WARN, "checkpoint ignored (its sums contradict each other)", cp->n, -1, -1, NQ_OK);
         return true;

@@ -1,10 +1,10 @@
-/* known_counts.c - OEIS A000170 and A002562 for n = 1..27 (known_counts.h).
+/* count_known.c - OEIS A000170 and A002562 for n = 1..27 (nq_count_known, solver.h).
  *
  * Copied from oeis.org/A000170 and oeis.org/A002562; n = 23 is also this project's own count
  * (bench/results/count-23.ndjson), and the tests count n <= 19 against their own copy
  * (tests/solver/count_cases.h).
  */
-#include "known_counts.h"
+#include "nqueens/solver.h"
 
 /* Index n; n = 0 is unused (the tools count n >= 1). */
 static const nq_counts known[NQ_COUNT_N_MAX + 1] = {
@@ -38,7 +38,7 @@ static const nq_counts known[NQ_COUNT_N_MAX + 1] = {
     {234907967154122528, 29363495934315694},
 };
 
-bool nq_known_counts(int n, nq_counts *out)
+bool nq_count_known(int n, nq_counts *out)
 {
     if (n < 1 || n > NQ_COUNT_N_MAX) return false;
     *out = known[n];
