@@ -43,13 +43,14 @@ static const lib_row lib_rows[] = {
 #undef NQ_LIB_ERR_ROW_
 };
 
-/* Every library code has its row: the library's table counted against the mapping's. */
-#define NQ_COUNT_LIB_(name, code, message) +1
-#define NQ_COUNT_MAP_(name, problem) +1
-_Static_assert(0 NQ_ERR_TABLE(NQ_COUNT_LIB_) == 0 NQ_LIB_ERR_PROBLEMS(NQ_COUNT_MAP_),
+/* Every library code has its row: the library's table counted against the mapping's (one byte a row). */
+#define NQ_ONE_LIB_(name, code, message) 1,
+#define NQ_ONE_MAP_(name, problem) 1,
+_Static_assert(sizeof((const char[]){NQ_ERR_TABLE(NQ_ONE_LIB_)}) ==
+                   sizeof((const char[]){NQ_LIB_ERR_PROBLEMS(NQ_ONE_MAP_)}),
                "every row of the library's NQ_ERR_TABLE needs its row in NQ_LIB_ERR_PROBLEMS");
-#undef NQ_COUNT_LIB_
-#undef NQ_COUNT_MAP_
+#undef NQ_ONE_LIB_
+#undef NQ_ONE_MAP_
 
 /* Linear scans: the tables are tiny and codes are sparse, so no index is worth keeping. */
 static const err_row *server_find(nq_err err)
