@@ -242,7 +242,7 @@ START_TEST(trace_from_and_ndjson)
     const cJSON *whole = NULL;
     char next[256], target[128];
     cJSON *wj = trace_page("/trace?n=6&limit=2000", &whole, next, sizeof next);
-    static const int froms[] = {0, 1, 29, 500, 1049, 1050, 5000};
+    static const int froms[] = {0, 1, 29, 500, 1049, 1050}; /* 1050: the end, an empty page */
     for (size_t i = 0; i < sizeof froms / sizeof froms[0]; i++) {
         snprintf(target, sizeof target, "/trace?n=6&limit=3&from=%d", froms[i]);
         const cJSON *steps = NULL;
@@ -388,6 +388,9 @@ static const struct {
     {"/trace?n=8&cursor=AQgAAAAAAAAAAAAAAAA", 400, "invalid-cursor", "cursor"},
     {"/trace?n=8&cursor=%3D%3D", 400, "invalid-cursor", "cursor"},
     {"/trace?n=8&offset=3", 400, "unknown-parameter", "offset"},
+    {"/trace?n=6&from=1051", 422, "limit-exceeded", "from"},
+    {"/trace?n=6&from=5000&cursor=AQ", 400, "conflicting-parameters", "cursor"},
+    {"/trace?n=16&from=9000000001", 422, "too-costly", "from"},
     {"/count?n=8&k=9", 400, "invalid-parameter", "k"},
     {"/count?n=8&k=x", 400, "invalid-parameter", "k"},
     {"/count?n=12&k=3", 422, "limit-exceeded", "n"},
@@ -405,6 +408,90 @@ START_TEST(bad_input)
     ck_assert_str_eq(nq_check_json_str(j, "param"), bad[_i].param);
     ck_assert_uint_gt(strlen(nq_check_json_str(j, "detail")), 20);
     cJSON_Delete(j);
+    nq_http_response_free(&r);
+}
+END_TEST
+
+/* Refused before any work, with the exact problem: a /trace `from` past the trace's end (the trace's
+ * length in `limit`), one whose skip the estimate puts past --budget-ms (the largest `from` within it
+ * in `limit`), and a count of completions the estimate puts past it. Before these were refused, the
+ * first two held a solver worker for the whole budget (a minute) after their 503. The second server
+ * has a budget of 1 s and counts on one thread, so the estimates are the same on any machine. */
+static const char *const frugal_args[] = {"--budget-ms", "1000", "--count-threads", "1", "--max-n-complete-count",
+                                          "20",          NULL};
+
+static const struct {
+    bool frugal; /* on the server with frugal_args */
+    const char *target;
+    const char *body;
+} refused[] = {
+    {false, "/trace?n=16&limit=1&from=18446744073709551615",
+     "{\"type\":\"/problems/limit-exceeded\",\"title\":\"Beyond this server's limits\",\"status\":422,"
+     "\"detail\":\"Parameter 'from' must be between 0 and 19178647470: the trace of n = 16 has 19178647470 "
+     "steps.\",\"instance\":\"/trace\",\"param\":\"from\",\"limit\":19178647470}"},
+    {false, "/trace?n=4&from=79",
+     "{\"type\":\"/problems/limit-exceeded\",\"title\":\"Beyond this server's limits\",\"status\":422,"
+     "\"detail\":\"Parameter 'from' must be between 0 and 78: the trace of n = 4 has 78 steps.\","
+     "\"instance\":\"/trace\",\"param\":\"from\",\"limit\":78}"},
+    {false, "/trace?n=16&limit=1&from=19178647470",
+     "{\"type\":\"/problems/too-costly\",\"title\":\"Too costly\",\"status\":422,"
+     "\"detail\":\"Starting at step 19178647470 takes about 128 s of search by this server's estimate, more "
+     "than its budget of 60 s: 'from' may be at most 9000000000 here; page on with the 'next' links, which "
+     "resume at once.\",\"instance\":\"/trace\",\"param\":\"from\",\"limit\":9000000000}"},
+    {true, "/trace?n=14&from=150000001",
+     "{\"type\":\"/problems/too-costly\",\"title\":\"Too costly\",\"status\":422,"
+     "\"detail\":\"Starting at step 150000001 takes about 2 s of search by this server's estimate, more than "
+     "its budget of 1 s: 'from' may be at most 150000000 here; page on with the 'next' links, which resume at "
+     "once.\",\"instance\":\"/trace\",\"param\":\"from\",\"limit\":150000000}"},
+    {true, "/complete?n=17&count=true&queens=0:3",
+     "{\"type\":\"/problems/too-costly\",\"title\":\"Too costly\",\"status\":422,"
+     "\"detail\":\"Counting the completions of 1 given queen on a board of n = 17 takes about 8 s by this "
+     "server's estimate (1 thread), more than its budget of 1 s: give more queens or ask for a smaller "
+     "board.\",\"instance\":\"/complete\"}"},
+    {true, "/complete?n=20&count=true&queens=",
+     "{\"type\":\"/problems/too-costly\",\"title\":\"Too costly\",\"status\":422,"
+     "\"detail\":\"Counting the completions of 0 given queens on a board of n = 20 takes about 83 s by this "
+     "server's estimate (1 thread), more than its budget of 1 s: give more queens or ask for a smaller "
+     "board.\",\"instance\":\"/complete\"}"},
+};
+
+static nq_test_server frugal;
+
+START_TEST(refused_before_any_work)
+{
+    nq_http_response r;
+    ck_assert(nq_http_get(refused[_i].frugal ? &frugal : &server, refused[_i].target, &r));
+    ck_assert_int_eq(r.status, 422);
+    ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/problem+json");
+    ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "no-store");
+    ck_assert_str_eq(r.body, refused[_i].body);
+    nq_http_response_free(&r);
+}
+END_TEST
+
+/* The same board as a POST body is refused alike; boards the estimate admits are counted. */
+START_TEST(count_estimate_admits)
+{
+    static const char *const h[] = {"Content-Type: application/json", NULL};
+    static const char body[] = "{\"n\":17,\"queens\":[[0,3]]}";
+    nq_http_response r;
+    ck_assert(nq_http_send(&frugal, "POST", "/complete?count=true", h, body, sizeof body - 1, &r));
+    ck_assert_int_eq(r.status, 422);
+    ck_assert_str_eq(r.body, refused[4].body);
+    nq_http_response_free(&r);
+    /* about 37 ms by the estimate (8 s / 6^3), and a few on any machine */
+    ck_assert(nq_http_get(&frugal, "/complete?n=14&count=true&queens=0:3", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"completions\":"));
+    nq_http_response_free(&r);
+    /* without count the first completion is not estimated (NP-complete): abandoned, it is cancelled */
+    ck_assert(nq_http_get(&frugal, "/complete?n=17&queens=0:3", &r));
+    ck_assert_int_eq(r.status, 200);
+    nq_http_response_free(&r);
+    /* the end of a trace is a page, empty */
+    ck_assert(nq_http_get(&server, "/trace?n=4&from=78", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"n\":4,\"steps\":[],\"next\":null}");
     nq_http_response_free(&r);
 }
 END_TEST
@@ -455,6 +542,7 @@ END_TEST
 int main(void)
 {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
+    if (!nq_harness_start(&frugal, frugal_args, NULL)) return EXIT_FAILURE;
     Suite *s = suite_create("http_play");
     TCase *tc = tcase_create("play");
     tcase_set_timeout(tc, 120);
@@ -469,8 +557,11 @@ int main(void)
     tcase_add_loop_test(tc, count_k_exact, 0, (int)(sizeof counts_k / sizeof counts_k[0]));
     tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, complete_deadline_then_cached);
+    tcase_add_loop_test(tc, refused_before_any_work, 0, (int)(sizeof refused / sizeof refused[0]));
+    tcase_add_test(tc, count_estimate_admits);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 15);
-    return failed == 0 && status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    const int frugal_status = nq_harness_stop(&frugal, SIGTERM, 15);
+    return failed == 0 && status == 0 && frugal_status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

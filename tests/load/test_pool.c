@@ -456,6 +456,119 @@ START_TEST(budget)
 }
 END_TEST
 
+/* Abandoned work costs at most NQ_POOL_ABANDON_FACTOR times what its waiters waited, however long
+ * the budget: a budget of ten minutes here, which no row may wait for. */
+#define LONG_BUDGET_MS 600000u
+
+static const struct {
+    const char *name;
+    unsigned deadline_ms;
+    bool release_at_once; /* the client left at once (else its deadline passed) */
+} abandon_rows[] = {
+    {"client gone at once", 10000, true},
+    {"deadline passed", 50, false},
+};
+
+START_TEST(abandoned_is_cancelled)
+{
+    gate g;
+    gate_init(&g);
+    nq_pool *const p = pool_new(1, 1, abandon_rows[_i].deadline_ms, LONG_BUDGET_MS);
+    waiter w = {0};
+    nq_pool_ticket *t = NULL;
+    const nq_pool_task task = gate_task(&g, 1);
+    ck_assert_int_eq(nq_pool_submit(p, "trace?n=16&from=9000000000", &task, waiter_notify, &w, &t), NQ_OK);
+    ck_assert(eventually(gate_entered, &g));
+    if (!abandon_rows[_i].release_at_once) {
+        ck_assert(eventually(waiter_done, &w));
+        ck_assert_int_eq(nq_pool_ticket_result(t, NULL), NQ_E_DEADLINE);
+    }
+    nq_pool_ticket_release(t);
+    ck_assert_msg(eventually(pool_cancelled, p), "%s: still running", abandon_rows[_i].name);
+    ck_assert(eventually(gate_left, &g));
+    const nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.cancelled, 1);
+    ck_assert_uint_eq(s.finished, 0);
+    nq_pool_destroy(p);
+    gate_fini(&g);
+}
+END_TEST
+
+/* A computation somebody waits for gets the worker of one nobody waits for any more. */
+START_TEST(abandoned_gives_way)
+{
+    gate stuck, quick;
+    gate_init(&stuck);
+    gate_init(&quick);
+    gate_open(&quick);
+    nq_pool *const p = pool_new(1, 1, 0, LONG_BUDGET_MS);
+    waiter wa = {0}, wb = {0};
+    nq_pool_ticket *ta = NULL, *tb = NULL;
+    const nq_pool_task a = gate_task(&stuck, 1);
+    ck_assert_int_eq(nq_pool_submit(p, "expensive", &a, waiter_notify, &wa, &ta), NQ_OK);
+    ck_assert(eventually(gate_entered, &stuck));
+    nq_pool_ticket_release(ta);
+    const nq_pool_task b = gate_task(&quick, 2);
+    ck_assert_int_eq(nq_pool_submit(p, "cheap", &b, waiter_notify, &wb, &tb), NQ_OK);
+    ck_assert(eventually(waiter_done, &wb));
+    const void *r = NULL;
+    ck_assert_int_eq(nq_pool_ticket_result(tb, &r), NQ_OK);
+    ck_assert_int_eq(*(const int *)r, 2);
+    nq_pool_ticket_release(tb);
+    ck_assert_int_eq(atomic_load(&wa.notified), 0);
+    const nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.cancelled, 1);
+    ck_assert_uint_eq(s.finished, 1);
+    nq_pool_destroy(p);
+    gate_fini(&stuck);
+    gate_fini(&quick);
+}
+END_TEST
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A computation abandoned while it waited for a worker, and whose grace (what its waiter waited) is
+ * over when a worker takes it, is not run at all. */
+START_TEST(abandoned_in_queue_is_not_run)
+{
+    gate first, second;
+    gate_init(&first);
+    gate_init(&second);
+    gate_open(&second);
+    nq_pool *const p = pool_new(1, 1, 0, LONG_BUDGET_MS);
+    waiter wa = {0}, wb = {0};
+    nq_pool_ticket *ta = NULL, *tb = NULL;
+    const nq_pool_task a = gate_task(&first, 1);
+    ck_assert_int_eq(nq_pool_submit(p, "running", &a, waiter_notify, &wa, &ta), NQ_OK);
+    ck_assert(eventually(gate_entered, &first));
+    const uint64_t t0 = now_ms();
+    const nq_pool_task b = gate_task(&second, 2);
+    ck_assert_int_eq(nq_pool_submit(p, "queued", &b, waiter_notify, &wb, &tb), NQ_OK);
+    nq_pool_ticket_release(tb);
+    const uint64_t paid = now_ms() - t0 + 1u; /* at least what the waiter waited: its grace */
+    const struct timespec pause = {(time_t)(2u * paid / 1000u), (long)(2u * paid % 1000u) * 1000000L};
+    nanosleep(&pause, NULL);
+    gate_open(&first);
+    ck_assert(eventually(waiter_done, &wa));
+    ck_assert_int_eq(nq_pool_ticket_result(ta, NULL), NQ_OK);
+    nq_pool_ticket_release(ta);
+    ck_assert(eventually(pool_idle, p));
+    ck_assert_int_eq(atomic_load(&second.runs), 0);
+    const nq_pool_stats s = stats_of(p);
+    ck_assert_uint_eq(s.cancelled, 1);
+    ck_assert_uint_eq(s.finished, 1);
+    nq_pool_destroy(p);
+    ck_assert_int_eq(atomic_load(&second.ctx_frees), 1);
+    gate_fini(&first);
+    gate_fini(&second);
+}
+END_TEST
+
 /* After a budget cancel, an identical request starts a fresh computation instead of attaching. */
 START_TEST(cancelled_not_shared)
 {
@@ -844,6 +957,9 @@ static Suite *pool_suite(void)
     tcase_add_test(beh, deadline_then_finishes);
     tcase_add_loop_test(beh, budget, 0, (int)(sizeof budget_rows / sizeof budget_rows[0]));
     tcase_add_test(beh, cancelled_not_shared);
+    tcase_add_loop_test(beh, abandoned_is_cancelled, 0, (int)(sizeof abandon_rows / sizeof abandon_rows[0]));
+    tcase_add_test(beh, abandoned_gives_way);
+    tcase_add_test(beh, abandoned_in_queue_is_not_run);
     tcase_add_test(beh, task_error_propagates);
     tcase_add_test(beh, abort_notifies_everyone);
     tcase_add_test(beh, after_step_follows_the_answer);

@@ -55,6 +55,10 @@
     P(RESULT_TOO_LARGE, "result-too-large", 422, "Result too large",                                               \
       "The answer would hold more solutions than one response may carry ('limit' gives the cap). Ask "             \
       "for a page with 'limit' and walk the pages with 'after' (each page's 'next' link does that).")              \
+    P(TOO_COSTLY, "too-costly", 422, "Too costly",                                                                 \
+      "By the server's estimate, made before any work, the computation could not finish within its budget "        \
+      "(--budget-ms); the detail gives the estimate. Ask for less: an earlier 'from' on /trace (its 'next' "       \
+      "links resume in O(n)), more given queens or a smaller board on /complete?count=true.")                      \
     P(NOT_FOUND, "not-found", 404, "Not found",                                                                    \
       "No resource lives at this path. The routes are listed in /openapi.yaml.")                                   \
     P(METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed",                                         \
@@ -123,11 +127,13 @@
     X(E_STORE_FOREIGN, 61, INTERNAL_ERROR, "Store file belongs to another program")              \
     X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                     \
     X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                         \
+    X(E_STORE_FULL, 66, INTERNAL_ERROR, "Store's disk is full")                                  \
     /* long counts */                                                                            \
     X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")   \
     /* conditional requests */                                                                   \
-    X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")
-    X(E_STORE_FULL, 66, INTERNAL_ERROR, "Store's disk is full")                                  \
+    X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")                            \
+    /* work refused at parse time */                                                             \
+    X(E_TOO_COSTLY, 67, TOO_COSTLY, "Estimated to take longer than the budget")
 
 /* The library's errors as the service answers them: M(NAME, problem), one row per row of the
  * library's NQ_ERR_TABLE (errors.c checks at compile time that none is missing). */

@@ -80,6 +80,9 @@ struct job {
     nq_pool_task task;     /* what to run; task.ctx is freed right after the run */
     nq_count_ctl ctl;      /* passed to the run function; cancelled through it */
     uint64_t started_ms;   /* monotonic start time, when RUNNING */
+    uint64_t idle_since;   /* monotonic time the last waiter left (meaningful while nwaiters is 0) */
+    uint64_t paid_ms;      /* what the waiters that left waited for it, summed: the abandon grace */
+    bool retry_told;       /* a waiter got NQ_E_DEADLINE (a 503 with Retry-After): it may come back */
     nq_err err;            /* outcome, when OVER */
     void *result;          /* the run's result when err is NQ_OK; freed with the last ref */
     size_t hash;           /* of key */
@@ -104,6 +107,7 @@ struct nq_pool {
     job *ahead; /* over jobs whose after step is due, FIFO through qnext */
     job *atail;
     size_t nafters;      /* length of that queue */
+    size_t watched;      /* QUEUED jobs with a waiter: abandoned running ones give way to them */
     size_t pending;      /* jobs QUEUED or RUNNING (what admission bounds) */
     size_t notifying;    /* tickets NOTIFYING */
     size_t tickets;      /* tickets not yet released */
@@ -229,6 +233,10 @@ static void waiter_link(job *j, nq_pool_ticket *t)
     }
     j->waiters = t;
     j->nwaiters++;
+    if (j->nwaiters == 1 && j->state == JOB_QUEUED) {
+        j->pool->watched++;
+        pthread_cond_signal(&j->pool->timer_cv); /* an abandoned running job may have to give way */
+    }
 }
 
 static void deadline_link(nq_pool *p, nq_pool_ticket *t)
@@ -272,9 +280,19 @@ static void waiter_unlink(nq_pool *p, nq_pool_ticket *t)
     }
     t->jprev = t->jnext = t->dprev = t->dnext = NULL;
     p->stats.waiting--;
-    /* A running job that just lost its last waiter may now be over budget: let the timer look. */
-    if (j->nwaiters == 0 && j->state == JOB_RUNNING && p->cfg.budget_ms > 0) {
-        pthread_cond_signal(&p->timer_cv);
+    if (j->state == JOB_OVER) {
+        return; /* settled with the job's outcome: nobody left it */
+    }
+    const uint64_t now = nq_clock_ms();
+    j->paid_ms += now - t->submitted_ms;
+    if (j->nwaiters > 0) {
+        return;
+    }
+    j->idle_since = now;
+    if (j->state == JOB_QUEUED) {
+        p->watched--;
+    } else if (p->cfg.budget_ms > 0) {
+        pthread_cond_signal(&p->timer_cv); /* running and abandoned: the timer decides when it ends */
     }
 }
 
@@ -349,7 +367,46 @@ static void fifo_push(job **head, job **tail, job *j)
 static job *queue_pop(nq_pool *p)
 {
     p->stats.queued--;
-    return fifo_pop(&p->qhead, &p->qtail);
+    job *const j = fifo_pop(&p->qhead, &p->qtail);
+    if (j->nwaiters > 0) {
+        p->watched--;
+    }
+    return j;
+}
+
+/* When j, which nobody waits for, is to be cancelled (lock held, budget on): at once while more jobs
+ * that somebody waits for are queued than `idle` workers can take (abandoned work runs only on a
+ * worker nobody else needs); else once it
+ * has gone unwatched for (factor - 1) times what its waiters waited in all (capped by the deadline,
+ * so abandoned work costs at most NQ_POOL_ABANDON_FACTOR times what was waited for it), but at least
+ * NQ_POOL_RETRY_MS after a waiter was told to come back, or once it has run budget_ms. */
+static uint64_t abandon_due(const nq_pool *p, const job *j, size_t idle)
+{
+    if (p->watched > idle) {
+        return 0;
+    }
+    uint64_t grace = j->paid_ms * (NQ_POOL_ABANDON_FACTOR - 1u);
+    const uint64_t cap = (uint64_t)p->cfg.deadline_ms * (NQ_POOL_ABANDON_FACTOR - 1u);
+    if (p->cfg.deadline_ms > 0 && grace > cap) {
+        grace = cap;
+    }
+    if (j->retry_told && grace < NQ_POOL_RETRY_MS) {
+        grace = NQ_POOL_RETRY_MS;
+    }
+    uint64_t due = j->idle_since + grace;
+    if (j->state == JOB_RUNNING && j->started_ms + p->cfg.budget_ms < due) {
+        due = j->started_ms + p->cfg.budget_ms;
+    }
+    return due;
+}
+
+/* Cancel j, running or about to run, that nobody waits for (lock held). Out of the table, a later
+ * identical request starts afresh instead of attaching to a computation that is about to fail. */
+static void job_cancel(nq_pool *p, job *j)
+{
+    j->cancel_requested = true;
+    table_remove(p, j);
+    nq_count_cancel(&j->ctl);
 }
 
 static void queue_push(nq_pool *p, job *j)
@@ -462,13 +519,19 @@ static void *worker_main(void *arg)
             break; /* stopping, and nothing left to run */
         }
         job *const j = queue_pop(p);
+        /* This worker is not running j yet: the idle workers but this one could take the others. */
+        const size_t others_idle = p->cfg.workers - p->stats.running - 1u;
+        if (j->nwaiters == 0 && p->cfg.budget_ms > 0 && abandon_due(p, j, others_idle) <= nq_clock_ms()) {
+            job_cancel(p, j); /* abandoned while queued, and its grace is over: not run at all */
+        }
         job_begin(p, j);
         void *const ctx = j->task.ctx;
         j->task.ctx = NULL;
+        const bool skip = j->cancel_requested;
         pthread_mutex_unlock(&p->lock);
 
         void *result = NULL;
-        const nq_err err = j->task.run(ctx, &j->ctl, &result);
+        const nq_err err = skip ? NQ_E_CANCELED : j->task.run(ctx, &j->ctl, &result);
         const bool after = err == NQ_OK && j->task.after != NULL;
         if (!after) {
             task_ctx_free(&j->task, ctx);
@@ -503,13 +566,13 @@ static void expire_deadlines(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
 {
     while (p->dhead != NULL && p->dhead->deadline_ms <= now) {
         p->stats.deadlines++;
+        p->dhead->job->retry_told = true;
         waiter_settle(p, p->dhead, NQ_E_DEADLINE, now, batch);
     }
 }
 
-/* Cancel running jobs nobody waits for that ran past the budget; returns the earliest time another
- * one will be due (UINT64_MAX: none). Removing a cancelled job from the table makes a later identical
- * request start afresh instead of attaching to a computation that is about to fail. */
+/* Cancel running jobs nobody waits for whose time is up (abandon_due); returns the earliest time
+ * another one will be due (UINT64_MAX: none). */
 static uint64_t enforce_budget(nq_pool *p, uint64_t now)
 {
     uint64_t next = UINT64_MAX;
@@ -520,11 +583,9 @@ static uint64_t enforce_budget(nq_pool *p, uint64_t now)
         if (j->nwaiters > 0 || j->cancel_requested) {
             continue;
         }
-        const uint64_t due = j->started_ms + p->cfg.budget_ms;
+        const uint64_t due = abandon_due(p, j, p->cfg.workers - p->stats.running);
         if (due <= now) {
-            j->cancel_requested = true;
-            table_remove(p, j);
-            nq_count_cancel(&j->ctl);
+            job_cancel(p, j);
         } else if (due < next) {
             next = due;
         }
@@ -889,8 +950,8 @@ static job *drop_queue(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
     while (p->qhead != NULL) {
         job *const j = queue_pop(p);
         table_remove(p, j);
+        j->state = JOB_OVER; /* before settling: its waiters are told, they did not leave */
         job_settle_all(p, j, NQ_E_DRAINING, now, batch);
-        j->state = JOB_OVER;
         j->err = NQ_E_DRAINING;
         p->pending--;
         p->stats.cancelled++;
@@ -903,9 +964,7 @@ static job *drop_queue(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
 static void cancel_running(nq_pool *p, uint64_t now, nq_pool_ticket **batch)
 {
     for (job *j = p->running; j != NULL; j = j->rnext) {
-        j->cancel_requested = true;
-        table_remove(p, j);
-        nq_count_cancel(&j->ctl);
+        job_cancel(p, j);
         job_settle_all(p, j, NQ_E_DRAINING, now, batch);
     }
 }

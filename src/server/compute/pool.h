@@ -12,9 +12,18 @@
  *     that would need a new computation beyond that fails with NQ_E_BUSY at once (the server answers
  *     503 + Retry-After). Attaching to an existing computation is never refused.
  *   - Each waiter has a deadline (`deadline_ms` after its submit). When it passes, the waiter is told
- *     NQ_E_DEADLINE, but the computation goes on, so its result lands in the cache for the next caller.
- *   - A running computation with no waiter left that has run longer than `budget_ms` is cancelled
- *     through its nq_count_ctl (an abandoned n=20 count must not hold a worker for minutes).
+ *     NQ_E_DEADLINE, but the computation goes on (for a while: below), so its result lands in the cache
+ *     for the next caller.
+ *   - A computation with no waiter left (abandoned: every waiter's deadline passed, or its owner
+ *     released the ticket) costs at most NQ_POOL_ABANDON_FACTOR times what its waiters waited: it
+ *     is cancelled through its nq_count_ctl once it has gone unwatched for (factor - 1) times the
+ *     waiting its waiters did in all, at most (factor - 1) x deadline_ms (but at least
+ *     NQ_POOL_RETRY_MS once a waiter was told NQ_E_DEADLINE), or once it has run `budget_ms`,
+ *     whichever comes first; and at once while a computation that somebody waits for
+ *     is queued (abandoned work runs only on a worker nobody else needs). One abandoned before it
+ *     reached a worker and past its time is not run at all. A submit with the same key before then
+ *     attaches to it again, so a client that comes back after a 503 keeps its computation going.
+ *     budget_ms 0 turns all of this off: abandoned work then runs to its end.
  *   - Work that need not delay the waiters (a task's after step: compressing a large body) runs on
  *     one more thread, the after thread, at a lower CPU priority, so that it neither holds a worker
  *     nor takes a core from the answers being sent.
@@ -65,8 +74,21 @@ typedef struct nq_pool_config {
     unsigned workers;     /* computations that run at once, 1..NQ_POOL_WORKERS_MAX */
     unsigned queue_len;   /* computations that may wait for a worker; 0: none wait */
     unsigned deadline_ms; /* a waiter is told NQ_E_DEADLINE this long after its submit; 0: never */
-    unsigned budget_ms;   /* a computation without waiters is cancelled once it ran this long; 0: never */
+    unsigned budget_ms;   /* a computation without waiters is cancelled once it ran this long (and
+                             earlier, see NQ_POOL_ABANDON_FACTOR); 0: never */
 } nq_pool_config;
+
+/* k: an abandoned computation costs at most k times the time its waiters waited for it (so at most
+ * k x deadline_ms for one client that waited out its deadline): the waiting itself, then as long
+ * again once the last waiter left. 2 keeps a result that was nearly done for a client that retries
+ * after its 503 (Retry-After: 1), and bounds what a client that gives up can cost to one deadline
+ * more than it waited. */
+#define NQ_POOL_ABANDON_FACTOR 2u
+
+/* The least an abandoned computation goes on after a waiter was told NQ_E_DEADLINE: the Retry-After
+ * the server sends with that 503 (core/reply.c: 1 s), so that a client that comes back when told
+ * finds its computation still going, however short its deadline. */
+#define NQ_POOL_RETRY_MS 1000u
 
 /* After steps (nq_pool_task.after) that may wait for the after thread at once, beside the one it
  * runs. Each holds its result alive (a body the cache may have evicted), so that is at most two
@@ -109,7 +131,7 @@ typedef struct nq_pool_stats {
     uint64_t shared;    /* of those, the ones that attached to a computation already in flight */
     uint64_t started;   /* computations a worker began */
     uint64_t finished;  /* computations that ended without being cancelled (successfully or not) */
-    uint64_t cancelled; /* computations cancelled (budget or abort) or dropped from the queue by abort */
+    uint64_t cancelled; /* computations cancelled (abandoned, budget, abort) or dropped from the queue by abort */
     uint64_t rejected;  /* submits refused with NQ_E_BUSY */
     uint64_t deadlines; /* tickets told NQ_E_DEADLINE */
 } nq_pool_stats;

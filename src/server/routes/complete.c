@@ -6,7 +6,8 @@
  *            placement (placement_in.h; the JSON body of a POST, whose query may hold only count),
  *            folded into a plain-data plan: givens that can be completed
  *            at all (one per row, none attacking another) fit a fixed array of NQ_N_MAX squares; the
- *            key is the sorted placement, so every spelling of one board shares an entry and an ETag
+ *            key is the sorted placement, so every spelling of one board shares an entry and an ETag.
+ *            A count the estimate (count_ms) puts past --budget-ms is a 422 too-costly
  *   answer   a 304 from the key; givens that can never be completed (two in a row, or attacking)
  *            are answered at once (solution null, completions 0); a cached body; else the search
  *   compute  nq_complete_first (and nq_complete_count), on a solver worker: completion is
@@ -27,6 +28,7 @@
 #include "base/clock.h"
 #include "core/reply.h"
 #include "nqueens/complete.h"
+#include "nqueens/cpus.h"
 #include "routes/placement_in.h"
 
 #define COMPLETE_KEYS (NQ_QK_N | NQ_QK_COLUMNS | NQ_QK_QUEENS | NQ_QK_COUNT)
@@ -66,6 +68,51 @@ static size_t render(const complete_plan *p, const complete_result *r, char *out
     if (p->count) o += snprintf(out + o, BODY_MAX - (size_t)o, ",\"completions\":%" PRIu64, r->completions);
     o += snprintf(out + o, BODY_MAX - (size_t)o, "}");
     return (size_t)o;
+}
+
+/* The estimate of a count's cost, CPU milliseconds on one core (bench/bench_cost complete; the
+ * figures are in docs/performance.md, "Refusing what cannot finish"). With no queen given it is
+ * nq_count's count: 0.66 s at n = 17, about 5 times more per n. With k >= 1 given it is the mask
+ * search under them: 6.7-9.6 s at n = 17 with one queen (mean and worst of five), about 6 times more
+ * per n, and each further queen divides it by about 8 (6-13 measured). */
+#define COUNT_MS_N17 660.0
+#define COUNT_GROWTH 5.0
+#define MASK_MS_N17 8000.0
+#define MASK_GROWTH 6.0
+#define MASK_PER_QUEEN 8.0
+
+static double count_cpu_ms(int n, uint32_t queens)
+{
+    double ms = queens == 0 ? COUNT_MS_N17 : MASK_MS_N17;
+    const double growth = queens == 0 ? COUNT_GROWTH : MASK_GROWTH;
+    for (int i = n; i > 17; i--) ms *= growth;
+    for (int i = n; i < 17; i++) ms /= growth;
+    for (uint32_t i = 1; i < queens; i++) ms /= MASK_PER_QUEEN;
+    return ms;
+}
+
+/* Whether counting p's completions fits the budget by the estimate, on the threads a count uses;
+ * false with resp the problem. The CPUs are looked up only for a count that one core cannot do in
+ * time. */
+static bool count_fits(const nq_config *cfg, const char *path, const complete_plan *p, nq_response *resp)
+{
+    if (!p->count || !p->consistent || cfg->budget_ms == 0) return true;
+    double ms = count_cpu_ms(p->n, p->queens);
+    if (ms <= (double)cfg->budget_ms) return true;
+    const unsigned cpus = nq_cpus_available();
+    const unsigned threads = cfg->count_threads == 0 || cfg->count_threads > cpus ? cpus : cfg->count_threads;
+    ms /= (double)threads;
+    if (ms <= (double)cfg->budget_ms) return true;
+    const uint64_t secs = (uint64_t)((ms + 999.0) / 1000.0); /* rounded up, as the budget below */
+    char detail[320];
+    (void)snprintf(detail, sizeof detail,
+                   "Counting the completions of %" PRIu32 " given queen%s on a board of n = %d takes about %" PRIu64
+                   " s by this server's estimate (%u thread%s), more than its budget of %u s: give more queens or "
+                   "ask for a smaller board.",
+                   p->queens, p->queens == 1 ? "" : "s", p->n, secs, threads, threads == 1 ? "" : "s",
+                   (cfg->budget_ms + 999u) / 1000u);
+    nq_app_problem(resp, path, NQ_E_TOO_COSTLY, NULL, detail, false, 0);
+    return false;
 }
 
 /* The canonical request text ("complete?n=8&count=true&queens=0:1,1:3"); NULL without memory. */
@@ -112,7 +159,7 @@ static bool plan_from(nq_app_work *w, const char *path, const nq_placement *pl, 
     nq_app_etag(key, false, p->etag, sizeof p->etag);
     nq_app_etag(key, true, p->etag_gz, sizeof p->etag_gz);
     free(key);
-    return true;
+    return count_fits(cfg, path, p, resp);
 }
 
 bool nq_route_complete_parse(nq_app_work *w, const nq_request *req, nq_response *resp)

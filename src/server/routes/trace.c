@@ -3,8 +3,10 @@
  *   {"n":4,"steps":[{"step":0,"op":"place","row":0,"col":0},...],"next":"/trace?n=4&limit=1000&cursor=..."}
  *
  *   parse    n (up to --max-n-trace), limit (default 1000, up to --max-trace-limit), and where to
- *            start: `from` (a step number) or `cursor` (checked here: a damaged one is a 400); the key
- *            is the canonical request, the body's type included
+ *            start: `from` (a step number) or `cursor` (checked here: a damaged one is a 400); a
+ *            `from` past the trace's end is a 422 limit-exceeded with the trace's length (known for
+ *            n <= NQ_BODY_TRACE_LENGTH_N_MAX), one whose skip the estimate puts past --budget-ms a
+ *            422 too-costly; the key is the canonical request, the body's type included
  *   answer   a 304 from the key; a cached page; a page too big for the cache that starts at a cursor
  *            or at step 0 streams at once (O(n) to position); else the computation
  *   compute  positioning at `from` is O(from) search: on a solver worker (deadline, budget, cancel);
@@ -42,6 +44,31 @@ static void over_limit(nq_response *resp, const char *path, const char *param, u
     nq_app_problem(resp, path, NQ_E_LIMIT, param, detail, true, limit);
 }
 
+/* `from` against the trace's end and the budget: whatever passes can be reached within --budget-ms by
+ * the estimate (a 503 then promises no more than the pool keeps); false with resp the problem. */
+static bool from_fits(const nq_config *cfg, const nq_request *req, int n, uint64_t from, nq_response *resp)
+{
+    char detail[320];
+    uint64_t len = 0;
+    if (nq_body_trace_length(n, &len) && from > len) {
+        (void)snprintf(detail, sizeof detail,
+                       "Parameter 'from' must be between 0 and %" PRIu64 ": the trace of n = %d has %" PRIu64 " steps.",
+                       len, n, len);
+        nq_app_problem(resp, req->path, NQ_E_LIMIT, "from", detail, true, len);
+        return false;
+    }
+    const uint64_t ms = nq_body_trace_skip_ms(from);
+    if (cfg->budget_ms == 0 || ms <= cfg->budget_ms) return true;
+    const uint64_t most = nq_body_trace_skip_within(cfg->budget_ms);
+    (void)snprintf(detail, sizeof detail,
+                   "Starting at step %" PRIu64 " takes about %" PRIu64 " s of search by this server's estimate, "
+                   "more than its budget of %" PRIu64 " s: 'from' may be at most %" PRIu64
+                   " here; page on with the 'next' links, which resume at once.",
+                   from, (ms + 999u) / 1000u, ((uint64_t)cfg->budget_ms + 999u) / 1000u, most);
+    nq_app_problem(resp, req->path, NQ_E_TOO_COSTLY, "from", detail, true, most);
+    return false;
+}
+
 /* The configuration's bounds and the cursor's validity on top of the query; false with resp set. */
 static bool validate(const nq_config *cfg, const nq_request *req, const nq_query *q, nq_trace_spec *s,
                      nq_response *resp)
@@ -60,7 +87,7 @@ static bool validate(const nq_config *cfg, const nq_request *req, const nq_query
                    : (LIMIT_DEFAULT < cfg->max_trace_limit ? LIMIT_DEFAULT : cfg->max_trace_limit);
     s->from = q->from;
     s->has_cursor = (q->present & NQ_QK_CURSOR) != 0;
-    if (!s->has_cursor) return true;
+    if (!s->has_cursor) return from_fits(cfg, req, s->n, s->from, resp);
     nq_trace *t = NULL;
     nq_err rc = q->cursor_len < sizeof s->cursor ? nq_trace_create(s->n, &t) : NQ_E_CURSOR;
     if (rc == NQ_OK) rc = nq_trace_resume(t, q->cursor, q->cursor_len);

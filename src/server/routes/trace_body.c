@@ -35,6 +35,50 @@ size_t nq_body_trace_size_max(const nq_trace_spec *spec)
     return (size_t)spec->limit * step + ITEM_MAX * 2u;
 }
 
+/* The whole trace's length per n, from bench_cost lengths: n * I + (I - 1 + S) + S steps, with I the
+ * boards of fewer than n queens the search visits and S the solutions (every column tried is a step,
+ * every queen placed is removed once, every solution is a step). */
+static const uint64_t trace_length[NQ_BODY_TRACE_LENGTH_N_MAX + 1] = {
+    0, /* no board */
+    UINT64_C(3),
+    UINT64_C(8),
+    UINT64_C(23),
+    UINT64_C(78),
+    UINT64_C(283),
+    UINT64_C(1050),
+    UINT64_C(4175),
+    UINT64_C(17868),
+    UINT64_C(81123),
+    UINT64_C(384412),
+    UINT64_C(1976311),
+    UINT64_C(10974256),
+    UINT64_C(64563915),
+    UINT64_C(405625546),
+    UINT64_C(2706156575),
+    UINT64_C(19178647470),
+    UINT64_C(142773353111),
+    UINT64_C(1116627504720),
+};
+
+bool nq_body_trace_length(int n, uint64_t *len)
+{
+    if (n < 1 || n > NQ_BODY_TRACE_LENGTH_N_MAX) return false;
+    *len = trace_length[n];
+    return true;
+}
+
+uint64_t nq_body_trace_skip_ms(uint64_t from)
+{
+    const uint64_t per_ms = NQ_BODY_TRACE_SKIP_PER_S / 1000u;
+    return from / per_ms + (from % per_ms != 0); /* rounded up: any skip costs something */
+}
+
+uint64_t nq_body_trace_skip_within(uint64_t ms)
+{
+    const uint64_t per_ms = NQ_BODY_TRACE_SKIP_PER_S / 1000u;
+    return ms > UINT64_MAX / per_ms ? UINT64_MAX : ms * per_ms;
+}
+
 void nq_body_trace_destroy(nq_body_trace *b)
 {
     if (!b) return;

@@ -10,7 +10,11 @@
  *           ("next" is null on the last page)
  *   NDJSON: one step object per line; no envelope, no next
  *
- * Thread-safety: a stream belongs to one thread at a time; distinct streams are independent.
+ * Before any stream: the whole trace's length per n (a table) and what positioning at `from` costs
+ * by the estimate, for the route's parse step to refuse what cannot be reached (trace.c).
+ *
+ * Thread-safety: a stream belongs to one thread at a time; distinct streams are independent; the
+ * length and estimate functions are pure.
  */
 #ifndef NQ_BODY_TRACE_H
 #define NQ_BODY_TRACE_H
@@ -52,6 +56,26 @@ nq_err nq_body_trace_cursor(const nq_body_trace *b, char *out, size_t cap);
 /* Render the whole body into one malloc'd buffer (free with free()), skipping as create does.
  * Errors: those of create; NQ_E_NOMEM. */
 nq_err nq_body_trace_render(const nq_trace_spec *spec, nq_count_ctl *ctl, char **out, size_t *len);
+
+/* Largest n whose whole trace's length nq_body_trace_length knows. */
+#define NQ_BODY_TRACE_LENGTH_N_MAX 18
+
+/* Steps per second the estimate of a skip assumes (nq_trace_skip at n = 12..16, one core: 96-168
+ * million on a loaded 2-core VM, by build and load: docs/performance.md, "Refusing what cannot
+ * finish"; bench/bench_cost). A slower machine may run an admitted skip past the budget; the pool's
+ * abandon rule and the budget still bound it. */
+#define NQ_BODY_TRACE_SKIP_PER_S UINT64_C(150000000)
+
+/* The number of steps in the whole trace of n into *len, true for 1 <= n <= NQ_BODY_TRACE_LENGTH_N_MAX
+ * (a table; bench_cost counts it, test_body_trace checks it against the library's trace); false (len
+ * untouched) for any other n. A page may start at step 0..*len (*len: the empty page at the end). */
+bool nq_body_trace_length(int n, uint64_t *len);
+
+/* What skipping to step `from` costs by the estimate, in milliseconds, rounded up. Pure. */
+uint64_t nq_body_trace_skip_ms(uint64_t from);
+
+/* The largest `from` whose skip the estimate puts within ms milliseconds (saturating). Pure. */
+uint64_t nq_body_trace_skip_within(uint64_t ms);
 
 /* Free a stream. NULL is accepted. */
 void nq_body_trace_destroy(nq_body_trace *b);
