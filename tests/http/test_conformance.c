@@ -1002,6 +1002,121 @@ START_TEST(test_cut_requests_logged)
 }
 END_TEST
 
+/* ---- a chunk-size line longer than libmicrohttpd's buffer ----------------------------------------- */
+
+/* A chunk-size line of 40 KB (leading zeros, or a long chunk extension) on POST /check fills the
+ * connection's buffer before it ends: libmicrohttpd answers that with its HTML 500; the server
+ * answers 400 bad-request with a problem body instead, and closes the connection. */
+START_TEST(test_long_chunk_line)
+{
+    static const char head[] = POST_CHECK "Transfer-Encoding: chunked\r\n\r\n";
+    static const char tail[] = PLACEMENT "\r\n0\r\n\r\n";
+    const size_t pad = 40000, cap = sizeof head + pad + 16 + sizeof tail;
+    char *req = malloc(cap);
+    ck_assert_ptr_nonnull(req);
+    size_t n = (size_t)snprintf(req, cap, "%s%s", head, _i == 0 ? "" : "1b;x="); /* zeros, or an extension */
+    memset(req + n, _i == 0 ? '0' : 'a', pad);
+    n += pad;
+    n += (size_t)snprintf(req + n, cap - n, "%s%s", _i == 0 ? "1b\r\n" : "\r\n", tail);
+    exchange ex = talk(req, n, false);
+    free(req);
+    nq_wire_response resp[RESPONSES_MAX];
+    parse_all(&ex, "G", resp);
+    ck_assert_uint_eq(resp[0].status, 400);
+    ck_assert(resp[0].closes);
+    ck_assert(header_is(&resp[0], "Content-Type", "application/problem+json"));
+    ck_assert_ptr_nonnull(strstr(resp[0].body, "\"type\":\"/problems/bad-request\""));
+    ck_assert_ptr_nonnull(strstr(resp[0].body, "chunk-size line"));
+    char *id = nq_wire_header_dup(&resp[0], "X-Request-Id");
+    ck_assert_ptr_nonnull(id);
+    free(id);
+    free_all(resp, 1, &ex);
+}
+END_TEST
+
+/* ---- keep-alive: the server says how long an idle connection stays open --------------------------- */
+
+/* Read one whole response to a GET from fd (the connection stays open), into *out. */
+static void read_one(int fd, nq_wire_response *out)
+{
+    char buf[16384];
+    size_t len = 0, used = 0;
+    char why[160];
+    for (;;) {
+        const nq_wire_rc rc = nq_wire_parse(buf, len, false, false, out, &used, why, sizeof why);
+        if (rc == NQ_WIRE_OK) return;
+        ck_assert_msg(rc == NQ_WIRE_INCOMPLETE, "not HTTP/1.1: %s", why);
+        struct pollfd p = {fd, POLLIN, 0};
+        ck_assert_msg(poll(&p, 1, HANG_MS) > 0, "no answer on the kept connection");
+        ck_assert_uint_lt(len, sizeof buf);
+        const ssize_t r = recv(fd, buf + len, sizeof buf - len, 0);
+        ck_assert_msg(r > 0, "the server closed a connection it had said it would keep");
+        len += (size_t)r;
+    }
+}
+
+/* Every answer after which the connection stays open says so with its idle timeout (Keep-Alive:
+ * timeout=N, --idle-timeout-s); one that closes it says Connection: close and no Keep-Alive. A client
+ * pool that is not told (Node's fetch keeps a connection 4 s by default) sends requests into the
+ * server's idle close. */
+START_TEST(test_keep_alive_announced)
+{
+    static const char req[] = "GET /healthz HTTP/1.1\r\n" H "\r\nGET /count?n=4 HTTP/1.1\r\n" H "\r\n" NEXT;
+    exchange ex = talk(req, sizeof req - 1, false);
+    nq_wire_response resp[RESPONSES_MAX];
+    parse_all(&ex, "GGG", resp);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_msg(header_is(&resp[i], "Keep-Alive", "timeout=30"), "response %zu: no Keep-Alive: timeout=30", i);
+        ck_assert(!resp[i].closes);
+    }
+    ck_assert(resp[2].closes);
+    ck_assert_uint_eq(nq_wire_header_count(&resp[2], "Keep-Alive"), 0);
+    free_all(resp, 3, &ex);
+}
+END_TEST
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A client that reuses a connection after exactly the announced idle timeout finds it open: the
+ * server closes an idle connection a grace period later (2 s). Without the grace the close and the
+ * request race, which is how Node's fetch got EPIPE and "other side closed". A client held up by a
+ * loaded machine past the grace proves nothing, and the try is repeated. */
+START_TEST(test_keep_alive_reuse_at_timeout)
+{
+    static const char *const args[] = {"--idle-timeout-s", "1", NULL};
+    nq_test_server s;
+    ck_assert(nq_harness_start(&s, args, NULL));
+    static const char req[] = "GET /healthz HTTP/1.1\r\n" H "\r\n";
+    bool tried = false;
+    for (int attempt = 0; attempt < 5 && !tried; attempt++) {
+        const int fd = connect_from(s.port, 1);
+        const double sent = now_s(); /* before the answer: the server's idle clock starts later */
+        send_all(fd, req, sizeof req - 1);
+        nq_wire_response r;
+        read_one(fd, &r);
+        ck_assert(header_is(&r, "Keep-Alive", "timeout=1"));
+        nq_wire_response_free(&r);
+        const struct timespec idle = {1, 0}; /* the announced timeout, counted from the answer */
+        nanosleep(&idle, NULL);
+        if (now_s() - sent < 2.5) { /* within the grace, with half a second to spare */
+            send_all(fd, req, sizeof req - 1);
+            read_one(fd, &r);
+            ck_assert_uint_eq(r.status, 200);
+            nq_wire_response_free(&r);
+            tried = true;
+        }
+        close(fd);
+    }
+    ck_assert_msg(tried, "the client never woke within the grace period");
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 20), 0);
+}
+END_TEST
+
 /* ---- one address cannot take every connection --------------------------------------------------- */
 
 /* With --conn-limit 40 and --conn-reserve 8, one address holds at most 32 connections; the rest of
@@ -1052,6 +1167,9 @@ int main(void)
     tcase_add_loop_test(tc, test_flood, 0, (int)(sizeof flood_rows / sizeof flood_rows[0]));
     tcase_add_test(tc, test_cut_requests_logged);
     tcase_add_test(tc, test_reserve_keeps_room);
+    tcase_add_loop_test(tc, test_long_chunk_line, 0, 2);
+    tcase_add_test(tc, test_keep_alive_announced);
+    tcase_add_test(tc, test_keep_alive_reuse_at_timeout);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     char *log = nq_harness_log(&server);

@@ -3,7 +3,8 @@
  * Every open connection has a slot (its libmicrohttpd socket context). A slot whose connection is
  * waiting for a request head sits on one of two wait lists, appended when the wait starts: `fresh`
  * (a new connection: its first head is due within head_timeout_s) or `kept` (a keep-alive connection
- * between requests: the next head is due within max(idle_timeout_s, head_timeout_s)). Every wait on
+ * between requests: the next head is due within max(idle_timeout_s + NQ_GUARD_IDLE_GRACE_S,
+ * head_timeout_s)). Every wait on
  * one list lasts as long, so each list is sorted by deadline and the sweeper only ever inspects the
  * two first elements. Requests being processed, suspended or sending are on neither list: the head
  * deadline is about receiving heads; the idle timeout and the worker pool's deadline cover the rest.
@@ -15,6 +16,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -216,6 +218,16 @@ static void *sweeper_main(void *arg)
 
 /* ---- public API --------------------------------------------------------------------------------- */
 
+/* When an idle connection is really closed: the announced idle timeout plus the grace (guard.h), so
+ * that a client counting the announced time from the response's end never sends into a close. */
+static unsigned idle_close_s(unsigned idle_timeout_s)
+{
+    if (idle_timeout_s == 0) {
+        return 0; /* no idle timeout */
+    }
+    return idle_timeout_s <= UINT_MAX - NQ_GUARD_IDLE_GRACE_S ? idle_timeout_s + NQ_GUARD_IDLE_GRACE_S : UINT_MAX;
+}
+
 static nq_err sync_init(nq_guard *g)
 {
     pthread_condattr_t attr;
@@ -252,7 +264,7 @@ nq_err nq_guard_create(const nq_guard_config *cfg, nq_guard **out)
     g->fresh.timeout_ms = (uint64_t)cfg->head_timeout_s * 1000u;
     /* Between requests a keep-alive connection may idle as long as the idle timeout allows; a head
      * trickled in after that is still cut, since its bytes never reset this deadline. */
-    const unsigned idle_s = cfg->idle_timeout_s;
+    const unsigned idle_s = idle_close_s(cfg->idle_timeout_s);
     const unsigned kept_s = idle_s > cfg->head_timeout_s ? idle_s : cfg->head_timeout_s;
     g->kept.timeout_ms = (uint64_t)kept_s * 1000u;
     nq_err err = sync_init(g);
@@ -309,7 +321,8 @@ size_t nq_guard_mhd_options(nq_guard *g, struct MHD_OptionItem *opts, size_t cap
         return 0;
     }
     size_t n = 0;
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)g->cfg.idle_timeout_s, NULL};
+    opts[n++] =
+        (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)idle_close_s(g->cfg.idle_timeout_s), NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool_bytes(&g->cfg), NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify_connection, g};
     if (g->cfg.per_ip_limit > 0) {

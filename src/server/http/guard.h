@@ -48,6 +48,11 @@
 /* Options nq_guard_mhd_options may write, MHD_OPTION_END included: size the caller's array with it. */
 #define NQ_GUARD_MHD_OPTIONS 5u
 
+/* Seconds an idle keep-alive connection is kept beyond the idle timeout it is announced with
+ * ("Keep-Alive: timeout=idle_timeout_s" on every response that keeps the connection): a client that
+ * reuses the connection just before the announced time must find it open, not race its close. */
+#define NQ_GUARD_IDLE_GRACE_S 2u
+
 typedef struct nq_guard nq_guard; /* opaque */
 
 /* Called from the connection's libmicrohttpd thread when a connection closes while a request begun
@@ -57,7 +62,7 @@ typedef void (*nq_guard_abandoned_fn)(void *cls, struct MHD_Connection *c, void 
 
 typedef struct nq_guard_config {
     unsigned per_ip_limit;           /* open connections per client address; 0 = no limit */
-    unsigned idle_timeout_s;         /* libmicrohttpd's inactivity timeout; 0 = none */
+    unsigned idle_timeout_s;         /* the announced idle timeout (closed NQ_GUARD_IDLE_GRACE_S later); 0 = none */
     unsigned head_timeout_s;         /* the request head must arrive within this, >= 1 */
     size_t max_uri_bytes;            /* longest request target (414 beyond), >= 1 */
     size_t max_header_bytes;         /* largest header section (431 beyond), >= 1 */
@@ -99,7 +104,8 @@ void nq_guard_head_received(struct MHD_Connection *c);
 void nq_guard_request_begin(struct MHD_Connection *c, void *request);
 
 /* The request on c has completed (call from MHD_OPTION_NOTIFY_COMPLETED): the next head on this
- * keep-alive connection must arrive within max(idle_timeout_s, head_timeout_s) from now, and the
+ * keep-alive connection must arrive within max(idle_timeout_s + NQ_GUARD_IDLE_GRACE_S, head_timeout_s)
+ * from now, and the
  * request is no longer the guard's to report abandoned. */
 void nq_guard_request_done(struct MHD_Connection *c);
 

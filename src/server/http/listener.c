@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,13 +42,32 @@
  * swapping) makes the count err low until it catches up: a few connections too many, never a hang. */
 #define STALE_MS 2000u
 
+/* How long a new connection may wait for its first bytes to tell whether it is a probe; one that
+ * says nothing in that time goes to the workers (its head clock starts there). */
+#define SORT_MS 100u
+/* New connections waiting for their first bytes at once; beyond, they go to the workers unsorted. */
+#define SORT_MAX 128u
+/* The most of a new connection's head the sorter looks at: a probe's head is a few hundred bytes. */
+#define PEEK_BYTES 1024u
+
+/* A connection accepted and not yet handed over, waiting for the bytes that say whether it is a probe. */
+typedef struct sorting_conn {
+    int fd;                       /* the socket, owned until handed over */
+    struct sockaddr_storage addr; /* the peer */
+    socklen_t len;                /* its length */
+    uint64_t due_ms;              /* when it goes to the workers unsorted */
+} sorting_conn;
+
 struct nq_listener {
-    int fd;                 /* the listening socket, owned; -1 once stopped */
-    struct MHD_Daemon *mhd; /* borrowed: connections go there */
-    nq_guard *guard;        /* borrowed: counts the connections workers have taken up */
-    unsigned conn_limit;    /* accept while fewer connections are open */
-    atomic_bool stopping;   /* set by nq_listener_stop before it shuts the socket down */
-    pthread_t thread;       /* runs accept_loop */
+    int fd;                         /* the listening socket, owned; -1 once stopped */
+    struct MHD_Daemon *mhd;         /* borrowed: connections go there */
+    struct MHD_Daemon *probes;      /* borrowed, or NULL: connections whose first request is a probe go there */
+    sorting_conn sorting[SORT_MAX]; /* connections waiting for their first bytes (loop thread only) */
+    unsigned nsorting;              /* how many */
+    nq_guard *guard;                /* borrowed: counts the connections workers have taken up */
+    unsigned conn_limit;            /* accept while fewer connections are open */
+    atomic_bool stopping;           /* set by nq_listener_stop before it shuts the socket down */
+    pthread_t thread;               /* runs accept_loop */
     /* The loop thread's own bookkeeping (see the file comment): */
     uint64_t handed;       /* connections MHD_add_connection took */
     uint64_t given_up;     /* of those, written off as dropped before their report */
@@ -87,20 +108,132 @@ static bool stopping(nq_listener *l)
     return atomic_load_explicit(&l->stopping, memory_order_acquire);
 }
 
+/* Hand fd to daemon. libmicrohttpd owns the socket from here; when it refuses it (per-address limit,
+ * no memory) it closes it, and the connection is not counted. */
+static void hand_over(nq_listener *l, struct MHD_Daemon *daemon, int fd, const struct sockaddr_storage *addr,
+                      socklen_t len)
+{
+    if (MHD_add_connection(daemon, fd, (const struct sockaddr *)(const void *)addr, len) == MHD_YES) {
+        l->handed++;
+        l->moved_ms = nq_clock_ms();
+    } else {
+        nq_guard_refused(l->guard);
+    }
+}
+
+typedef enum sort_verdict { SORT_WAIT, SORT_PROBE, SORT_WORK } sort_verdict;
+
+/* Whether the request line at buf (n bytes) is a probe's ("GET /healthz ", "HEAD /readyz?..."):
+ * SORT_PROBE, SORT_WORK, or SORT_WAIT while the bytes are a prefix of one. */
+static sort_verdict probe_line(const char *buf, size_t n)
+{
+    static const char *const probes[] = {"GET /healthz", "GET /readyz", "HEAD /healthz", "HEAD /readyz"};
+    bool could = false; /* a probe's line may still follow */
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        const size_t plen = strlen(probes[i]);
+        if (memcmp(buf, probes[i], n < plen ? n : plen) != 0) {
+            continue;
+        }
+        if (n <= plen) {
+            could = true;
+        } else if (buf[plen] == ' ' || buf[plen] == '?') {
+            return SORT_PROBE;
+        }
+    }
+    return could ? SORT_WAIT : SORT_WORK;
+}
+
+/* Whether the head at buf (n bytes, the request line first) is whole and has a "Connection" line
+ * naming "close": SORT_PROBE (whole, closing), SORT_WORK (whole, not closing), SORT_WAIT (not whole). */
+static sort_verdict closing_head(const char *buf, size_t n)
+{
+    static const char name[] = "connection:";
+    bool closes = false;
+    const char *line = memchr(buf, '\n', n); /* past the request line */
+    while (line != NULL) {
+        line++;
+        const size_t left = n - (size_t)(line - buf);
+        const char *const eol = memchr(line, '\n', left);
+        if (eol == NULL) {
+            return SORT_WAIT;
+        }
+        const size_t len = (size_t)(eol - line);
+        if (len == 0 || (len == 1 && line[0] == '\r')) {
+            return closes ? SORT_PROBE : SORT_WORK; /* the empty line: the head is whole */
+        }
+        if (len > sizeof name - 1 && strncasecmp(line, name, sizeof name - 1) == 0) {
+            for (const char *p = line + sizeof name - 1; p + 5 <= eol; p++) {
+                closes = closes || strncasecmp(p, "close", 5) == 0;
+            }
+        }
+        line = eol;
+    }
+    return SORT_WAIT;
+}
+
+/* What fd's first bytes say, without taking them: a probe that closes its connection after it (the
+ * kubelet's and `nqueensd --probe` say "Connection: close"), something else, or too little yet to
+ * tell. Only such one-request connections go to the probes' daemon: a probe on a kept connection may
+ * be followed by anything, which the workers must serve. */
+static sort_verdict sort_peek(int fd)
+{
+    char buf[PEEK_BYTES];
+    const ssize_t got = recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        return SORT_WAIT;
+    }
+    if (got <= 0) {
+        return SORT_WORK; /* closed or failed: the workers see it and close it */
+    }
+    const size_t n = (size_t)got;
+    sort_verdict v = probe_line(buf, n);
+    if (v == SORT_PROBE) {
+        v = closing_head(buf, n);
+    }
+    return v == SORT_WAIT && n == sizeof buf ? SORT_WORK : v; /* a head larger than a probe's */
+}
+
+/* Take up a connection just accepted: to the probes' daemon or the workers when its first bytes tell,
+ * else onto the sorting list (no room there: to the workers). */
+static void sort_new(nq_listener *l, int fd, const struct sockaddr_storage *addr, socklen_t len)
+{
+    const sort_verdict v = l->probes ? sort_peek(fd) : SORT_WORK;
+    if (v == SORT_WAIT && l->nsorting < SORT_MAX) {
+        l->sorting[l->nsorting++] = (sorting_conn){fd, *addr, len, nq_clock_ms() + SORT_MS};
+        return;
+    }
+    hand_over(l, v == SORT_PROBE ? l->probes : l->mhd, fd, addr, len);
+}
+
+/* Hand over every waiting connection whose bytes now tell, whose time is up, or all of them (all:
+ * stopping); returns when the next one is due (UINT64_MAX: none waits). */
+static uint64_t sort_waiting(nq_listener *l, bool all)
+{
+    const uint64_t now = nq_clock_ms();
+    uint64_t next = UINT64_MAX;
+    for (unsigned i = 0; i < l->nsorting;) {
+        sorting_conn *const p = &l->sorting[i];
+        const sort_verdict v = all || now >= p->due_ms ? SORT_WORK : sort_peek(p->fd);
+        if (v == SORT_WAIT) {
+            next = p->due_ms < next ? p->due_ms : next;
+            i++;
+            continue;
+        }
+        hand_over(l, v == SORT_PROBE ? l->probes : l->mhd, p->fd, &p->addr, p->len);
+        /* In accept order: which connections of one address pass its cap must not change. */
+        memmove(&l->sorting[i], &l->sorting[i + 1], (l->nsorting - i - 1) * sizeof l->sorting[0]);
+        l->nsorting--;
+    }
+    return next;
+}
+
 static void accept_one(nq_listener *l)
 {
     struct sockaddr_storage addr;
     socklen_t len = sizeof addr;
     const int fd = accept4(l->fd, (struct sockaddr *)(void *)&addr, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
-        /* libmicrohttpd owns the socket from here; when it refuses it (per-address limit, no
-         * memory) it closes it, and the connection is not counted. */
-        if (MHD_add_connection(l->mhd, fd, (const struct sockaddr *)(const void *)&addr, len) == MHD_YES) {
-            l->handed++;
-            l->moved_ms = nq_clock_ms();
-        } else {
-            nq_guard_refused(l->guard);
-        }
+        sort_new(l, fd, &addr, len);
         return;
     }
     const int err = errno;
@@ -128,7 +261,7 @@ static uint64_t in_use(nq_listener *l)
         l->given_up += pending; /* dropped by their workers without a report */
         pending = 0;
     }
-    return st.open + pending;
+    return st.open + pending + l->nsorting;
 }
 
 /* Wait for a connection first and only then look for room: a look taken before a long wait would be
@@ -136,22 +269,36 @@ static uint64_t in_use(nq_listener *l)
 static void *accept_loop(void *arg)
 {
     nq_listener *const l = arg;
-    struct pollfd ready = {.fd = l->fd, .events = POLLIN, .revents = 0};
+    struct pollfd ready[1 + SORT_MAX];
+    uint64_t due = UINT64_MAX; /* when the next connection waiting to be sorted goes unsorted */
     while (!stopping(l)) {
-        if (poll(&ready, 1, -1) < 0 && errno != EINTR) {
+        ready[0] = (struct pollfd){.fd = l->fd, .events = POLLIN, .revents = 0};
+        for (unsigned i = 0; i < l->nsorting; i++) {
+            ready[1 + i] = (struct pollfd){.fd = l->sorting[i].fd, .events = POLLIN, .revents = 0};
+        }
+        const uint64_t now = nq_clock_ms();
+        const int wait_ms = due == UINT64_MAX ? -1 : due > now ? (int)(due - now) : 0;
+        const int rc = poll(ready, 1 + l->nsorting, wait_ms);
+        if (rc < 0 && errno != EINTR) {
             pause_ms(BACKOFF_MS); /* ENOMEM: the kernel could not set the wait up */
         } else if (stopping(l)) {
             break;
+        } else if (ready[0].revents == 0) {
+            due = sort_waiting(l, false);
         } else if (in_use(l) < l->conn_limit) {
             accept_one(l);
+            due = sort_waiting(l, false);
         } else {
+            due = sort_waiting(l, false);
             pause_ms(ROOM_POLL_MS);
         }
     }
+    (void)sort_waiting(l, true); /* accepted before the stop: served, unsorted */
     return NULL;
 }
 
-nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, nq_guard *g, unsigned conn_limit, nq_listener **out)
+nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, struct MHD_Daemon *probes, nq_guard *g, unsigned conn_limit,
+                         nq_listener **out)
 {
     if (fd < 0 || mhd == NULL || g == NULL || conn_limit == 0 || out == NULL) {
         return NQ_E_ARG;
@@ -162,6 +309,7 @@ nq_err nq_listener_start(int fd, struct MHD_Daemon *mhd, nq_guard *g, unsigned c
     }
     l->fd = fd;
     l->mhd = mhd;
+    l->probes = probes;
     l->guard = g;
     l->conn_limit = conn_limit;
     atomic_init(&l->stopping, false);

@@ -8,8 +8,11 @@
  * then has libmicrohttpd close the connection. The rest of the body is not read: a client still
  * sending when the connection closes may see it reset, possibly before it reads the answer.
  *
- * Thread-safety: call it from the libmicrohttpd thread serving the connection, inside its handler,
- * while libmicrohttpd is receiving (it writes nothing then).
+ * The same way, the server answers a chunk-size line libmicrohttpd cannot read (it would send an HTML
+ * 500) with a 400 problem, from its error logger (server.c).
+ *
+ * Thread-safety: call it from the libmicrohttpd thread serving the connection, inside its handler or
+ * error logger, while libmicrohttpd is receiving (it writes nothing then).
  */
 #ifndef NQ_REFUSE_H
 #define NQ_REFUSE_H

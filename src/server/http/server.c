@@ -30,7 +30,12 @@
  * that, as libmicrohttpd refuses it before the handler runs with a broken answer (its status line and
  * headers twice). What it does first is log the fault, on the connection's thread: the error logger
  * here then closes every head of that thread that libmicrohttpd is about to refuse so (mhd_log), and
- * nothing of that answer reaches the wire.
+ * nothing of that answer reaches the wire. The logger also replaces libmicrohttpd's HTML 500 for a
+ * chunk-size line longer than the connection's buffer with the server's 400 (refuse_chunk_line).
+ *
+ * Responses say what becomes of their connection (connection_header): Connection: close while
+ * draining and on the probes' daemon (listener.h), else Keep-Alive: timeout=--idle-timeout-s when the
+ * connection stays open (the guard closes an idle one a grace period later, guard.h).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
@@ -71,22 +76,23 @@
 #define STREAM_BLOCK ((size_t)64 * 1024) /* bytes libmicrohttpd asks a streamed body for at a time */
 
 struct nq_server {
-    const nq_config *cfg;    /* borrowed, read-only */
-    struct MHD_Daemon *mhd;  /* the daemon */
-    nq_cache *cache;         /* response cache */
-    nq_service *svc;         /* the routes and what they share (the long counts) */
-    nq_app *app;             /* request -> response: the service's pipeline */
-    nq_guard *guard;         /* connection hardening */
-    nq_pool *pool;           /* solver workers: computations run there */
-    nq_pool *waits;          /* threads that only wait for a long count (NQ_APP_WAIT) */
-    nq_watch *watch;         /* notices clients leaving suspended connections */
-    uint16_t port;           /* bound port */
-    atomic_size_t in_flight; /* requests between uri_log and completion */
-    atomic_bool draining;    /* nq_server_drain called */
-    nq_listener *listener;   /* accepts connections into the daemon until drain */
-    const nq_ops *ops;       /* borrowed: access log and metrics, or NULL */
-    bool bodies;             /* libmicrohttpd logs its faults, so body routes may let it frame bodies */
-    nq_body_budget budget;   /* request bodies held at once, all connections (--max-bodies-bytes) */
+    const nq_config *cfg;      /* borrowed, read-only */
+    struct MHD_Daemon *mhd;    /* the daemon */
+    struct MHD_Daemon *probes; /* the probes' daemon: one thread, connections whose first request is a probe */
+    nq_cache *cache;           /* response cache */
+    nq_service *svc;           /* the routes and what they share (the long counts) */
+    nq_app *app;               /* request -> response: the service's pipeline */
+    nq_guard *guard;           /* connection hardening */
+    nq_pool *pool;             /* solver workers: computations run there */
+    nq_pool *waits;            /* threads that only wait for a long count (NQ_APP_WAIT) */
+    nq_watch *watch;           /* notices clients leaving suspended connections */
+    uint16_t port;             /* bound port */
+    atomic_size_t in_flight;   /* requests between uri_log and completion */
+    atomic_bool draining;      /* nq_server_drain called */
+    nq_listener *listener;     /* accepts connections into the daemon until drain */
+    const nq_ops *ops;         /* borrowed: access log and metrics, or NULL */
+    bool bodies;               /* libmicrohttpd logs its faults, so body routes may let it frame bodies */
+    nq_body_budget budget;     /* request bodies held at once, all connections (--max-bodies-bytes) */
 };
 
 /* One request. Allocated in uri_log, freed when it ends (completed, or abandoned). */
@@ -106,7 +112,8 @@ typedef struct request_ctx {
     nq_framing_body body;               /* how the request's body is delimited (framing.h) */
     uint64_t body_length;               /* its announced length, when body is NQ_FRAMING_LENGTH */
     bool mhd_frames;                    /* a body route's path: libmicrohttpd delimits the body (head.h) */
-    struct request_ctx *unframed_next;  /* on this thread's list of such heads, until the first call */
+    struct request_ctx *unframed_next;  /* on this thread's list of such heads until the first call, then
+                                           on its list of chunked bodies being read (`dechunking`) */
     struct request_ctx **unframed_prev; /* the link pointing at this one; NULL when not on the list */
     bool length_refused;                /* libmicrohttpd was about to refuse its Content-Length: shut down */
     bool reading;                       /* the route reads the body: it is arriving into `in` */
@@ -124,6 +131,8 @@ typedef struct request_ctx {
     bool hung_up;                       /* the client left while suspended: the ticket was withdrawn */
     nq_err offload_err;                 /* why the submit failed (busy, draining, ...), NQ_OK if it did not */
     bool answered;                      /* a response was handed to MHD_queue_response */
+    bool http10;                        /* the request is HTTP/1.0 (keep-alive only when it asks) */
+    bool closing;                       /* answered on the first call: the connection closes after it */
     char method[16];                    /* request method, cut */
 } request_ctx;
 
@@ -156,14 +165,26 @@ static char *origin_form(const char *target)
  * and needs no lock. */
 static _Thread_local request_ctx *unframed;
 
-static void unframed_add(request_ctx *ctx)
+/* The requests of this thread whose chunked body libmicrohttpd is de-chunking (a body route's POST),
+ * from the first handler call until the body is in: the same links as `unframed`, which a request
+ * has left by then. libmicrohttpd cannot read a chunk-size line longer than the connection's buffer;
+ * it then logs and queues its HTML 500, which mhd_log replaces with the server's problem. */
+static _Thread_local request_ctx *dechunking;
+
+static void thread_list_add(request_ctx **list, request_ctx *ctx)
 {
-    ctx->unframed_next = unframed;
-    if (unframed) unframed->unframed_prev = &ctx->unframed_next;
-    ctx->unframed_prev = &unframed;
-    unframed = ctx;
+    ctx->unframed_next = *list;
+    if (*list) (*list)->unframed_prev = &ctx->unframed_next;
+    ctx->unframed_prev = list;
+    *list = ctx;
 }
 
+static void unframed_add(request_ctx *ctx)
+{
+    thread_list_add(&unframed, ctx);
+}
+
+/* Take ctx off whichever of this thread's lists it is on (none: nothing happens). */
 static void unframed_remove(request_ctx *ctx)
 {
     if (!ctx->unframed_prev) return;
@@ -184,17 +205,62 @@ static int connection_fd(struct MHD_Connection *c)
  * libmicrohttpd refuses, which it logs before it queues its doubled answer; after shutdown(2) that
  * answer fails to send and libmicrohttpd closes the connection. A head still arriving is closed too
  * once its first length is one libmicrohttpd will refuse: it can end no other way. */
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+static void close_refused_lengths(void)
 {
-    (void)cls;
-    (void)fmt;
-    (void)ap;
     for (request_ctx *ctx = unframed; ctx; ctx = ctx->unframed_next) {
         if (ctx->length_refused || !nq_head_length_refused(ctx->conn)) continue;
         ctx->length_refused = true;
         const int fd = connection_fd(ctx->conn);
         if (fd >= 0) (void)shutdown(fd, SHUT_RDWR);
     }
+}
+
+/* How libmicrohttpd 0.9.75 logs an error answer it is about to queue; the status is its first
+ * argument. Another wording (another release) only leaves its own answer in place. */
+#define MHD_ERROR_ANSWER_FMT "Error processing request (HTTP response code is %u"
+
+static const char chunk_line_detail[] =
+    "A chunk-size line (the size and its chunk extensions) is longer than this server reads; "
+    "send chunk sizes without long extensions.";
+
+static nq_request request_of(request_ctx *ctx, const char *method);
+
+/* libmicrohttpd is about to answer 500 to a body it cannot read on: the one chunked body of this
+ * thread whose chunk-size line fills the connection's buffer (the only body it ever stops reading so).
+ * Write the server's 400 problem straight to the socket (refuse.h) and shut it down, so that the
+ * 500 fails to send. With several chunked bodies arriving on this thread at once, which one is stuck
+ * is not known, and libmicrohttpd's own answer goes out. */
+static void refuse_chunk_line(void)
+{
+    request_ctx *ctx = dechunking;
+    if (!ctx || ctx->unframed_next) return;
+    unframed_remove(ctx);
+    const nq_request req = request_of(ctx, ctx->method);
+    nq_app_reject(ctx->s->app, &req, NQ_E_BAD_REQUEST, chunk_line_detail, &ctx->resp);
+    ctx->reading = false;
+    ctx->answered = true;
+    nq_body_buf_free(&ctx->in);
+    const int fd = connection_fd(ctx->conn);
+    size_t sent = 0;
+    if (fd >= 0) {
+        (void)nq_refuse_send(fd, &ctx->resp, &sent);
+        (void)shutdown(fd, SHUT_RDWR);
+    }
+    ctx->bytes = sent;
+}
+
+/* libmicrohttpd's error logger: its messages are not logged, they only tell of the two answers it
+ * would send broken or as HTML (a refused Content-Length, a chunk-size line it cannot read). */
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    close_refused_lengths();
+    if (!dechunking || !fmt || strncmp(fmt, MHD_ERROR_ANSWER_FMT, strlen(MHD_ERROR_ANSWER_FMT)) != 0) return;
+    /* The message as libmicrohttpd means it; its status follows the fixed part of the format. */
+    char msg[128];
+    (void)vsnprintf(msg, sizeof msg, fmt, ap);
+    const char *status = msg + strlen(MHD_ERROR_ANSWER_FMT) - 2; /* where "%u" was */
+    if (strncmp(status, "500", 3) == 0 && (status[3] < '0' || status[3] > '9')) refuse_chunk_line();
 }
 
 /* ---- a request begins -------------------------------------------------------------------------- */
@@ -578,6 +644,63 @@ static nq_app_step handle(request_ctx *ctx, const char *method)
     return step;
 }
 
+/* Whether the comma-separated list value names token (case-insensitive, spaces and tabs around). */
+static bool lists_token(const char *value, const char *token)
+{
+    const size_t tlen = strlen(token);
+    for (const char *p = value; p && *p;) {
+        p += strspn(p, " \t,");
+        const size_t len = strcspn(p, ",");
+        size_t end = len;
+        while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t')) end--;
+        if (end == tlen && strncasecmp(p, token, tlen) == 0) return true;
+        p += len;
+    }
+    return false;
+}
+
+/* Whether an answer of this kind keeps the connection as far as the server is concerned: not one that
+ * libmicrohttpd must frame as HTTP/1.0 and close after (unframed_response). */
+static bool is_unframed(const nq_response *r)
+{
+    if (r->kind == NQ_BODY_NONE) return r->status == 304;
+    return r->kind == NQ_BODY_STREAM && !r->read && !r->stream_len;
+}
+
+/* Whether the client's request lets the connection stay open (libmicrohttpd decides the same way):
+ * HTTP/1.1 unless Connection lists "close", HTTP/1.0 only when it lists "keep-alive". */
+static bool client_keeps(request_ctx *ctx)
+{
+    const char *conn = nq_head_lookup(ctx->conn, "Connection", &ctx->joined);
+    if (conn && lists_token(conn, "close")) return false;
+    return !ctx->http10 || (conn && lists_token(conn, "keep-alive"));
+}
+
+/* Whether ctx's connection is served by the probes' daemon, which answers one request a connection:
+ * a client that sends anything after its probe must do so on a connection the workers serve. */
+static bool on_probes(const request_ctx *ctx)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(ctx->conn, MHD_CONNECTION_INFO_DAEMON);
+    return ci && ci->daemon == ctx->s->probes;
+}
+
+/* The connection's fate, said on the answer. Draining: every answer asks the client to leave, so that
+ * one holding its connection (a mesh proxy's pool) takes its next request elsewhere rather than have
+ * it reset at exit; so does every answer of the probes' daemon. Otherwise an answer after which the connection stays open says for how long it
+ * stays open while idle (Keep-Alive: timeout=--idle-timeout-s; the server closes it a grace period
+ * later, guard.h), so that a client's keep-alive pool retires it first instead of sending a request
+ * into its close. false when the header could not be added (out of memory). */
+static bool connection_header(request_ctx *ctx, struct MHD_Response *m, bool http10_framed)
+{
+    if (atomic_load(&ctx->s->draining) || on_probes(ctx))
+        return MHD_add_response_header(m, "Connection", "close") == MHD_YES;
+    const unsigned idle = ctx->s->cfg->idle_timeout_s;
+    if (idle == 0 || http10_framed || ctx->closing || !client_keeps(ctx)) return true;
+    char value[32];
+    (void)snprintf(value, sizeof value, "timeout=%u", idle);
+    return MHD_add_response_header(m, "Keep-Alive", value) == MHD_YES;
+}
+
 static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const char *method)
 {
     /* While the daemon stops, MHD_queue_response reports success without queuing, and libmicrohttpd
@@ -596,11 +719,10 @@ static enum MHD_Result respond(request_ctx *ctx, struct MHD_Connection *c, const
             return MHD_YES; /* called again once resumed */
         }
     }
+    const bool http10_framed = is_unframed(&ctx->resp);
     struct MHD_Response *m = to_mhd(ctx);
     if (!m) return MHD_NO;
-    /* Draining: every answer asks the client to leave, so that one holding its connection (a mesh
-     * proxy's pool) takes its next request elsewhere rather than have it reset at exit. */
-    if (atomic_load(&ctx->s->draining) && MHD_add_response_header(m, "Connection", "close") != MHD_YES) {
+    if (!connection_header(ctx, m, http10_framed)) {
         MHD_destroy_response(m);
         return MHD_NO;
     }
@@ -658,17 +780,20 @@ static enum MHD_Result first_call(request_ctx *ctx, struct MHD_Connection *c, co
     ctx->head_seen = true;
     unframed_remove(ctx); /* libmicrohttpd has read its framing: it refuses no length from here on */
     (void)snprintf(ctx->method, sizeof ctx->method, "%s", method);
+    ctx->http10 = version && strcmp(version, MHD_HTTP_VERSION_1_0) == 0;
     check_head(ctx, c, method, version);
     const nq_app_body_step step =
         ctx->head_error == NQ_OK && ctx->body != NQ_FRAMING_NONE ? begin_body(ctx, method) : NQ_APP_BODY_NONE;
     if (step == NQ_APP_BODY_READ) {
         ctx->reading = true;
+        if (ctx->mhd_frames && ctx->body == NQ_FRAMING_CHUNKED) thread_list_add(&dechunking, ctx);
         nq_body_buf_init(&ctx->in, &ctx->s->budget, ctx->s->cfg->max_body_bytes, ctx->body_length);
         return MHD_YES;
     }
     nq_guard_head_received(c);
     ctx->refused = step == NQ_APP_BODY_REFUSED;
     if (ctx->head_error == NQ_OK && ctx->body == NQ_FRAMING_NONE) return MHD_YES;
+    ctx->closing = true; /* queued on the first call: libmicrohttpd closes the connection after it */
     return respond(ctx, c, method);
 }
 
@@ -693,6 +818,7 @@ static enum MHD_Result body_bytes(request_ctx *ctx, struct MHD_Connection *c, co
                       &ctx->resp);
     ctx->reading = false;
     ctx->answered = true;
+    unframed_remove(ctx); /* off `dechunking` */
     nq_body_buf_free(&ctx->in);
     const int fd = connection_fd(c);
     size_t sent = 0;
@@ -712,6 +838,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     if (*upload_data_size > 0) return body_bytes(ctx, c, method, upload_data, upload_data_size);
     if (ctx->reading) { /* the whole body is in */
         ctx->reading = false;
+        unframed_remove(ctx); /* off `dechunking` */
         nq_guard_head_received(c);
     }
     return respond(ctx, c, method);
@@ -807,9 +934,16 @@ static nq_err start_daemon(nq_server *s)
                               MHD_OPTION_CONNECTION_LIMIT, UINT_MAX, MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
                               MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
                               MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    /* The probes' own thread (listener.h): the same requests' path, one request per connection. */
+    s->probes =
+        s->mhd ? MHD_start_daemon(flags, 0, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+                                  MHD_OPTION_CONNECTION_LIMIT, UINT_MAX, MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
+                                  MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END)
+               : NULL;
     const uint16_t port = bound_port(listen_fd);
     s->port = port != 0 ? port : s->cfg->port;
-    rc = s->mhd ? nq_listener_start(listen_fd, s->mhd, s->guard, s->cfg->conn_limit, &s->listener) : NQ_E_THREAD;
+    rc = s->probes ? nq_listener_start(listen_fd, s->mhd, s->probes, s->guard, s->cfg->conn_limit, &s->listener)
+                   : NQ_E_THREAD;
     if (rc != NQ_OK) (void)close(listen_fd);
     return rc;
 }
@@ -941,6 +1075,7 @@ void nq_server_destroy(nq_server *s)
     nq_pool_abort(s->pool);
     nq_pool_abort(s->waits);
     nq_watch_stop(s->watch); /* a hang-up being handled resumes its connection before this returns */
+    if (s->probes) MHD_stop_daemon(s->probes);
     if (s->mhd) MHD_stop_daemon(s->mhd);
     nq_pool_destroy(s->pool); /* joins the workers before the app and cache they use go away */
     nq_pool_destroy(s->waits);
