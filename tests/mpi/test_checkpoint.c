@@ -263,7 +263,7 @@ START_TEST(test_older_file)
 }
 END_TEST
 
-/* The outside tester's bypass (issue 35, item 5): a good checkpoint whose total is edited and whose
+/* A bypass of the check: a good checkpoint whose total is edited and whose
  * check line is deleted must not be read as an older release's file and resumed into a wrong count.
  * Without the caller's explicit acceptance it is refused; with it, the edit is taken (that is what
  * accepting an unchecked file means), but never silently. */

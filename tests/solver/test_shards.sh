@@ -178,7 +178,7 @@ refuse 2 "many.json: one of 4294967295 shards, more than --shard cuts (1000000)"
 refuse 1 "no-such.json: cannot open" count 14 --sum "$d"/[0-5].json "$tmp/no-such.json"
 refuse 1 "$tmp: read error: Is a directory" count 14 --sum "$d"/[0-5].json "$tmp"
 
-# --- the check value (issue 35, item 4): a shard changed on its way is refused by name and line,
+# --- the check value: a shard changed on its way is refused by name and line,
 # before anything in it is believed, and sums edited under a recomputed check value miss the known
 # counts
 t5=$(sed 's/.*"total":\([0-9]*\),.*/\1/' "$d/5.json")
