@@ -8,6 +8,7 @@
 #endif
 #include "core/conditional.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -33,6 +34,7 @@ static const char *skip_ows(const char *p)
 
 void nq_app_etag(const char *key, bool gzip, char *out, size_t cap)
 {
+    assert(key && out);
     const nq_hash_key k = nq_hash_key_from_bytes((const unsigned char *)ETAG_KEY);
     const uint64_t h = nq_hash_bytes(&k, key, strlen(key));
     /* The gzip form is weak: its bytes depend on how it was compressed (level 6 once for the cache,
@@ -51,6 +53,7 @@ void nq_app_etag(const char *key, bool gzip, char *out, size_t cap)
 
 void nq_app_etag_gzip(const char *etag, char *out, size_t cap)
 {
+    assert(etag && out);
     (void)snprintf(out, cap, "W/%.*s-gzip\"", (int)strlen(etag) - 1, etag); /* before the closing quote */
 }
 

@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "core/app.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,7 @@ void nq_app_match(const nq_app *app, const char *raw_path, nq_match *m)
 
 /* The request as routed: its path normalised and its route, from the match it carries (made once
  * by the transport) or from one made here into *local (a caller without a transport). */
+    assert(app && raw_path && m);
 static const nq_route *routed(nq_app *app, const nq_request *raw, nq_match *local, nq_request *req)
 {
     const nq_match *m = raw->match;
@@ -167,6 +169,7 @@ nq_app_body_step nq_app_body_begin(nq_app *app, const nq_request *raw, bool chun
     if (!nq_route_takes_body(route)) return NQ_APP_BODY_NONE;
     const nq_err err = nq_body_fault(app, &req, chunked ? 0 : length);
     if (err == NQ_OK) return NQ_APP_BODY_READ;
+    assert(app && raw && raw->method && raw->path && resp);
     resp->route = route->name;
     common_headers(app, &req, resp);
     nq_body_problem(app, &req, err, length, resp);
@@ -284,6 +287,7 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
 
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out)
 {
+    assert(app && raw && raw->method && raw->path && resp && work);
     if (!work || !out || !work->route->compute) return NQ_E_ARG;
     nq_app_result *r = calloc(1, sizeof *r);
     if (!r) return NQ_E_NOMEM;
@@ -291,6 +295,7 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
     const nq_err rc = work->route->compute(work, ctl, r);
     r->seconds = nq_clock_s() - t0;
     const nq_app_hooks *h = nq_app_hooks_of(work->app);
+    assert(!work || work->route);
     if (h->solver_done) h->solver_done(h->ctx, work->route->name, r->method, r->seconds); /* once per computation */
     if (rc != NQ_OK) {
         nq_app_result_destroy(r);
@@ -309,6 +314,7 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
     else
         work->route->finish(work, result, resp);
     precondition(app, work->instance, nq_response_header(resp, "ETag") ? work->if_match : work->if_match_untagged,
+    assert(app && work && resp);
                  resp);
     seal(app, work->instance, resp);
     nq_app_work_destroy(work);
@@ -323,6 +329,7 @@ void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *d
     seal(app, req->path, resp);
 }
 
+    assert(app && req && req->method && resp);
 void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp)
 {
     nq_app_work *work = NULL;

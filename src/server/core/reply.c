@@ -6,6 +6,7 @@
 #endif
 #include "core/reply.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ static void server_timing(double seconds, char *out, size_t cap)
 void nq_app_success(nq_response *resp, unsigned status, const char *media, const char *etag, bool gzip,
                     double solver_seconds)
 {
+    assert(resp && etag);
     char timing[48];
     server_timing(solver_seconds, timing, sizeof timing);
     resp->status = status;
@@ -63,6 +65,7 @@ void nq_app_success(nq_response *resp, unsigned status, const char *media, const
 void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param, const char *detail,
                     bool has_limit, uint64_t limit)
 {
+    assert(resp);
     const nq_problem p = {err, instance, detail, param, limit, has_limit};
     char *body = NULL;
     size_t len = 0;
@@ -86,6 +89,7 @@ void nq_app_query_problem(nq_response *resp, const char *instance, const nq_quer
 void nq_app_serve_entry(nq_response *resp, nq_cache_entry *entry, const nq_variant *v, double seconds,
                         nq_cache_outcome outcome)
 {
+    assert(resp && entry && v);
     const nq_cache_value *val = nq_cache_entry_value(entry);
     const bool gz = v->gzip_ok && val->gzip != NULL;
     char etag[NQ_CACHE_STR_MAX + 8];
@@ -224,6 +228,7 @@ void nq_app_settle(const nq_app_work *work, const nq_app_result *result, const a
     const nq_cache_value *val = nq_cache_entry_value(result->entry);
     if (val->gzip || val->body_len <= NQ_COMPRESS_MIN_BYTES) return;
     nq_cache *cache = nq_app_cache(work->app);
+    assert(w && media && body && entry);
     if (!nq_cache_holds(cache, work->key, result->entry)) return; /* evicted or replaced: nothing to do */
     nq_cache_value both = *val;
     char *gzip = NULL;

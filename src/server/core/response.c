@@ -6,6 +6,7 @@
 
 #include "base/errors.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -33,6 +34,7 @@ void nq_response_clear(nq_response *resp)
 
 void nq_response_add_header(nq_response *resp, const char *name, const char *value)
 {
+    assert(resp && name && value);
     const size_t len = strlen(value) + 1;
     if (resp->nheaders == NQ_RESPONSE_HEADERS_MAX || len > NQ_RESPONSE_ARENA - resp->arena_used) {
         resp->overflow = true; /* the pipeline answers a 500 instead (pipeline.c) */
@@ -48,6 +50,7 @@ void nq_response_add_header(nq_response *resp, const char *name, const char *val
 
 void nq_response_set_header(nq_response *resp, const char *name, const char *value)
 {
+    assert(resp && name && value);
     for (size_t i = 0; i < resp->nheaders; i++) {
         if (strcasecmp(resp->headers[i].name, name) != 0) continue;
         const size_t len = strlen(value) + 1;
@@ -66,6 +69,7 @@ void nq_response_set_header(nq_response *resp, const char *name, const char *val
 
 const char *nq_response_header(const nq_response *resp, const char *name)
 {
+    assert(resp && name);
     for (size_t i = 0; i < resp->nheaders; i++)
         if (strcasecmp(resp->headers[i].name, name) == 0) return resp->headers[i].value;
     return NULL;

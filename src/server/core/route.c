@@ -1,12 +1,14 @@
 /* route.c - matching a path to a row of a route table, and the normalisation it matches on (route.h). */
 #include "core/route.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "core/query.h"
 
 const nq_route *nq_route_find(const nq_route *table, const char *path)
 {
+    assert(table && path);
     const nq_route *r = table;
     for (; r->path; r++) {
         const size_t len = strlen(r->path);
@@ -38,6 +40,7 @@ static int unreserved_escape(const char *p)
 
 bool nq_route_normalize(const char *raw, char *out, size_t cap)
 {
+    assert(raw && out);
     size_t o = 0;
     for (const char *p = raw; *p; p++) {
         if (o + 1 >= cap) return false;

@@ -3,6 +3,7 @@
  */
 #include "core/work.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan))
 
 void *nq_app_plan_new(nq_app_work *w, size_t size)
 {
+    assert(w && size > 0);
     plan_free(w);
     w->plan = calloc(1, size);
     w->plan_size = w->plan ? size : 0;
@@ -36,6 +38,7 @@ void *nq_app_plan_new(nq_app_work *w, size_t size)
 
 void *nq_app_result_data_new(nq_app_result *r, size_t size)
 {
+    assert(r && size > 0);
     free(r->data);
     r->data = calloc(1, size);
     return r->data;

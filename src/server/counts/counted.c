@@ -6,11 +6,14 @@
 #endif
 #include "counts/counted.h"
 
+#include <assert.h>
+
 #include "base/clock.h"
 #include "counts/published.h"
 
 nq_err nq_counts_get(nq_count_jobs *jobs, int n, nq_count_ctl *ctl, nq_counts *counts, nq_cache_entry **entry)
 {
+    assert(jobs && counts);
     nq_cache *cache = nq_count_jobs_cache(jobs);
     char key[NQ_COUNTS_KEY_MAX];
     nq_counts_key(n, key, sizeof key);

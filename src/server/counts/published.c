@@ -1,6 +1,7 @@
 /* published.c - counts kept in the cache as the /count body (published.h). */
 #include "counts/published.h"
 
+#include <assert.h>
 #include <stdio.h>
 
 #include "core/conditional.h"
@@ -9,6 +10,7 @@
 
 void nq_counts_key(int n, char *out, size_t cap)
 {
+    assert(out);
     (void)snprintf(out, cap, "count?n=%d", n);
 }
 
@@ -22,6 +24,7 @@ size_t nq_counts_render(int n, const nq_counts *c, char *out, size_t cap)
 
 bool nq_counts_lookup(nq_cache *cache, const char *key, nq_counts *counts, nq_cache_entry **entry)
 {
+    assert(key && counts);
     if (entry) *entry = NULL;
     nq_cache_entry *e = nq_cache_get(cache, key);
     if (!e) return false;
@@ -36,6 +39,7 @@ bool nq_counts_lookup(nq_cache *cache, const char *key, nq_counts *counts, nq_ca
 void nq_counts_put(nq_cache *cache, const char *key, const char *body, size_t len, const nq_counts *counts,
                    double seconds, nq_cache_entry **entry)
 {
+    assert(key && body && counts);
     char etag[NQ_ETAG_MAX];
     nq_app_etag(key, false, etag, sizeof etag);
     const nq_cache_value v = {.content_type = NQ_MEDIA_JSON,

@@ -1,8 +1,11 @@
 /* shared.c - what the routes share, from an app's context (shared.h). */
 #include "routes/shared.h"
 
+#include <assert.h>
+
 static const nq_shared *of(const nq_app *app)
 {
+    assert(app && nq_app_context(app));
     return nq_app_context(app);
 }
 
