@@ -321,6 +321,51 @@ START_TEST(test_reference_outlives_eviction_and_destroy)
 }
 END_TEST
 
+/* Pinned references (nq_cache_entry_pin): an entry's charge is taken once, however many pins share
+ * it, and given back by the last one, also after eviction; a refusal takes nothing and leaves the
+ * caller's reference usable. */
+START_TEST(test_pins_charge_an_entry_once)
+{
+    const size_t charge = small_charge("a00");
+    nq_cache *c = NULL;
+    ck_assert_int_eq(nq_cache_create(NQ_CACHE_ENTRY_DIVISOR * charge, &c), NQ_OK);
+    nq_pin_budget budget;
+    nq_pin_budget_init(&budget, charge + charge / 2); /* one entry, not two */
+    put_small(c, "a00");
+    put_small(c, "b00");
+    nq_cache_entry *p[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 2; i++) { /* two responses of a00 */
+        ck_assert_int_eq(nq_cache_entry_pin(nq_cache_get(c, "a00"), &budget, &p[i]), NQ_OK);
+        ck_assert_mem_eq(nq_cache_entry_value(p[i])->body, "a00", 3); /* the same bytes */
+    }
+    size_t used = 0;
+    uint64_t refused = 0;
+    nq_pin_stats(&budget, &used, &refused);
+    ck_assert_uint_eq(used, charge);
+    nq_cache_entry *const b = nq_cache_get(c, "b00"); /* does not fit beside a00 */
+    ck_assert_int_eq(nq_cache_entry_pin(b, &budget, &p[2]), NQ_E_BUSY);
+    ck_assert_ptr_null(p[2]);
+    ck_assert_mem_eq(nq_cache_entry_value(b)->body, "b00", 3); /* still the caller's */
+    nq_cache_entry_release(b);
+    nq_pin_stats(&budget, &used, &refused);
+    ck_assert_uint_eq(used, charge);
+    ck_assert_uint_eq(refused, 1);
+    char key[16];
+    for (unsigned i = 0; i < 4u * NQ_CACHE_ENTRY_DIVISOR; i++) { /* a00 leaves the cache */
+        snprintf(key, sizeof key, "c%02u", i);
+        put_small(c, key);
+    }
+    ck_assert(!has(c, "a00"));
+    nq_cache_entry_release(p[0]);
+    nq_pin_stats(&budget, &used, &refused);
+    ck_assert_uint_eq(used, charge); /* p[1] still holds the evicted bytes */
+    nq_cache_entry_release(p[1]);
+    nq_pin_stats(&budget, &used, &refused);
+    ck_assert_uint_eq(used, 0);
+    nq_cache_destroy(c);
+}
+END_TEST
+
 START_TEST(test_many_keys_through_rehash)
 {
     enum { KEYS = 5000 };
@@ -595,6 +640,7 @@ static Suite *cache_suite(void)
     tcase_add_test(unit, test_replace_keeps_old_reader);
     tcase_add_test(unit, test_reference_outlives_eviction_and_destroy);
     tcase_add_test(unit, test_many_keys_through_rehash);
+    tcase_add_test(unit, test_pins_charge_an_entry_once);
     tcase_add_loop_test(unit, test_large_entries_on_the_heap, 0, (int)(sizeof large_rows / sizeof large_rows[0]));
     tcase_add_test(unit, test_owned_body_is_taken_over);
     suite_add_tcase(s, unit);

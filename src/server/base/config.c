@@ -112,8 +112,8 @@ static const opt_row opts[] = {
      "long count answers 202 with its progress); also the most a Prefer: wait=S may ask; 0 = wait as "
      "long as it takes"},
     {"budget-ms", "NQUEENSD_BUDGET_MS", T_UINT, FIELD(budget_ms), "60000", 0, 86400000, "MS",
-     "a computation nobody waits for any more is cancelled once it has run this long (never a long "
-     "count); 0 = never"},
+     "the most a computation may run (never a long count); one nobody waits for any more is "
+     "cancelled sooner, after twice what its callers waited; 0 = never cancel"},
     {"cors-origin", "NQUEENSD_CORS_ORIGIN", T_ORIGIN, FIELD(cors_origin), "*", 0, 0, "ORIGIN",
      "Access-Control-Allow-Origin value: * or one origin such as https://example.com"},
     {"log-format", "NQUEENSD_LOG_FORMAT", T_LOGFMT, FIELD(log_format), "json", 0, 0, "FORMAT",
@@ -146,6 +146,12 @@ static const opt_row opts[] = {
     {"max-gzip-streams", "NQUEENSD_MAX_GZIP_STREAMS", T_UINT, FIELD(max_gzip_streams), "64", 0, 65536, "N",
      "streamed responses compressed as they are sent, at once, all connections together (each holds "
      "about 300 KiB of zlib state while its client reads); more are sent uncompressed; 0 = never"},
+    {"max-pinned-bytes", "NQUEENSD_MAX_PINNED_BYTES", T_SIZE, FIELD(max_pinned_bytes), "64M", 64 * KIB, 64 * GIB,
+     "BYTES",
+     "memory that responses hold for clients still reading them, all connections together: the cache "
+     "entries they are sent from (once each, even once evicted) and streams' state (a random /solution "
+     "too big to cache: 4 bytes a row); a response that would pass it gets 503 with Retry-After (raised "
+     "to --cache-bytes / 8 when below, so every cached answer can go out)"},
     {"grace-s", "NQUEENSD_GRACE_S", T_UINT, FIELD(grace_s), "8", 0, 3600, "S",
      "on SIGTERM, requests in flight get this long to finish; keep it below the orchestrator's kill "
      "timeout (docker stop: 10 s)"},

@@ -93,6 +93,7 @@ typedef struct nq_config {
     size_t max_body_bytes;                  /* larger request body: 413 (each body is held in memory) */
     size_t max_bodies_bytes;                /* request bodies held at once, all together: past it 503 */
     unsigned max_gzip_streams;              /* responses gzipped as they are sent, at once; more go identity */
+    size_t max_pinned_bytes;                /* bytes responses hold for clients still reading: past it 503 */
     unsigned grace_s;                       /* on SIGTERM, in-flight requests get this long to finish */
     char probe_url[NQ_CONFIG_URL_MAX];      /* --probe target; "" = http://127.0.0.1:<port>/healthz */
 } nq_config;

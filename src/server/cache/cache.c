@@ -5,10 +5,13 @@
  * bytes, whatever their size, so the byte charge is exact and freeing is one call. An entry made by
  * nq_cache_put_owned holds the caller's body as a second allocation instead of a copy, charged as a
  * copy would be. The expensive part of a put (allocating and copying megabytes) happens before the
- * lock is taken; freeing evicted entries happens after it is dropped. Inside the lock every operation
- * touches O(1) nodes: the hash table never rehashes all at once but moves a couple of buckets per
- * operation while it grows (the way Redis' dict does), and the LRU list is doubly linked so an entry
- * moves to the front or leaves in constant time.
+ * lock is taken; freeing evicted entries happens after it is dropped. A pinned reference
+ * (nq_cache_entry_pin) is a small allocation of its own that points at its entry: the entry counts
+ * how many there are, so that its charge is taken from the pin budget by the first and given back by
+ * the last, atomically, without the lock. Inside the lock every operation touches O(1) nodes: the
+ * hash table never rehashes all at once but moves a couple of buckets per operation while it grows
+ * (the way Redis' dict does), and the LRU list is doubly linked so an entry moves to the front or
+ * leaves in constant time.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strnlen */
@@ -29,6 +32,9 @@
 
 struct nq_cache_entry {
     atomic_uint_fast32_t refs; /* the cache's reference while linked, plus one per caller */
+    atomic_uint_fast32_t pins; /* pinned references to it alive: its charge is pinned while > 0 */
+    nq_cache_entry *target;    /* a pinned reference (nq_cache_entry_pin): the entry it holds; else NULL */
+    nq_pin_budget *budget;     /* a pinned reference: the budget its entry's charge was taken from */
     nq_cache_entry *chain;     /* next entry in the same hash bucket */
     nq_cache_entry *newer;     /* LRU neighbour towards the head (NULL at the head) */
     nq_cache_entry *older;     /* LRU neighbour towards the tail (NULL at the tail) */
@@ -347,6 +353,9 @@ static nq_cache_entry *entry_build(const nq_cache *c, const char *key, size_t ke
         return NULL;
     }
     atomic_init(&e->refs, refs);
+    atomic_init(&e->pins, 0);
+    e->target = NULL;
+    e->budget = NULL;
     e->chain = e->newer = e->older = NULL;
     e->hash = hash_key(&c->seed, key, key_len);
     e->charge = charge;
@@ -491,16 +500,79 @@ void nq_cache_entry_retain(nq_cache_entry *e)
     atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
 }
 
+/* Count one more pinned reference to e, taking e's charge from budget when it is the first: false,
+ * with nothing changed, when budget refuses it. Lock-free: the charge is taken before the count goes
+ * 0 -> 1 and given back when another pin won that race; whoever takes the count 1 -> 0 gives it back
+ * (unpin). In the instant between the two a new first pin may take the charge again, so the figure can
+ * briefly count an entry twice (and refuse a pin that would fit a moment later), never zero times. */
+static bool pin_count(nq_cache_entry *e, nq_pin_budget *budget)
+{
+    uint_fast32_t pins = atomic_load(&e->pins);
+    for (;;) {
+        if (pins > 0) {
+            if (atomic_compare_exchange_weak(&e->pins, &pins, pins + 1)) {
+                return true;
+            }
+            continue;
+        }
+        if (!nq_pin_take(budget, e->charge)) {
+            return false;
+        }
+        if (atomic_compare_exchange_strong(&e->pins, &pins, 1)) {
+            return true;
+        }
+        nq_pin_give(budget, e->charge); /* another pin came first: it holds the charge */
+    }
+}
+
+static void unpin(nq_cache_entry *e, nq_pin_budget *budget)
+{
+    if (atomic_fetch_sub(&e->pins, 1) == 1) {
+        nq_pin_give(budget, e->charge);
+    }
+}
+
+nq_err nq_cache_entry_pin(nq_cache_entry *e, nq_pin_budget *budget, nq_cache_entry **out)
+{
+    assert(e && out && !e->target);
+    *out = NULL;
+    nq_cache_entry *const p = malloc(sizeof *p);
+    if (!p) {
+        return NQ_E_NOMEM;
+    }
+    if (!pin_count(e, budget)) {
+        free(p);
+        return NQ_E_BUSY;
+    }
+    memset(p, 0, sizeof *p); /* a pinned reference charges nothing to the cache and is in no list */
+    atomic_init(&p->refs, 1);
+    atomic_init(&p->pins, 0);
+    p->key_len = e->key_len;
+    p->key = e->key;
+    p->value = e->value; /* points into e, which p keeps alive */
+    p->target = e;       /* takes over the caller's reference */
+    p->budget = budget;
+    *out = p;
+    return NQ_OK;
+}
+
 void nq_cache_entry_release(nq_cache_entry *e)
 {
     if (!e) {
         return;
     }
     /* acq_rel: every other holder's use of the entry happens before the last one frees it. */
-    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1) {
-        free(e->owned);
-        free(e);
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1) {
+        return;
     }
+    if (e->target) { /* a pinned reference: unpin, then drop the reference it held */
+        unpin(e->target, e->budget);
+        nq_cache_entry_release(e->target);
+        free(e);
+        return;
+    }
+    free(e->owned);
+    free(e);
 }
 
 void nq_cache_release_cb(void *entry)

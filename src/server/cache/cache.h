@@ -16,6 +16,11 @@
  * bookkeeping, key, strings, body and gzip form, or, for nq_cache_put_owned, the caller's body as a
  * second allocation taken over without a copy. A server sends them from where the value points.
  *
+ * Pins: a response that holds an entry for as long as its client reads turns its reference into a
+ * pinned one (nq_cache_entry_pin), which counts the entry's footprint once against a budget of pinned
+ * bytes (pin.h) until the last pinned reference goes, whether or not the cache still holds the entry.
+ * The cache's own bound says nothing of entries it has evicted; the pin budget bounds those.
+ *
  * Bound: the cache charges each entry its whole footprint (bookkeeping, key, strings, body, gzip) and
  * evicts least recently used entries until the total is at most max_bytes. An entry that would cost
  * more than max_bytes / NQ_CACHE_ENTRY_DIVISOR is refused (NQ_E_TOO_LARGE): answers that big are
@@ -35,6 +40,7 @@
 #include <stdint.h>
 
 #include "base/errors.h"
+#include "cache/pin.h"
 #include "nqueens/error.h"
 #include "nqueens/solver.h"
 
@@ -130,6 +136,16 @@ const nq_cache_value *nq_cache_entry_value(const nq_cache_entry *e);
 
 /* Take another reference to e (e.g. one per response sharing the bytes). e must not be NULL. */
 void nq_cache_entry_retain(nq_cache_entry *e);
+
+/* Turn the caller's reference e into a pinned one, for a response that holds the bytes as long as its
+ * client reads: *out receives a new reference to the same value (nq_cache_entry_value gives the same
+ * bytes), which takes e's reference over. While an entry has pinned references alive, its whole charge
+ * is taken from budget once, however many there are (they share its bytes); releasing the last one
+ * gives it back, whether the entry is still cached or long evicted. All pins of one entry must come
+ * from the same budget; e must not itself be pinned.
+ * Errors: NQ_E_BUSY (budget refused the charge), NQ_E_NOMEM; then *out is NULL and e is still the
+ * caller's. Thread-safe (lock-free). */
+nq_err nq_cache_entry_pin(nq_cache_entry *e, nq_pin_budget *budget, nq_cache_entry **out);
 
 /* Give back a reference; the last one frees the entry. NULL is accepted and ignored. */
 void nq_cache_entry_release(nq_cache_entry *e);

@@ -24,6 +24,7 @@ struct nq_app {
     uint64_t id_seed;                   /* random per process, so ids differ across restarts */
     atomic_uint gzip_streams;           /* streams compressing now: at most cfg->max_gzip_streams */
     atomic_uint_fast64_t gzip_declined; /* streams sent uncompressed for want of one */
+    nq_pin_budget pins;                 /* bytes responses hold for their clients: cfg->max_pinned_bytes */
 };
 
 nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *hooks, const nq_route *routes,
@@ -41,6 +42,9 @@ nq_err nq_app_create(const nq_config *cfg, nq_cache *cache, const nq_app_hooks *
     atomic_init(&app->next_id, 0);
     atomic_init(&app->gzip_streams, 0);
     atomic_init(&app->gzip_declined, 0);
+    /* Every answer the cache admits must be able to go out: the bound is at least one entry's limit. */
+    const size_t entry_max = nq_cache_entry_limit(cache);
+    nq_pin_budget_init(&app->pins, cfg->max_pinned_bytes > entry_max ? cfg->max_pinned_bytes : entry_max);
     /* Request ids only need to differ between processes; a failed getrandom leaves a time seed. */
     if (getrandom(&app->id_seed, sizeof app->id_seed, GRND_NONBLOCK) != (ssize_t)sizeof app->id_seed)
         app->id_seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
@@ -126,4 +130,15 @@ void nq_app_gzip_give(nq_app *app)
 bool nq_app_gzip_free(const nq_app *app)
 {
     return atomic_load(&app->gzip_streams) < app->cfg->max_gzip_streams;
+}
+
+nq_pin_budget *nq_app_pins(nq_app *app)
+{
+    return &app->pins;
+}
+
+void nq_app_pinned(const nq_app *app, size_t *now, size_t *max, uint64_t *refused)
+{
+    nq_pin_stats(&app->pins, now, refused);
+    *max = app->pins.max;
 }

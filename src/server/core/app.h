@@ -21,10 +21,11 @@
  * A streamed /solve body computes while it is sent, in batches, in the response's body reader.
  *
  * Thread-safety: an nq_app is shared by all threads (configuration and route table read-only, cache
- * internally locked, request ids and the gzip-stream budget atomic). Requests, works, results and responses belong to one
- * thread at a time.
+ * internally locked, request ids, the gzip-stream budget and the pinned bytes atomic). Requests,
+ * works, results and responses belong to one thread at a time.
  * Memory: nothing here grows with the size of an answer except cacheable bodies, which are bounded
- * by the cache's entry limit.
+ * by the cache's entry limit; what responses hold while their clients read is bounded by
+ * --max-pinned-bytes (nq_app_pins).
  */
 #ifndef NQ_CORE_APP_H
 #define NQ_CORE_APP_H
@@ -128,7 +129,17 @@ bool nq_app_draining(const nq_app *app);
  * uncompressed since the start because none was free. Thread-safe (atomic reads). */
 void nq_app_gzip_streams(const nq_app *app, unsigned *now, uint64_t *declined);
 
+/* The bytes responses hold now for clients still reading them (cache entries they are sent from,
+ * streams' state and private copies), their bound (--max-pinned-bytes, raised to the cache's entry
+ * limit when below it), and how many responses were refused since the start because those bytes did
+ * not fit. Thread-safe (atomic reads). */
+void nq_app_pinned(const nq_app *app, size_t *now, size_t *max, uint64_t *refused);
+
 /* ---- for the core's own files (reply.c, pipeline.c) ------------------------------------------ */
+
+/* The budget of --max-pinned-bytes (cache/pin.h): every response that holds bytes for as long as its
+ * client reads takes them from it first (nq_app_pin_body, nq_app_stream_pinned). Thread-safe. */
+nq_pin_budget *nq_app_pins(nq_app *app);
 
 /* One of the --max-gzip-streams: a deflate state lives as long as its slowest client, so their
  * number bounds the memory that clients who read slowly can pin. True when one was taken (give it

@@ -103,11 +103,18 @@ static void precondition(const nq_app *app, const char *instance, nq_app_if_matc
     replace_by_problem(app, instance, NQ_E_PRECONDITION, NULL, resp);
 }
 
-/* A response that lost a header (response.h) is not sent as it is: a 500 goes in its place. */
-static void seal(const nq_app *app, const char *instance, nq_response *resp)
+/* A response that lost a header (response.h) is not sent as it is: a 500 goes in its place. One sent
+ * from a cache entry pins it (--max-pinned-bytes): when it cannot, a 503 goes in its place. */
+static void seal(nq_app *app, const char *instance, nq_response *resp)
 {
-    if (!resp->overflow) return;
-    replace_by_problem(app, instance, NQ_E_INTERNAL, "The answer's headers did not fit the server's response.", resp);
+    if (resp->overflow) {
+        replace_by_problem(app, instance, NQ_E_INTERNAL, "The answer's headers did not fit the server's response.",
+                           resp);
+        return;
+    }
+    const char *detail = NULL;
+    const nq_err rc = nq_app_pin_body(app, resp, &detail);
+    if (rc != NQ_OK) replace_by_problem(app, instance, rc, detail, resp);
 }
 
 /* ---- the three steps ------------------------------------------------------------------------- */
@@ -140,6 +147,7 @@ static bool method_answered(const nq_route *route, const nq_request *req, nq_res
 
 void nq_app_match(const nq_app *app, const char *raw_path, nq_match *m)
 {
+    assert(app && raw_path && m);
     /* One too long for the buffer matches no route either way, and keeps its raw form. */
     m->path = nq_route_normalize(raw_path, m->buf, sizeof m->buf) ? m->buf : raw_path;
     m->route = nq_route_find(nq_app_routes(app), m->path);
@@ -147,7 +155,6 @@ void nq_app_match(const nq_app *app, const char *raw_path, nq_match *m)
 
 /* The request as routed: its path normalised and its route, from the match it carries (made once
  * by the transport) or from one made here into *local (a caller without a transport). */
-    assert(app && raw_path && m);
 static const nq_route *routed(nq_app *app, const nq_request *raw, nq_match *local, nq_request *req)
 {
     const nq_match *m = raw->match;
@@ -162,6 +169,7 @@ static const nq_route *routed(nq_app *app, const nq_request *raw, nq_match *loca
 
 nq_app_body_step nq_app_body_begin(nq_app *app, const nq_request *raw, bool chunked, uint64_t length, nq_response *resp)
 {
+    assert(app && raw && raw->method && raw->path && resp);
     if (!nq_app_posted(raw)) return NQ_APP_BODY_NONE;
     nq_match local;
     nq_request req;
@@ -169,7 +177,6 @@ nq_app_body_step nq_app_body_begin(nq_app *app, const nq_request *raw, bool chun
     if (!nq_route_takes_body(route)) return NQ_APP_BODY_NONE;
     const nq_err err = nq_body_fault(app, &req, chunked ? 0 : length);
     if (err == NQ_OK) return NQ_APP_BODY_READ;
-    assert(app && raw && raw->method && raw->path && resp);
     resp->route = route->name;
     common_headers(app, &req, resp);
     nq_body_problem(app, &req, err, length, resp);
@@ -280,6 +287,7 @@ static nq_app_step handle(nq_app *app, const nq_request *raw, nq_response *resp,
 
 nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp, nq_app_work **work)
 {
+    assert(app && raw && raw->method && raw->path && resp && work);
     const nq_app_step step = handle(app, raw, resp, work);
     if (step == NQ_APP_DONE) seal(app, raw->path, resp);
     return step;
@@ -287,7 +295,7 @@ nq_app_step nq_app_handle(nq_app *app, const nq_request *raw, nq_response *resp,
 
 nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result **out)
 {
-    assert(app && raw && raw->method && raw->path && resp && work);
+    assert(!work || work->route);
     if (!work || !out || !work->route->compute) return NQ_E_ARG;
     nq_app_result *r = calloc(1, sizeof *r);
     if (!r) return NQ_E_NOMEM;
@@ -295,7 +303,6 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
     const nq_err rc = work->route->compute(work, ctl, r);
     r->seconds = nq_clock_s() - t0;
     const nq_app_hooks *h = nq_app_hooks_of(work->app);
-    assert(!work || work->route);
     if (h->solver_done) h->solver_done(h->ctx, work->route->name, r->method, r->seconds); /* once per computation */
     if (rc != NQ_OK) {
         nq_app_result_destroy(r);
@@ -307,6 +314,7 @@ nq_err nq_app_compute(const nq_app_work *work, nq_count_ctl *ctl, nq_app_result 
 
 void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_result *result, nq_response *resp)
 {
+    assert(app && work && resp);
     if (rc == NQ_E_DEADLINE && work->route->late)
         work->route->late(work, resp);
     else if (rc != NQ_OK || !result)
@@ -314,7 +322,6 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
     else
         work->route->finish(work, result, resp);
     precondition(app, work->instance, nq_response_header(resp, "ETag") ? work->if_match : work->if_match_untagged,
-    assert(app && work && resp);
                  resp);
     seal(app, work->instance, resp);
     nq_app_work_destroy(work);
@@ -322,6 +329,7 @@ void nq_app_finish(nq_app *app, nq_app_work *work, nq_err rc, const nq_app_resul
 
 void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *detail, nq_response *resp)
 {
+    assert(app && req && req->method && resp);
     resp->route = "rejected";
     resp->head = strcmp(req->method, "HEAD") == 0;
     common_headers(app, req, resp);
@@ -329,7 +337,6 @@ void nq_app_reject(nq_app *app, const nq_request *req, nq_err err, const char *d
     seal(app, req->path, resp);
 }
 
-    assert(app && req && req->method && resp);
 void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp)
 {
     nq_app_work *work = NULL;

@@ -117,7 +117,8 @@ void nq_app_serve_result(nq_response *resp, const nq_app_result *r, const nq_var
 typedef struct app_stream {
     nq_app_body body;       /* identity bytes */
     nq_compress_stream *gz; /* gzip over body, or NULL */
-    nq_app *app;            /* whose gzip_streams gz holds one of */
+    nq_app *app;            /* whose gzip_streams gz holds one of, and whose pins hold `pinned` */
+    size_t pinned;          /* bytes taken from the app's pinned budget for this stream */
 } app_stream;
 
 static nq_err stream_read(void *src, char *buf, size_t cap, size_t *len)
@@ -135,29 +136,32 @@ static void stream_free(void *src)
         nq_app_gzip_give(s->app);
     }
     s->body.destroy(s->body.state);
+    nq_pin_give(nq_app_pins(s->app), s->pinned);
     free(s);
 }
 
-/* The stream over body (taken over), with gzip over it when *gzip and one of the --max-gzip-streams
- * is free; *gzip then says which it got. For HEAD (no body) there is no stream, and *gzip says what
- * GET would get now, without taking a slot that nobody would read. On a failure *out (if set) is
- * for stream_free. */
-static nq_err stream_make(nq_app *app, nq_app_body body, bool *gzip, app_stream **out)
+/* The stream over body (taken over), holding `pinned` bytes of the app's budget (NQ_E_BUSY when
+ * they do not fit), with gzip over it when *gzip and one of the --max-gzip-streams is free; *gzip
+ * then says which it got. For HEAD (no body) there is no stream, and *gzip says what GET would get
+ * now, without taking a slot that nobody would read. On a failure *out (if set) is for stream_free. */
+static nq_err stream_make(nq_app *app, nq_app_body body, size_t pinned, bool *gzip, app_stream **out)
 {
     *out = NULL;
     if (!body.state) {
         if (*gzip) *gzip = nq_app_gzip_free(app);
         return NQ_OK;
     }
-    if (*gzip) *gzip = nq_app_gzip_take(app); /* none free: uncompressed, as a client must accept */
     app_stream *s = calloc(1, sizeof *s);
-    if (!s) {
-        if (*gzip) nq_app_gzip_give(app);
+    if (!s || !nq_pin_take(nq_app_pins(app), pinned)) {
+        const nq_err rc = s ? NQ_E_BUSY : NQ_E_NOMEM;
+        free(s);
         body.destroy(body.state);
-        return NQ_E_NOMEM;
+        return rc;
     }
+    if (*gzip) *gzip = nq_app_gzip_take(app); /* none free: uncompressed, as a client must accept */
     s->body = body;
     s->app = app;
+    s->pinned = pinned;
     *out = s;
     if (!*gzip) return NQ_OK;
     const nq_err rc = nq_compress_stream_create(body.read, body.state, NQ_COMPRESS_LEVEL_STREAM, STREAM_IN_CAP, &s->gz);
@@ -165,14 +169,27 @@ static nq_err stream_make(nq_app *app, nq_app_body body, bool *gzip, app_stream 
     return rc;
 }
 
+/* The detail of a 503 for bytes the pinned budget could not hold. */
+#define PINNED_DETAIL                                                                                       \
+    "The memory this server lets responses hold for clients still reading them (--max-pinned-bytes) is "    \
+    "taken by other responses; an answer already computed stays cached. Retry after the number of seconds " \
+    "in 'Retry-After'."
+
 void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
                    nq_response *resp)
 {
+    nq_app_stream_pinned(w, body, 0, media, gzip, seconds, resp);
+}
+
+void nq_app_stream_pinned(const nq_app_work *w, nq_app_body body, size_t pinned, const char *media, bool gzip,
+                          double seconds, nq_response *resp)
+{
+    assert(w && resp && body.read && body.destroy);
     app_stream *s = NULL;
-    const nq_err rc = stream_make(w->app, body, &gzip, &s);
+    const nq_err rc = stream_make(w->app, body, pinned, &gzip, &s);
     if (rc != NQ_OK) {
         stream_free(s);
-        nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
+        nq_app_problem(resp, w->instance, rc, NULL, rc == NQ_E_BUSY ? PINNED_DETAIL : NULL, false, 0);
         return;
     }
     char etag[NQ_ETAG_MAX];
@@ -186,9 +203,32 @@ void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bo
     if (resp->cache == NQ_CACHE_NONE) resp->cache = NQ_CACHE_MISS;
 }
 
+bool nq_app_pin_room(nq_app *app, size_t bytes, const char *instance, nq_response *resp)
+{
+    if (nq_pin_room(nq_app_pins(app), bytes)) return true;
+    nq_app_problem(resp, instance, NQ_E_BUSY, NULL, PINNED_DETAIL, false, 0);
+    return false;
+}
+
+nq_err nq_app_pin_body(nq_app *app, nq_response *resp, const char **detail)
+{
+    assert(app && resp && detail);
+    *detail = NULL;
+    if (resp->kind != NQ_BODY_CACHED) return NQ_OK;
+    nq_cache_entry *pinned = NULL;
+    const nq_err rc = nq_cache_entry_pin(resp->entry, nq_app_pins(app), &pinned);
+    if (rc != NQ_OK) { /* resp still holds its plain reference: the caller replaces resp */
+        *detail = rc == NQ_E_BUSY ? PINNED_DETAIL : NULL;
+        return rc;
+    }
+    resp->entry = pinned; /* the same bytes: body and body_len stay as they are */
+    return NQ_OK;
+}
+
 nq_err nq_app_publish(const nq_app_work *w, const char *media, char *body, size_t len, const nq_counts *counts,
                       double seconds, nq_cache_entry **entry)
 {
+    assert(w && media && body && entry);
     char *gzip = NULL;
     size_t gzip_len = 0;
     *entry = NULL;
@@ -228,7 +268,6 @@ void nq_app_settle(const nq_app_work *work, const nq_app_result *result, const a
     const nq_cache_value *val = nq_cache_entry_value(result->entry);
     if (val->gzip || val->body_len <= NQ_COMPRESS_MIN_BYTES) return;
     nq_cache *cache = nq_app_cache(work->app);
-    assert(w && media && body && entry);
     if (!nq_cache_holds(cache, work->key, result->entry)) return; /* evicted or replaced: nothing to do */
     nq_cache_value both = *val;
     char *gzip = NULL;
@@ -242,6 +281,7 @@ void nq_app_settle(const nq_app_work *work, const nq_app_result *result, const a
 
 void nq_app_static_json(nq_response *resp, unsigned status, const char *body)
 {
+    assert(resp && body);
     resp->status = status;
     resp->kind = NQ_BODY_STATIC;
     resp->body = body;

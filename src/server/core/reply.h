@@ -3,7 +3,7 @@
  *
  * Every success carries ETag, Cache-Control (immutable), Vary and Server-Timing; every problem
  * Cache-Control: no-store (and Retry-After when 503), so no route can forget one.
- * Thread-safety: reentrant; the gzip-stream budget is one atomic count per app.
+ * Thread-safety: reentrant; the gzip-stream budget and the pinned bytes are atomic counts per app.
  */
 #ifndef NQ_CORE_REPLY_H
 #define NQ_CORE_REPLY_H
@@ -56,6 +56,26 @@ typedef struct nq_app_body {
  * the problem. Thread-safe: the budget is one atomic count per app. */
 void nq_app_stream(const nq_app_work *w, nq_app_body body, const char *media, bool gzip, double seconds,
                    nq_response *resp);
+
+/* nq_app_stream for a body whose state holds `pinned` bytes for as long as its client reads (its
+ * buffers, a private copy of what it renders): they are taken from the app's --max-pinned-bytes first
+ * and given back when the stream is freed. When they do not fit, resp is a 503 (overloaded, with
+ * Retry-After) and body is freed. HEAD takes nothing. */
+void nq_app_stream_pinned(const nq_app_work *w, nq_app_body body, size_t pinned, const char *media, bool gzip,
+                          double seconds, nq_response *resp);
+
+/* Whether `bytes` of --max-pinned-bytes are free now, for a request about to compute something that a
+ * stream will then hold (checked again, and taken, when the stream is made): false, with resp the 503
+ * that nq_app_stream_pinned would answer and the refusal counted, when they are not. */
+bool nq_app_pin_room(nq_app *app, size_t bytes, const char *instance, nq_response *resp);
+
+/* Pin the cache entry a finished response is sent from (NQ_BODY_CACHED; any other body: NQ_OK, nothing
+ * done) against the app's --max-pinned-bytes: an entry's bytes are taken once while any response holds
+ * them, and given back when the last such response is freed, even long after the cache evicted it
+ * (cache.h, nq_cache_entry_pin). Called by the pipeline on every response it hands over. Errors:
+ * NQ_E_BUSY (the budget cannot hold the entry; *detail says so for the 503) and NQ_E_NOMEM: resp is
+ * unchanged and the caller replaces it by the problem. */
+nq_err nq_app_pin_body(nq_app *app, nq_response *resp, const char **detail);
 
 /* Bodies from this size on are published without their gzip form, which nq_app_settle adds once the
  * first answers are out: compressing at NQ_COMPRESS_LEVEL_ONCE runs at some 20 MB/s, far slower

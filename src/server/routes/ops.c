@@ -19,7 +19,7 @@
 #include "counts/jobs.h"
 #include "routes/shared.h"
 
-#define JOBS_METRICS_MAX 2560 /* the app's lines below, at most */
+#define JOBS_METRICS_MAX 3072 /* the app's lines below, at most */
 
 /* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
 #define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -69,6 +69,9 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
     unsigned gz_now = 0;
     uint64_t gz_declined = 0;
     nq_app_gzip_streams(app, &gz_now, &gz_declined);
+    size_t pinned = 0, pin_max = 0;
+    uint64_t pin_refused = 0;
+    nq_app_pinned(app, &pinned, &pin_max, &pin_refused);
     char *grown = realloc(*text, *len + JOBS_METRICS_MAX);
     if (!grown) return NQ_E_NOMEM;
     const int w = snprintf(
@@ -96,9 +99,16 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# HELP nqueensd_gzip_streams_max Their bound (--max-gzip-streams).\n"
         "# TYPE nqueensd_gzip_streams_max gauge\nnqueensd_gzip_streams_max %u\n"
         "# HELP nqueensd_gzip_streams_declined_total Streams sent uncompressed because none was free.\n"
-        "# TYPE nqueensd_gzip_streams_declined_total counter\nnqueensd_gzip_streams_declined_total %" PRIu64 "\n",
+        "# TYPE nqueensd_gzip_streams_declined_total counter\nnqueensd_gzip_streams_declined_total %" PRIu64 "\n"
+        "# HELP nqueensd_pinned_bytes Bytes responses hold for clients still reading them.\n"
+        "# TYPE nqueensd_pinned_bytes gauge\nnqueensd_pinned_bytes %zu\n"
+        "# HELP nqueensd_pinned_bytes_max Their bound (--max-pinned-bytes, at least --cache-bytes / 8).\n"
+        "# TYPE nqueensd_pinned_bytes_max gauge\nnqueensd_pinned_bytes_max %zu\n"
+        "# HELP nqueensd_pinned_refused_total Responses answered 503 because their bytes did not fit.\n"
+        "# TYPE nqueensd_pinned_refused_total counter\nnqueensd_pinned_refused_total %" PRIu64 "\n",
         st.queued, st.running, st.finished, st.completed, st.resumed, st.checkpoints, st.checkpoint_failures,
-        st.store_failures, st.store_bytes, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined);
+        st.store_failures, st.store_bytes, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined, pinned, pin_max,
+        pin_refused);
     *text = grown;
     if (w > 0 && w < JOBS_METRICS_MAX) *len += (size_t)w;
     return NQ_OK;

@@ -146,6 +146,7 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
 {
     const solution_plan *p = w->plan;
     const size_t size = nq_body_solution_size(&p->spec);
+    const size_t pinned = nq_body_solution_footprint(&p->spec, cols != NULL);
     const bool gz = w->variant.gzip_ok && size > NQ_COMPRESS_MIN_BYTES;
     nq_body_solution *b = NULL;
     nq_err rc = NQ_OK;
@@ -158,7 +159,8 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
         return;
     }
     const nq_app_body body = {body_read, body_free, b, size};
-    nq_app_stream(w, body, NQ_MEDIA_JSON, gz, seconds, resp);
+    /* The stream and its columns live as long as its client reads: they count against --max-pinned-bytes. */
+    nq_app_stream_pinned(w, body, pinned, NQ_MEDIA_JSON, gz, seconds, resp);
     seed_headers(p, resp);
 }
 
@@ -185,7 +187,12 @@ nq_app_step nq_route_solution_answer(nq_app_work *w, const nq_request *req, nq_r
     /* Too big to cache: the construction streams as it is sent; a search must run first (but HEAD
      * says only what GET would, and that needs no board). */
     const bool search = p->spec.method == NQ_METHOD_RANDOM && nq_solution_exists(p->spec.n);
-    if (search && !w->variant.head) return NQ_APP_COMPUTE;
+    if (search && !w->variant.head) {
+        /* Its stream will hold a copy of the columns: refuse now, before the search, when the
+         * pinned budget cannot hold it (finish checks again, and takes it). */
+        if (!nq_app_pin_room(w->app, nq_body_solution_footprint(&p->spec, true), w->instance, resp)) return NQ_APP_DONE;
+        return NQ_APP_COMPUTE;
+    }
     respond_stream(w, NULL, 0.0, resp);
     return NQ_APP_DONE;
 }

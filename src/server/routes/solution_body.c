@@ -62,6 +62,11 @@ size_t nq_body_solution_size(const nq_solution_spec *spec)
     return h + rows + (n - 1) + 2; /* commas, "]}" */
 }
 
+size_t nq_body_solution_footprint(const nq_solution_spec *spec, bool with_cols)
+{
+    return sizeof(nq_body_solution) + (with_cols ? (size_t)spec->n * sizeof(uint32_t) : 0);
+}
+
 nq_err nq_body_solution_create(const nq_solution_spec *spec, uint32_t *cols, nq_body_solution **out)
 {
     if (!spec || !out) {

@@ -35,6 +35,10 @@ typedef struct nq_body_solution nq_body_solution; /* opaque stream */
 /* The exact size of the body for spec (the "solution":null body for n = 2, 3). */
 size_t nq_body_solution_size(const nq_solution_spec *spec);
 
+/* The bytes a stream for spec holds while it lives: its state (with a staging buffer) and, with_cols,
+ * the n columns it was handed. What a streamed response pins. */
+size_t nq_body_solution_footprint(const nq_solution_spec *spec, bool with_cols);
+
 /* Create a stream. cols NULL: rows from the construction (n = 2, 3 render null); else cols[0..n) is
  * the solution and the stream takes it over (freed with free() by nq_body_solution_destroy, also
  * when create fails). On success *out owns the stream.

@@ -242,8 +242,9 @@ static void respond_stream(const nq_app_work *w, const nq_solve_spec *spec, doub
         nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0);
         return;
     }
-    nq_app_stream(w, (nq_app_body){body_read, body_free, b, 0}, spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, gz,
-                  seconds + (nq_clock_s() - t0), resp);
+    /* The stream's buffers are held as long as its client reads: they count against --max-pinned-bytes. */
+    nq_app_stream_pinned(w, (nq_app_body){body_read, body_free, b, 0}, nq_body_solve_footprint(spec),
+                         spec->ndjson ? NQ_MEDIA_NDJSON : NQ_MEDIA_JSON, gz, seconds + (nq_clock_s() - t0), resp);
 }
 
 /* Skip the offset once, for every stream of this request: the offset-th solution becomes the cursor. */

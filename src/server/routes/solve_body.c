@@ -138,6 +138,18 @@ static nq_err refill(nq_body_solve *b)
     return NQ_E_INTERNAL;
 }
 
+#define ITER_BYTES ((size_t)1024) /* the library's enumerator: O(n), under a kilobyte (design.md) */
+
+static size_t chunk_cap_of(const nq_solve_spec *spec)
+{
+    return BATCH * (nq_body_solve_solution_size(spec->n, spec->format) + 1) + HEAD_MAX + TAIL_MAX;
+}
+
+size_t nq_body_solve_footprint(const nq_solve_spec *spec)
+{
+    return sizeof(nq_body_solve) + chunk_cap_of(spec) + BATCH * (size_t)spec->n + ITER_BYTES;
+}
+
 nq_err nq_body_solve_create(const nq_solve_spec *spec, nq_body_solve **out)
 {
     if (!spec || !out || spec->limit == 0) return NQ_E_ARG;
@@ -146,7 +158,7 @@ nq_err nq_body_solve_create(const nq_solve_spec *spec, nq_body_solve **out)
     nq_body_solve *b = calloc(1, sizeof *b);
     if (!b) return NQ_E_NOMEM;
     b->spec = *spec;
-    b->chunk_cap = BATCH * (nq_body_solve_solution_size(spec->n, spec->format) + 1) + HEAD_MAX + TAIL_MAX;
+    b->chunk_cap = chunk_cap_of(spec);
     b->chunk = malloc(b->chunk_cap);
     b->cols = malloc(BATCH * (size_t)spec->n);
     if (!b->chunk || !b->cols) goto fail;

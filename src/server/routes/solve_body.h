@@ -50,6 +50,10 @@ size_t nq_body_solve_solution_size(int n, nq_format format);
  * at SIZE_MAX. */
 size_t nq_body_solve_size_max(const nq_solve_spec *spec);
 
+/* The bytes a stream for spec (valid n) holds while it lives: its state, its batch buffers and the
+ * library's enumerator (counted as a kilobyte, its bound). What a streamed response pins. */
+size_t nq_body_solve_footprint(const nq_solve_spec *spec);
+
 /* Create a stream positioned at the first solution of the page: seeks to the cursor or skips
  * `offset` solutions (O(offset) work, which the caller bounds). On success *out owns the stream.
  * Errors: NQ_E_ARG, NQ_E_RANGE, NQ_E_CURSOR, NQ_E_NOMEM (from the solver or allocation). */
