@@ -133,8 +133,8 @@ START_TEST(test_probes_while_workers_stopped)
         "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
         "GET /readyz HTTP/1.1\r\nHost: t\r\nconnection: Close\r\n\r\n",
         "HEAD /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
-        "GET /healthz?from=kubelet HTTP/1.1\r\nHost: t\r\nUser-Agent: kube-probe/1.30\r\nAccept: */*\r\n"
-        "Connection: close\r\n\r\n",
+        ("GET /healthz?from=kubelet HTTP/1.1\r\nHost: t\r\nUser-Agent: kube-probe/1.30\r\nAccept: */*\r\n"
+         "Connection: close\r\n\r\n"),
     };
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
         ck_assert_msg(ask(probes[i], HANG_MS) == 200, "probe %zu unanswered while the workers are busy", i);
