@@ -557,7 +557,7 @@ static void truncate_log(const char *path)
  * 400 checkpoints of n = 19 leave it room. Then, with the volume full but for STORE_SPARE_BYTES
  * (docs/store.md's minimum; 24 KiB was measured to be enough) and the log truncated to nothing (the
  * worst case), two counts finish: both are stored, and read back after a reopen. */
-#define STORE_SPARE_BYTES (32 * 1024)
+#define STORE_SPARE_BYTES (32L * 1024)
 START_TEST(small_volume_keeps_every_finished_count)
 {
     tmp_store t = {{0}, {0}};
