@@ -24,6 +24,7 @@
  * completion, and how many ran past the cap (cancelled after S seconds through nq_count_ctl).
  * Timings go to docs/play.md; nothing here is an assertion.
  */
+#include "givens.h"
 #include "nqueens/complete.h"
 
 #include <errno.h>
@@ -97,28 +98,6 @@ static double timed(int n, const nq_square *g, size_t k, const uint32_t *blocked
     pthread_mutex_destroy(&w.lock);
     *outcome = rc == NQ_E_CANCELED ? -1 : found ? 1 : 0;
     return t;
-}
-
-/* The natural generator: queens on uniformly chosen unattacked squares, k of them. */
-static size_t random_instance(int n, int k, unsigned *seed, nq_square *g)
-{
-    size_t count = 0;
-    while ((int)count < k) {
-        nq_square free_sq[NQ_N_MAX * NQ_N_MAX];
-        size_t m = 0;
-        for (int r = 0; r < n; r++)
-            for (int c = 0; c < n; c++) {
-                bool ok = true;
-                for (size_t i = 0; i < count && ok; i++) {
-                    const int gr = (int)g[i].row, gc = (int)g[i].col;
-                    ok = gr != r && gc != c && gr - gc != r - c && gr + gc != r + c;
-                }
-                if (ok) free_sq[m++] = (nq_square){(uint32_t)r, (uint32_t)c};
-            }
-        if (m == 0) break; /* nowhere left: fewer queens than asked */
-        g[count++] = free_sq[(size_t)rand_r(seed) % m];
-    }
-    return count;
 }
 
 /* Squares (r, c) as r * n + c; lines of both directions as a sum (r + c) or a difference (r - c + n - 1). */
@@ -252,7 +231,7 @@ int main(int argc, char **argv)
             const int k = (int)(fractions[f] * n + 0.5);
             for (int r = 0; r < reps; r++) {
                 nq_square g[NQ_N_MAX];
-                const size_t got = random_instance(n, k, &seed, g);
+                const size_t got = nq_bench_random_givens(n, k, &seed, g);
                 t[r] = timed(n, g, got, NULL, cap, &outcome[r]);
             }
             char family[32];

@@ -18,6 +18,7 @@
  * Timings go to docs/performance.md ("Refusing what cannot finish"); nothing here is an assertion,
  * except that the two ways of measuring a trace's length agree.
  */
+#include "givens.h"
 #include "nqueens/complete.h"
 #include "nqueens/trace.h"
 
@@ -128,28 +129,6 @@ static int trace_rate(int argc, char **argv)
     return 0;
 }
 
-/* The natural generator of bench_complete.c: queens on uniformly chosen unattacked squares. */
-static size_t random_givens(int n, int k, unsigned *seed, nq_square *g)
-{
-    size_t count = 0;
-    while ((int)count < k) {
-        nq_square sq[NQ_N_MAX * NQ_N_MAX];
-        size_t m = 0;
-        for (int r = 0; r < n; r++)
-            for (int c = 0; c < n; c++) {
-                bool ok = true;
-                for (size_t i = 0; i < count && ok; i++) {
-                    const int gr = (int)g[i].row, gc = (int)g[i].col;
-                    ok = gr != r && gc != c && gr - gc != r - c && gr + gc != r + c;
-                }
-                if (ok) sq[m++] = (nq_square){(uint32_t)r, (uint32_t)c};
-            }
-        if (m == 0) break;
-        g[count++] = sq[(size_t)rand_r(seed) % m];
-    }
-    return count;
-}
-
 static int complete_rate(int argc, char **argv)
 {
     static const int dflt[] = {12, 13, 14, 15, 16};
@@ -163,7 +142,7 @@ static int complete_rate(int argc, char **argv)
             double worst = 0, sum = 0;
             for (int rep = 0; rep < INSTANCES; rep++) {
                 nq_square g[NQ_N_MAX];
-                const size_t got = random_givens(n, k, &seed, g);
+                const size_t got = nq_bench_random_givens(n, k, &seed, g);
                 uint64_t completions = 0;
                 const double t0 = cpu_s();
                 if (nq_complete_count(n, g, got, 1, NULL, &completions) != NQ_OK) return 1;
