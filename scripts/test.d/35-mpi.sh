@@ -224,7 +224,8 @@ rank_pids() {
 }
 # stop_when_busy SIG TO CPU ARGS...: start the job `mpirun ARGS...` (stdout and stderr to
 # $work/stop.out and .err), wait until one of its processes has used CPU seconds (polled: work under
-# way, whatever the machine's load), then send SIG to mpirun (TO = mpirun), to every rank (TO =
+# way, whatever the machine's load), or with CPU = progress until a progress line counts a finished
+# task, then send SIG to mpirun (TO = mpirun), to every rank (TO =
 # ranks, as srun and Slurm's time limit do) or to one rank (TO = rank0, rank1, ...); sets status to
 # the job's exit status.
 stop_when_busy() {
@@ -232,8 +233,12 @@ stop_when_busy() {
   setsid mpirun --allow-run-as-root --oversubscribe "$@" >"$work/stop.out" 2>"$work/stop.err" &
   job=$!
   for _ in $(seq 6000); do
-    most=$(ps -o times= -s "$job" | sort -n | tail -1)
-    ((${most:-0} >= cpu)) && break
+    if [[ $cpu == progress ]]; then
+      grep -Eq ': [1-9][0-9]* of [0-9]+ tasks' "$work/stop.err" && break
+    else
+      most=$(ps -o times= -s "$job" | sort -n | tail -1)
+      ((${most:-0} >= cpu)) && break
+    fi
     kill -0 "$job" 2>/dev/null || break
     sleep 0.05
   done
@@ -286,8 +291,10 @@ stop_when_busy TERM rank0 2 -np 3 "$bin" 19 --threads 1
 stopped_early "SIGTERM on rank 0 alone"
 stop_when_busy USR1 rank2 2 -np 3 "$bin" 19 --threads 1
 stopped_early "SIGUSR1 on rank 2 alone"
-# SIGINT to a job of one rank (rank 0 counts alone, a thread of its own watching for the stop)
-stop_when_busy INT ranks 2 -np 1 "$bin" 19 --threads 1 --checkpoint "$cps.alone" --checkpoint-every 3600
+# SIGINT to a job of one rank (rank 0 counts alone, a thread of its own watching for the stop),
+# once its progress line says it has finished a task: CPU seconds alone do not say that on a
+# loaded machine, and a stop before the first task keeps nothing
+stop_when_busy INT ranks progress -np 1 "$bin" 19 --threads 1 --checkpoint "$cps.alone" --checkpoint-every 3600
 kept=$(sed -n 's/^done //p' "$cps.alone" 2>/dev/null || true)
 [[ $status -eq 3 && -n $kept && $kept -gt 0 && $kept -lt 26370 ]] ||
   fail "SIGINT on -np 1: exit $status, checkpoint done '$kept': $(cat "$work/stop.err")"
