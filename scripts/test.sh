@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite, exactly as CI runs it (.ci/run calls this).
 #   scripts/test.sh           everything, the cheap checks first: the stages 00 to 04 (clang-format,
-#                             layers, ShellCheck, ESLint: seconds each), then the release build + tests,
-#                             the slow tests, the ASan+UBSan build + tests, then the stages 05 and up
+#                             layers, ShellCheck, ESLint, the Kubernetes manifests: seconds each), then
+#                             the release build + tests, the slow tests, the ASan+UBSan build + tests,
+#                             then the stages 05 and up
 #                             (quick start from a fresh clone, TSan on the concurrency tests, the build
 #                             matrix, static analysis, fuzzing, MPI, contract tests, the page in Chromium,
 #                             container smoke); docs/testing.md describes each

@@ -4,7 +4,7 @@
 #   bench/http/probes.sh                 build nqueensd (Release) and measure
 #   NQUEENSD=path bench/http/probes.sh   use an existing binary (compare two builds this way)
 #
-# The load, all at once for DURATION seconds, on one nqueensd configured as deploy/kubernetes.yaml
+# The load, all at once for DURATION seconds, on one nqueensd configured as deploy/'s pods
 # (2 solver workers, 512 connections, 16 gzip streams, a store):
 #   - a long count running (n = LONG_N, started with Prefer: respond-async);
 #   - STREAMS clients reading gzip streams in a loop (/solution?n=1000000, /solve?n=13, both

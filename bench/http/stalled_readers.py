@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """stalled_readers.py - the memory worst case, measured: clients that stop reading, on every route
 with large answers, as many as the connection limit lets in, against the settings of
-deploy/kubernetes.yaml.
+deploy/overlays/single/statefulset.yaml (the pod of both Kubernetes overlays).
 
     bench/http/stalled_readers.py build-h4/src/server/nqueensd     measure, print one JSON line
     LONG_COUNT=0 bench/http/stalled_readers.py ...                   without the long count beside them
     NQUEENSD_MAX_PINNED_BYTES=64G bench/http/stalled_readers.py ...  a variable of the caller's wins
     MALLOC_MMAP_THRESHOLD_= bench/http/stalled_readers.py ...        (an empty one removes it)
 
-The server runs with the manifest's NQUEENSD_* variables (read from deploy/kubernetes.yaml; the store
-in a temporary directory, the port chosen by the kernel). It opens conn-limit - 4
-connections (4 are kept for the probe and the scrapes), 16 at a time, each with a 4 KiB receive
-buffer; each sends one request of the mix below, reads the head of its answer and stops reading. The
-mix, one in each of these in turn:
+The server runs with the manifest's NQUEENSD_* variables (read from
+deploy/overlays/single/statefulset.yaml; the store in a temporary directory, the port chosen by the
+kernel). It opens conn-limit - 4 connections (4 are kept for the probe and the scrapes), 16 at a
+time, each with a 4 KiB receive buffer; each sends one request of the mix below, reads the head of its
+answer and stops reading. The mix, one in each of these in turn:
 
     /solution?n=1000000&method=random&seed=<each its own>          a 6.9 MB entry each (cached, evicted)
     /solution?n=<max-n-solution>&method=construct                   one cached 6.9 MB entry for all
@@ -42,7 +42,8 @@ import tempfile
 import time
 import urllib.request
 
-MANIFEST = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "kubernetes.yaml")
+MANIFEST = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "overlays", "single",
+                        "statefulset.yaml")
 RCVBUF = 4096
 KINDS = ["solution random", "solution construct", "solve board", "solve columns", "solve n=12 gzip", "trace",
          "solve board gzip"]

@@ -20,6 +20,11 @@ module.exports = defineConfig([
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
   },
   {
+    // Node.js ES modules (tools/manifests: the deploy/ manifests' renderer and validator).
+    files: ['tools/**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: globals.node },
+  },
+  {
     // The browser tests also hand functions to page.evaluate(), $eval() and waitForFunction(), which
     // run in the page: those use the browser's globals (document, window, location...).
     files: ['tests/browser/test/**/*.js'],
