@@ -16,7 +16,7 @@ ARG DEBIAN_IMAGE=debian:bookworm-slim
 FROM ${DEBIAN_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev \
+      build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev libpq-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # .dockerignore keeps build folders, .git and node_modules out of the context.
@@ -31,7 +31,7 @@ LABEL org.opencontainers.image.title=nqueens
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libcjson1 zlib1g libsqlite3-0 \
+      libmicrohttpd12 libcjson1 zlib1g libsqlite3-0 libpq5 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin nqueens \

@@ -4,9 +4,10 @@
 #                                 layer or one it may use, no module (x.c with its x.h) depends on
 #                                 itself through others (a cycle between files, within a folder or
 #                                 across), <microhttpd.h> appears only under http/, <sqlite3.h> only
-#                                 in store/sqlite.c, and the solver library (include/nqueens, src/solver,
-#                                 src/json) includes nothing of the tools built on it; else list
-#                                 every offending line or cycle and exit 1.
+#                                 in store/sqlite.c, <libpq-fe.h> only in store/postgres.c, and the
+#                                 solver library (include/nqueens, src/solver, src/json) includes
+#                                 nothing of the tools built on it; else list every offending line
+#                                 or cycle and exit 1.
 # The allowed uses mirror the DEPS of each layer in src/server/CMakeLists.txt, outermost first:
 #   http -> routes -> counts -> core -> {cache, compute, store} -> base, and ops beside core.
 set -euo pipefail
@@ -50,6 +51,10 @@ for layer in "${!uses[@]}"; do
     fi
     if [[ $f != store/sqlite.c ]] && grep -q '^#include <sqlite3.h>' "$f"; then
       echo "src/server/$f: <sqlite3.h> outside store/sqlite.c, the SQLite backend"
+      bad=1
+    fi
+    if [[ $f != store/postgres.c ]] && grep -q '^#include <libpq-fe.h>' "$f"; then
+      echo "src/server/$f: <libpq-fe.h> outside store/postgres.c, the PostgreSQL backend"
       bad=1
     fi
   done

@@ -69,6 +69,14 @@ run_stages() { # run_stages FIRST LAST: the stages numbered FIRST..LAST, in orde
 }
 
 scripts/deps.sh --test
+
+# The store's PostgreSQL tests run against a throwaway server (scripts/pg_test_server.sh) for the
+# whole run; every stage's tests find it in NQ_TEST_PG, and it goes when the run ends.
+pg_dir=$(mktemp -d /tmp/nq-test-pg-XXXXXX)
+NQ_TEST_PG=$(scripts/pg_test_server.sh start "$pg_dir")
+export NQ_TEST_PG
+pg_stop() { scripts/pg_test_server.sh stop "$pg_dir" || true; }
+trap 'stage_report; pg_stop' EXIT
 (( fast )) || scripts/deps.sh --node # the whole suite: its npm stages need a Node.js Debian 12 lacks
 
 # Every build here has its tests on, whatever an earlier configuration of the same folder said (the

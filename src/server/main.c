@@ -139,6 +139,8 @@ static void block_stop_signals(sigset_t *set)
 
 static void log_listening(const nq_config *cfg, const nq_server *s, const nq_accesslog *log)
 {
+    char store[sizeof cfg->store];
+    nq_store_location_shown(cfg->store, store, sizeof store); /* never the password */
     const nq_log_field f[] = {
         NQ_LOG_STR("bind", cfg->bind_addr),
         NQ_LOG_INT("port", nq_server_port(s)),
@@ -149,7 +151,7 @@ static void log_listening(const nq_config *cfg, const nq_server *s, const nq_acc
         NQ_LOG_INT("count_threads", cfg->count_threads),
         NQ_LOG_INT("conn_limit", cfg->conn_limit),
         NQ_LOG_INT("cache_bytes", cfg->cache_bytes),
-        NQ_LOG_STR("store", cfg->store),
+        NQ_LOG_STR("store", store),
     };
     nq_accesslog_event(log, NQ_LOG_INFO, "listening", f, sizeof f / sizeof f[0]);
 }
@@ -208,8 +210,11 @@ static bool open_store(const nq_config *cfg, nq_store **store)
 {
     *store = NULL;
     if (strcmp(cfg->store, "none") == 0) return true;
-    char err[512];
-    if (nq_store_open(cfg->store, store, err, sizeof err) == NQ_OK) return true;
+    char err[512] = "";
+    if (nq_store_open(cfg->store, store, err, sizeof err) == NQ_OK) {
+        if (err[0]) fprintf(stderr, "nqueensd: %s\n", err); /* a database not reachable yet: not fatal */
+        return true;
+    }
     fprintf(stderr, "nqueensd: %s\n", err);
     return false;
 }

@@ -80,8 +80,13 @@ static const opt_row opts[] = {
      "apart from the solver workers; identical waits share one; beyond them and --queue-len, 503"},
     {"long-count-queue", "NQUEENSD_LONG_COUNT_QUEUE", T_UINT, FIELD(long_count_queue), "8", 0, 1024, "N",
      "long counts that may wait for one of --long-counts; beyond it 503 + Retry-After"},
-    {"store", "NQUEENSD_STORE", T_PATH, FIELD(store), "nqueens.db", 0, 0, "PATH",
-     "SQLite file of finished counts and checkpoints (created if missing); none = keep nothing"},
+    {"store", "NQUEENSD_STORE", T_PATH, FIELD(store), "nqueens.db", 0, 0, "PATH|URI",
+     "where finished counts and counts in progress are kept: an SQLite file (created if missing; one "
+     "replica), a PostgreSQL database shared by replicas (postgresql://..., postgres://... or libpq's "
+     "key=value form; password from PGPASSWORD or a passfile), or none = keep nothing"},
+    {"lease-ms", "NQUEENSD_LEASE_MS", T_UINT, FIELD(lease_ms), "15000", 100, 3600000, "MS",
+     "a block of a long count's tasks stays a replica's this long unless renewed (every third of it); "
+     "then another may take it up"},
     {"checkpoint-ms", "NQUEENSD_CHECKPOINT_MS", T_UINT, FIELD(checkpoint_ms), "5000", 50, 3600000, "MS",
      "a running long count records its finished tasks in the store this often"},
     {"count-task-delay-ms", "NQUEENSD_COUNT_TASK_DELAY_MS", T_UINT, FIELD(count_task_delay_ms), "0", 0, 60000, "MS",
@@ -380,7 +385,11 @@ static nq_err bad_value(const opt_row *o, const char *source, const char *value,
 {
     char shown[48];
     char range[RANGE_TEXT_MAX];
-    quote_value(value, shown, sizeof shown);
+    /* A store location may hold a password: never echoed. */
+    if (o->type == T_PATH && strcmp(o->flag, "store") == 0)
+        snprintf(shown, sizeof shown, "(not shown)");
+    else
+        quote_value(value, shown, sizeof shown);
     describe_range(o, range, sizeof range);
     return fail(err, errlen, NQ_E_PARAM_INVALID, "invalid value \"%s\" for --%s (from %s): expected %s", shown, o->flag,
                 source, range);

@@ -65,6 +65,7 @@ typedef struct nq_config {
     unsigned long_count_queue;              /* long counts that may wait for a runner; excess gets 503 */
     char store[NQ_CONFIG_PATH_MAX];         /* SQLite store path; "none" = no store */
     unsigned checkpoint_ms;                 /* a long count's checkpoint interval */
+    unsigned lease_ms;                      /* a claimed block's lease (renewed every third of it) */
     unsigned count_task_delay_ms;           /* tests only: sleep after each task of a long count */
     uint64_t max_solutions;                 /* most solutions one /solve response may carry */
     unsigned max_n_solution;                /* largest n /solution and /check accept (422 beyond) */

@@ -73,6 +73,9 @@
       "be cached. Retry after the number of seconds in 'Retry-After'.")                                            \
     P(SHUTTING_DOWN, "shutting-down", 503, "Service shutting down",                                                \
       "This instance is draining before it stops. Retry, and another instance will answer.")                       \
+    P(STORE_UNAVAILABLE, "store-unavailable", 503, "Store unavailable",                                            \
+      "The database the counts are kept in cannot be reached now; what needs it (a long count, /counts) "          \
+      "waits for it, and nothing is lost. Retry after the number of seconds in 'Retry-After'.")                    \
     P(COMPUTATION_CANCELLED, "computation-cancelled", 503, "Computation cancelled",                                \
       "The computation was stopped before it finished (for instance by a budget). Retry later.")                   \
     P(OUT_OF_MEMORY, "out-of-memory", 503, "Out of memory",                                                        \
@@ -132,6 +135,8 @@
     X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")   \
     /* conditional requests */                                                                   \
     X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")                            \
+    X(E_STORE_UNAVAILABLE, 68, STORE_UNAVAILABLE, "Store's database cannot be reached")          \
+    X(E_STORE_LOST, 69, INTERNAL_ERROR, "Lease on a block of tasks lost")                        \
     /* work refused at parse time */                                                             \
     X(E_TOO_COSTLY, 67, TOO_COSTLY, "Estimated to take longer than the budget")
 

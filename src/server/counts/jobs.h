@@ -1,24 +1,31 @@
-/* jobs.h - the long-count service of nqueensd: counts that outlive requests, with progress,
- * checkpoints in the store and resumption after a restart.
+/* jobs.h - the long-count service of nqueensd: counts that outlive requests, with progress, kept
+ * in the store and counted by every replica that shares it.
  *
  * Workload: a count of n >= --long-count-n takes from seconds to hours. It must not depend on a
- * client staying connected, nor die with the process: so it runs on a runner thread of its own
- * (at most --long-counts at once, --long-count-queue more waiting), counts its plan's tasks
- * (nq_count_tasks), and every --checkpoint-ms the tasks finished and their sums go to the store
- * in one transaction. At start-up the finished counts of the store are loaded (and published to
- * the cache) and every checkpoint of a count that is still long (n >= --long-count-n) is queued
- * again: the count resumes where the checkpoint left it. What the store holds is checked: a row
- * that fails the store's check value, a count that is not the known one of its n (OEIS A000170,
- * A002562) or a checkpoint whose sums exceed it is ignored with a warning, and counted when asked.
+ * client staying connected, nor die with the process, nor with the replica: so it is registered
+ * once in the store for the whole service (nq_store_register_count), its plan's tasks split into
+ * blocks, and --long-counts runner threads on every replica claim blocks under a lease
+ * (nq_store_claim_block), count them (nq_count_tasks), commit the tasks finished every
+ * --checkpoint-ms and finish each block, its sums and its done mark in one transaction. A lease
+ * keeper renews each held lease every third of --lease-ms; a renew, commit or finish that finds the
+ * lease lost drops the block (its uncommitted tasks are counted again by whoever claims it next).
+ * The block that finishes a count writes the finished count; the replica that finished it checks
+ * it against the known count of its n (OEIS A000170, A002562) and the symmetry identity before it
+ * publishes it. The same code runs on SQLite (one replica, one claimer) and PostgreSQL (many).
  *
- * One slot per board size (n <= NQ_COUNT_N_MAX), so the registry is a fixed array: a count is
- * NONE (never asked, or failed), QUEUED, RUNNING or DONE. A DONE count stays known for the life of
- * the process (27 slots at most) and in the store for good; it is on disk before anyone is told it
- * is done. A store that cannot be written (full disk, read-only) is logged and counted, and the
- * write is retried on every checkpoint tick: serving goes on from memory.
+ * What a caller sees comes from the store: status, progress (tasks committed / tasks),
+ * started_at and elapsed time by the database's clock, the finished count and its seconds; so
+ * every replica answers alike. Finished counts are also kept in memory (27 slots at most) and
+ * served from there without the store. Without a store (--store none) the same runners count whole
+ * counts queued in memory, and nothing outlives the process.
  *
- * Thread-safety: every function may be called from any thread; one mutex guards the slots, and no
- * store write or count runs under it. Ownership: the service borrows the configuration, the cache
+ * Store faults: a call that fails (the database unreachable: NQ_E_STORE_UNAVAILABLE) is counted
+ * and retried by the threads; a request that needs the store's answer gets the error (503). A
+ * count finished within a request (nq_count_jobs_record) is written after the response, by the
+ * keeper thread, retried while the store refuses it.
+ *
+ * Thread-safety: every function may be called from any thread; one mutex guards the memory, and no
+ * store call or count runs under it. Ownership: the service borrows the configuration, the cache
  * (where it publishes finished counts; may be NULL), the store (may be NULL) and the event sink's
  * context; all must outlive it. It knows nothing of requests: the routes ask it.
  */
@@ -34,40 +41,9 @@
 #include "base/errors.h"
 #include "base/event.h"
 #include "cache/cache.h"
+#include "counts/job_view.h"
 #include "nqueens/solver.h"
 #include "store/store.h"
-
-typedef struct nq_count_jobs nq_count_jobs; /* opaque */
-
-typedef enum nq_job_state {
-    NQ_JOB_NONE = 0, /* not known (never asked, or it failed) */
-    NQ_JOB_QUEUED,   /* waiting for a runner */
-    NQ_JOB_RUNNING,  /* counting */
-    NQ_JOB_DONE      /* finished: counts known */
-} nq_job_state;
-
-/* A consistent snapshot of one count. */
-typedef struct nq_job_view {
-    int n;              /* board size */
-    nq_job_state state; /* where it is */
-    double progress;    /* fraction of its tasks done, 0..1 */
-    double elapsed_s;   /* wall time spent on it, over every run */
-    double eta_s;       /* estimated seconds to go; < 0 while it cannot be estimated */
-    nq_counts counts;   /* DONE: the counts */
-    double seconds;     /* DONE: the wall time the count took */
-    int64_t since;      /* DONE: when it finished; else when it was first started (Unix s) */
-} nq_job_view;
-
-/* Counters for /metrics. */
-typedef struct nq_count_jobs_stats {
-    size_t queued, running, finished; /* counts in each state now */
-    uint64_t completed;               /* long counts finished by this process */
-    uint64_t resumed;                 /* counts resumed from a checkpoint at start-up */
-    uint64_t checkpoints;             /* checkpoint transactions written */
-    uint64_t checkpoint_failures;     /* checkpoint transactions that failed */
-    uint64_t store_failures;          /* writes of finished counts that failed (retried) */
-    uint64_t store_bytes;             /* the store's size on disk; 0 without one */
-} nq_count_jobs_stats;
 
 /* Create the service over a configuration, a cache (may be NULL), a store (may be NULL) and an event
  * sink (copied; NULL: events go nowhere); load what the store holds (publishing its finished counts
@@ -81,17 +57,24 @@ nq_err nq_count_jobs_create(const nq_config *cfg, nq_cache *cache, nq_store *sto
  * freed. Waiters must be gone. NULL is accepted. */
 void nq_count_jobs_destroy(nq_count_jobs *j);
 
-/* Make sure n is counted: a DONE or active count is left as it is; otherwise one is queued, unless
- * --long-counts + --long-count-queue are all taken (NQ_E_BUSY) or the registry stops
- * (NQ_E_DRAINING). *view (may be NULL) receives the count's state. */
+/* Make sure n is counted: a DONE or active count is left as it is; otherwise one is registered in
+ * the store (queued in memory without one), unless --long-counts + --long-count-queue counts are
+ * active already in the whole store (NQ_E_BUSY) or the registry stops (NQ_E_DRAINING). Two callers
+ * on any replicas asking at once register one count. *view (may be NULL) receives the count's
+ * state. Errors also: the store's (NQ_E_STORE_UNAVAILABLE, NQ_E_STORE_IO). */
 nq_err nq_count_jobs_start(nq_count_jobs *j, int n, nq_job_view *view);
 
 /* Wait up to wait_ms (UINT32_MAX: no limit) for n to be DONE, returning early when *cancel (may be
  * NULL) becomes true. NQ_OK with *view, DONE or not; the count's error when it failed meanwhile
- * (NQ_E_NOMEM, NQ_E_THREAD); NQ_E_DRAINING when the registry stops. */
+ * (NQ_E_NOMEM, NQ_E_THREAD); NQ_E_DRAINING when the registry stops; the store's error when it
+ * cannot be read. With a store, the store is read every few hundred ms while waiting. */
 nq_err nq_count_jobs_wait(nq_count_jobs *j, int n, uint32_t wait_ms, const atomic_bool *cancel, nq_job_view *view);
 
-/* The state of n now (state NONE when unknown). */
+/* The state of n now (state NONE when unknown): from the store when there is one. NQ_OK, or the
+ * store's error (*view then says what memory knows: DONE or NONE). */
+nq_err nq_count_jobs_read(nq_count_jobs *j, int n, nq_job_view *view);
+
+/* nq_count_jobs_read without the error. */
 void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view);
 
 /* Record a count that finished within a request (any route's: a /count below --long-count-n, a
@@ -101,7 +84,11 @@ void nq_count_jobs_view(nq_count_jobs *j, int n, nq_job_view *view);
 void nq_count_jobs_record(nq_count_jobs *j, int n, const nq_counts *c, double seconds);
 
 /* Every known count, newest first (running and queued by start, finished by finish time), into
- * out (cap entries). Returns how many were written. */
+ * out (cap entries), *len of them: the store's counts (and finished ones not written to it yet).
+ * NQ_OK, or the store's error (*len then counts what memory knows). */
+nq_err nq_count_jobs_list_all(nq_count_jobs *j, nq_job_view *out, size_t cap, size_t *len);
+
+/* nq_count_jobs_list_all without the error; returns how many were written. */
 size_t nq_count_jobs_list(nq_count_jobs *j, nq_job_view *out, size_t cap);
 
 /* Snapshot the counters. */

@@ -11,8 +11,10 @@
  *   finish   the published entry, the body rendered from the counts, or the 202 of a count not done
  *   late     the pool's deadline came first: the 202
  *
- * The 200 is the same whichever way the count was made (quick, long, loaded from the store): its
- * body is rendered from n and the counts, its ETag from the key.
+ * The 200 is the same whichever way the count was made (quick, long, loaded from the store) and
+ * whichever replica answers: its body is rendered from n and the counts, its ETag from the key. The
+ * 202 is the store's view (status, progress, elapsed time by the database's clock); a long count
+ * whose state cannot be read (the database unreachable) is the 503 store-unavailable.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime (clock.h) */
@@ -250,8 +252,10 @@ void nq_route_count_finish(const nq_app_work *w, const nq_app_result *r, nq_resp
     const count_result *c = r->data;
     if (c->pending) {
         nq_job_view v; /* fresh: the result may be shared by requests that came later */
-        nq_count_jobs_view(nq_shared_jobs(w->app), p->n, &v);
-        if (v.state == NQ_JOB_DONE)
+        const nq_err rc = nq_count_jobs_read(nq_shared_jobs(w->app), p->n, &v);
+        if (rc != NQ_OK)
+            nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0); /* the store cannot be read */
+        else if (v.state == NQ_JOB_DONE)
             serve_done(w, &v, resp); /* done since */
         else if (v.state == NQ_JOB_NONE)
             nq_app_problem(resp, w->instance, NQ_E_INTERNAL, NULL, NULL, false, 0);
@@ -282,8 +286,10 @@ void nq_route_count_late(const nq_app_work *w, nq_response *resp)
 {
     const count_plan *p = w->plan;
     nq_job_view v;
-    nq_count_jobs_view(nq_shared_jobs(w->app), p->n, &v);
-    if (p->long_count && (v.state == NQ_JOB_QUEUED || v.state == NQ_JOB_RUNNING))
+    const nq_err rc = p->long_count ? nq_count_jobs_read(nq_shared_jobs(w->app), p->n, &v) : NQ_OK;
+    if (rc != NQ_OK)
+        nq_app_problem(resp, w->instance, rc, NULL, NULL, false, 0); /* the store cannot be read */
+    else if (p->long_count && (v.state == NQ_JOB_QUEUED || v.state == NQ_JOB_RUNNING))
         accepted(resp, w->instance, &v, p);
     else /* a short count that outlived the deadline: the result will be cached */
         nq_app_problem(resp, w->instance, NQ_E_DEADLINE, NULL, NULL, false, 0);

@@ -5,8 +5,10 @@
  *              {"n":19,"status":"done","total":4968057848,"unique":621012754,"seconds":35.2,
  *               "finished_at":"2026-12-01T09:29:00Z"}, ...]}
  *
- * Finished counts (from this process or the store) and queued or running ones (counts/jobs.h). It
- * describes the moment: Cache-Control no-store. Rendered with snprintf, not cJSON: totals pass the
+ * The store's counts, finished, queued or running (counts/jobs.h), the same on every replica that
+ * shares it (every figure comes from the store: seconds, finished_at, started_at, progress), and
+ * finished counts this process has not written there yet. The store unreachable: 503
+ * store-unavailable. It describes the moment: Cache-Control no-store. Rendered with snprintf, not cJSON: totals pass the
  * 2^53 a JSON number parsed as a double holds exactly, and are written as exact integers.
  */
 #ifndef _POSIX_C_SOURCE
@@ -58,7 +60,12 @@ nq_app_step nq_route_counts_answer(nq_app_work *w, const nq_request *req, nq_res
     nq_query q;
     if (!nq_app_parse_query(req, 0, &q, resp)) return NQ_APP_DONE;
     nq_job_view views[NQ_COUNT_N_MAX];
-    const size_t len = nq_count_jobs_list(nq_shared_jobs(w->app), views, NQ_COUNT_N_MAX);
+    size_t len = 0;
+    const nq_err rc = nq_count_jobs_list_all(nq_shared_jobs(w->app), views, NQ_COUNT_N_MAX, &len);
+    if (rc != NQ_OK) { /* the store cannot be read: a partial list would say counts vanished */
+        nq_app_problem(resp, req->path, rc, NULL, NULL, false, 0);
+        return NQ_APP_DONE;
+    }
     const size_t cap = 16 + (len + 1) * ROW_MAX;
     char *body = malloc(cap);
     if (!body) {

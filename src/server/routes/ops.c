@@ -19,7 +19,7 @@
 #include "counts/jobs.h"
 #include "routes/shared.h"
 
-#define JOBS_METRICS_MAX 3072 /* the app's lines below, at most */
+#define JOBS_METRICS_MAX 5120 /* the app's lines below, at most */
 
 /* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
 #define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -94,6 +94,19 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# TYPE nqueensd_store_write_failures_total counter\nnqueensd_store_write_failures_total %" PRIu64 "\n"
         "# HELP nqueensd_store_bytes Size of the store on disk (file and write-ahead log).\n"
         "# TYPE nqueensd_store_bytes gauge\nnqueensd_store_bytes %" PRIu64 "\n"
+        "# HELP nqueensd_count_blocks_claimed_total Blocks of long counts this replica claimed.\n"
+        "# TYPE nqueensd_count_blocks_claimed_total counter\nnqueensd_count_blocks_claimed_total %" PRIu64 "\n"
+        "# HELP nqueensd_count_blocks_finished_total Blocks this replica counted and finished in the store.\n"
+        "# TYPE nqueensd_count_blocks_finished_total counter\nnqueensd_count_blocks_finished_total %" PRIu64 "\n"
+        "# HELP nqueensd_count_blocks_lost_total Blocks dropped because their lease was lost.\n"
+        "# TYPE nqueensd_count_blocks_lost_total counter\nnqueensd_count_blocks_lost_total %" PRIu64 "\n"
+        "# HELP nqueensd_count_blocks_taken_over_total Blocks claimed after another claimer's lease lapsed.\n"
+        "# TYPE nqueensd_count_blocks_taken_over_total counter\nnqueensd_count_blocks_taken_over_total %" PRIu64 "\n"
+        "# HELP nqueensd_store_call_seconds Store round trips of the long-count service.\n"
+        "# TYPE nqueensd_store_call_seconds summary\nnqueensd_store_call_seconds_sum %.6f\n"
+        "nqueensd_store_call_seconds_count %" PRIu64 "\n"
+        "# HELP nqueensd_store_errors_total Store calls that failed (unreachable, refused; a lost lease is not one).\n"
+        "# TYPE nqueensd_store_errors_total counter\nnqueensd_store_errors_total %" PRIu64 "\n"
         "# HELP nqueensd_gzip_streams Responses being compressed as they are sent.\n"
         "# TYPE nqueensd_gzip_streams gauge\nnqueensd_gzip_streams %u\n"
         "# HELP nqueensd_gzip_streams_max Their bound (--max-gzip-streams).\n"
@@ -107,8 +120,9 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# HELP nqueensd_pinned_refused_total Responses answered 503 because their bytes did not fit.\n"
         "# TYPE nqueensd_pinned_refused_total counter\nnqueensd_pinned_refused_total %" PRIu64 "\n",
         st.queued, st.running, st.finished, st.completed, st.resumed, st.checkpoints, st.checkpoint_failures,
-        st.store_failures, st.store_bytes, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined, pinned, pin_max,
-        pin_refused);
+        st.store_failures, st.store_bytes, st.blocks_claimed, st.blocks_finished, st.blocks_lost, st.blocks_taken_over,
+        st.store_seconds, st.store_calls, st.store_errors, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined,
+        pinned, pin_max, pin_refused);
     *text = grown;
     if (w > 0 && w < JOBS_METRICS_MAX) *len += (size_t)w;
     return NQ_OK;

@@ -1,0 +1,53 @@
+/* job_view.h - the types of the long-count service's answers (jobs.h): a count's state, the view of
+ * one count, the service's counters. Apart from jobs.h so that the service's internals
+ * (jobs_impl.h) name them without including the interface they implement.
+ * Plain values; no functions.
+ */
+#ifndef NQ_COUNTS_JOB_VIEW_H
+#define NQ_COUNTS_JOB_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nqueens/solver.h"
+
+typedef struct nq_count_jobs nq_count_jobs; /* opaque */
+
+typedef enum nq_job_state {
+    NQ_JOB_NONE = 0, /* not known (never asked, or it failed) */
+    NQ_JOB_QUEUED,   /* waiting for a runner */
+    NQ_JOB_RUNNING,  /* counting */
+    NQ_JOB_DONE      /* finished: counts known */
+} nq_job_state;
+
+/* A consistent snapshot of one count. */
+typedef struct nq_job_view {
+    int n;              /* board size */
+    nq_job_state state; /* where it is */
+    double progress;    /* fraction of its tasks done, 0..1 */
+    double elapsed_s;   /* wall time spent on it, over every run */
+    double eta_s;       /* estimated seconds to go; < 0 while it cannot be estimated */
+    nq_counts counts;   /* DONE: the counts */
+    double seconds;     /* DONE: the wall time the count took */
+    int64_t since;      /* DONE: when it finished; else when it was first started (Unix s) */
+} nq_job_view;
+
+/* Counters for /metrics. */
+typedef struct nq_count_jobs_stats {
+    size_t queued, running, finished; /* counts in each state now */
+    uint64_t completed;               /* long counts finished by this process */
+    uint64_t resumed;                 /* counts resumed from a checkpoint at start-up */
+    uint64_t checkpoints;             /* checkpoint transactions written */
+    uint64_t checkpoint_failures;     /* checkpoint transactions that failed */
+    uint64_t store_failures;          /* writes of finished counts that failed (retried) */
+    uint64_t store_bytes;             /* the store's size on disk; 0 without one */
+    uint64_t blocks_claimed;          /* blocks this replica claimed */
+    uint64_t blocks_finished;         /* blocks this replica finished (sums committed) */
+    uint64_t blocks_lost;             /* blocks dropped: their lease was lost (renew, commit, finish) */
+    uint64_t blocks_taken_over;       /* blocks claimed after another claimer's lease lapsed */
+    uint64_t store_calls;             /* calls to the store by the service (round trips) */
+    double store_seconds;             /* their total wall time */
+    uint64_t store_errors;            /* calls that failed (a lost lease is not an error) */
+} nq_count_jobs_stats;
+
+#endif /* NQ_COUNTS_JOB_VIEW_H */
