@@ -59,7 +59,7 @@ static bool fresh_database(const char *test, char *conn, size_t cap)
 
 /* ---- replicas --------------------------------------------------------------------------------------- */
 
-static void start_replica(nq_test_server *s, const char *conn, const char *delay_ms)
+static void start_replica_leased(nq_test_server *s, const char *conn, const char *delay_ms, const char *lease_ms)
 {
     const char *args[] = {"--store",
                           conn,
@@ -70,13 +70,18 @@ static void start_replica(nq_test_server *s, const char *conn, const char *delay
                           "--count-task-delay-ms",
                           delay_ms,
                           "--lease-ms",
-                          "1000",
+                          lease_ms,
                           "--checkpoint-ms",
                           "200",
                           "--grace-s",
                           "5",
                           NULL};
     ck_assert_msg(nq_harness_start(s, args, NULL), "nqueensd did not start");
+}
+
+static void start_replica(nq_test_server *s, const char *conn, const char *delay_ms)
+{
+    start_replica_leased(s, conn, delay_ms, "1000");
 }
 
 static bool get_with(const nq_test_server *s, const char *target, const char *prefer, nq_http_response *r)
@@ -215,22 +220,43 @@ static void stop_all(nq_test_server *r, size_t replicas, const bool *alive)
 
 /* ---- one count, many replicas ----------------------------------------------------------------------- */
 
-START_TEST(two_replicas_count_one_n_together)
+/* `replicas` replicas on one database, asked in turn (poll_to_done): one count, progress that never
+ * falls, the same 200 bytes and ETag and the same /counts bytes from each. */
+static void replicas_count_one_n_together(const char *test, size_t replicas)
 {
     char conn[512];
-    if (!fresh_database("together", conn, sizeof conn)) return;
-    nq_test_server r[2];
-    bool alive[2] = {true, true};
-    for (size_t k = 0; k < 2; k++) start_replica(&r[k], conn, "5");
+    if (!fresh_database(test, conn, sizeof conn)) return;
+    nq_test_server r[REPLICAS_MAX];
+    bool alive[REPLICAS_MAX];
+    for (size_t k = 0; k < replicas; k++) {
+        alive[k] = true;
+        start_replica(&r[k], conn, "5");
+    }
     char etag[64];
-    poll_to_done(r, 2, alive, 1.0, NULL, etag, sizeof etag);
-    counts_agree(r, 2, alive);
-    /* Every block was finished once, by one replica or the other (a finish after a lost lease is
+    poll_to_done(r, replicas, alive, 1.0, NULL, etag, sizeof etag);
+    counts_agree(r, replicas, alive);
+    /* Every block was finished once, by one replica or another (a finish after a lost lease is
      * refused, so even a stall of a loaded machine cannot make it twice). */
-    ck_assert_double_eq(metric_sum(r, 2, alive, "nqueensd_count_blocks_finished_total"), BLOCKS_16);
-    ck_assert_int_eq(logged(&r[0], "count starts") + logged(&r[1], "count starts"), 1);
-    ck_assert_int_eq(logged(&r[0], "count finished") + logged(&r[1], "count finished"), 1);
-    stop_all(r, 2, alive);
+    ck_assert_double_eq(metric_sum(r, replicas, alive, "nqueensd_count_blocks_finished_total"), BLOCKS_16);
+    int starts = 0, finishes = 0;
+    for (size_t k = 0; k < replicas; k++) {
+        starts += logged(&r[k], "count starts");
+        finishes += logged(&r[k], "count finished");
+    }
+    ck_assert_int_eq(starts, 1);
+    ck_assert_int_eq(finishes, 1);
+    stop_all(r, replicas, alive);
+}
+
+START_TEST(two_replicas_count_one_n_together)
+{
+    replicas_count_one_n_together("together", 2);
+}
+END_TEST
+
+START_TEST(three_replicas_asked_in_turn_count_one_n_together)
+{
+    replicas_count_one_n_together("three", 3);
 }
 END_TEST
 
@@ -322,6 +348,8 @@ static void kill_9_holder(nq_test_server *r, size_t replicas, bool *alive)
     alive[victim] = false;
 }
 
+#define TAKEN_OVER "block taken over (an earlier claimer's lease lapsed)"
+
 START_TEST(three_replicas_finish_exactly_after_kill_9_half_way)
 {
     char conn[512];
@@ -337,9 +365,42 @@ START_TEST(three_replicas_finish_exactly_after_kill_9_half_way)
     ck_assert(metric_sum(r, 3, alive, "nqueensd_count_blocks_taken_over_total") >= 1.0);
     int lines = 0;
     for (size_t k = 0; k < 3; k++)
-        if (alive[k]) lines += logged(&r[k], "block taken over (its lease lapsed or was given up)");
+        if (alive[k]) lines += logged(&r[k], TAKEN_OVER);
     ck_assert_double_eq(lines, metric_sum(r, 3, alive, "nqueensd_count_blocks_taken_over_total"));
     stop_all(r, 3, alive);
+}
+END_TEST
+
+/* A replica stopped (SIGTERM) half way commits and gives its block back: the other resumes it from
+ * there, and that is no take-over (none counted, none logged). Leases are long here, so that only a
+ * block given back can be claimed again before the count ends. */
+START_TEST(a_block_given_back_at_stop_is_resumed_not_taken_over)
+{
+    char conn[512];
+    if (!fresh_database("given_back", conn, sizeof conn)) return;
+    nq_test_server r[2];
+    bool alive[2] = {true, true};
+    for (size_t k = 0; k < 2; k++) start_replica_leased(&r[k], conn, "5", "60000");
+    double floor = 0.0;
+    for (int i = 0; i < 6000 && floor < 0.3; i++) {
+        nq_http_response resp;
+        ck_assert(get_with(&r[(size_t)i % 2], TARGET, "respond-async", &resp));
+        bool running = false;
+        const double p = progress_of(&resp, &running);
+        nq_http_response_free(&resp);
+        ck_assert_msg(p >= floor, "progress fell from %f to %f", floor, p);
+        floor = p;
+        nq_harness_sleep_ms(40);
+    }
+    const size_t stopped = holder(r, 2, alive);
+    ck_assert_int_eq(nq_harness_stop(&r[stopped], SIGTERM, 30), 0);
+    alive[stopped] = false;
+    char etag[64];
+    poll_to_done(r, 2, alive, 1.0, NULL, etag, sizeof etag);
+    const size_t other = 1 - stopped;
+    ck_assert_double_eq(nq_harness_metric(&r[other], "nqueensd_count_blocks_taken_over_total"), 0.0);
+    ck_assert_int_eq(logged(&r[other], TAKEN_OVER), 0);
+    stop_all(r, 2, alive);
 }
 END_TEST
 
@@ -441,6 +502,7 @@ START_TEST(database_stopped_mid_count_then_exact)
         nq_http_response_free(&resp);
         nq_harness_sleep_ms(50);
     }
+    for (size_t k = 0; k < 2; k++) ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_up"), 1.0);
     snprintf(args, sizeof args, "stop %s/db --keep", dir);
     ck_assert_int_eq(pg_script(args, NULL, 0), 0);
     /* What needs the database: 503 store-unavailable with Retry-After, on both replicas. */
@@ -461,6 +523,8 @@ START_TEST(database_stopped_mid_count_then_exact)
         ck_assert(nq_http_get(&r[k], "/readyz", &resp));
         ck_assert_int_eq(resp.status, 200);
         nq_http_response_free(&resp);
+        /* the 503 above came from a store call that could not reach the database */
+        ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_up"), 0.0);
     }
     nq_harness_sleep_ms(1500); /* longer than a lease: every block's lease lapses meanwhile */
     snprintf(args, sizeof args, "restart %s/db", dir);
@@ -468,6 +532,7 @@ START_TEST(database_stopped_mid_count_then_exact)
     /* Back: the count goes on where its commits left it, and ends exact. */
     char etag[64];
     poll_to_done(r, 2, alive, 1.0, NULL, etag, sizeof etag);
+    for (size_t k = 0; k < 2; k++) ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_up"), 1.0);
     stop_all(r, 2, alive);
     snprintf(args, sizeof args, "stop %s/db", dir);
     ck_assert_int_eq(pg_script(args, NULL, 0), 0);
@@ -481,8 +546,10 @@ static Suite *replicas_suite(void)
     TCase *tc = tcase_create("replicas");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, two_replicas_count_one_n_together);
+    tcase_add_test(tc, three_replicas_asked_in_turn_count_one_n_together);
     tcase_add_test(tc, same_n_asked_of_two_replicas_at_once_is_one_count);
     tcase_add_test(tc, three_replicas_finish_exactly_after_kill_9_half_way);
+    tcase_add_test(tc, a_block_given_back_at_stop_is_resumed_not_taken_over);
     tcase_add_test(tc, stalled_replica_loses_its_block_and_the_total_is_exact);
     tcase_add_test(tc, database_stopped_mid_count_then_exact);
     suite_add_tcase(s, tc);

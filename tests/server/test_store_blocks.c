@@ -326,6 +326,58 @@ START_TEST(a_lapsed_lease_is_lost_and_its_progress_goes_to_the_next_claim)
 }
 END_TEST
 
+/* A claim says it takes the block over exactly when an earlier claim's lease lapsed on it: not for a
+ * fresh block, not for one given back (even with work committed), not for one finished. */
+START_TEST(a_claim_is_taken_over_only_from_a_lapsed_lease)
+{
+    FIXTURE(f);
+    nq_store *s = open_ok(f.location);
+    bool created = false, got = false, count_done = false;
+    ck_assert_int_eq(nq_store_register_count(s, 9, PLAN, 4, 2, &created, NULL), NQ_OK);
+    nq_store_claim c;
+    ck_assert_int_eq(nq_store_claim_block(s, 60000, 27, PLAN, &c, &got), NQ_OK);
+    ck_assert(got);
+    ck_assert_uint_eq(c.block, 0);
+    ck_assert(!c.taken_over); /* fresh */
+    const uint8_t first[2] = {1, 0};
+    const nq_count_sums some = {100, 200};
+    ck_assert_int_eq(nq_store_commit_tasks(s, &c, first, &some), NQ_OK);
+    ck_assert_int_eq(nq_store_release(s, &c), NQ_OK);
+    nq_store_claim_clear(&c);
+    /* given back with work committed: resumed from there, not taken over */
+    ck_assert_int_eq(nq_store_claim_block(s, 200, 27, PLAN, &c, &got), NQ_OK);
+    ck_assert(got);
+    ck_assert_uint_eq(c.block, 0);
+    ck_assert_mem_eq(c.done, first, 2);
+    ck_assert(!c.taken_over);
+    nq_store_claim_clear(&c);
+    /* that claim's lease lapses: the next claim takes the block over */
+    wait_leases_lapse(s, 9);
+    ck_assert_int_eq(nq_store_claim_block(s, 60000, 27, PLAN, &c, &got), NQ_OK);
+    ck_assert(got);
+    ck_assert_uint_eq(c.block, 0);
+    ck_assert(c.taken_over);
+    const nq_count_sums half = {176, 184}; /* the two blocks add up to n = 9: 352 and 368 */
+    ck_assert_int_eq(nq_store_finish_block(s, &c, &half, &count_done), NQ_OK);
+    ck_assert(!count_done);
+    nq_store_claim_clear(&c);
+    /* the other block was never claimed: fresh */
+    ck_assert_int_eq(nq_store_claim_block(s, 60000, 27, PLAN, &c, &got), NQ_OK);
+    ck_assert(got);
+    ck_assert_uint_eq(c.block, 1);
+    ck_assert(!c.taken_over);
+    ck_assert_int_eq(nq_store_finish_block(s, &c, &half, &count_done), NQ_OK);
+    ck_assert(count_done);
+    ck_assert_uint_eq(view_of(s, 9).counts.total, 352);
+    nq_store_claim_clear(&c);
+    /* nothing left: a finished block is never claimed again */
+    ck_assert_int_eq(nq_store_claim_block(s, 60000, 27, PLAN, &c, &got), NQ_OK);
+    ck_assert(!got);
+    nq_store_close(s);
+    fixture_remove(&f);
+}
+END_TEST
+
 START_TEST(progress_never_goes_back)
 {
     FIXTURE(f);
@@ -820,6 +872,7 @@ int main(void)
     tcase_add_loop_test(tc, two_registering_at_once_make_one_count, 0, BACKENDS);
     tcase_add_loop_test(tc, claims_take_each_block_once_and_the_last_finishes_the_count, 0, BACKENDS);
     tcase_add_loop_test(tc, a_lapsed_lease_is_lost_and_its_progress_goes_to_the_next_claim, 0, BACKENDS);
+    tcase_add_loop_test(tc, a_claim_is_taken_over_only_from_a_lapsed_lease, 0, BACKENDS);
     tcase_add_loop_test(tc, progress_never_goes_back, 0, BACKENDS);
     tcase_add_loop_test(tc, only_the_counts_own_plan_claims_its_blocks, 0, BACKENDS);
     tcase_add_loop_test(tc, a_short_count_is_listed_and_ends_a_registered_one, 0, BACKENDS);

@@ -48,6 +48,7 @@ typedef struct nq_count_jobs_stats {
     uint64_t store_calls;             /* calls to the store by the service (round trips) */
     double store_seconds;             /* their total wall time */
     uint64_t store_errors;            /* calls that failed (a lost lease is not an error) */
+    bool store_up;                    /* the last call reached the database (true without a store) */
 } nq_count_jobs_stats;
 
 #endif /* NQ_COUNTS_JOB_VIEW_H */

@@ -78,6 +78,8 @@ void nq_jobs_store_note(nq_count_jobs *j, double t0, nq_err rc)
     j->stats.store_calls++;
     j->stats.store_seconds += took;
     if (rc != NQ_OK && rc != NQ_E_STORE_LOST) j->stats.store_errors++;
+    /* Any answer, a refusal included, reached the database; only an unreachable one did not. */
+    j->stats.store_up = rc != NQ_E_STORE_UNAVAILABLE;
     pthread_mutex_unlock(&j->lock);
 }
 
@@ -440,8 +442,10 @@ nq_err nq_count_jobs_create(const nq_config *cfg, nq_cache *cache, nq_store *sto
     pthread_cond_init(&j->changed, &attr);
     pthread_condattr_destroy(&attr);
     nq_err rc = NQ_OK;
+    j->stats.store_up = true;
     if (store) {
         rc = nq_jobs_load(j);
+        j->stats.store_up = rc != NQ_E_STORE_UNAVAILABLE;
         /* A database that cannot be reached now is not fatal: the keeper reads it once it can. */
         if (rc == NQ_E_STORE_UNAVAILABLE)
             rc = NQ_OK;

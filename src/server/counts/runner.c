@@ -121,13 +121,13 @@ static bool acquire_block(nq_count_jobs *j, unit *u)
                 .committed_at = now};
     nq_count_ctl_init(&u->ctl);
     j->stats.blocks_claimed++;
-    /* Work committed in a block that is not done was left by an earlier claimer: its lease lapsed
-     * (a replica killed or stalled) or it gave the block up when it stopped. */
-    const bool taken_over = ndone > 0;
+    /* The store says whether an earlier claim's lease lapsed on this block (a replica killed or
+     * stalled); a block given up by a stopping replica, or never claimed, is not taken over. */
+    const bool taken_over = claim.taken_over;
     j->stats.blocks_taken_over += taken_over;
     pthread_mutex_unlock(&j->lock);
     if (taken_over)
-        nq_jobs_event(j, NQ_EVENT_INFO, "block taken over (its lease lapsed or was given up)", claim.n,
+        nq_jobs_event(j, NQ_EVENT_INFO, "block taken over (an earlier claimer's lease lapsed)", claim.n,
                       (double)ndone / (double)(claim.tasks ? claim.tasks : 1), -1, NQ_OK);
     return true;
 }

@@ -107,6 +107,8 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "nqueensd_store_call_seconds_count %" PRIu64 "\n"
         "# HELP nqueensd_store_errors_total Store calls that failed (unreachable, refused; a lost lease is not one).\n"
         "# TYPE nqueensd_store_errors_total counter\nnqueensd_store_errors_total %" PRIu64 "\n"
+        "# HELP nqueensd_store_up 1 when the last store call reached the database, 0 when it could not.\n"
+        "# TYPE nqueensd_store_up gauge\nnqueensd_store_up %d\n"
         "# HELP nqueensd_gzip_streams Responses being compressed as they are sent.\n"
         "# TYPE nqueensd_gzip_streams gauge\nnqueensd_gzip_streams %u\n"
         "# HELP nqueensd_gzip_streams_max Their bound (--max-gzip-streams).\n"
@@ -121,8 +123,8 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# TYPE nqueensd_pinned_refused_total counter\nnqueensd_pinned_refused_total %" PRIu64 "\n",
         st.queued, st.running, st.finished, st.completed, st.resumed, st.checkpoints, st.checkpoint_failures,
         st.store_failures, st.store_bytes, st.blocks_claimed, st.blocks_finished, st.blocks_lost, st.blocks_taken_over,
-        st.store_seconds, st.store_calls, st.store_errors, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined,
-        pinned, pin_max, pin_refused);
+        st.store_seconds, st.store_calls, st.store_errors, st.store_up ? 1 : 0, gz_now,
+        nq_app_config(app)->max_gzip_streams, gz_declined, pinned, pin_max, pin_refused);
     *text = grown;
     if (w > 0 && w < JOBS_METRICS_MAX) *len += (size_t)w;
     return NQ_OK;

@@ -765,17 +765,19 @@ typedef struct claim_ctx {
 
 /* Take a block: free, or its lease lapsed, of a count of this plan within max_n, oldest count first;
  * rows other replicas are claiming are skipped, never waited on. One statement: pick, lease, and the
- * count marked running. */
+ * count marked running. taken: the block's token is still set, so it is taken over from a claimer
+ * whose lease lapsed (a release and a finish zero the token; a fresh block has none). */
 static const char claim_sql[] =
-    "WITH pick AS (SELECT b.n, b.idx FROM blocks b JOIN jobs j ON j.n = b.n WHERE b.state = 0 AND b.lease_until <= " NOW
+    "WITH pick AS (SELECT b.n, b.idx, b.token <> 0 AS taken FROM blocks b JOIN jobs j ON j.n = b.n WHERE b.state = 0 "
+    "AND b.lease_until <= " NOW
     " AND j.status < 2 AND j.n <= $1::int AND j.plan = $2::bigint ORDER BY j.started_at, b.n, b.idx LIMIT 1 "
     "FOR UPDATE OF b SKIP LOCKED), "
     "upd AS (UPDATE blocks b SET token = $3::bigint, lease_until = " NOW " + $4::bigint FROM pick "
     "WHERE b.n = pick.n AND b.idx = pick.idx RETURNING b.n, b.idx, b.first_task, b.tasks, b.lease_until, "
-    "encode(b.done, 'hex') AS done, b.total, b.burnside), "
+    "encode(b.done, 'hex') AS done, b.total, b.burnside, pick.taken), "
     "run AS (UPDATE jobs SET status = 1 FROM upd WHERE jobs.n = upd.n AND jobs.status = 0 RETURNING 1) "
     "SELECT upd.n, upd.idx, upd.first_task, upd.tasks, upd.lease_until, upd.done, upd.total, upd.burnside, j.plan, "
-    "j.tasks FROM upd JOIN jobs j ON j.n = upd.n";
+    "j.tasks, upd.taken FROM upd JOIN jobs j ON j.n = upd.n";
 
 static nq_err claim_op(pg_store *s, void *arg)
 {
@@ -807,6 +809,7 @@ static nq_err claim_op(pg_store *s, void *arg)
     c->sums.burnside = (uint64_t)int_at(r, 0, 7);
     c->plan = (uint32_t)int_at(r, 0, 8);
     c->count_tasks = (uint32_t)int_at(r, 0, 9);
+    c->taken_over = strcmp(PQgetvalue(r, 0, 10), "t") == 0;
     c->done = tasks > 0 && tasks <= UINT32_MAX ? malloc((size_t)tasks) : NULL;
     const bool ok = c->done && bytes_of(PQgetvalue(r, 0, 5), c->done, c->tasks);
     PQclear(r);

@@ -90,6 +90,8 @@ typedef struct nq_store_claim {
     int64_t lease_until_ms; /* expiry, Unix ms by the database's clock */
     uint8_t *done;          /* tasks bytes: 1 for a task whose sums are committed already (owned) */
     nq_count_sums sums;     /* sums of those tasks */
+    bool taken_over;        /* the block was under an earlier claim whose lease lapsed (neither
+                             * released nor finished by it): that claimer is gone or stalled */
 } nq_store_claim;
 
 /* A registered count, to the reader of every count (n ascending); return false to stop. */

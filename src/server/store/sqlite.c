@@ -134,13 +134,15 @@ static const char *const stmt_sql[STMTS] = {
                   "c.chk IS nq_check(c.n, c.total, c.uniq, c.seconds, c.finished_at) FROM counts c "
                   "WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.n = c.n) AND (?1 IS NULL OR c.n = ?1) ORDER BY 1",
     /* The block to claim: free or its lease lapsed, of a sound count of this plan within max_n,
-     * oldest count first. The last column: the block passes its check. */
-    [CLAIM_PICK] = "SELECT b.n, b.idx, b.first_task, b.tasks, b.done, b.total, b.burnside, j.plan, j.tasks, "
-                   "b.chk IS nq_check(b.n, b.idx, b.first_task, b.tasks, b.done, b.total, b.burnside) "
-                   "FROM blocks b JOIN jobs j ON j.n = b.n WHERE b.state = 0 AND b.lease_until <= " NOW_MS " "
-                   "AND j.status < 2 AND j.n <= ?1 AND j.plan = ?2 AND j.chk IS " JOB_CHECK(
-                       "j.") " "
-                             "ORDER BY j.started_at, j.n, b.idx LIMIT 1",
+     * oldest count first. Column 9: the block passes its check; 10: it is taken over (its token
+     * is still set: its claimer's lease lapsed, for a release and a finish zero the token). */
+    [CLAIM_PICK] =
+        "SELECT b.n, b.idx, b.first_task, b.tasks, b.done, b.total, b.burnside, j.plan, j.tasks, "
+        "b.chk IS nq_check(b.n, b.idx, b.first_task, b.tasks, b.done, b.total, b.burnside), "
+        "b.token <> 0 FROM blocks b JOIN jobs j ON j.n = b.n WHERE b.state = 0 AND b.lease_until <= " NOW_MS " "
+        "AND j.status < 2 AND j.n <= ?1 AND j.plan = ?2 AND j.chk IS " JOB_CHECK(
+            "j.") " "
+                  "ORDER BY j.started_at, j.n, b.idx LIMIT 1",
     /* A block that fails its check starts again from nothing (its tasks are counted again). */
     [CLAIM_RESET] = "UPDATE blocks SET done = zeroblob(tasks), tasks_done = 0, total = 0, burnside = 0, "
                     "chk = nq_check(n, idx, first_task, tasks, zeroblob(tasks), 0, 0) WHERE n = ?1 AND idx = ?2",
@@ -1075,6 +1077,7 @@ static bool read_pick(sqlite3_stmt *pick, nq_store_claim *c, bool *sound)
     c->tasks = (uint32_t)(tasks > 0 && tasks <= UINT32_MAX ? tasks : 1);
     c->plan = (uint32_t)sqlite3_column_int64(pick, 7);
     c->count_tasks = (uint32_t)sqlite3_column_int64(pick, 8);
+    c->taken_over = sqlite3_column_int(pick, 10) == 1;
     c->done = calloc(c->tasks, 1);
     if (!c->done) return false;
     if (!*sound) return true; /* counted again from nothing */

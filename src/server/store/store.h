@@ -142,7 +142,9 @@ nq_err nq_store_each_count_state(nq_store *s, nq_store_count_view_fn fn, nq_stor
  * block that is neither done nor under an unexpired lease, oldest count first, then lowest index. It
  * gets a fresh token and the expiry the database's now + lease_ms; its count becomes running. *got
  * says whether a block was claimed; with one, *claim holds it (its done bitmap allocated: release it
- * with nq_store_claim_clear). Other replicas' claims are skipped, never waited on. */
+ * with nq_store_claim_clear). Other replicas' claims are skipped, never waited on. claim->taken_over
+ * is true when the block was under an earlier claim whose lease lapsed (neither released nor
+ * finished: its claimer was lost or stalled), false for a fresh or released block. */
 nq_err nq_store_claim_block(nq_store *s, uint32_t lease_ms, int max_n, uint32_t plan, nq_store_claim *claim, bool *got);
 
 /* Extend the claim's lease to the database's now + lease_ms, only if it still holds the block (token
