@@ -37,7 +37,11 @@
     X(E_PARAM_INVALID, 23, "Invalid parameter")                                     \
     X(E_OVERFLOW, 40, "Number too large")                                           \
     X(E_LIMIT, 25, "Beyond the caller's limit")                                     \
-    X(E_BAD_REQUEST, 35, "Malformed input")
+    X(E_BAD_REQUEST, 35, "Malformed input")                                         \
+    /* puzzles (puzzle.h) */                                                        \
+    X(E_BUDGET, 43, "Node budget exhausted")                                        \
+    X(E_PUZZLE_INVALID, 44, "Invalid puzzle")                                       \
+    X(E_PUZZLE_UNAVAILABLE, 45, "No puzzle of this kind, size and difficulty")
 
 typedef int nq_err; /* NQ_OK, an NQ_E_* code, or NQ_NO_SOLUTION */
 

@@ -28,7 +28,12 @@ typedef enum opt_id {
     OPT_FROM,
     OPT_SHARD,
     OPT_SUM,
-    OPT_ACCEPT_UNCHECKED
+    OPT_ACCEPT_UNCHECKED,
+    OPT_KIND,
+    OPT_DIFFICULTY,
+    OPT_DATE,
+    OPT_REVEAL,
+    OPT_JSON
 } opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
@@ -37,6 +42,7 @@ typedef enum opt_id {
 #define FOR_CHECK (1u << NQ_CLI_CHECK)
 #define FOR_COMPLETE (1u << NQ_CLI_COMPLETE)
 #define FOR_TRACE (1u << NQ_CLI_TRACE)
+#define FOR_PUZZLE (1u << NQ_CLI_PUZZLE)
 #define THREADS_MAX 1024 /* more workers than this is a typo, not a machine */
 
 static const struct opt_spec {
@@ -48,18 +54,23 @@ static const struct opt_spec {
     {"threads", OPT_THREADS, true, FOR_COUNT},
     {"format", OPT_FORMAT, true, FOR_SOLVE | FOR_SOLUTION},
     {"unique", OPT_UNIQUE, false, FOR_SOLVE},
-    {"limit", OPT_LIMIT, true, FOR_SOLVE | FOR_CHECK | FOR_TRACE},
+    {"limit", OPT_LIMIT, true, FOR_SOLVE | FOR_CHECK | FOR_TRACE | FOR_PUZZLE}, /* puzzle solve only */
     {"offset", OPT_OFFSET, true, FOR_SOLVE},
     {"after", OPT_AFTER, true, FOR_SOLVE},
     {"ndjson", OPT_NDJSON, false, FOR_SOLVE},
     {"random", OPT_RANDOM, false, FOR_SOLUTION},
-    {"seed", OPT_SEED, true, FOR_SOLUTION},
+    {"seed", OPT_SEED, true, FOR_SOLUTION | FOR_PUZZLE},
     {"queens", OPT_QUEENS, true, FOR_CHECK | FOR_COMPLETE | FOR_COUNT}, /* count: K; else R:C,... */
     {"count", OPT_COUNT_FLAG, false, FOR_COMPLETE},
     {"from", OPT_FROM, true, FOR_TRACE},
     {"shard", OPT_SHARD, true, FOR_COUNT},
     {"sum", OPT_SUM, false, FOR_COUNT},                           /* takes the files after it, see take_files */
     {"accept-unchecked", OPT_ACCEPT_UNCHECKED, false, FOR_COUNT}, /* --sum only */
+    {"kind", OPT_KIND, true, FOR_PUZZLE},
+    {"difficulty", OPT_DIFFICULTY, true, FOR_PUZZLE},
+    {"date", OPT_DATE, true, FOR_PUZZLE},
+    {"reveal", OPT_REVEAL, false, FOR_PUZZLE},
+    {"json", OPT_JSON, false, FOR_PUZZLE},
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
@@ -311,6 +322,71 @@ static bool apply_trace_options(const parse_state *st, nq_cli_opts *o, char *why
     return true;
 }
 
+/* puzzle solve [FILE] [--limit K] [--reveal]: the puzzle comes as JSON, nothing else applies. */
+static bool apply_puzzle_solve_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
+    static const opt_id makers[] = {OPT_KIND, OPT_DIFFICULTY, OPT_SEED, OPT_DATE, OPT_JSON};
+    for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++)
+        if (st->values[makers[i]] != NULL)
+            return fail(why, cap,
+                        "puzzle solve takes the puzzle as JSON (FILE or stdin), with --limit and --reveal only");
+    const char *limit = st->values[OPT_LIMIT];
+    o->puzzle_solve = true;
+    o->puzzle_file = st->extra; /* NULL or "-": stdin */
+    o->limit = NQ_CLI_PUZZLE_LIMIT_DEFAULT;
+    if (limit != NULL && (!parse_u64(limit, NQ_CLI_PUZZLE_LIMIT_MAX, &o->limit) || o->limit < 2))
+        return fail(why, cap, "--limit must be a whole number from 2 to %u, not '%s'", NQ_CLI_PUZZLE_LIMIT_MAX, limit);
+    o->has_limit = limit != NULL;
+    o->reveal = st->values[OPT_REVEAL] != NULL;
+    return true;
+}
+
+/* The kind and difficulty names; defaults queens and easy. */
+static bool parse_puzzle_names(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
+    const char *kind = st->values[OPT_KIND], *difficulty = st->values[OPT_DIFFICULTY];
+    o->kind = NQ_PUZZLE_QUEENS;
+    o->difficulty = NQ_PUZZLE_EASY;
+    if (kind != NULL && nq_puzzle_kind_parse(kind, strlen(kind), &o->kind) != NQ_OK)
+        return fail(why, cap, "--kind must be 'queens' or 'regions', not '%s'", kind);
+    if (difficulty != NULL && nq_puzzle_difficulty_parse(difficulty, strlen(difficulty), &o->difficulty) != NQ_OK)
+        return fail(why, cap, "--difficulty must be 'easy', 'medium', 'hard' or 'expert', not '%s'", difficulty);
+    return true;
+}
+
+/* puzzle N [--kind K] [--difficulty D] [--seed S | --date YYYY-MM-DD] [--reveal] [--json]. */
+static bool apply_puzzle_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
+    if (st->n_text != NULL && strcmp(st->n_text, "solve") == 0) return apply_puzzle_solve_options(st, o, why, cap);
+    if (!parse_puzzle_names(st, o, why, cap)) return false;
+    const bool queens = o->kind == NQ_PUZZLE_QUEENS;
+    const int n_min = queens ? NQ_PUZZLE_QUEENS_GEN_N_MIN : NQ_PUZZLE_REGIONS_GEN_N_MIN;
+    const int n_max = queens ? NQ_PUZZLE_QUEENS_GEN_N_MAX : NQ_PUZZLE_REGIONS_GEN_N_MAX;
+    uint64_t n = 0;
+    if (st->n_text == NULL) return fail(why, cap, "puzzle needs a board size N (or 'solve')");
+    if (!parse_u64(st->n_text, (uint64_t)n_max, &n) || n < (uint64_t)n_min)
+        return fail(why, cap, "N must be a whole number from %d to %d for %s puzzles, not '%s'", n_min, n_max,
+                    nq_puzzle_kind_name(o->kind), st->n_text);
+    o->n = (int)n;
+    if (st->extra != NULL) return fail(why, cap, "unexpected argument '%s'", st->extra);
+    if (st->values[OPT_LIMIT] != NULL) return fail(why, cap, "--limit applies to puzzle solve only");
+    const char *seed = st->values[OPT_SEED], *date = st->values[OPT_DATE];
+    if (seed != NULL && date != NULL) return fail(why, cap, "--seed and --date exclude each other");
+    if (seed != NULL && !parse_u64(seed, NQ_PUZZLE_SEED_MAX, &o->seed))
+        return fail(why, cap, "--seed must be a whole number from 0 to %llu, not '%s'",
+                    (unsigned long long)NQ_PUZZLE_SEED_MAX, seed);
+    if (date != NULL) {
+        if (nq_puzzle_date_seed(date, strlen(date), &o->seed) != NQ_OK)
+            return fail(why, cap, "--date must be a day from 2000-01-01 to 9999-12-31 as YYYY-MM-DD, not '%s'", date);
+        memcpy(o->date, date, sizeof o->date - 1);
+        o->has_date = true;
+    }
+    o->has_seed = seed != NULL || date != NULL;
+    o->reveal = st->values[OPT_REVEAL] != NULL;
+    o->json = st->values[OPT_JSON] != NULL;
+    return true;
+}
+
 /* N for the command: 1..its maximum; check also takes "-" (0: N comes with the JSON on stdin). */
 static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
 {
@@ -338,8 +414,9 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
 static const struct {
     const char *name;
     nq_cli_command command;
-} commands[] = {{"count", NQ_CLI_COUNT}, {"solve", NQ_CLI_SOLVE},       {"solution", NQ_CLI_SOLUTION},
-                {"check", NQ_CLI_CHECK}, {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE}};
+} commands[] = {{"count", NQ_CLI_COUNT},  {"solve", NQ_CLI_SOLVE},       {"solution", NQ_CLI_SOLUTION},
+                {"check", NQ_CLI_CHECK},  {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE},
+                {"puzzle", NQ_CLI_PUZZLE}};
 
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap)
 {
@@ -348,17 +425,20 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
     if (!collect(argc, argv, &st, why, cap)) return false;
     if (st.help) return true;
     if (st.command == NULL)
-        return fail(why, cap, "missing command: 'count', 'solve', 'solution', 'check', 'complete' or 'trace'");
+        return fail(why, cap,
+                    "missing command: 'count', 'solve', 'solution', 'check', 'complete', 'trace' or 'puzzle'");
     size_t c = 0;
     while (c < sizeof commands / sizeof commands[0] && strcmp(st.command, commands[c].name) != 0) c++;
     if (c == sizeof commands / sizeof commands[0])
-        return fail(why, cap, "unknown command '%s': 'count', 'solve', 'solution', 'check', 'complete' or 'trace'",
+        return fail(why, cap,
+                    "unknown command '%s': 'count', 'solve', 'solution', 'check', 'complete', 'trace' or 'puzzle'",
                     st.command);
     opts->command = commands[c].command;
     /* An option of another command is named first: it is the mistake, not the missing N. */
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (st.values[opt_specs[i].id] != NULL && !(opt_specs[i].commands & (1u << opts->command)))
             return fail(why, cap, "--%s does not apply to %s", opt_specs[i].name, st.command);
+    if (opts->command == NQ_CLI_PUZZLE) return apply_puzzle_options(&st, opts, why, cap);
     if (!parse_n(&st, opts, why, cap)) return false;
     if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
     if (opts->command == NQ_CLI_SOLUTION) return apply_solution_options(&st, opts, why, cap);
@@ -378,6 +458,9 @@ void nq_cli_usage(FILE *out)
           "       nqueens check N COLUMNS | check N --queens R:C,... | check -   [--limit K]\n"
           "       nqueens complete N COLUMNS|--queens R:C,... [--count]\n"
           "       nqueens trace N [--limit L] [--from K]\n"
+          "       nqueens puzzle N [--kind queens|regions] [--difficulty D] [--seed S | --date YYYY-MM-DD]\n"
+          "                        [--reveal] [--json]\n"
+          "       nqueens puzzle solve [FILE] [--limit K] [--reveal]\n"
           "       nqueens --help\n"
           "\n"
           "Solves the N-Queens puzzle: place N queens on an N x N board, no two attacking.\n"
@@ -424,8 +507,30 @@ void nq_cli_usage(FILE *out)
           "trace N        the steps of the textbook backtracking search as NDJSON, N = 1..32.\n"
           "  --limit L    at most L steps.\n"
           "  --from K     start at step K.\n"
+          "puzzle N       a puzzle with exactly one solution: 'queens' (the default; N = 4..32) gives\n"
+          "               some queens, place the rest; 'regions' (N = 5..62) cuts the board into N\n"
+          "               regions, one queen in each row, column and region, no two touching.\n"
+          "               On a terminal a board (Q: a given queen; regions: their letters); else, or\n"
+          "               with --json, {\"kind\":..,\"n\":N,\"difficulty\":..,\"generator\":..,\"seed\":..,\n"
+          "               \"regions\":[...]|null,\"clues\":[[r,c],...],\"solution\":..,\"grade\":{...}}.\n"
+          "  --kind K     queens (default) or regions.\n"
+          "  --difficulty D  easy (default), medium, hard or expert: the hardest rule it needs.\n"
+          "  --seed S     0..2^53-1; the same kind, N, difficulty and S give the same puzzle.\n"
+          "               Without it (or --date) a seed is chosen and printed.\n"
+          "  --date DAY   the daily puzzle of DAY (YYYY-MM-DD): the seed YYYYMMDD.\n"
+          "  --reveal     include the solution.\n"
+          "  --json       JSON on a terminal too.\n"
+          "puzzle solve   read a puzzle as JSON from FILE or stdin: {\"kind\":\"queens\",\"n\":N,\n"
+          "               \"clues\":[[r,c],...]} or {\"kind\":\"regions\",\"n\":N,\"regions\":[\"AAB...\",...]}\n"
+          "               (or a generated one's kind, n, difficulty and seed or date; what puzzle\n"
+          "               --json prints will do), with the player's \"queens\" and \"marks\" if any;\n"
+          "               prints {\"kind\":..,\"n\":N,\"generator\":..,\"solutions\":..,\"unique\":..,\n"
+          "               \"solution\":..,\"hint\":{...}|null,\"mistakes\":{\"queens\":[..],\"marks\":[..]},\n"
+          "               \"grade\":{...}|null}.\n"
+          "  --limit K    count solutions up to K, 2..1000000 (default 2).\n"
           "\n"
           "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (143 by SIGTERM);\n"
-          "check: 0 when P is a solution, 1 when it is not, 2 when it does not parse.\n",
+          "check: 0 when P is a solution, 1 when it is not, 2 when it does not parse;\n"
+          "puzzle: 1 when no such puzzle is offered, 2 for a malformed puzzle.\n",
           out);
 }

@@ -1,4 +1,4 @@
-/* cli.h - internal to the nqueens command-line tool: its options and its six commands.
+/* cli.h - internal to the nqueens command-line tool: its options and its seven commands.
  *
  * The tool is a thin shell over libnqueens for scripts and benchmarks:
  *   nqueens count N [--threads T] [--queens K | --shard I/K]
@@ -8,12 +8,16 @@
  *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
  *   nqueens complete N COLUMNS|--queens R:C,... [--count]
  *   nqueens trace N [--limit L] [--from K]
+ *   nqueens puzzle N [--kind K] [--difficulty D] [--seed S | --date YYYY-MM-DD] [--reveal] [--json]
+ *   nqueens puzzle solve [FILE] [--limit K] [--reveal]
  * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
  * 130 interrupted (SIGINT, or SIGTERM: count and solution cancel cleanly, say so, then end by that
  * signal itself, so a shell running them in a loop stops too; as PID 1 of a container, where that
  * cannot kill it, they exit 128 + the signal: 130, or 143 for SIGTERM). check: 0 when the placement is a solution (valid and complete), 1 when
  * it is not (its report still printed), 2 for a malformed placement as for any usage error.
+ * puzzle: 1 when no puzzle of that kind, size and difficulty is offered, 2 for a malformed puzzle.
+ * Output of puzzle N is a board on a terminal (JSON with --json), JSON otherwise.
  * Single-threaded except for the count and the random solution, which run on helper threads.
  */
 #ifndef NQ_CLI_H
@@ -27,6 +31,7 @@
 
 #include "nqueens/json.h"
 #include "nqueens/placement.h"
+#include "nqueens/puzzle.h"
 #include "nqueens/solver.h"
 
 enum { NQ_CLI_EXIT_OK = 0, NQ_CLI_EXIT_FAILURE = 1, NQ_CLI_EXIT_USAGE = 2, NQ_CLI_EXIT_INTERRUPTED = 130 };
@@ -38,12 +43,16 @@ typedef enum nq_cli_command {
     NQ_CLI_SOLUTION, /* solution N: one solution of any size */
     NQ_CLI_CHECK,    /* check N PLACEMENT: is it a solution, which queens attack */
     NQ_CLI_COMPLETE, /* complete N PLACEMENT: the first solution holding it, a hint */
-    NQ_CLI_TRACE     /* trace N: the textbook search's steps */
+    NQ_CLI_TRACE,    /* trace N: the textbook search's steps */
+    NQ_CLI_PUZZLE    /* puzzle N: make a puzzle; puzzle solve: count, hint and check one */
 } nq_cli_command;
 
 #define NQ_CLI_BOARD_N_MAX 1024       /* solution --format board: beyond this the rows are unreadable */
 #define NQ_CLI_CONFLICTS_DEFAULT 1000 /* check: pairs listed without --limit */
 #define NQ_CLI_SHARDS_MAX 1000000u    /* count --shard I/K: K at most this (far more than any plan's tasks) */
+
+#define NQ_CLI_PUZZLE_LIMIT_DEFAULT 2    /* puzzle solve: solutions counted without --limit */
+#define NQ_CLI_PUZZLE_LIMIT_MAX 1000000u /* puzzle solve: --limit at most this */
 
 typedef enum nq_cli_format {
     NQ_CLI_BOARD,  /* each solution as n strings of '.' and 'Q' */
@@ -78,6 +87,15 @@ typedef struct nq_cli_opts {
     char *const *files;      /* count --sum: the shard files ("-": standard input), a slice of argv */
     size_t nfiles;           /* count --sum: how many, >= 1 */
     bool accept_unchecked;   /* count --sum: take shard documents without a check value (older releases') */
+
+    bool puzzle_solve;               /* puzzle: `puzzle solve`, read a puzzle (else make one) */
+    const char *puzzle_file;         /* puzzle solve: the JSON file; NULL or "-": standard input */
+    nq_puzzle_kind kind;             /* puzzle: --kind */
+    nq_puzzle_difficulty difficulty; /* puzzle: --difficulty */
+    bool has_date;                   /* puzzle: --date given (has_seed too, seed its YYYYMMDD) */
+    char date[11];                   /* puzzle: the --date text, YYYY-MM-DD */
+    bool reveal;                     /* puzzle: include the solution */
+    bool json;                       /* puzzle: JSON on a terminal too */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
@@ -152,5 +170,12 @@ int nq_cli_complete(const nq_cli_opts *opts, FILE *out, FILE *err);
 /* Run `trace`: the search's steps as NDJSON, as GET /trace with Accept: application/x-ndjson
  * sends them, from step `from`, at most `limit` of them (all when no limit). */
 int nq_cli_trace(const nq_cli_opts *opts, FILE *out, FILE *err);
+
+/* Run `puzzle`: make a puzzle (opts->puzzle_solve false) and print it, as a board when out is a
+ * terminal and opts->json is not set, else as GET /puzzle answers; or read a puzzle as JSON from
+ * opts->puzzle_file or in (the body POST /puzzle/solve takes) and print what POST /puzzle/solve
+ * answers. Returns 0, NQ_CLI_EXIT_FAILURE (no such puzzle is offered; a read or write error) or
+ * NQ_CLI_EXIT_USAGE (malformed JSON or puzzle, reported on err). */
+int nq_cli_puzzle(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
 
 #endif /* NQ_CLI_H */

@@ -1,5 +1,5 @@
-/* main.c - the nqueens command-line tool: parse, then count, solve, find a solution or check one
- * (see cli.h). */
+/* main.c - the nqueens command-line tool: parse, then count, solve, find a solution, check one or
+ * make and solve puzzles (see cli.h). */
 #include "cli.h"
 
 #include <signal.h>
@@ -66,6 +66,7 @@ int main(int argc, char *argv[])
     case NQ_CLI_CHECK: return nq_cli_check(&opts, stdin, stdout, stderr);
     case NQ_CLI_COMPLETE: return nq_cli_complete(&opts, stdout, stderr);
     case NQ_CLI_TRACE: return nq_cli_trace(&opts, stdout, stderr);
+    case NQ_CLI_PUZZLE: return nq_cli_puzzle(&opts, stdin, stdout, stderr);
     case NQ_CLI_HELP: break;
     }
     nq_cli_usage(stdout);

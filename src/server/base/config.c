@@ -19,6 +19,7 @@
 #include "nqueens/version.h"
 #include "base/errors.h"
 #include "nqueens/parse.h"
+#include "nqueens/puzzle.h"
 #include "nqueens/solver.h"
 #include "base/probe.h"
 
@@ -110,6 +111,21 @@ static const opt_row opts[] = {
      "most steps one /trace page carries; a larger limit gets 422"},
     {"max-n-count-k", "NQUEENSD_MAX_N_COUNT_K", T_INT, FIELD(max_n_count_k), "11", NQ_N_MIN, NQ_COUNT_N_MAX, "N",
      "largest board /count places k < n queens on (k=); larger gets 422"},
+    {"max-n-puzzle-queens", "NQUEENSD_MAX_N_PUZZLE_QUEENS", T_INT, FIELD(max_n_puzzle_queens), "32",
+     NQ_PUZZLE_QUEENS_GEN_N_MIN, NQ_PUZZLE_QUEENS_GEN_N_MAX, "N",
+     "largest board /puzzle makes (and /puzzle/solve remakes) queens puzzles of; larger gets 422"},
+    {"max-n-puzzle-regions", "NQUEENSD_MAX_N_PUZZLE_REGIONS", T_INT, FIELD(max_n_puzzle_regions), "16",
+     NQ_PUZZLE_REGIONS_GEN_N_MIN, NQ_PUZZLE_REGIONS_GEN_N_MAX, "N",
+     "largest board /puzzle makes (and /puzzle/solve remakes) regions puzzles of; larger gets 422"},
+    {"max-n-puzzle-solve", "NQUEENSD_MAX_N_PUZZLE_SOLVE", T_INT, FIELD(max_n_puzzle_solve), "32", 1, NQ_PUZZLE_N_MAX,
+     "N", "largest board of a puzzle given to /puzzle/solve; larger gets 422"},
+    {"max-puzzle-limit", "NQUEENSD_MAX_PUZZLE_LIMIT", T_U64, FIELD(max_puzzle_limit), "1000", 2, 1000000, "N",
+     "most solutions of a puzzle /puzzle/solve counts (limit=); a larger limit gets 422"},
+    {"max-puzzle-nodes", "NQUEENSD_MAX_PUZZLE_NODES", T_U64, FIELD(max_puzzle_nodes), "10000000", 1000,
+     (uint64_t)1 << 40, "N",
+     "search nodes one puzzle search may use (making a puzzle, counting, a hint, mistakes, a grade: each; a few "
+     "million a second: keep one search within --deadline-ms); "
+     "beyond it /puzzle is 422 puzzle-unavailable and /puzzle/solve 422 too-costly"},
     {"queue-len", "NQUEENSD_QUEUE_LEN", T_UINT, FIELD(queue_len), "64", 0, 65536, "N",
      "computations that may wait for a worker; beyond it 503 + Retry-After"},
     {"deadline-ms", "NQUEENSD_DEADLINE_MS", T_UINT, FIELD(deadline_ms), "10000", 0, 3600000, "MS",

@@ -63,7 +63,7 @@ typedef struct nq_config {
     int long_count_n;                       /* counts from this n on run in the background (202) */
     unsigned long_counts;                   /* long counts that run at once */
     unsigned long_count_queue;              /* long counts that may wait for a runner; excess gets 503 */
-    char store[NQ_CONFIG_PATH_MAX];         /* SQLite store path; "none" = no store */
+    char store[NQ_CONFIG_PATH_MAX];         /* SQLite path, PostgreSQL conninfo; "none" = no store */
     unsigned checkpoint_ms;                 /* a long count's checkpoint interval */
     unsigned lease_ms;                      /* a claimed block's lease (renewed every third of it) */
     unsigned count_task_delay_ms;           /* tests only: sleep after each task of a long count */
@@ -76,6 +76,11 @@ typedef struct nq_config {
     int max_n_trace;                        /* largest n /trace accepts */
     uint64_t max_trace_limit;               /* most steps one /trace page carries */
     int max_n_count_k;                      /* largest n /count accepts with k < n */
+    int max_n_puzzle_queens;                /* largest n /puzzle makes queens puzzles of (422 beyond) */
+    int max_n_puzzle_regions;               /* largest n /puzzle makes regions puzzles of (422 beyond) */
+    int max_n_puzzle_solve;                 /* largest n of a puzzle given to /puzzle/solve (422 beyond) */
+    uint64_t max_puzzle_limit;              /* most solutions /puzzle/solve counts (limit=) */
+    uint64_t max_puzzle_nodes;              /* search nodes one puzzle search may use */
     unsigned queue_len;                     /* computations that may wait for a worker; excess gets 503 */
     unsigned long_count_waiters;            /* threads that hold requests waiting for a long count */
     unsigned deadline_ms;                   /* a caller waits this long for its computation; 0: no limit */

@@ -89,7 +89,7 @@
       "The request body is larger than this resource accepts ('limit' gives the cap in bytes): its "               \
       "Content-Length says so, or a chunked body grew past it. Send a smaller one.")                               \
     P(UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type",                             \
-      "The request body is not of a type this resource reads: a POST to /check or /complete takes "                \
+      "The request body is not of a type this resource reads: a POST to /check, /complete or /puzzle/solve takes " \
       "'Content-Type: application/json' (a charset parameter, if any, must be utf-8).")                            \
     P(PRECONDITION_FAILED, "precondition-failed", 412, "Precondition failed",                                      \
       "The request's If-Match names no current representation of the resource: its strong ETag (of the "           \
@@ -98,6 +98,10 @@
       "with the ETag of a response to the same GET.")                                                              \
     P(NOT_IMPLEMENTED, "not-implemented", 501, "Not implemented",                                                  \
       "The request uses a transfer coding this server does not implement; only 'chunked' is.")                     \
+    P(PUZZLE_UNAVAILABLE, "puzzle-unavailable", 422, "Puzzle unavailable",                                         \
+      "No puzzle of this kind, size and difficulty is offered: none exists, or the generator found none "          \
+      "within its node budget (--max-puzzle-nodes), or 'generator' names a generator this server does not "        \
+      "have. The combinations offered are listed in the documentation; ask for another size or difficulty.")       \
     P(INTERNAL_ERROR, "internal-error", 500, "Internal error",                                                     \
       "The server failed in a way it did not expect. Retrying may help; the X-Request-Id header "                  \
       "identifies the request in the server's logs.")
@@ -131,34 +135,37 @@
     X(E_STORE_NEWER, 62, INTERNAL_ERROR, "Store written by a newer release")                     \
     X(E_STORE_IO, 63, INTERNAL_ERROR, "Store cannot be read or written")                         \
     X(E_STORE_FULL, 66, INTERNAL_ERROR, "Store's disk is full")                                  \
+    X(E_STORE_UNAVAILABLE, 68, STORE_UNAVAILABLE, "Store's database cannot be reached")          \
+    X(E_STORE_LOST, 69, INTERNAL_ERROR, "Lease on a block of tasks lost")                        \
     /* long counts */                                                                            \
     X(E_PENDING, 64, INTERNAL_ERROR, "Count still running (answered 202, never as a problem)")   \
     /* conditional requests */                                                                   \
     X(E_PRECONDITION, 65, PRECONDITION_FAILED, "Precondition failed")                            \
-    X(E_STORE_UNAVAILABLE, 68, STORE_UNAVAILABLE, "Store's database cannot be reached")          \
-    X(E_STORE_LOST, 69, INTERNAL_ERROR, "Lease on a block of tasks lost")                        \
     /* work refused at parse time */                                                             \
     X(E_TOO_COSTLY, 67, TOO_COSTLY, "Estimated to take longer than the budget")
 
 /* The library's errors as the service answers them: M(NAME, problem), one row per row of the
  * library's NQ_ERR_TABLE (errors.c checks at compile time that none is missing). */
-#define NQ_LIB_ERR_PROBLEMS(M)            \
-    M(OK, OK)                             \
-    M(E_ARG, INTERNAL_ERROR)              \
-    M(E_NOMEM, OUT_OF_MEMORY)             \
-    M(E_THREAD, THREAD_FAILURE)           \
-    M(E_CANCELED, COMPUTATION_CANCELLED)  \
-    M(E_BUFSIZE, INTERNAL_ERROR)          \
-    M(E_RANGE, INVALID_PARAMETER)         \
-    M(E_CURSOR, INVALID_CURSOR)           \
-    M(E_NOT_SOLUTION, INTERNAL_ERROR)     \
-    M(E_PLACEMENT, INVALID_PLACEMENT)     \
-    M(NO_SOLUTION, OK)                    \
-    M(E_PARAM_MISSING, MISSING_PARAMETER) \
-    M(E_PARAM_INVALID, INVALID_PARAMETER) \
-    M(E_OVERFLOW, INVALID_PARAMETER)      \
-    M(E_LIMIT, LIMIT_EXCEEDED)            \
-    M(E_BAD_REQUEST, BAD_REQUEST)
+#define NQ_LIB_ERR_PROBLEMS(M)             \
+    M(OK, OK)                              \
+    M(E_ARG, INTERNAL_ERROR)               \
+    M(E_NOMEM, OUT_OF_MEMORY)              \
+    M(E_THREAD, THREAD_FAILURE)            \
+    M(E_CANCELED, COMPUTATION_CANCELLED)   \
+    M(E_BUFSIZE, INTERNAL_ERROR)           \
+    M(E_RANGE, INVALID_PARAMETER)          \
+    M(E_CURSOR, INVALID_CURSOR)            \
+    M(E_NOT_SOLUTION, INTERNAL_ERROR)      \
+    M(E_PLACEMENT, INVALID_PLACEMENT)      \
+    M(NO_SOLUTION, OK)                     \
+    M(E_PARAM_MISSING, MISSING_PARAMETER)  \
+    M(E_PARAM_INVALID, INVALID_PARAMETER)  \
+    M(E_OVERFLOW, INVALID_PARAMETER)       \
+    M(E_LIMIT, LIMIT_EXCEEDED)             \
+    M(E_BAD_REQUEST, BAD_REQUEST)          \
+    M(E_BUDGET, COMPUTATION_CANCELLED)     \
+    M(E_PUZZLE_INVALID, INVALID_PARAMETER) \
+    M(E_PUZZLE_UNAVAILABLE, PUZZLE_UNAVAILABLE)
 
 enum nq_server_err_code {
 #define NQ_SERVER_ERR_ENUM_(name, code, problem, message) NQ_##name = (code),

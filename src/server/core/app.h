@@ -203,7 +203,8 @@ void nq_app_serve(nq_app *app, const nq_request *req, nq_response *resp);
 
 /* ---- request bodies --------------------------------------------------------------------------- */
 
-/* Only POST to /check and /complete reads a body (a JSON placement, placement_in.h). The server asks
+/* Only POST to the routes whose Allow lists it reads a body (JSON: a placement on /check and /complete,
+ * a puzzle on /puzzle/solve). The server asks
  * first, from the head alone, so that a body is refused before a byte of it is read:
  *   nq_route_takes_body(match.route) as the request line is parsed (nq_app_match): may this path
  *                                    read a body at all? (the server then lets its transport

@@ -25,11 +25,26 @@ typedef struct key_row {
 } key_row;
 
 static const key_row keys[] = {
-    {NQ_QK_N, "n"},           {NQ_QK_FORMAT, "format"}, {NQ_QK_UNIQUE, "unique"},
-    {NQ_QK_LIMIT, "limit"},   {NQ_QK_OFFSET, "offset"}, {NQ_QK_AFTER, "after"},
-    {NQ_QK_METHOD, "method"}, {NQ_QK_SEED, "seed"},     {NQ_QK_COLUMNS, "columns"},
-    {NQ_QK_QUEENS, "queens"}, {NQ_QK_COUNT, "count"},   {NQ_QK_K, "k"},
-    {NQ_QK_FROM, "from"},     {NQ_QK_CURSOR, "cursor"},
+    {NQ_QK_N, "n"},
+    {NQ_QK_FORMAT, "format"},
+    {NQ_QK_UNIQUE, "unique"},
+    {NQ_QK_LIMIT, "limit"},
+    {NQ_QK_OFFSET, "offset"},
+    {NQ_QK_AFTER, "after"},
+    {NQ_QK_METHOD, "method"},
+    {NQ_QK_SEED, "seed"},
+    {NQ_QK_COLUMNS, "columns"},
+    {NQ_QK_QUEENS, "queens"},
+    {NQ_QK_COUNT, "count"},
+    {NQ_QK_K, "k"},
+    {NQ_QK_FROM, "from"},
+    {NQ_QK_CURSOR, "cursor"},
+    {NQ_QK_KIND, "kind"},
+    {NQ_QK_DIFFICULTY, "difficulty"},
+    {NQ_QK_DATE, "date"},
+    {NQ_QK_REVEAL, "reveal"},
+    {NQ_QK_GENERATOR, "generator"},
+    {NQ_QK_MARKS, "marks"},
 };
 
 const char *nq_query_key_name(nq_query_key key)
@@ -116,6 +131,30 @@ static nq_err int_value(nq_query_error *err, const char *name, const char *v, si
     return err->err;
 }
 
+/* A boolean parameter: 'true' or 'false'. */
+static nq_err bool_value(nq_query_error *err, const char *name, const char *v, bool *out)
+{
+    if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        *out = v[0] == 't';
+        return NQ_OK;
+    }
+    fail(err, NQ_E_PARAM_INVALID, name);
+    DETAIL(err, "Parameter '%s' must be 'true' or 'false'.", name);
+    return err->err;
+}
+
+/* A word the route checks (kind, difficulty, date, generator): kept when it fits. */
+static nq_err word_value(nq_query_error *err, const char *name, const char *v, size_t len, char *out)
+{
+    if (len <= NQ_QUERY_WORD_MAX) {
+        memcpy(out, v, len + 1);
+        return NQ_OK;
+    }
+    fail(err, NQ_E_PARAM_INVALID, name);
+    DETAIL(err, "Parameter '%s' is too long (at most %d characters after decoding).", name, NQ_QUERY_WORD_MAX);
+    return err->err;
+}
+
 /* Interpret one decoded value for its key. */
 static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len, nq_query_error *err)
 {
@@ -178,8 +217,14 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
         memcpy(q->cursor, v, len + 1);
         q->cursor_len = len;
         return NQ_OK;
+    case NQ_QK_REVEAL: return bool_value(err, "reveal", v, &q->reveal);
+    case NQ_QK_KIND: return word_value(err, "kind", v, len, q->kind);
+    case NQ_QK_DIFFICULTY: return word_value(err, "difficulty", v, len, q->difficulty);
+    case NQ_QK_DATE: return word_value(err, "date", v, len, q->date);
+    case NQ_QK_GENERATOR: return word_value(err, "generator", v, len, q->generator);
     case NQ_QK_COLUMNS:
-    case NQ_QK_QUEENS: return NQ_E_INTERNAL; /* kept raw by parse_pair */
+    case NQ_QK_QUEENS:
+    case NQ_QK_MARKS: return NQ_E_INTERNAL; /* kept raw by parse_pair */
     }
     return NQ_E_INTERNAL;
 }
@@ -262,6 +307,11 @@ static nq_err parse_pair(const char *p, size_t len, unsigned allowed, nq_query *
     if (row->key == NQ_QK_COLUMNS || row->key == NQ_QK_QUEENS) { /* any length: decoded by the route */
         q->placement = eq + 1;
         q->placement_len = len - klen - 1;
+        return NQ_OK;
+    }
+    if (row->key == NQ_QK_MARKS) { /* as a placement: any length, decoded by the route */
+        q->marks = eq + 1;
+        q->marks_len = len - klen - 1;
         return NQ_OK;
     }
     char value[VALUE_CAP + 1];

@@ -58,7 +58,7 @@ struct nq_route {
  * none does (its path is NULL). Never returns NULL for a non-NULL path. */
 const nq_route *nq_route_find(const nq_route *table, const char *path);
 
-/* Whether route answers POST with a JSON body: its Allow lists POST (/check and /complete). */
+/* Whether route answers POST with a JSON body: its Allow lists POST (/check, /complete, /puzzle/solve). */
 bool nq_route_takes_body(const nq_route *route);
 
 /* Normalise a raw request path (NUL-terminated) into out (cap bytes): percent-escapes of unreserved

@@ -10,6 +10,8 @@
 #include "routes/docs.h"
 #include "routes/ops.h"
 #include "routes/page.h"
+#include "routes/puzzle.h"
+#include "routes/puzzle_solve.h"
 #include "routes/solution.h"
 #include "routes/solve.h"
 #include "routes/trace.h"
@@ -27,6 +29,8 @@ const nq_route nq_routes[] = {
     {"/solution",          false, "solution",    ALLOW_READ, nq_route_solution_parse, nq_route_solution_answer,    nq_route_solution_compute, nq_route_solution_finish, NULL,                NULL},
     {"/check",             false, "check",       ALLOW_BODY, nq_route_check_parse,    nq_route_check_answer,       NULL,                      NULL,                     NULL,                NULL},
     {"/complete",          false, "complete",    ALLOW_BODY, nq_route_complete_parse, nq_route_complete_answer,    nq_route_complete_compute, nq_route_complete_finish, NULL,                NULL},
+    {"/puzzle",            false, "puzzle",      ALLOW_READ, nq_route_puzzle_parse,   nq_route_puzzle_answer,      nq_route_puzzle_compute,   nq_route_puzzle_finish,   NULL,                NULL},
+    {"/puzzle/solve",      false, "puzzle_solve", ALLOW_BODY, nq_route_puzzle_solve_parse, nq_route_puzzle_solve_answer, nq_route_puzzle_solve_compute, nq_route_puzzle_solve_finish, NULL, NULL},
     {"/trace",             false, "trace",       ALLOW_READ, nq_route_trace_parse,    nq_route_trace_answer,       nq_route_trace_compute,    nq_route_trace_finish,    NULL,                NULL},
     {"/",                  false, "page",        ALLOW_READ, NULL,                    nq_route_page_answer,        NULL,                      NULL,                     NULL,                NULL},
     {"/assets/",           true,  "asset",       ALLOW_READ, NULL,                    nq_route_page_answer,        NULL,                      NULL,                     NULL,                nq_route_page_exists},
