@@ -47,6 +47,7 @@
 #define PARAMS_MAX 8           /* parameters of one statement at most */
 #define PARAM_TEXT 32          /* one integer or real as text */
 #define SLOW_CONNECT_MS 1000   /* a connection attempt this slow (a host that does not answer) ... */
+#define TRANSIENT_TRIES 3      /* a statement the database rolled back for a deadlock is tried again */
 #define RETRY_SLOW_MS 5000     /* ... is not tried again sooner than this: calls answer at once meanwhile */
 
 /* The database's clock, Unix ms. */
@@ -88,6 +89,7 @@ struct pg_store {
     char *password;        /* the password it holds, to scrub from messages (owned; may be NULL) */
     char shown[SHOWN_MAX]; /* the location, password redacted */
     char why[256];         /* the database's words on the last failed statement, password scrubbed */
+    bool transient;        /* the last failure was a deadlock or a serialization failure: try again */
     int64_t tried_ms;      /* when the last connection was tried (monotonic ms; 0: never) */
     int64_t try_cost_ms;   /* and how long it took */
     uint64_t bytes;        /* nq_store_bytes' last answer, kept while the database is away */
@@ -162,6 +164,9 @@ static nq_err failure(pg_store *s, const PGresult *r)
 {
     conn_message(s, s->conn, s->why, sizeof s->why);
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    /* 40001 serialization_failure, 40P01 deadlock_detected: the database rolled the statement back
+     * because of another transaction, and the same statement again is expected to succeed. */
+    s->transient = state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0);
     const bool gone = !state || PQstatus(s->conn) != CONNECTION_OK || strncmp(state, "08", 2) == 0 ||
                       strncmp(state, "57P", 3) == 0; /* connection exception, shutdown, crash recovery */
     if (gone) {
@@ -346,7 +351,12 @@ static nq_err call(pg_store *s, op_fn op, void *ctx)
 {
     pthread_mutex_lock(&s->lock);
     nq_err rc = ready(s, NULL, 0);
+    s->transient = false;
     if (rc == NQ_OK) rc = op(s, ctx);
+    for (int again = 0; again < TRANSIENT_TRIES && rc != NQ_OK && s->transient; again++) {
+        s->transient = false;
+        rc = op(s, ctx); /* each op is one statement or one transaction, rolled back whole */
+    }
     if (rc == NQ_E_STORE_UNAVAILABLE) {
         rc = ready(s, NULL, 0);
         if (rc == NQ_OK) rc = op(s, ctx);
