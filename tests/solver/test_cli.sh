@@ -165,7 +165,10 @@ if [[ $status -ne 1 ]] || ! grep -q 'write error' "$tmp/err"; then
   failures=$((failures + 1))
 fi
 expect 0 '*' solve 8 -h
-"$bin" --help | grep -q '^Usage: nqueens count N' || { echo "FAIL: --help text"; failures=$((failures + 1)); }
+# Into a file first: with pipefail, grep -q leaving at its match could make the CLI's later writes
+# fail (EPIPE, exit 1) and the pipeline with them.
+"$bin" --help >"$tmp/help" 2>&1
+grep -q '^Usage: nqueens count N' "$tmp/help" || { echo "FAIL: --help text"; failures=$((failures + 1)); }
 
 # --- usage errors: exit 2, a reason on stderr, nothing on stdout
 expect_err 2 "missing command"

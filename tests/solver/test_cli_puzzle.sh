@@ -138,7 +138,7 @@ expect_err 1 "cannot open '$tmp/none.json'" puzzle solve "$tmp/none.json"
 "$bin" puzzle 6 --kind regions --seed 1 >"$tmp/r6.json"
 status=$?
 if [[ $status -ne 0 ]] || ! grep -q '^{"kind":"regions","n":6,"difficulty":"easy","generator":"1","seed":1,"regions":\["' "$tmp/r6.json" ||
-   ! "$bin" puzzle solve "$tmp/r6.json" | grep -q '"solutions":1,"unique":true'; then
+   ! "$bin" puzzle solve "$tmp/r6.json" >"$tmp/r6.out" || ! grep -q '"solutions":1,"unique":true' "$tmp/r6.out"; then
   echo "FAIL: a regions puzzle through puzzle solve: status $status, $(cat "$tmp/r6.json")"
   failures=$((failures + 1))
 fi
