@@ -223,8 +223,8 @@ START_TEST(count_matches_reference)
         const uint64_t want = ref_count(&p, queens, blocked, first);
         ck_assert_uint_eq(res.solutions, want);
         ck_assert(res.found == (want > 0));
-        if (res.found) { /* some solution: valid, and holding the clues and the queen */
-            int cols[REF_N_MAX];
+        if (res.found) {               /* some solution: valid, and holding the clues and the queen */
+            int cols[REF_N_MAX] = {0}; /* zeroed: gcc -O3 cannot see that rows >= n go unread */
             for (int r = 0; r < n; r++) cols[r] = res.cols[r];
             nq_puzzle one = p;
             for (int r = 0; r < n; r++) one.clue[r] = (uint8_t)cols[r];
