@@ -225,7 +225,7 @@ static nq_err check_connected(const nq_puzzle *p, const char *const *rows, const
     const int n = p->n;
     uint8_t seen[NQ_PUZZLE_N_MAX * NQ_PUZZLE_N_MAX];
     uint16_t stack[NQ_PUZZLE_N_MAX * NQ_PUZZLE_N_MAX];
-    memset(seen, 0, (size_t)(n * n));
+    memset(seen, 0, (size_t)n * (size_t)n);
     for (int id = 0; id < n; id++) {
         int top = 0;
         stack[top++] = (uint16_t)first[id];
@@ -308,7 +308,7 @@ nq_err nq_puzzle_init_queens(nq_puzzle *p, int n, const nq_square *clues, size_t
     error_reset(err, n);
     if (p == NULL || (clues == NULL && count > 0)) return NQ_E_ARG;
     if (n < 1 || n > NQ_PUZZLE_N_MAX) return fail(err, NQ_PUZZLE_PROBLEM_SIZE);
-    size_t by_row[NQ_PUZZLE_N_MAX]; /* the clue index in each row, for the attack check */
+    size_t by_row[NQ_PUZZLE_N_MAX] = {0}; /* the clue index in each row, for the attack check */
     memset(p, 0, sizeof *p);
     p->kind = NQ_PUZZLE_QUEENS;
     p->n = n;

@@ -44,7 +44,7 @@ static nq_err random_solution(board *b, nq_prng *g, nq__puzzle_work *w, int r, u
     if (*ok) return NQ_OK;
     nq_err rc = nq__puzzle_tick(w);
     if (rc != NQ_OK) return rc;
-    int order[RN_MAX];
+    int order[RN_MAX] = {0};
     for (int i = 0; i < b->n; i++) order[i] = i;
     for (int i = b->n - 1; i > 0; i--) {
         const int j = (int)nq_prng_below(g, (uint32_t)i + 1);
@@ -113,7 +113,7 @@ static bool connected_without(const board *b, int id, int without)
     uint8_t seen[RN_MAX * RN_MAX];
     uint16_t stack[RN_MAX * RN_MAX];
     int top = 0, total = 0, reached = 0;
-    memset(seen, 0, (size_t)(n * n));
+    memset(seen, 0, (size_t)n * (size_t)n);
     for (int s = 0; s < n * n; s++) {
         if (b->region[s] != id || s == without) continue;
         total++;
@@ -187,7 +187,7 @@ static void reconnect(board *b, int id, int row)
     uint8_t seen[RN_MAX * RN_MAX];
     uint16_t stack[RN_MAX * RN_MAX];
     int top = 0;
-    memset(seen, 0, (size_t)(n * n));
+    memset(seen, 0, (size_t)n * (size_t)n);
     stack[top++] = (uint16_t)(row * n + b->sol[row]);
     seen[stack[0]] = 1;
     while (top > 0) {
@@ -230,7 +230,8 @@ static bool repair_split(board *b, const uint8_t *other, nq_prng *g)
     if (other[r] == b->sol[r]) return false;
     const int x = r * n + other[r], from = b->region[x];
     int row = 0; /* the row of from's queen */
-    while (b->region[row * n + b->sol[row]] != from) row++;
+    while (row < n && b->region[row * n + b->sol[row]] != from) row++;
+    if (row == n) return false; /* every region has its queen: not reached */
     const int queen = row * n + b->sol[row];
     int16_t parent[RN_MAX * RN_MAX];
     uint16_t queue[RN_MAX * RN_MAX];

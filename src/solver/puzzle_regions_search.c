@@ -247,6 +247,7 @@ static nq_err solve(search *s, level *l, int placed)
         return NQ_OK;
     }
     uint64_t pick[RN_MAX];
+    memset(pick, 0, (size_t)m->n * sizeof pick[0]); /* choose() fills it; the analyzer cannot see that */
     narrow(m, l);
     const int best = choose(m, l, pick);
     if (best == 0 || (best > 1 && m->n >= PRUNE_N_MIN && !feasible(m, l))) return NQ_OK;

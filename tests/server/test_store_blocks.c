@@ -139,14 +139,14 @@ static nq_store_count_view view_of(nq_store *s, int n)
 static void wait_leases_lapse(nq_store *s, int n)
 {
     while (view_of(s, n).blocks_leased > 0) {
-        const struct timespec ts = {0, 20 * 1000 * 1000};
+        const struct timespec ts = {0, 20000000L}; /* 20 ms */
         nanosleep(&ts, NULL);
     }
 }
 
 #define FIXTURE(f) \
     fixture f;     \
-    if (!fixture_make(&f, _i)) return;
+    if (!fixture_make(&(f), _i)) return;
 
 /* ---- registration -------------------------------------------------------------------------------- */
 
@@ -238,7 +238,7 @@ START_TEST(claims_take_each_block_once_and_the_last_finishes_the_count)
         ck_assert(got);
         ck_assert_int_eq(c[i].n, 8);
         ck_assert_uint_eq(c[i].block, i);
-        ck_assert_uint_eq(c[i].first_task, 2 * i);
+        ck_assert_uint_eq(c[i].first_task, (uintmax_t)2 * i);
         ck_assert_uint_eq(c[i].tasks, i < 2 ? 2 : 1);
         ck_assert_uint_eq(c[i].count_tasks, 5);
         ck_assert_uint_ne(c[i].token, 0);
@@ -606,7 +606,7 @@ START_TEST(replicas_starting_at_once_create_the_schema_once)
     PGresult *r = PQexec(c, "SELECT count(*), min(version) FROM nq_schema");
     ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
     ck_assert_str_eq(PQgetvalue(r, 0, 0), "1"); /* created once */
-    ck_assert_int_eq(atoi(PQgetvalue(r, 0, 1)), NQ_STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(strtol(PQgetvalue(r, 0, 1), NULL, 10), NQ_STORE_SCHEMA_VERSION);
     PQclear(r);
     PQfinish(c);
     fixture_remove(&f);

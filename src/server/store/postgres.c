@@ -346,8 +346,8 @@ static nq_err ready(pg_store *s, char *err, size_t errlen)
 
 /* One call of the store: op over a ready connection under the lock, once more on a new connection
  * when the database went away during it (a restart between two calls is found here). */
-typedef nq_err (*op_fn)(pg_store *s, void *ctx);
-static nq_err call(pg_store *s, op_fn op, void *ctx)
+typedef nq_err (*op_fn)(pg_store *s, const void *ctx);
+static nq_err call(pg_store *s, op_fn op, const void *ctx)
 {
     pthread_mutex_lock(&s->lock);
     nq_err rc = ready(s, NULL, 0);
@@ -439,17 +439,17 @@ static const char *pg_path(const void *impl)
 }
 
 typedef struct bytes_ctx {
-    uint64_t bytes;
+    uint64_t *bytes; /* out */
 } bytes_ctx;
 
-static nq_err bytes_op(pg_store *s, void *arg)
+static nq_err bytes_op(pg_store *s, const void *arg)
 {
     nq_err rc;
     PGresult *r = run(s,
                       "SELECT pg_total_relation_size('counts') + pg_total_relation_size('checkpoints') + "
                       "pg_total_relation_size('jobs') + pg_total_relation_size('blocks')",
                       0, NULL, &rc);
-    if (r) ((bytes_ctx *)arg)->bytes = uint_at(r, 0, 0);
+    if (r) *((const bytes_ctx *)arg)->bytes = uint_at(r, 0, 0);
     PQclear(r);
     return rc;
 }
@@ -458,9 +458,10 @@ static nq_err bytes_op(pg_store *s, void *arg)
 static uint64_t pg_bytes(void *impl)
 {
     pg_store *s = impl;
-    bytes_ctx b = {0};
+    uint64_t bytes = 0;
+    const bytes_ctx b = {&bytes};
     pthread_mutex_lock(&s->lock);
-    if (s->conn && PQstatus(s->conn) == CONNECTION_OK && bytes_op(s, &b) == NQ_OK) s->bytes = b.bytes;
+    if (s->conn && PQstatus(s->conn) == CONNECTION_OK && bytes_op(s, &b) == NQ_OK) s->bytes = bytes;
     const uint64_t out = s->bytes;
     pthread_mutex_unlock(&s->lock);
     return out;
@@ -478,7 +479,7 @@ static uint64_t pg_bytes(void *impl)
     "j AS (UPDATE jobs SET status = 2 WHERE n = $1::int RETURNING n), "                                        \
     "b AS (DELETE FROM blocks WHERE n = $1::int RETURNING n) SELECT count(*) FROM c"
 
-static nq_err put_count_op(pg_store *s, void *arg)
+static nq_err put_count_op(pg_store *s, const void *arg)
 {
     const nq_store_count *c = arg;
     params p;
@@ -492,7 +493,7 @@ static nq_err put_count_op(pg_store *s, void *arg)
 
 static nq_err pg_put_count(void *impl, const nq_store_count *c)
 {
-    return call(impl, put_count_op, (void *)(uintptr_t)c);
+    return call(impl, put_count_op, c);
 }
 
 /* bytes as hex text (2 * len + 1 bytes, malloc'd; NULL when out of memory). */
@@ -503,8 +504,8 @@ static char *hex_of(const uint8_t *bytes, uint32_t len, bool as_flags)
     if (!h) return NULL;
     for (uint32_t i = 0; i < len; i++) {
         const uint8_t b = as_flags ? bytes[i] != 0 : bytes[i];
-        h[2 * i] = digits[b >> 4];
-        h[2 * i + 1] = digits[b & 15];
+        h[2 * (size_t)i] = digits[b >> 4];
+        h[2 * (size_t)i + 1] = digits[b & 15];
     }
     h[(size_t)len * 2] = '\0';
     return h;
@@ -527,7 +528,7 @@ static bool bytes_of(const char *hex, uint8_t *out, uint32_t len)
     return true;
 }
 
-static nq_err put_checkpoint_op(pg_store *s, void *arg)
+static nq_err put_checkpoint_op(pg_store *s, const void *arg)
 {
     const nq_store_checkpoint *cp = arg;
     char *hex = hex_of(cp->done, cp->tasks, false);
@@ -557,7 +558,7 @@ static nq_err put_checkpoint_op(pg_store *s, void *arg)
 static nq_err pg_put_checkpoint(void *impl, const nq_store_checkpoint *cp)
 {
     if (!cp->done || cp->tasks == 0) return NQ_E_ARG;
-    return call(impl, put_checkpoint_op, (void *)(uintptr_t)cp);
+    return call(impl, put_checkpoint_op, cp);
 }
 
 /* A reader's callbacks, for the ops that pass rows on. */
@@ -570,7 +571,7 @@ typedef struct reader {
     int n; /* count_state: the one n (else -1) */
 } reader;
 
-static nq_err each_count_op(pg_store *s, void *arg)
+static nq_err each_count_op(pg_store *s, const void *arg)
 {
     const reader *rd = arg;
     nq_err rc;
@@ -592,7 +593,7 @@ static nq_err pg_each_count(void *impl, nq_store_count_fn fn, nq_store_damaged_f
     return call(impl, each_count_op, &rd);
 }
 
-static nq_err each_checkpoint_op(pg_store *s, void *arg)
+static nq_err each_checkpoint_op(pg_store *s, const void *arg)
 {
     const reader *rd = arg;
     nq_err rc;
@@ -682,7 +683,7 @@ static void state_row(const PGresult *r, int i, nq_store_count_view *out)
     out->elapsed_s = ms > 0 ? (double)ms / 1000.0 : 0.0;
 }
 
-static nq_err each_state_op(pg_store *s, void *arg)
+static nq_err each_state_op(pg_store *s, const void *arg)
 {
     const reader *rd = arg;
     params p;
@@ -729,7 +730,7 @@ typedef struct reg_ctx {
 
 /* The row of n and its blocks, unless n has one or is finished: one statement, so two replicas
  * registering n at once make one row (the second waits on the first's key, then does nothing). */
-static nq_err register_op(pg_store *s, void *arg)
+static nq_err register_op(pg_store *s, const void *arg)
 {
     const reg_ctx *x = arg;
     params p;
@@ -789,7 +790,7 @@ static const char claim_sql[] =
     "SELECT upd.n, upd.idx, upd.first_task, upd.tasks, upd.lease_until, upd.done, upd.total, upd.burnside, j.plan, "
     "j.tasks, upd.taken FROM upd JOIN jobs j ON j.n = upd.n";
 
-static nq_err claim_op(pg_store *s, void *arg)
+static nq_err claim_op(pg_store *s, const void *arg)
 {
     const claim_ctx *x = arg;
     nq_store_claim *c = x->c;
@@ -861,7 +862,7 @@ typedef struct lease_ctx {
     bool *count_done;
 } lease_ctx;
 
-static nq_err renew_op(pg_store *s, void *arg)
+static nq_err renew_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
     params p;
@@ -882,7 +883,7 @@ static nq_err pg_renew(void *impl, nq_store_claim *claim, uint32_t lease_ms)
     return call(impl, renew_op, &x);
 }
 
-static nq_err commit_op(pg_store *s, void *arg)
+static nq_err commit_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
     char *hex = hex_of(x->done, x->k->tasks, true);
@@ -940,7 +941,7 @@ static nq_err complete(pg_store *s, int n)
     return put_count_op(s, &c);
 }
 
-static nq_err finish_op(pg_store *s, void *arg)
+static nq_err finish_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
     params p;
@@ -975,7 +976,7 @@ static nq_err pg_finish_block(void *impl, const nq_store_claim *claim, const nq_
     return call(impl, finish_op, &x);
 }
 
-static nq_err release_op(pg_store *s, void *arg)
+static nq_err release_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
     params p;
@@ -992,7 +993,7 @@ static nq_err pg_release(void *impl, const nq_store_claim *claim)
     return call(impl, release_op, &x);
 }
 
-static nq_err forget_op(pg_store *s, void *arg)
+static nq_err forget_op(pg_store *s, const void *arg)
 {
     params p;
     p_int(&p, 0, *(const int *)arg);
