@@ -262,13 +262,13 @@ static void p_real(params *p, int i, double v)
 static nq_err migrate(pg_store *s, int64_t from)
 {
     nq_err rc = NQ_OK;
-    for (int64_t v = from + 1; rc == NQ_OK && v <= NQ_STORE_SCHEMA_VERSION; v++) {
+    for (int64_t v = (from > 0 ? from : 0) + 1; rc == NQ_OK && v <= NQ_STORE_SCHEMA_VERSION; v++) {
         if (pg_migration[v - 1]) { /* several statements: PQexec, which takes no parameters */
             PGresult *r = PQexec(s->conn, pg_migration[v - 1]);
             rc = r && PQresultStatus(r) == PGRES_COMMAND_OK ? NQ_OK : failure(s, r);
             PQclear(r);
         }
-        params p;
+        params p = {0};
         p_int(&p, 0, v);
         p_int(&p, 1, v); /* oldest reader: every version so far needs its own release */
         if (rc == NQ_OK && pg_migration[v - 1])
@@ -285,7 +285,7 @@ static nq_err migrate(pg_store *s, int64_t from)
 static nq_err ensure_schema(pg_store *s, char *err, size_t errlen)
 {
     nq_err rc = exec(s, "BEGIN", 0, NULL);
-    params p;
+    params p = {0};
     p_int(&p, 0, SCHEMA_LOCK);
     if (rc == NQ_OK) rc = exec(s, "SELECT pg_advisory_xact_lock($1::bigint)", 1, p.v);
     PGresult *r = rc == NQ_OK ? run(s,
@@ -482,7 +482,7 @@ static uint64_t pg_bytes(void *impl)
 static nq_err put_count_op(pg_store *s, const void *arg)
 {
     const nq_store_count *c = arg;
-    params p;
+    params p = {0};
     p_int(&p, 0, c->n);
     p_int(&p, 1, (int64_t)c->counts.total); /* < 2^63 for every n <= 27 */
     p_int(&p, 2, (int64_t)c->counts.unique);
@@ -533,7 +533,7 @@ static nq_err put_checkpoint_op(pg_store *s, const void *arg)
     const nq_store_checkpoint *cp = arg;
     char *hex = hex_of(cp->done, cp->tasks, false);
     if (!hex) return NQ_E_NOMEM;
-    params p;
+    params p = {0};
     p_int(&p, 0, cp->n);
     p_int(&p, 1, cp->plan);
     p_int(&p, 2, cp->tasks);
@@ -686,7 +686,7 @@ static void state_row(const PGresult *r, int i, nq_store_count_view *out)
 static nq_err each_state_op(pg_store *s, const void *arg)
 {
     const reader *rd = arg;
-    params p;
+    params p = {0};
     p.v[0] = NULL;
     if (rd->n >= 0) p_int(&p, 0, rd->n);
     nq_err rc;
@@ -733,7 +733,7 @@ typedef struct reg_ctx {
 static nq_err register_op(pg_store *s, const void *arg)
 {
     const reg_ctx *x = arg;
-    params p;
+    params p = {0};
     p_int(&p, 0, x->n);
     p_int(&p, 1, x->plan);
     p_int(&p, 2, x->tasks);
@@ -798,7 +798,7 @@ static nq_err claim_op(pg_store *s, const void *arg)
     memset(c, 0, sizeof *c);
     *x->got = false;
     const uint64_t token = nq_store_token();
-    params p;
+    params p = {0};
     p_int(&p, 0, x->max_n);
     p_int(&p, 1, x->plan);
     p_int(&p, 2, (int64_t)token);
@@ -865,7 +865,7 @@ typedef struct lease_ctx {
 static nq_err renew_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
-    params p;
+    params p = {0};
     p_claim(&p, x->k);
     p_int(&p, 3, x->lease_ms);
     nq_err rc;
@@ -888,7 +888,7 @@ static nq_err commit_op(pg_store *s, const void *arg)
     const lease_ctx *x = arg;
     char *hex = hex_of(x->done, x->k->tasks, true);
     if (!hex) return NQ_E_NOMEM;
-    params p;
+    params p = {0};
     p_claim(&p, x->k);
     p.v[3] = hex;
     p_int(&p, 4, nq_store_tasks_done(x->done, x->k->tasks));
@@ -920,7 +920,7 @@ static nq_err pg_commit_tasks(void *impl, const nq_store_claim *claim, const uin
  * upgrade carried over), within the transaction in progress. */
 static nq_err complete(pg_store *s, int n)
 {
-    params p;
+    params p = {0};
     p_int(&p, 0, n);
     nq_err rc;
     PGresult *r =
@@ -944,7 +944,7 @@ static nq_err complete(pg_store *s, int n)
 static nq_err finish_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
-    params p;
+    params p = {0};
     p_claim(&p, x->k);
     p_int(&p, 3, (int64_t)x->sums->total);
     p_int(&p, 4, (int64_t)x->sums->burnside);
@@ -979,7 +979,7 @@ static nq_err pg_finish_block(void *impl, const nq_store_claim *claim, const nq_
 static nq_err release_op(pg_store *s, const void *arg)
 {
     const lease_ctx *x = arg;
-    params p;
+    params p = {0};
     p_claim(&p, x->k);
     return exec(s,
                 "UPDATE blocks SET token = 0, lease_until = 0 WHERE n = $1::int AND idx = $2::bigint AND token = "
@@ -995,7 +995,7 @@ static nq_err pg_release(void *impl, const nq_store_claim *claim)
 
 static nq_err forget_op(pg_store *s, const void *arg)
 {
-    params p;
+    params p = {0};
     p_int(&p, 0, *(const int *)arg);
     return exec(
         s,
