@@ -155,6 +155,22 @@ START_TEST(distinct_cached_answers_are_pinned_once_each_then_refused)
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_pinned_refused_total"), 1);
     ck_assert_double_eq(pinned(&s), g[2]);
     close(r[3].fd);
+    /* What sends no body holds nothing for a reader: while the budget is full, a HEAD of board 3 and a
+     * GET of it that its ETag turns into a 304 are answered, and take nothing. */
+    nq_http_response head;
+    ck_assert(nq_http_request(&s, "HEAD", target, NULL, &head));
+    ck_assert_int_eq(head.status, 200);
+    ck_assert_str_eq(nq_http_header_get(&head, "Content-Length"), "6888943");
+    char inm[160];
+    (void)snprintf(inm, sizeof inm, "If-None-Match: %s", nq_http_header_get(&head, "ETag"));
+    const char *const cond_headers[] = {inm, NULL};
+    nq_http_response cond;
+    ck_assert(nq_http_request(&s, "GET", target, cond_headers, &cond));
+    ck_assert_int_eq(cond.status, 304);
+    nq_http_response_free(&cond);
+    nq_http_response_free(&head);
+    ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_pinned_refused_total"), 1);
+    ck_assert_double_eq(pinned(&s), g[2]);
     /* Both readers of board 1 leave: its bytes come back (the server notices each close) ... */
     close(r[0].fd);
     close(r[2].fd);

@@ -214,7 +214,8 @@ nq_err nq_app_pin_body(nq_app *app, nq_response *resp, const char **detail)
 {
     assert(app && resp && detail);
     *detail = NULL;
-    if (resp->kind != NQ_BODY_CACHED) return NQ_OK;
+    /* A HEAD or 304 keeps its entry only while its head is queued, whoever reads it: no pin, no 503. */
+    if (resp->kind != NQ_BODY_CACHED || !nq_response_sends_body(resp)) return NQ_OK;
     nq_cache_entry *pinned = NULL;
     const nq_err rc = nq_cache_entry_pin(resp->entry, nq_app_pins(app), &pinned);
     if (rc != NQ_OK) { /* resp still holds its plain reference: the caller replaces resp */

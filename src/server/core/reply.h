@@ -69,8 +69,8 @@ void nq_app_stream_pinned(const nq_app_work *w, nq_app_body body, size_t pinned,
  * that nq_app_stream_pinned would answer and the refusal counted, when they are not. */
 bool nq_app_pin_room(nq_app *app, size_t bytes, const char *instance, nq_response *resp);
 
-/* Pin the cache entry a finished response is sent from (NQ_BODY_CACHED; any other body: NQ_OK, nothing
- * done) against the app's --max-pinned-bytes: an entry's bytes are taken once while any response holds
+/* Pin the cache entry a finished response is sent from (NQ_BODY_CACHED and a body to send; any other
+ * response, a HEAD or a 304 included: NQ_OK, nothing done, as its headers hold no reader) against the app's --max-pinned-bytes: an entry's bytes are taken once while any response holds
  * them, and given back when the last such response is freed, even long after the cache evicted it
  * (cache.h, nq_cache_entry_pin). Called by the pipeline on every response it hands over. Errors:
  * NQ_E_BUSY (the budget cannot hold the entry; *detail says so for the 503) and NQ_E_NOMEM: resp is
