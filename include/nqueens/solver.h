@@ -180,6 +180,34 @@ const char *nq_count_method(int n);
  * Errors: NQ_E_ARG (threads < 0), NQ_E_RANGE, NQ_E_CANCELED, NQ_E_NOMEM, NQ_E_THREAD. */
 nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg);
 
+/* A count of n's tasks spread over several calls, as a worker that takes blocks of the plan one after
+ * another (a replica of nqueensd, a queue's consumer) runs it. nq_count_tasks builds what its counter
+ * needs before the first task (the half-board counter's quadrant tables: 0.9 CPU s at n = 19, 2.3 s
+ * at n = 20, about 6 s at n = 23) in every call; a session builds it in the first call that needs it
+ * and keeps it for the next, so a plan cut into many blocks costs about what it costs whole. For n
+ * outside the half-board counter's range (below 13, above 23) each call is nq_count_tasks.
+ * Ownership: the session is the caller's (nq_count_session_destroy); from its first call on it holds
+ * the memory of a count of n (nq_count), until destroyed.
+ * Thread-safety: one call at a time on a session (each call runs its own worker threads, as
+ * nq_count_tasks); different sessions are independent. */
+typedef struct nq_count_session nq_count_session;
+
+/* A session for n, nothing built yet. Errors: NQ_E_ARG (out NULL), NQ_E_RANGE (n outside
+ * 1..NQ_COUNT_N_MAX), NQ_E_NOMEM; *out is NULL on error. */
+nq_err nq_count_session_create(int n, nq_count_session **out);
+
+/* nq_count_tasks(n, threads, todo, ctl, done, arg) on the session's n, with what earlier calls built.
+ * A call that fails or is cancelled leaves the session usable (a table whose build was cut short is
+ * built again by the next call). Errors: NQ_E_ARG (s NULL), and those of nq_count_tasks. */
+nq_err nq_count_session_tasks(nq_count_session *s, int threads, const uint8_t *todo, nq_count_ctl *ctl,
+                              nq_count_task_fn done, void *arg);
+
+/* The n the session counts. s must not be NULL. */
+int nq_count_session_n(const nq_count_session *s);
+
+/* Free the session and what it holds. NULL is accepted. */
+void nq_count_session_destroy(nq_count_session *s);
+
 /* nq_count_tasks with no callback of the caller's: the sums of the tasks counted, added up, into
  * *out ({0, 0} first, so a failed or cancelled count leaves the sum of the tasks done before it).
  * Errors: NQ_E_ARG (out NULL), and those of nq_count_tasks. */

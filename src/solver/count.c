@@ -13,6 +13,7 @@
 #include "nqueens/solver.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "count_bt.h"
 #include "count_mitm.h"
@@ -90,6 +91,52 @@ nq_err nq_count_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl
     const nq_count_sums sums = {c.total, 8u * c.unique};
     if (done != NULL) done(arg, 0, &sums);
     return NQ_OK;
+}
+
+/* The half-board counter keeps its tables in a session of its own; the other counters keep nothing
+ * between calls, so their sessions only remember n. */
+struct nq_count_session {
+    int n;                 /* the board */
+    nq_quad_session *quad; /* the half-board counter's state, NULL outside its range */
+};
+
+nq_err nq_count_session_create(int n, nq_count_session **out)
+{
+    if (out == NULL) return NQ_E_ARG;
+    *out = NULL;
+    if (n < NQ_N_MIN || n > NQ_COUNT_N_MAX) return NQ_E_RANGE;
+    nq_count_session *s = calloc(1, sizeof *s);
+    if (s == NULL) return NQ_E_NOMEM;
+    s->n = n;
+    if (nq_count_quad_preferred(n)) {
+        const nq_err err = nq_count_quad_session_create(n, &s->quad);
+        if (err != NQ_OK) {
+            free(s);
+            return err;
+        }
+    }
+    *out = s;
+    return NQ_OK;
+}
+
+nq_err nq_count_session_tasks(nq_count_session *s, int threads, const uint8_t *todo, nq_count_ctl *ctl,
+                              nq_count_task_fn done, void *arg)
+{
+    if (s == NULL) return NQ_E_ARG;
+    if (s->quad == NULL) return nq_count_tasks(s->n, threads, todo, ctl, done, arg);
+    return nq_count_quad_session_tasks(s->quad, threads, todo, ctl, done, arg);
+}
+
+int nq_count_session_n(const nq_count_session *s)
+{
+    return s->n;
+}
+
+void nq_count_session_destroy(nq_count_session *s)
+{
+    if (s == NULL) return;
+    nq_count_quad_session_destroy(s->quad);
+    free(s);
 }
 
 void nq_count_sums_add(nq_count_sums *acc, const nq_count_sums *s)

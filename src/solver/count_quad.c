@@ -79,7 +79,9 @@ typedef struct colset {
     uint32_t heavy; /* those of edges whose orbit has 4 members; the others' has 2 */
 } colset;
 
-typedef struct job {
+/* A count in progress, and a session's state between calls (nq_quad_session): the tables stay built
+ * from the first call that needs them until the job is destroyed. */
+typedef struct nq_quad_session {
     int n, a;                                /* board size; rows in the top half */
     int left;                                /* columns of the left quadrants, layout.left */
     nq_quad quad[QUADRANTS];                 /* the four quadrant tables */
@@ -89,6 +91,8 @@ typedef struct job {
     int cuts;                                /* class bits, layout.cuts: read in every sort and pick */
     bool per_set;                            /* layout.per_set: right quadrants built per column set by each worker */
     bool built_sorted;                       /* halves built in run order, no sort (half_fill_sorted) */
+    bool built;                              /* quad holds the tables (quads_make succeeded) */
+    uint32_t builds;                         /* how many times they were built (a session's tests) */
     nq_quad_layout layout;                   /* how keys are laid out */
     nq_quad_attack attack[2][NQ_QUAD_N_MAX]; /* [0][c]: a top half attacks (a, c); [1][c]: a bottom one (a-1, c) */
     atomic_uint_fast32_t next;               /* next column set to take */
@@ -730,7 +734,7 @@ static nq_err quads_make(job *j, int threads)
 
 /* A job for n (4 <= n <= NQ_COUNT_QUAD_N_MAX) with the given layout and kernels (NULL: the best this
  * CPU runs): column sets listed, tables not yet built. NULL when out of memory. */
-static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *simd, nq_count_ctl *ctl)
+static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *simd)
 {
     job *j = calloc(1, sizeof *j);
     if (j == NULL) return NULL;
@@ -746,11 +750,6 @@ static job *job_create(int n, const nq_quad_layout *layout, const nq_quad_simd *
     }
     j->per_set = layout->per_set != 0;
     j->built_sorted = j->cuts == 0 && !j->per_set; /* runs are edge columns; whole tables, ordered */
-    j->ctl = ctl;
-    atomic_init(&j->next, 0);
-    atomic_init(&j->found, 0);
-    atomic_init(&j->stop, false);
-    atomic_init(&j->nomem, false);
     if (colsets_make(n, j->a, &j->sets, &j->nsets) != NQ_OK) {
         free(j);
         return NULL;
@@ -765,6 +764,19 @@ static void job_destroy(job *j)
     free(j);
 }
 
+/* Set j up for one call: what to count and whom to tell; nothing of the last call's run is left. */
+static void job_start(job *j, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg)
+{
+    j->todo = todo;
+    j->ctl = ctl;
+    j->done = done;
+    j->done_arg = arg;
+    atomic_init(&j->next, 0);
+    atomic_init(&j->found, 0);
+    atomic_init(&j->stop, false);
+    atomic_init(&j->nomem, false);
+}
+
 /* Whether todo leaves a column set to count. When it does not (the symmetric task alone, a resume
  * whose sets are all done), the tables are not built: at n = 23 that is a gigabyte and a minute. */
 static bool sets_todo(const job *j)
@@ -775,12 +787,28 @@ static bool sets_todo(const job *j)
     return false;
 }
 
+/* Build the tables unless they are built or nothing needs them. A build that failed (cancelled, out of
+ * memory) is not kept in part: the next call that needs the tables builds them whole. */
+static nq_err tables_ready(job *j, int threads)
+{
+    if (j->built || !sets_todo(j)) return NQ_OK;
+    const nq_err err = quads_make(j, threads);
+    if (err != NQ_OK) {
+        for (int q = 0; q < QUADRANTS; q++) nq_quad_destroy(&j->quad[q]);
+        return err;
+    }
+    j->built = true;
+    j->builds++;
+    return NQ_OK;
+}
+
 /* Count the column sets (and, when wanted, the symmetric boards: task nsets) that todo names on a
- * job made for n, reporting each through j->done; *sums receives what the counted tasks add up to. */
+ * job made for n (job_start), reporting each through j->done; *sums receives what the counted tasks
+ * add up to. */
 static nq_err job_run(job *j, int threads, nq_count_sums *sums)
 {
     const bool symmetric = j->todo == NULL || j->todo[j->nsets] != 0;
-    nq_err err = sets_todo(j) ? quads_make(j, threads) : NQ_OK;
+    nq_err err = tables_ready(j, threads);
     if (err != NQ_OK) return err;
     nq_count_ctl *ctl = j->ctl;
     if (ctl != NULL) {
@@ -808,11 +836,9 @@ static nq_err quad_tasks(int n, int threads, const nq_quad_layout *layout, const
                          const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done, void *arg, nq_count_sums *sums)
 {
     threads = nq_count_workers(threads, NQ_COUNT_WORKERS_MAX);
-    job *j = job_create(n, layout, simd, ctl);
+    job *j = job_create(n, layout, simd);
     if (j == NULL) return NQ_E_NOMEM;
-    j->todo = todo;
-    j->done = done;
-    j->done_arg = arg;
+    job_start(j, todo, ctl, done, arg);
     const nq_err err = job_run(j, threads, sums);
     job_destroy(j);
     return err;
@@ -862,6 +888,38 @@ nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl
     const nq_quad_layout layout = default_layout(n);
     nq_count_sums sums = {0, 0};
     return quad_tasks(n, threads, &layout, NULL, todo, ctl, done, arg, &sums);
+}
+
+nq_err nq_count_quad_session_create(int n, nq_quad_session **out)
+{
+    if (out == NULL) return NQ_E_ARG;
+    *out = NULL;
+    if (n < 4 || n > NQ_COUNT_QUAD_N_MAX) return NQ_E_RANGE;
+    const nq_quad_layout layout = default_layout(n);
+    *out = job_create(n, &layout, NULL);
+    return *out != NULL ? NQ_OK : NQ_E_NOMEM;
+}
+
+nq_err nq_count_quad_session_tasks(nq_quad_session *s, int threads, const uint8_t *todo, nq_count_ctl *ctl,
+                                   nq_count_task_fn done, void *arg)
+{
+    if (s == NULL || threads < 0) return NQ_E_ARG;
+    if (ctl != NULL && atomic_load(&ctl->cancel)) return NQ_E_CANCELED;
+    job_start(s, todo, ctl, done, arg);
+    nq_count_sums sums = {0, 0};
+    const nq_err err = job_run(s, nq_count_workers(threads, NQ_COUNT_WORKERS_MAX), &sums);
+    job_start(s, NULL, NULL, NULL, NULL); /* nothing of the caller's is kept past the call */
+    return err;
+}
+
+uint32_t nq_count_quad_session_builds(const nq_quad_session *s)
+{
+    return s->builds;
+}
+
+void nq_count_quad_session_destroy(nq_quad_session *s)
+{
+    if (s != NULL) job_destroy(s);
 }
 
 nq_err nq_count_quad(int n, int threads, nq_count_ctl *ctl, nq_counts *out)

@@ -8,8 +8,9 @@
  * sliced by the queens on the two rows next to the cut so that most incompatible pairs are never
  * tested. count_quad.c has the details.
  *
- * Ownership: nothing is returned that the caller must free. Working memory is allocated inside the
- * call and released before it returns: four quadrant tables with their group offsets (9 MB at
+ * Ownership: nothing is returned that the caller must free but a session (below), which keeps its
+ * tables between calls. Otherwise working memory is allocated inside the call and released before it
+ * returns: four quadrant tables with their group offsets (9 MB at
  * n = 16, 63 MB at n = 18, 500 MB at n = 20; from n = 21 on only the two left ones, 480 MB at
  * n = 21, 690 MB at n = 22, about 1.3 GB at n = 23, and per worker the right ones of its column set,
  * about 1 MB) and per worker the halves of one column set (a few MB, about 10 at n = 20 and 21, 40 at
@@ -57,6 +58,28 @@ uint32_t nq_count_quad_plan(int n);
  * reporting each through done (may be NULL), as nq_count_tasks. Errors: as nq_count_quad. */
 nq_err nq_count_quad_tasks(int n, int threads, const uint8_t *todo, nq_count_ctl *ctl, nq_count_task_fn done,
                            void *arg);
+
+/* A half-board count spread over several calls (solver.h, nq_count_session): the job of
+ * nq_count_quad_tasks kept between calls, its quadrant tables built by the first call that counts a
+ * column set and kept until destroyed. One call at a time on a session; sessions are independent. */
+typedef struct nq_quad_session nq_quad_session;
+
+/* A session for n (4 <= n <= NQ_COUNT_QUAD_N_MAX): the column sets listed, no table built yet.
+ * Errors: NQ_E_ARG (out NULL), NQ_E_RANGE, NQ_E_NOMEM; *out is NULL on error. */
+nq_err nq_count_quad_session_create(int n, nq_quad_session **out);
+
+/* nq_count_quad_tasks on the session's n, building the tables only when they are not built yet (a
+ * failed or cancelled build is dropped whole and done again by the next call). Errors: NQ_E_ARG (s
+ * NULL, threads < 0), and those of nq_count_quad_tasks; the session stays usable after any of them. */
+nq_err nq_count_quad_session_tasks(nq_quad_session *s, int threads, const uint8_t *todo, nq_count_ctl *ctl,
+                                   nq_count_task_fn done, void *arg);
+
+/* How many times the session built its tables so far (for tests: 1 however many calls counted column
+ * sets, unless a build failed). s must not be NULL. */
+uint32_t nq_count_quad_session_builds(const nq_quad_session *s);
+
+/* Free the session and its tables. NULL is accepted. */
+void nq_count_quad_session_destroy(nq_quad_session *s);
 
 /* True where nq_count should use nq_count_quad (measured, docs/performance.md). Pure function of
  * n; thread-safe. */

@@ -16,11 +16,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "check_run.h"
 #include "count_bt.h"
 #include "count_cases.h"
+#include "count_quad.h"
 #include "count_workers.h"
 
 typedef nq_err (*count_fn)(int n, int threads, nq_count_ctl *ctl, nq_counts *out);
@@ -281,6 +283,90 @@ START_TEST(tasks_in_two_parts)
 }
 END_TEST
 
+/* A session counts the plan in five contiguous blocks, one call each, as a replica takes them: the
+ * sums make the known counts, every task is reported once, and the half-board counter builds its
+ * tables in the first call only. A call whose ctl is cancelled leaves the session as it was. */
+START_TEST(session_counts_a_plan_in_blocks)
+{
+    const int n = task_cases[_i].n;
+    const uint32_t tasks = task_cases[_i].tasks;
+    nq_count_session *s = NULL;
+    ck_assert_int_eq(nq_count_session_create(n, &s), NQ_OK);
+    ck_assert_int_eq(nq_count_session_n(s), n);
+    uint8_t *todo = calloc(tasks, 1);
+    task_log *log = calloc(1, sizeof *log);
+    ck_assert(todo && log);
+    pthread_mutex_init(&log->lock, NULL);
+    nq_count_ctl cancelled;
+    nq_count_ctl_init(&cancelled);
+    nq_count_cancel(&cancelled);
+    const uint32_t per = (tasks + 4) / 5;
+    for (uint32_t first = 0; first < tasks; first += per) {
+        for (uint32_t i = 0; i < tasks; i++) todo[i] = (uint8_t)(i >= first && i - first < per);
+        ck_assert_int_eq(nq_count_session_tasks(s, task_cases[_i].threads, todo, &cancelled, log_task, log),
+                         NQ_E_CANCELED);
+        nq_count_ctl ctl;
+        nq_count_ctl_init(&ctl);
+        ck_assert_int_eq(nq_count_session_tasks(s, task_cases[_i].threads, todo, &ctl, log_task, log), NQ_OK);
+        ck_assert(nq_count_progress(&ctl) == 1.0 || tasks == 1);
+    }
+    for (uint32_t i = 0; i < tasks; i++) ck_assert_msg(log->seen[i] == 1, "n=%d task %u seen %u", n, i, log->seen[i]);
+    const nq_counts c = nq_count_sums_counts(&log->sum);
+    ck_assert_uint_eq(c.total, known_counts[n].total);
+    ck_assert_uint_eq(c.unique, known_counts[n].unique);
+    nq_count_session_destroy(s);
+    pthread_mutex_destroy(&log->lock);
+    free(log);
+    free(todo);
+}
+END_TEST
+
+/* The half-board counter's session: one build for every call that counts column sets, none for a call
+ * that counts only the symmetric boards (the last task) or nothing. */
+START_TEST(quad_session_builds_its_tables_once)
+{
+    nq_quad_session *q = NULL;
+    ck_assert_int_eq(nq_count_quad_session_create(16, &q), NQ_OK);
+    const uint32_t tasks = 3300;
+    uint8_t *todo = calloc(tasks, 1);
+    ck_assert_ptr_nonnull(todo);
+    todo[tasks - 1] = 1; /* the symmetric boards alone */
+    ck_assert_int_eq(nq_count_quad_session_tasks(q, 1, todo, NULL, NULL, NULL), NQ_OK);
+    ck_assert_uint_eq(nq_count_quad_session_builds(q), 0);
+    for (uint32_t block = 0; block < 3; block++) {
+        memset(todo, 0, tasks);
+        todo[block * 1000] = todo[block * 1000 + 1] = 1;
+        nq_count_ctl ctl;
+        nq_count_ctl_init(&ctl);
+        ck_assert_int_eq(nq_count_quad_session_tasks(q, 2, todo, &ctl, NULL, NULL), NQ_OK);
+        ck_assert_uint_eq(nq_count_quad_session_builds(q), 1);
+    }
+    nq_count_quad_session_destroy(q);
+    free(todo);
+}
+END_TEST
+
+START_TEST(session_bad_arguments)
+{
+    nq_count_session *s = (nq_count_session *)&s; /* not NULL: create must set it */
+    ck_assert_int_eq(nq_count_session_create(0, &s), NQ_E_RANGE);
+    ck_assert_ptr_null(s);
+    ck_assert_int_eq(nq_count_session_create(NQ_COUNT_N_MAX + 1, &s), NQ_E_RANGE);
+    ck_assert_int_eq(nq_count_session_create(8, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_session_tasks(NULL, 1, NULL, NULL, NULL, NULL), NQ_E_ARG);
+    ck_assert_int_eq(nq_count_session_create(14, &s), NQ_OK);
+    ck_assert_int_eq(nq_count_session_tasks(s, -1, NULL, NULL, NULL, NULL), NQ_E_ARG);
+    nq_quad_session *q = (nq_quad_session *)&q;
+    ck_assert_int_eq(nq_count_quad_session_create(3, &q), NQ_E_RANGE);
+    ck_assert_ptr_null(q);
+    ck_assert_int_eq(nq_count_quad_session_create(NQ_COUNT_QUAD_N_MAX + 1, &q), NQ_E_RANGE);
+    ck_assert_int_eq(nq_count_quad_session_tasks(NULL, 1, NULL, NULL, NULL, NULL), NQ_E_ARG);
+    nq_count_session_destroy(s);
+    nq_count_session_destroy(NULL);
+    nq_count_quad_session_destroy(NULL);
+}
+END_TEST
+
 /* The half-board counter's last three n: one task per column set with something of its own to count;
  * above them the meet-in-the-middle counter's first-row placements are the tasks. Tens of thousands
  * or more, fixed by NQ_COUNT_PLAN_VERSION. */
@@ -418,6 +504,9 @@ static Suite *count_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, tasks_in_two_parts, 0, (int)(sizeof task_cases / sizeof task_cases[0]));
     tcase_add_test(tc, tasks_bad_arguments);
+    tcase_add_loop_test(tc, session_counts_a_plan_in_blocks, 0, (int)(sizeof task_cases / sizeof task_cases[0]));
+    tcase_add_test(tc, quad_session_builds_its_tables_once);
+    tcase_add_test(tc, session_bad_arguments);
     tcase_add_test(tc, sums_fit_and_whole);
     tcase_add_test(tc, tasks_of_the_largest_plans);
     tcase_add_test(tc, blocks_of_a_plan);

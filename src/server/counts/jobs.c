@@ -18,6 +18,7 @@
 
 #include "counts/jobs_impl.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,13 +71,25 @@ void nq_jobs_event(const nq_count_jobs *j, nq_event_level level, const char *msg
     j->events.fn(j->events.ctx, &e);
 }
 
-/* Account for one store call that began at t0 (nq_clock_s) and returned rc. Takes the lock. */
-void nq_jobs_store_note(nq_count_jobs *j, double t0, nq_err rc)
+const char *nq_store_op_label(nq_store_op op)
 {
+    static const char *const labels[] = {
+#define NQ_STORE_OP_LABEL(name, label) [NQ_STORE_OP_##name] = label,
+        NQ_STORE_OPS(NQ_STORE_OP_LABEL)
+#undef NQ_STORE_OP_LABEL
+    };
+    return (unsigned)op < NQ_STORE_OP_COUNT ? labels[op] : "";
+}
+
+/* Account for one store call of kind op that began at t0 (nq_clock_s) and returned rc. Takes the
+ * lock. */
+void nq_jobs_store_note(nq_count_jobs *j, nq_store_op op, double t0, nq_err rc)
+{
+    assert((unsigned)op < NQ_STORE_OP_COUNT);
     const double took = nq_clock_s() - t0;
     pthread_mutex_lock(&j->lock);
-    j->stats.store_calls++;
-    j->stats.store_seconds += took;
+    j->stats.store_calls[op]++;
+    j->stats.store_seconds[op] += took;
     if (rc != NQ_OK && rc != NQ_E_STORE_LOST) j->stats.store_errors++;
     /* Any answer, a refusal included, reached the database; only an unreachable one did not. */
     j->stats.store_up = rc != NQ_E_STORE_UNAVAILABLE;
@@ -92,14 +105,17 @@ bool nq_jobs_counts_sound(int n, const nq_counts *c)
     return c->total == known.total && c->unique == known.unique;
 }
 
-/* Tasks per block of n's plan of `tasks` in a shared store. Every block is one call of the counter,
- * and each call builds the half-board counter's tables before its first task (docs/performance.md,
- * bench_schedule: 0.88 CPU s of n = 19's 16.6, 2.3 of n = 20's 93, 6 of n = 23's 93 500). So small
- * boards get few blocks (8: up to 8 replicas help, at 5% of the count in tables per block at
- * n = 19), large ones many (64 at n = 21 and 22, 256 from n = 23 on: under 2% in tables). */
+/* Tasks per block of n's plan of `tasks` in a shared store. A runner keeps the counter's tables from
+ * one block of a count to the next (nq_count_session), so a block costs its tasks and a few store
+ * round trips (its claim and its finish; a renew and a commit every few seconds). Replicas take the
+ * blocks in plan order as they get free, so many small blocks even out the drift of task costs along
+ * the plan (contiguous parts of it differ by up to 65%: docs/performance.md, bench_schedule); each
+ * stays long enough that its round trips are well under 1% of its counting: 8 blocks up to n = 18
+ * (counts of seconds), 16 at n = 19 and 20 (about 0.7 and 4 s of counting a block on one thread),
+ * 1024 at n = 21 and 22 (about 1 and 6 s), 4096 from n = 23 (about 25 s). */
 static uint32_t block_tasks_for(int n, uint32_t tasks)
 {
-    const uint32_t target = n <= 20 ? 8u : n <= 22 ? 64u : 256u;
+    const uint32_t target = n <= 18 ? 8u : n <= 20 ? 16u : n <= 22 ? 1024u : 4096u;
     const uint32_t per = (tasks + target - 1) / target;
     return per > BLOCK_TASKS_MIN ? per : BLOCK_TASKS_MIN;
 }
@@ -241,7 +257,7 @@ static nq_err read_store_checked(nq_count_jobs *j, int n, nq_job_view *v, bool *
     bool found = false;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_store_count_state(j->store, n, &st, &found);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_READ, t0, rc);
     if (rc != NQ_OK || !found) return rc;
     if (!nq_jobs_view_of_store(&st, v)) {
         view_none(n, v); /* counted again when asked: the start forgets it first */
@@ -283,7 +299,7 @@ static nq_err list_store(nq_count_jobs *j, list_ctx *c)
 {
     const double t0 = nq_clock_s();
     const nq_err rc = nq_store_each_count_state(j->store, list_one, NULL, c);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_READ, t0, rc);
     if (rc == NQ_OK) {
         pthread_mutex_lock(&j->lock);
         j->store_queued = c->queued;
@@ -309,7 +325,7 @@ bool nq_jobs_save_count(nq_count_jobs *j, int n, const nq_counts *c, double seco
     const nq_store_count row = {n, *c, seconds, at};
     const double t0 = nq_clock_s();
     const nq_err rc = nq_store_put_count(j->store, &row);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_WRITE, t0, rc);
     if (rc == NQ_OK) return true;
     pthread_mutex_lock(&j->lock);
     j->stats.store_failures++;
@@ -509,7 +525,7 @@ nq_err nq_jobs_register(nq_count_jobs *j, int n, nq_job_view *v)
     /* One claimer (a store file): one block, one call of the counter, as a count in memory. */
     const uint32_t per = nq_store_shared(j->store) ? block_tasks_for(n, tasks) : tasks;
     rc = nq_store_register_count(j->store, n, NQ_COUNT_PLAN_VERSION, tasks, per, &created, &st);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_REGISTER, t0, rc);
     if (rc != NQ_OK) return rc;
     if (!nq_jobs_view_of_store(&st, v)) view_none(n, v);
     nq_jobs_remember(j, &st, v);

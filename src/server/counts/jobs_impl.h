@@ -68,9 +68,11 @@ typedef struct unit {
 } unit;
 
 typedef struct runner {
-    struct nq_count_jobs *j; /* the service */
-    unit u;                  /* its work */
-    pthread_t thread;        /* the thread */
+    struct nq_count_jobs *j;  /* the service */
+    unit u;                   /* its work */
+    nq_count_session *counts; /* the counter's tables kept from one block of an n to the next (owned, runner
+                                 thread only; NULL while idle) */
+    pthread_t thread;         /* the thread */
 } runner;
 
 struct nq_count_jobs {
@@ -102,8 +104,8 @@ int64_t nq_jobs_wall_s(void);
 void nq_jobs_nap(nq_count_jobs *j, uint32_t ms);
 void nq_jobs_event(const nq_count_jobs *j, nq_event_level level, const char *msg, int n, double progress,
                    double seconds, nq_err err);
-/* Account for one store call that began at t0 (nq_clock_s) and returned rc. Takes the lock. */
-void nq_jobs_store_note(nq_count_jobs *j, double t0, nq_err rc);
+/* Account for one store call of kind op that began at t0 (nq_clock_s) and returned rc. Takes the lock. */
+void nq_jobs_store_note(nq_count_jobs *j, nq_store_op op, double t0, nq_err rc);
 /* Whether c can be the count of n: the known one, in whole symmetry classes. */
 bool nq_jobs_counts_sound(int n, const nq_counts *c);
 /* A count as the store holds it, into *v; false when it is a finished count that is not sound. */

@@ -4,8 +4,9 @@
  * --lease-ms, commits each unit's finished tasks every --checkpoint-ms, writes finished counts the
  * store has not taken and refreshes the gauges.
  *
- * A runner counts its unit with one call of the counter (nq_count_tasks); the solver's workers
- * report each finished task (on_task), marked in the unit's bitmap under the service's lock. No
+ * A runner counts its unit with one call of the counter (nq_count_session_tasks, on a session it keeps
+ * while it takes blocks of one n, so their tables are built once); the solver's workers report each
+ * finished task (on_task), marked in the unit's bitmap under the service's lock. No
  * store call runs under the lock: a unit's store I/O belongs to whoever set its `io` flag (the
  * keeper or its runner), so a renew never lands after the finish of the same block (it would find
  * the lease gone and call the block lost). A renew, commit or finish that finds the lease lost
@@ -94,7 +95,7 @@ static bool acquire_block(nq_count_jobs *j, unit *u)
     const int max_n = j->cfg->max_n_count < NQ_COUNT_N_MAX ? j->cfg->max_n_count : NQ_COUNT_N_MAX;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_store_claim_block(j->store, j->cfg->lease_ms, max_n, NQ_COUNT_PLAN_VERSION, &claim, &got);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_CLAIM, t0, rc);
     if (rc != NQ_OK || !got) return false;
     uint8_t *done = malloc(claim.tasks ? claim.tasks : 1);
     if (!done) {
@@ -160,9 +161,22 @@ static bool acquire_local(nq_count_jobs *j, unit *u)
     return true;
 }
 
-/* Count the unit's tasks not done yet. Returns nq_count_tasks's result. */
-static nq_err count_unit(nq_count_jobs *j, unit *u)
+/* The runner's session for n: the one it holds when it is for n, else a new one (the old one freed
+ * first, so a runner never holds two counts' tables). NULL when out of memory. */
+static nq_count_session *session_for(runner *r, int n)
 {
+    if (r->counts && nq_count_session_n(r->counts) == n) return r->counts;
+    nq_count_session_destroy(r->counts);
+    r->counts = NULL;
+    (void)nq_count_session_create(n, &r->counts);
+    return r->counts;
+}
+
+/* Count the unit's tasks not done yet, on the runner's session: the blocks of one count that a runner
+ * takes one after another build the counter's tables once. Returns nq_count_session_tasks's result. */
+static nq_err count_unit(nq_count_jobs *j, runner *r)
+{
+    unit *u = &r->u;
     /* The claim says how many tasks the plan has: no plan is made per block. */
     const uint32_t plan = u->claim.count_tasks ? u->claim.count_tasks : u->tasks;
     nq_err rc = NQ_OK;
@@ -173,7 +187,11 @@ static nq_err count_unit(nq_count_jobs *j, unit *u)
     for (uint32_t i = 0; i < u->tasks && u->first + i < plan; i++) any |= (todo[u->first + i] = !u->done[i]) != 0;
     pthread_mutex_unlock(&j->lock);
     task_ctx t = {j, u};
-    if (any) rc = nq_count_tasks(u->n, (int)j->cfg->count_threads, todo, &u->ctl, on_task, &t);
+    if (any) {
+        nq_count_session *counts = session_for(r, u->n);
+        rc = counts ? nq_count_session_tasks(counts, (int)j->cfg->count_threads, todo, &u->ctl, on_task, &t)
+                    : NQ_E_NOMEM;
+    }
     free(todo);
     return rc;
 }
@@ -186,7 +204,7 @@ static void count_completed(nq_count_jobs *j, int n)
     bool found = false;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_store_count_state(j->store, n, &st, &found);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_READ, t0, rc);
     if (rc != NQ_OK || !found || st.status != NQ_STORE_DONE) return; /* the next read sees it */
     nq_job_view v;
     if (!nq_jobs_view_of_store(&st, &v)) {
@@ -220,7 +238,7 @@ static nq_err commit_unit(nq_count_jobs *j, unit *u, bool *wrote)
     if (!copy) return dirty ? NQ_E_NOMEM : NQ_OK;
     const double t0 = nq_clock_s();
     const nq_err rc = nq_store_commit_tasks(j->store, &claim, copy, &sums);
-    nq_jobs_store_note(j, t0, rc);
+    nq_jobs_store_note(j, NQ_STORE_OP_COMMIT, t0, rc);
     free(copy);
     pthread_mutex_lock(&j->lock);
     if (rc == NQ_OK) {
@@ -248,7 +266,7 @@ static void finish_block(nq_count_jobs *j, unit *u)
         bool count_done = false;
         const double t0 = nq_clock_s();
         const nq_err rc = nq_store_finish_block(j->store, &u->claim, &sums, &count_done);
-        nq_jobs_store_note(j, t0, rc);
+        nq_jobs_store_note(j, NQ_STORE_OP_FINISH, t0, rc);
         pthread_mutex_lock(&j->lock);
         bool lost = false;
         if (rc == NQ_OK) {
@@ -279,7 +297,7 @@ static void give_up_block(nq_count_jobs *j, unit *u)
     if (rc == NQ_OK) {
         const double t0 = nq_clock_s();
         rc = nq_store_release(j->store, &u->claim);
-        nq_jobs_store_note(j, t0, rc);
+        nq_jobs_store_note(j, NQ_STORE_OP_RELEASE, t0, rc);
     }
     pthread_mutex_lock(&j->lock);
     const bool lost = rc == NQ_E_STORE_LOST && mark_lost(j, u);
@@ -386,6 +404,9 @@ static void *runner_main(void *arg)
             pthread_mutex_lock(&j->lock);
         }
         if (!got) {
+            /* Idle: the tables go (a count's working memory is held only while there is work). */
+            nq_count_session_destroy(r->counts);
+            r->counts = NULL;
             if (j->store)
                 idle(j); /* other replicas' counts are found by asking; ours wake it */
             else if (!j->stopping)
@@ -395,7 +416,7 @@ static void *runner_main(void *arg)
         if (j->stopping) nq_count_cancel(&u->ctl);
         const bool block = u->claimed;
         pthread_mutex_unlock(&j->lock);
-        const nq_err rc = count_unit(j, u);
+        const nq_err rc = count_unit(j, r);
         if (block)
             settle_block(j, u, rc);
         else
@@ -404,6 +425,8 @@ static void *runner_main(void *arg)
         pthread_mutex_lock(&j->lock);
     }
     pthread_mutex_unlock(&j->lock);
+    nq_count_session_destroy(r->counts);
+    r->counts = NULL;
     return NULL;
 }
 
@@ -428,7 +451,7 @@ static void keep_unit(nq_count_jobs *j, unit *u, double now)
     if (renew) {
         const double t0 = nq_clock_s();
         rc = nq_store_renew(j->store, &claim, j->cfg->lease_ms);
-        nq_jobs_store_note(j, t0, rc);
+        nq_jobs_store_note(j, NQ_STORE_OP_RENEW, t0, rc);
     }
     bool wrote = false;
     if (rc == NQ_OK && commit) rc = commit_unit(j, u, &wrote);

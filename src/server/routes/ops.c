@@ -19,7 +19,8 @@
 #include "counts/jobs.h"
 #include "routes/shared.h"
 
-#define JOBS_METRICS_MAX 5120 /* the app's lines below, at most */
+#define STORE_CALLS_MAX 2048                      /* the store's round trips by op: 8 x 2 lines of at most 90 */
+#define JOBS_METRICS_MAX (5120 + STORE_CALLS_MAX) /* the app's lines below, at most */
 
 /* The Content-Type of /metrics (Prometheus text exposition format 0.0.4). */
 #define METRICS_MEDIA_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -61,6 +62,26 @@ static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok
     resp->body_len = len;
 }
 
+/* The store's round trips by op, one summary with a label per op (job_view.h), appended at text + *len
+ * (room: STORE_CALLS_MAX, which append_jobs reserves). */
+static void append_store_calls(const nq_count_jobs_stats *st, char *text, size_t *len)
+{
+    int w = snprintf(text + *len, STORE_CALLS_MAX,
+                     "# HELP nqueensd_store_call_seconds Store round trips of the long-count service, by op.\n"
+                     "# TYPE nqueensd_store_call_seconds summary\n");
+    size_t at = w > 0 && w < STORE_CALLS_MAX ? (size_t)w : 0;
+    for (int op = 0; op < NQ_STORE_OP_COUNT && at < STORE_CALLS_MAX; op++) {
+        const char *label = nq_store_op_label((nq_store_op)op);
+        w = snprintf(text + *len + at, STORE_CALLS_MAX - at,
+                     "nqueensd_store_call_seconds_sum{op=\"%s\"} %.6f\n"
+                     "nqueensd_store_call_seconds_count{op=\"%s\"} %" PRIu64 "\n",
+                     label, st->store_seconds[op], label, st->store_calls[op]);
+        if (w < 0 || (size_t)w >= STORE_CALLS_MAX - at) return; /* cannot happen: the room is sized for every op */
+        at += (size_t)w;
+    }
+    *len += at;
+}
+
 /* The app's own figures, the long counts and the store, appended to the server's text. */
 static nq_err append_jobs(nq_app *app, char **text, size_t *len)
 {
@@ -75,7 +96,7 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
     char *grown = realloc(*text, *len + JOBS_METRICS_MAX);
     if (!grown) return NQ_E_NOMEM;
     const int w = snprintf(
-        grown + *len, JOBS_METRICS_MAX,
+        grown + *len, JOBS_METRICS_MAX - STORE_CALLS_MAX,
         "# HELP nqueensd_counts_queued Long counts waiting for a runner.\n# TYPE nqueensd_counts_queued gauge\n"
         "nqueensd_counts_queued %zu\n"
         "# HELP nqueensd_counts_running Long counts running.\n# TYPE nqueensd_counts_running gauge\n"
@@ -102,9 +123,6 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# TYPE nqueensd_count_blocks_lost_total counter\nnqueensd_count_blocks_lost_total %" PRIu64 "\n"
         "# HELP nqueensd_count_blocks_taken_over_total Blocks claimed after another claimer's lease lapsed.\n"
         "# TYPE nqueensd_count_blocks_taken_over_total counter\nnqueensd_count_blocks_taken_over_total %" PRIu64 "\n"
-        "# HELP nqueensd_store_call_seconds Store round trips of the long-count service.\n"
-        "# TYPE nqueensd_store_call_seconds summary\nnqueensd_store_call_seconds_sum %.6f\n"
-        "nqueensd_store_call_seconds_count %" PRIu64 "\n"
         "# HELP nqueensd_store_errors_total Store calls that failed (unreachable, refused; a lost lease is not one).\n"
         "# TYPE nqueensd_store_errors_total counter\nnqueensd_store_errors_total %" PRIu64 "\n"
         "# HELP nqueensd_store_up 1 when the last store call reached the database, 0 when it could not.\n"
@@ -123,10 +141,11 @@ static nq_err append_jobs(nq_app *app, char **text, size_t *len)
         "# TYPE nqueensd_pinned_refused_total counter\nnqueensd_pinned_refused_total %" PRIu64 "\n",
         st.queued, st.running, st.finished, st.completed, st.resumed, st.checkpoints, st.checkpoint_failures,
         st.store_failures, st.store_bytes, st.blocks_claimed, st.blocks_finished, st.blocks_lost, st.blocks_taken_over,
-        st.store_seconds, st.store_calls, st.store_errors, st.store_up ? 1 : 0, gz_now,
-        nq_app_config(app)->max_gzip_streams, gz_declined, pinned, pin_max, pin_refused);
+        st.store_errors, st.store_up ? 1 : 0, gz_now, nq_app_config(app)->max_gzip_streams, gz_declined, pinned,
+        pin_max, pin_refused);
     *text = grown;
-    if (w > 0 && w < JOBS_METRICS_MAX) *len += (size_t)w;
+    if (w > 0 && w < JOBS_METRICS_MAX - STORE_CALLS_MAX) *len += (size_t)w;
+    append_store_calls(&st, *text, len);
     return NQ_OK;
 }
 
