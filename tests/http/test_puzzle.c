@@ -311,7 +311,7 @@ static const struct {
     {"/puzzle?n=8&seed=9007199254740992", NULL, 400, "invalid-parameter", "seed",
      "Parameter 'seed' must be an integer from 0 to 9007199254740991 (2^53 - 1)."},
     {"/puzzle?n=8&seed=-1", NULL, 400, "invalid-parameter", "seed",
-     "Parameter 'seed' must be an integer written in plain decimal digits, from 0 to 18446744073709551615."},
+     "Parameter 'seed' must be an integer written in plain decimal digits, from 0 to 9007199254740991 (2^53 - 1)."},
     {"/puzzle?n=8&date=1999-12-31", NULL, 400, "invalid-parameter", "date",
      "Parameter 'date' must be a day written YYYY-MM-DD, from 2000-01-01 to 9999-12-31."},
     {"/puzzle?n=8&date=2026-02-29", NULL, 400, "invalid-parameter", "date",

@@ -52,17 +52,20 @@ static void get_ok(const nq_test_server *s, const char *target, const char *cons
 
 /* ---- probes ------------------------------------------------------------------------------------- */
 
+/* /healthz's body: the release (CMake's project version) beside the status. */
+#define HEALTHZ_BODY "{\"status\":\"ok\",\"version\":\"" NQ_TEST_VERSION "\"}"
+
 static const struct probe_row {
     const char *method;
     const char *target;
     long status;
     const char *body; /* exact body, or NULL for none */
 } probe_rows[] = {
-    {"GET", "/healthz", 200, "{\"status\":\"ok\"}"},
+    {"GET", "/healthz", 200, HEALTHZ_BODY},
     {"GET", "/readyz", 200, "{\"status\":\"ready\"}"},
     {"HEAD", "/healthz", 200, ""},
     {"HEAD", "/readyz", 200, ""},
-    {"GET", "/healthz?x=1", 200, "{\"status\":\"ok\"}"}, /* probes take no parameters, and mind none */
+    {"GET", "/healthz?x=1", 200, HEALTHZ_BODY}, /* probes take no parameters, and mind none */
     {"POST", "/healthz", 405, NULL},
     {"OPTIONS", "/readyz", 204, ""},
 };
@@ -85,6 +88,28 @@ START_TEST(probes_answer)
         ck_assert_ptr_nonnull(nq_http_header_get(&r, "X-Request-Id"));
         nq_http_response_free(&r);
     }
+    ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 10), 0);
+}
+END_TEST
+
+/* The description the server serves names the release it describes: openapi.yaml's info.version is
+ * CMake's project version, the one /healthz and --version report. */
+START_TEST(openapi_version_is_the_release)
+{
+    nq_test_server s;
+    start(&s, NULL);
+    nq_http_response r;
+    ck_assert(nq_http_get(&s, "/openapi.yaml", &r));
+    ck_assert_int_eq(r.status, 200);
+    const char *info = strstr(r.body, "\ninfo:\n");
+    ck_assert_ptr_nonnull(info);
+    const char *version = strstr(info, "\n  version: ");
+    ck_assert_ptr_nonnull(version);
+    char want[64];
+    (void)snprintf(want, sizeof want, "\n  version: %s\n", NQ_TEST_VERSION);
+    ck_assert_int_eq(strncmp(version, want, strlen(want)), 0);
+    ck_assert(version < strstr(info, "\npaths:")); /* info's own, not a later one */
+    nq_http_response_free(&r);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 10), 0);
 }
 END_TEST
@@ -433,7 +458,7 @@ static void healthz_kept(int fd, char *buf, size_t cap)
     ck_assert_int_eq(send(fd, req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
     size_t len = 0;
     buf[0] = '\0';
-    while (len + 1 < cap && strstr(buf, "{\"status\":\"ok\"}") == NULL) {
+    while (len + 1 < cap && strstr(buf, HEALTHZ_BODY) == NULL) {
         const ssize_t r = recv(fd, buf + len, cap - 1 - len, 0);
         ck_assert_int_gt(r, 0);
         len += (size_t)r;
@@ -476,7 +501,7 @@ static int try_connection(uint16_t port)
     char buf[2048];
     size_t len = 0;
     buf[0] = '\0';
-    while (len + 1 < sizeof buf && strstr(buf, "{\"status\":\"ok\"}") == NULL) {
+    while (len + 1 < sizeof buf && strstr(buf, HEALTHZ_BODY) == NULL) {
         const ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
         if (r <= 0) {
             ck_assert_uint_eq(len, 0); /* refused whole, never cut mid-answer */
@@ -888,6 +913,7 @@ static Suite *ops_http_suite(void)
     Suite *s = suite_create("ops_http");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, probes_answer);
+    tcase_add_test(tc, openapi_version_is_the_release);
     tcase_add_test(tc, metrics_count_requests);
     tcase_add_test(tc, metrics_gzip);
     tcase_add_test(tc, metrics_pass_promtool);

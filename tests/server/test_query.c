@@ -163,6 +163,45 @@ START_TEST(test_not_nul_terminated)
 }
 END_TEST
 
+/* Seeds stop at 2^53 - 1, the largest integer every JSON client holds exactly; each edge has its own
+ * words. */
+START_TEST(test_seed_range)
+{
+    static const struct {
+        const char *raw;
+        nq_err rc;
+        uint64_t seed;      /* when accepted */
+        const char *detail; /* when refused */
+    } rows[] = {
+        {"seed=0", NQ_OK, 0, NULL},
+        {"seed=9007199254740991", NQ_OK, 9007199254740991u, NULL},
+        {"seed=9007199254740992", NQ_E_PARAM_INVALID, 0,
+         "Parameter 'seed' must be an integer from 0 to 9007199254740991 (2^53 - 1)."},
+        {"seed=18446744073709551615", NQ_E_PARAM_INVALID, 0,
+         "Parameter 'seed' must be an integer from 0 to 9007199254740991 (2^53 - 1)."},
+        {"seed=18446744073709551616", NQ_E_PARAM_INVALID, 0,
+         "Parameter 'seed' overflows: it must be an integer below 2^64 (18446744073709551616), from 0 to "
+         "9007199254740991 (2^53 - 1)."},
+        {"seed=-1", NQ_E_PARAM_INVALID, 0,
+         "Parameter 'seed' must be an integer written in plain decimal digits, from 0 to 9007199254740991 (2^53 - "
+         "1)."},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        nq_query q;
+        nq_query_error e;
+        const nq_err rc = nq_query_parse(rows[i].raw, strlen(rows[i].raw), NQ_QK_SEED, &q, &e);
+        ck_assert_msg(rc == rows[i].rc, "%s", rows[i].raw);
+        if (rc == NQ_OK) {
+            ck_assert(q.present & NQ_QK_SEED);
+            ck_assert_uint_eq(q.seed, rows[i].seed);
+        } else {
+            ck_assert_str_eq(e.param, "seed");
+            ck_assert_str_eq(e.detail, rows[i].detail);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_require)
 {
     nq_query q;
@@ -183,6 +222,7 @@ int main(void)
     tcase_add_loop_test(tc, test_rejected, 0, (int)(sizeof rejected / sizeof rejected[0]));
     tcase_add_test(tc, test_param_name_is_sanitized);
     tcase_add_test(tc, test_not_nul_terminated);
+    tcase_add_test(tc, test_seed_range);
     tcase_add_test(tc, test_require);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);

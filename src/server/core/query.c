@@ -131,6 +131,16 @@ static nq_err int_value(nq_query_error *err, const char *name, const char *v, si
     return err->err;
 }
 
+/* A seed: an integer from 0 to NQ_QUERY_SEED_MAX. */
+static nq_err seed_value(nq_query_error *err, const char *v, size_t len, uint64_t *out)
+{
+    const nq_err rc = int_value(err, "seed", v, len, 0, "from 0 to 9007199254740991 (2^53 - 1)", out);
+    if (rc != NQ_OK || *out <= NQ_QUERY_SEED_MAX) return rc;
+    fail(err, NQ_E_PARAM_INVALID, "seed");
+    DETAIL(err, "Parameter 'seed' must be an integer from 0 to 9007199254740991 (2^53 - 1).");
+    return err->err;
+}
+
 /* A boolean parameter: 'true' or 'false'. */
 static nq_err bool_value(nq_query_error *err, const char *name, const char *v, bool *out)
 {
@@ -199,7 +209,7 @@ static nq_err set_value(nq_query *q, nq_query_key key, const char *v, size_t len
             return err->err;
         }
         return NQ_OK;
-    case NQ_QK_SEED: return int_value(err, "seed", v, len, 0, "from 0 to 18446744073709551615", &q->seed);
+    case NQ_QK_SEED: return seed_value(err, v, len, &q->seed);
     case NQ_QK_COUNT:
         if (strcmp(v, "true") == 0)
             q->count = true;

@@ -73,6 +73,10 @@ typedef enum nq_format {
 #define NQ_QUERY_WORD_MAX 32
 
 /* The parsed query. `present` has a bit per key that appeared; absent keys hold their defaults. */
+/* The largest seed a query takes: 2^53 - 1, so that a seed echoed in a JSON answer is an integer every
+ * client holds exactly (a JavaScript number is a double). */
+#define NQ_QUERY_SEED_MAX ((UINT64_C(1) << 53) - 1)
+
 typedef struct nq_query {
     unsigned present;                       /* nq_query_key bits of the keys given */
     uint64_t n;                             /* >= 1 when present */
@@ -83,7 +87,7 @@ typedef struct nq_query {
     char after[NQ_QUERY_AFTER_MAX + 1];     /* decoded cursor, NUL-terminated; checked later against n */
     size_t after_len;                       /* its length */
     nq_method method;                       /* default NQ_METHOD_CONSTRUCT */
-    uint64_t seed;                          /* any 64-bit value when present */
+    uint64_t seed;                          /* 0..NQ_QUERY_SEED_MAX when present */
     const char *placement;                  /* columns or queens: the raw, still escaped value, pointing
                                                into the query (a board of any size does not fit a
                                                fixed buffer); decode with nq_query_decode */

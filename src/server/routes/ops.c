@@ -17,6 +17,7 @@
 #include "base/errors.h"
 #include "core/reply.h"
 #include "counts/jobs.h"
+#include "nqueens/version.h"
 #include "routes/shared.h"
 
 #define STORE_CALLS_MAX 2048                      /* the store's round trips by op: 8 x 2 lines of at most 90 */
@@ -29,7 +30,7 @@ nq_app_step nq_route_healthz_answer(nq_app_work *w, const nq_request *req, nq_re
 {
     (void)w;
     (void)req;
-    nq_app_static_json(resp, 200, "{\"status\":\"ok\"}");
+    nq_app_static_json(resp, 200, "{\"status\":\"ok\",\"version\":\"" NQ_VERSION_STRING "\"}");
     return NQ_APP_DONE;
 }
 

@@ -11,8 +11,8 @@
  *
  * A server-chosen seed makes the answer one of many: it is sent with Cache-Control: no-store and a
  * Content-Location naming the same board with its seed, the permalink (whose answer is immutable). The
- * server picks seeds below 2^53, so a JavaScript client can hold them exactly; a client may give any
- * 64-bit seed.
+ * server picks seeds below 2^53, and a client may give seeds up to 2^53 - 1 (the query parser refuses
+ * more), so every JSON client holds a seed it is sent exactly.
  */
 #include "routes/solution.h"
 
