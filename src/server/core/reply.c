@@ -62,6 +62,24 @@ void nq_app_success(nq_response *resp, unsigned status, const char *media, const
     nq_response_add_header(resp, "Server-Timing", timing);
 }
 
+void nq_app_reply_rendered(const nq_app_work *w, size_t cap, nq_app_render_fn render, const void *arg, double seconds,
+                           nq_response *resp)
+{
+    assert(w && render && resp);
+    char *body = malloc(cap);
+    const size_t len = body ? render(arg, body, cap) : 0;
+    if (len == 0) {
+        const nq_err err = body ? NQ_E_INTERNAL : NQ_E_NOMEM;
+        free(body);
+        nq_app_problem(resp, w->instance, err, NULL, NULL, false, 0);
+        return;
+    }
+    char etag[NQ_ETAG_MAX];
+    nq_app_etag(w->key, false, etag, sizeof etag);
+    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, seconds);
+    nq_response_own(resp, body, len);
+}
+
 void nq_app_problem(nq_response *resp, const char *instance, nq_err err, const char *param, const char *detail,
                     bool has_limit, uint64_t limit)
 {

@@ -16,6 +16,15 @@
 #include "core/query.h"
 #include "core/work.h"
 
+/* Render a body into out (cap bytes): its length, 0 when it could not (a fault: no room). */
+typedef size_t (*nq_app_render_fn)(const void *arg, char *out, size_t cap);
+
+/* Answer 200 with a JSON body rendered now rather than sent from the cache: cap bytes allocated,
+ * render(arg, ...) fills them, and the body goes with the success headers of w's key (identity, not
+ * gzip) and seconds. No memory is a 503 problem, a render that fails a 500. */
+void nq_app_reply_rendered(const nq_app_work *w, size_t cap, nq_app_render_fn render, const void *arg, double seconds,
+                           nq_response *resp);
+
 /* Start a success response: status, Content-Type, ETag (of key, "-gzip" variant when gzip), the
  * immutable caching headers, Server-Timing and, when gzip, Content-Encoding. */
 void nq_app_success(nq_response *resp, unsigned status, const char *media, const char *etag, bool gzip,

@@ -67,6 +67,15 @@ void nq_response_set_header(nq_response *resp, const char *name, const char *val
     nq_response_add_header(resp, name, value);
 }
 
+void nq_response_own(nq_response *resp, char *body, size_t len)
+{
+    assert(resp && body && resp->kind == NQ_BODY_NONE);
+    resp->kind = NQ_BODY_OWNED;
+    resp->owned = body;
+    resp->body = body;
+    resp->body_len = len;
+}
+
 const char *nq_response_header(const nq_response *resp, const char *name)
 {
     assert(resp && name);

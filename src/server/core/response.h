@@ -72,6 +72,10 @@ void nq_response_init(nq_response *resp);
 /* Release whatever body resp still owns and re-initialise it. NULL is accepted. */
 void nq_response_clear(nq_response *resp);
 
+/* Make body (malloc'd, taken over: freed with resp) resp's body of len bytes. resp must hold no body
+ * yet (NQ_BODY_NONE). */
+void nq_response_own(nq_response *resp, char *body, size_t len);
+
 /* Add a header; value is copied into the arena. When the header table or the arena is full, nothing
  * is added and resp->overflow is set: a response that lost a header is not sent as it is, the
  * pipeline answers a 500 in its place (the sizes above hold every answer of the contract, so this is

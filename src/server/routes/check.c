@@ -136,9 +136,6 @@ nq_app_step nq_route_check_answer(nq_app_work *w, const nq_request *req, nq_resp
         len = gz_len;
     }
     nq_app_success(resp, 200, NQ_MEDIA_JSON, zip ? etag_gz : etag, zip, seconds);
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = len;
+    nq_response_own(resp, body, len);
     return NQ_APP_DONE;
 }

@@ -191,10 +191,7 @@ static void respond(nq_response *resp, const nq_app_work *w, const complete_resu
         return;
     }
     nq_app_success(resp, 200, NQ_MEDIA_JSON, p->etag, false, seconds);
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = render(p, r, body);
+    nq_response_own(resp, body, render(p, r, body));
 }
 
 nq_app_step nq_route_complete_answer(nq_app_work *w, const nq_request *req, nq_response *resp)

@@ -156,15 +156,18 @@ static void accepted(nq_response *resp, const char *instance, const nq_job_view 
     else if (p->wait_given)
         (void)snprintf(applied, sizeof applied, "wait=%" PRIu32, p->wait_ms / 1000u);
     resp->status = 202;
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = render_accepted(v, body, ACCEPTED_BODY_MAX);
+    nq_response_own(resp, body, render_accepted(v, body, ACCEPTED_BODY_MAX));
     nq_response_add_header(resp, "Content-Type", NQ_MEDIA_JSON);
     nq_response_add_header(resp, "Cache-Control", "no-store");
     nq_response_add_header(resp, "Retry-After", retry);
     nq_response_add_header(resp, "Location", location);
     if (applied[0]) nq_response_add_header(resp, "Preference-Applied", applied);
+}
+
+static size_t render_done(const void *arg, char *out, size_t cap)
+{
+    const nq_job_view *v = arg;
+    return nq_counts_render(v->n, &v->counts, out, cap);
 }
 
 /* The 200 of a count known done: from the cache once published there, else rendered. */
@@ -176,18 +179,7 @@ static void serve_done(const nq_app_work *w, const nq_job_view *v, nq_response *
         nq_app_serve_entry(resp, e, &w->variant, 0.0, NQ_CACHE_MISS);
         return;
     }
-    char etag[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    char *body = malloc(NQ_COUNTS_BODY_MAX);
-    if (!body) {
-        nq_app_problem(resp, w->instance, NQ_E_NOMEM, NULL, NULL, false, 0);
-        return;
-    }
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, 0.0);
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = nq_counts_render(v->n, &v->counts, body, NQ_COUNTS_BODY_MAX);
+    nq_app_reply_rendered(w, NQ_COUNTS_BODY_MAX, render_done, v, 0.0, resp);
 }
 
 /* ---- the steps ----------------------------------------------------------------------------------- */
@@ -275,11 +267,9 @@ void nq_route_count_finish(const nq_app_work *w, const nq_app_result *r, nq_resp
         return;
     }
     nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, r->seconds);
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = p->k < p->n ? nq_counts_k_render(p->n, p->k, &c->counts, body, NQ_COUNTS_BODY_MAX)
-                                 : nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX);
+    nq_response_own(resp, body,
+                    p->k < p->n ? nq_counts_k_render(p->n, p->k, &c->counts, body, NQ_COUNTS_BODY_MAX)
+                                : nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX));
 }
 
 void nq_route_count_late(const nq_app_work *w, nq_response *resp)

@@ -84,10 +84,7 @@ nq_app_step nq_route_counts_answer(nq_app_work *w, const nq_request *req, nq_res
     }
     at += (size_t)snprintf(body + at, cap - at, "]}");
     resp->status = 200;
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = at;
+    nq_response_own(resp, body, at);
     nq_response_add_header(resp, "Content-Type", NQ_MEDIA_JSON);
     nq_response_add_header(resp, "Cache-Control", "no-store");
     return NQ_APP_DONE;

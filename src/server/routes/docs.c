@@ -64,10 +64,7 @@ nq_app_step nq_route_problem_doc_answer(nq_app_work *w, const nq_request *req, n
     nq_app_etag(key, true, etag_gz, sizeof etag_gz);
     if (!nq_app_try_304(req, etag, etag_gz, &w->variant, resp))     /* a 304 keeps the body to size Content-Length */
         nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, 0.0); /* a few hundred bytes: never gzip */
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = len;
+    nq_response_own(resp, body, len);
     return NQ_APP_DONE;
 }
 

@@ -57,10 +57,7 @@ static void metrics_body(nq_response *resp, char *text, size_t len, bool gzip_ok
         len = gz_len;
         nq_response_add_header(resp, "Content-Encoding", "gzip");
     } /* on a compression failure the identity body is still a correct answer */
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = text;
-    resp->body = text;
-    resp->body_len = len;
+    nq_response_own(resp, text, len);
 }
 
 /* The store's round trips by op, one summary with a label per op (job_view.h), appended at text + *len

@@ -186,25 +186,23 @@ static void unavailable(const nq_app_work *w, nq_response *resp)
 }
 
 /* Answer with a body rendered here (the cache refused it). */
+/* What the body of a made puzzle is rendered from (nq_app_reply_rendered). */
+typedef struct made_body {
+    const nq_puzzle_spec *spec;
+    const nq_puzzle_made *made;
+} made_body;
+
+static size_t render_made(const void *arg, char *out, size_t cap)
+{
+    const made_body *m = arg;
+    return nq_puzzle_body_made(m->spec, m->made, out, cap);
+}
+
 static void respond(const nq_app_work *w, const puzzle_result *res, double seconds, nq_response *resp)
 {
     const puzzle_plan *p = w->plan;
-    const size_t cap = nq_puzzle_body_made_max(p->spec.n);
-    char *body = malloc(cap);
-    const size_t len = body ? nq_puzzle_body_made(&p->spec, &res->made, body, cap) : 0;
-    if (len == 0) {
-        const nq_err err = body ? NQ_E_INTERNAL : NQ_E_NOMEM;
-        free(body);
-        nq_app_problem(resp, w->instance, err, NULL, NULL, false, 0);
-        return;
-    }
-    char etag[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, seconds);
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = len;
+    const made_body m = {&p->spec, &res->made};
+    nq_app_reply_rendered(w, nq_puzzle_body_made_max(p->spec.n), render_made, &m, seconds, resp);
 }
 
 void nq_route_puzzle_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)

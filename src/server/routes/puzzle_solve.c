@@ -188,25 +188,23 @@ static void refused(const nq_app_work *w, nq_err outcome, nq_response *resp)
 }
 
 /* Answer with a body rendered here (the cache refused it). */
+/* What the body of a solved puzzle is rendered from (nq_app_reply_rendered). */
+typedef struct solved_body {
+    const nq_puzzle_ask *ask;
+    const nq_puzzle_solved *solved;
+} solved_body;
+
+static size_t render_solved(const void *arg, char *out, size_t cap)
+{
+    const solved_body *b = arg;
+    return nq_puzzle_body_solved(b->ask, b->solved, out, cap);
+}
+
 static void respond(const nq_app_work *w, const solve_result *res, double seconds, nq_response *resp)
 {
     const solve_plan *p = w->plan;
-    const size_t cap = nq_puzzle_body_solved_max(p->ask.spec.n);
-    char *body = malloc(cap);
-    const size_t len = body ? nq_puzzle_body_solved(&p->ask, &res->solved, body, cap) : 0;
-    if (len == 0) {
-        const nq_err err = body ? NQ_E_INTERNAL : NQ_E_NOMEM;
-        free(body);
-        nq_app_problem(resp, w->instance, err, NULL, NULL, false, 0);
-        return;
-    }
-    char etag[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, seconds);
-    resp->kind = NQ_BODY_OWNED;
-    resp->owned = body;
-    resp->body = body;
-    resp->body_len = len;
+    const solved_body b = {&p->ask, &res->solved};
+    nq_app_reply_rendered(w, nq_puzzle_body_solved_max(p->ask.spec.n), render_solved, &b, seconds, resp);
 }
 
 void nq_route_puzzle_solve_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
