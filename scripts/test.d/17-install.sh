@@ -3,7 +3,8 @@
 # benchmarks; nqueens-mpi too when an MPI is installed) configured for /usr/local is installed with
 # `cmake --install --prefix` into an empty temporary prefix, as a packager does. The installed tree must
 # hold both libraries, every header of include/nqueens/ and the generated version.h, the binaries (not
-# nq-rogue-worker), the CMake package and the pkg-config files, with the prefix of the install, not of
+# nq-rogue-worker or the man pages' generators), the man pages nqueens(1) and nqueensd(8), the CMake
+# package and the pkg-config files, with the prefix of the install, not of
 # the configuration; no file of the CMake package or pkg-config may name the project's warning set
 # (nq_warnings) or a path of this checkout. Then the consumer in tests/consumer is built against it:
 #   - with CMake: find_package(nqueens MAJOR.MINOR REQUIRED COMPONENTS json) from CMAKE_PREFIX_PATH,
@@ -60,11 +61,13 @@ lib=$(find "$prefix" -name libnqueens.a -printf '%h\n' | head -1)
 want=("$lib/libnqueens.a" "$lib/libnqueens_json.a" "$prefix/include/nqueens/version.h" "$prefix/bin/nqueens" "$prefix/bin/nqueensd"
       "$lib/cmake/nqueens/nqueensConfig.cmake" "$lib/cmake/nqueens/nqueensConfigVersion.cmake"
       "$lib/cmake/nqueens/nqueensTargets.cmake" "$lib/cmake/nqueens/nqueensJsonTargets.cmake"
-      "$lib/pkgconfig/nqueens.pc" "$lib/pkgconfig/nqueens-json.pc")
+      "$lib/pkgconfig/nqueens.pc" "$lib/pkgconfig/nqueens-json.pc"
+      "$prefix/share/man/man1/nqueens.1" "$prefix/share/man/man8/nqueensd.8")
 for h in include/nqueens/*.h; do want+=("$prefix/$h"); done
 [[ $mpi == ON ]] && want+=("$prefix/bin/nqueens-mpi")
 for f in "${want[@]}"; do [[ -f $f ]] || fail "not installed: ${f#"$prefix"/}"; done
 [[ ! -e $prefix/bin/nq-rogue-worker ]] || fail "nq-rogue-worker (a test program) was installed"
+for tool in nqueens-man nqueensd-man; do [[ ! -e $prefix/bin/$tool ]] || fail "$tool (a build tool) was installed"; done
 if leaks=$(grep -rlF -e nq_warnings -e "$root" -e "$build" "$lib/cmake/nqueens" "$lib/pkgconfig"); then
   fail "the package names nq_warnings or this checkout's paths: ${leaks//$'\n'/ }"
 fi

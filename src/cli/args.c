@@ -33,7 +33,8 @@ typedef enum opt_id {
     OPT_DIFFICULTY,
     OPT_DATE,
     OPT_REVEAL,
-    OPT_JSON
+    OPT_JSON,
+    OPT_VERBOSE
 } opt_id;
 
 #define FOR_COUNT (1u << NQ_CLI_COUNT)
@@ -70,13 +71,15 @@ static const struct opt_spec {
     {"difficulty", OPT_DIFFICULTY, true, FOR_PUZZLE},
     {"date", OPT_DATE, true, FOR_PUZZLE},
     {"reveal", OPT_REVEAL, false, FOR_PUZZLE},
-    {"json", OPT_JSON, false, FOR_PUZZLE},
+    {"json", OPT_JSON, false, FOR_PUZZLE | FOR_SOLVE | FOR_SOLUTION},
+    {"verbose", OPT_VERBOSE, false, FOR_COUNT},
 };
 #define OPT_COUNT (sizeof opt_specs / sizeof opt_specs[0])
 
 /* What the first pass collects; checked against the command once it is known. */
 typedef struct parse_state {
     bool help;                     /* -h or --help anywhere */
+    bool version;                  /* --version anywhere */
     const char *command;           /* first positional argument */
     const char *n_text;            /* second positional argument */
     const char *extra;             /* third positional argument (check's and complete's COLUMNS) */
@@ -155,6 +158,8 @@ static bool collect(int argc, char *const argv[], parse_state *st, char *why, si
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             st->help = true;
+        } else if (strcmp(arg, "--version") == 0) {
+            st->version = true;
         } else if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
             if (!take_option(argc, argv, &i, st, why, cap)) return false;
         } else if (is_option(arg)) {
@@ -186,6 +191,8 @@ static bool apply_solve_options(const parse_state *st, nq_cli_opts *o, char *why
     }
     o->unique = st->values[OPT_UNIQUE] != NULL;
     o->ndjson = st->values[OPT_NDJSON] != NULL;
+    o->json = st->values[OPT_JSON] != NULL;
+    if (o->ndjson && o->json) return fail(why, cap, "--ndjson and --json exclude each other");
     if (limit != NULL) {
         if (!parse_u64(limit, UINT64_MAX, &o->limit) || o->limit == 0)
             return fail(why, cap, "--limit must be a whole number >= 1, not '%s'", limit);
@@ -207,6 +214,8 @@ static bool apply_solution_options(const parse_state *st, nq_cli_opts *o, char *
 {
     const char *format = st->values[OPT_FORMAT], *seed = st->values[OPT_SEED];
     o->format = NQ_CLI_COLUMNS;
+    o->has_format = format != NULL;
+    o->json = st->values[OPT_JSON] != NULL;
     if (format != NULL) {
         if (strcmp(format, "board") == 0)
             o->format = NQ_CLI_BOARD;
@@ -263,8 +272,9 @@ static bool parse_shard(const char *v, nq_cli_opts *o, char *why, size_t cap)
 /* count N --sum FILE...: nothing else applies. */
 static bool apply_sum_options(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
 {
-    if (st->values[OPT_THREADS] != NULL || st->values[OPT_QUEENS] != NULL || st->values[OPT_SHARD] != NULL)
-        return fail(why, cap, "--sum takes only shard files, no --threads, --queens or --shard");
+    if (st->values[OPT_THREADS] != NULL || st->values[OPT_QUEENS] != NULL || st->values[OPT_SHARD] != NULL ||
+        st->values[OPT_VERBOSE] != NULL)
+        return fail(why, cap, "--sum takes only shard files, no --threads, --verbose, --queens or --shard");
     if (st->nfiles == 0) return fail(why, cap, "--sum needs the shard files (- for standard input)");
     size_t stdin_uses = 0;
     for (size_t f = 0; f < st->nfiles; f++) stdin_uses += strcmp(st->files[f], "-") == 0;
@@ -283,8 +293,10 @@ static bool apply_count_options(const parse_state *st, nq_cli_opts *o, char *why
     uint64_t threads = 0, k = 0;
     const char *v = st->values[OPT_THREADS], *q = st->values[OPT_QUEENS];
     if (v != NULL && !parse_u64(v, THREADS_MAX, &threads))
-        return fail(why, cap, "--threads must be a whole number from 0 (one per CPU) to %d, not '%s'", THREADS_MAX, v);
+        return fail(why, cap, "--threads must be a whole number from 0 (the CPUs this process may use) to %d, not '%s'",
+                    THREADS_MAX, v);
     o->threads = (int)threads;
+    o->verbose = st->values[OPT_VERBOSE] != NULL;
     if (q != NULL) {
         if (!parse_u64(q, (uint64_t)o->n, &k))
             return fail(why, cap, "--queens must be a whole number from 0 to N (%d), not '%s'", o->n, q);
@@ -411,33 +423,62 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
     return true;
 }
 
+#define COMMAND_NAMES "'count', 'solve', 'solution', 'check', 'complete', 'trace', 'puzzle' or 'help'"
+
 static const struct {
     const char *name;
     nq_cli_command command;
-} commands[] = {{"count", NQ_CLI_COUNT},  {"solve", NQ_CLI_SOLVE},       {"solution", NQ_CLI_SOLUTION},
-                {"check", NQ_CLI_CHECK},  {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE},
-                {"puzzle", NQ_CLI_PUZZLE}};
+} commands[] = {{"count", NQ_CLI_COUNT},   {"solve", NQ_CLI_SOLVE},       {"solution", NQ_CLI_SOLUTION},
+                {"check", NQ_CLI_CHECK},   {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE},
+                {"puzzle", NQ_CLI_PUZZLE}, {"help", NQ_CLI_HELP}};
+
+/* The command named, or false with the reason. */
+static bool find_command(const char *name, nq_cli_command *out, char *why, size_t cap)
+{
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        if (strcmp(name, commands[c].name) == 0) {
+            *out = commands[c].command;
+            return true;
+        }
+    }
+    return fail(why, cap, "unknown command '%s': " COMMAND_NAMES, name);
+}
+
+/* --help (with or without a command) and `help [COMMAND]`: which help to print. */
+static bool apply_help(const parse_state *st, nq_cli_opts *o, char *why, size_t cap)
+{
+    nq_cli_command c = NQ_CLI_HELP;
+    o->command = NQ_CLI_HELP;
+    if (st->command == NULL) return true;
+    if (!find_command(st->command, &c, why, cap)) return false;
+    if (c != NQ_CLI_HELP) { /* COMMAND --help: its arguments do not matter */
+        o->help_topic = st->command;
+        return true;
+    }
+    if (st->extra != NULL) return fail(why, cap, "unexpected argument '%s'", st->extra);
+    nq_cli_command topic = NQ_CLI_HELP;
+    if (st->n_text != NULL && !find_command(st->n_text, &topic, why, cap)) return false;
+    o->help_topic = st->n_text;
+    return true;
+}
 
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t cap)
 {
     parse_state st = {0};
     *opts = (nq_cli_opts){.command = NQ_CLI_HELP, .format = NQ_CLI_BOARD};
     if (!collect(argc, argv, &st, why, cap)) return false;
-    if (st.help) return true;
-    if (st.command == NULL)
-        return fail(why, cap,
-                    "missing command: 'count', 'solve', 'solution', 'check', 'complete', 'trace' or 'puzzle'");
-    size_t c = 0;
-    while (c < sizeof commands / sizeof commands[0] && strcmp(st.command, commands[c].name) != 0) c++;
-    if (c == sizeof commands / sizeof commands[0])
-        return fail(why, cap,
-                    "unknown command '%s': 'count', 'solve', 'solution', 'check', 'complete', 'trace' or 'puzzle'",
-                    st.command);
-    opts->command = commands[c].command;
+    if (st.help) return apply_help(&st, opts, why, cap);
+    if (st.version) {
+        opts->command = NQ_CLI_VERSION;
+        return true;
+    }
+    if (st.command == NULL) return fail(why, cap, "missing command: " COMMAND_NAMES);
+    if (!find_command(st.command, &opts->command, why, cap)) return false;
     /* An option of another command is named first: it is the mistake, not the missing N. */
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (st.values[opt_specs[i].id] != NULL && !(opt_specs[i].commands & (1u << opts->command)))
             return fail(why, cap, "--%s does not apply to %s", opt_specs[i].name, st.command);
+    if (opts->command == NQ_CLI_HELP) return apply_help(&st, opts, why, cap);
     if (opts->command == NQ_CLI_PUZZLE) return apply_puzzle_options(&st, opts, why, cap);
     if (!parse_n(&st, opts, why, cap)) return false;
     if (opts->command == NQ_CLI_SOLVE) return apply_solve_options(&st, opts, why, cap);
@@ -446,91 +487,4 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
     if (opts->command == NQ_CLI_COMPLETE) return apply_complete_options(&st, opts, why, cap);
     if (opts->command == NQ_CLI_TRACE) return apply_trace_options(&st, opts, why, cap);
     return apply_count_options(&st, opts, why, cap);
-}
-
-void nq_cli_usage(FILE *out)
-{
-    fputs("Usage: nqueens count N [--threads T] [--queens K | --shard I/K]\n"
-          "       nqueens count N --sum FILE... [--accept-unchecked]\n"
-          "       nqueens solve N [--format board|columns] [--unique] [--limit K]\n"
-          "                       [--offset K | --after C0,C1,...] [--ndjson]\n"
-          "       nqueens solution N [--random [--seed S]] [--format columns|board]\n"
-          "       nqueens check N COLUMNS | check N --queens R:C,... | check -   [--limit K]\n"
-          "       nqueens complete N COLUMNS|--queens R:C,... [--count]\n"
-          "       nqueens trace N [--limit L] [--from K]\n"
-          "       nqueens puzzle N [--kind queens|regions] [--difficulty D] [--seed S | --date YYYY-MM-DD]\n"
-          "                        [--reveal] [--json]\n"
-          "       nqueens puzzle solve [FILE] [--limit K] [--reveal]\n"
-          "       nqueens --help\n"
-          "\n"
-          "Solves the N-Queens puzzle: place N queens on an N x N board, no two attacking.\n"
-          "\n"
-          "count N        count all solutions (OEIS A000170) and symmetry classes (A002562),\n"
-          "               N = 1..27; prints {\"n\":N,\"total\":...,\"unique\":...}.\n"
-          "  --threads T  worker threads, 0 (the default) for one per CPU.\n"
-          "  --queens K   count the ways to place K < N non-attacking queens instead (one thread);\n"
-          "               prints {\"n\":N,\"k\":K,\"total\":...,\"unique\":...}. K = N is the plain count.\n"
-          "  --shard I/K  count only shard I (0..K-1) of K: the plan's tasks i with (i / B) % K == I,\n"
-          "               in blocks of B = max(1, tasks / (32 K)) consecutive tasks;\n"
-          "               prints {\"n\":N,\"shard\":I,\"shards\":K,\"block\":B,\"method\":..,\"release\":..,\n"
-          "               \"plan\":..,\"tasks\":..,\"done\":..,\"total\":..,\"burnside\":..,\"check\":..}.\n"
-          "  --sum F...   add up the K shard files F (-: standard input, one shard a line), checking\n"
-          "               each one's check value, that they are all K shards of one N, plan and\n"
-          "               release, and that they add up to N's known counts; print the count.\n"
-          "  --accept-unchecked  with --sum: take shards without a check value (older releases').\n"
-          "solve N        list the solutions, N = 1..32, in lexicographic order of their columns;\n"
-          "               prints {\"n\":N,\"solutions\":[...],\"next\":CURSOR|null}, where next, when\n"
-          "               --limit cut the list short, is the cursor to pass to --after.\n"
-          "  --format F   'board' (default): rows of '.' and 'Q'; 'columns': each row's column.\n"
-          "  --unique     one solution per symmetry class (the smallest of its 8 images).\n"
-          "  --limit K    at most K solutions.\n"
-          "  --offset K   skip the first K solutions.\n"
-          "  --after C    start after the cursor C (N columns, e.g. 1,3,0,2), need not be a solution.\n"
-          "  --ndjson     one solution per line instead of one JSON document.\n"
-          "solution N     one solution of any board, N = 1..1000000000, streamed as\n"
-          "               {\"n\":N,\"method\":...,\"seed\":...,\"solution\":[...]} (null for N = 2, 3).\n"
-          "  --random     a random solution by local search (default: the explicit construction).\n"
-          "  --seed S     with --random: the seed, 0..2^64-1; the same N and S give the same board.\n"
-          "               Without it a seed is chosen and printed.\n"
-          "  --format F   'columns' (default): each row's column; 'board': rows of '.' and 'Q'\n"
-          "               (N <= 1024).\n"
-          "check N P      is the placement P a solution? P is COLUMNS (N entries c0,c1,..., '-' for\n"
-          "               a row without a queen) or --queens R:C,... (any squares, '' for none);\n"
-          "               'check -' reads {\"n\":N,\"columns\":[c|null,...]} or\n"
-          "               {\"n\":N,\"queens\":[[r,c],...]} from stdin. Prints {\"n\":N,\"queens\":..,\n"
-          "               \"valid\":..,\"complete\":..,\"conflict_count\":..,\"conflicts\":[[[r1,c1],[r2,c2]],...]}.\n"
-          "  --limit K    list at most K attacking pairs (default 1000); the count is always exact.\n"
-          "complete N P   the first solution (in the order of solve) holding the queens of the\n"
-          "               partial board P, N = 1..32: COLUMNS or --queens R:C,... as for check;\n"
-          "               prints {\"n\":N,\"solution\":[...]|null,\"hint\":[R,C]|null}.\n"
-          "  --count      also count the completions (N = 1..27).\n"
-          "trace N        the steps of the textbook backtracking search as NDJSON, N = 1..32.\n"
-          "  --limit L    at most L steps.\n"
-          "  --from K     start at step K.\n"
-          "puzzle N       a puzzle with exactly one solution: 'queens' (the default; N = 4..32) gives\n"
-          "               some queens, place the rest; 'regions' (N = 5..62) cuts the board into N\n"
-          "               regions, one queen in each row, column and region, no two touching.\n"
-          "               On a terminal a board (Q: a given queen; regions: their letters); else, or\n"
-          "               with --json, {\"kind\":..,\"n\":N,\"difficulty\":..,\"generator\":..,\"seed\":..,\n"
-          "               \"regions\":[...]|null,\"clues\":[[r,c],...],\"solution\":..,\"grade\":{...}}.\n"
-          "  --kind K     queens (default) or regions.\n"
-          "  --difficulty D  easy (default), medium, hard or expert: the hardest rule it needs.\n"
-          "  --seed S     0..2^53-1; the same kind, N, difficulty and S give the same puzzle.\n"
-          "               Without it (or --date) a seed is chosen and printed.\n"
-          "  --date DAY   the daily puzzle of DAY (YYYY-MM-DD): the seed YYYYMMDD.\n"
-          "  --reveal     include the solution.\n"
-          "  --json       JSON on a terminal too.\n"
-          "puzzle solve   read a puzzle as JSON from FILE or stdin: {\"kind\":\"queens\",\"n\":N,\n"
-          "               \"clues\":[[r,c],...]} or {\"kind\":\"regions\",\"n\":N,\"regions\":[\"AAB...\",...]}\n"
-          "               (or a generated one's kind, n, difficulty and seed or date; what puzzle\n"
-          "               --json prints will do), with the player's \"queens\" and \"marks\" if any;\n"
-          "               prints {\"kind\":..,\"n\":N,\"generator\":..,\"solutions\":..,\"unique\":..,\n"
-          "               \"solution\":..,\"hint\":{...}|null,\"mistakes\":{\"queens\":[..],\"marks\":[..]},\n"
-          "               \"grade\":{...}|null}.\n"
-          "  --limit K    count solutions up to K, 2..1000000 (default 2).\n"
-          "\n"
-          "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (143 by SIGTERM);\n"
-          "check: 0 when P is a solution, 1 when it is not, 2 when it does not parse;\n"
-          "puzzle: 1 when no such puzzle is offered, 2 for a malformed puzzle.\n",
-          out);
 }

@@ -1,23 +1,26 @@
-/* cli.h - internal to the nqueens command-line tool: its options and its seven commands.
+/* cli.h - internal to the nqueens command-line tool: its options and its commands.
  *
- * The tool is a thin shell over libnqueens for scripts and benchmarks:
- *   nqueens count N [--threads T] [--queens K | --shard I/K]
+ * The tool is a thin shell over libnqueens for people, scripts and benchmarks (help.h has the
+ * whole usage, docs/cli.md the reference):
+ *   nqueens count N [--threads T] [--verbose] [--queens K | --shard I/K]
  *   nqueens count N --sum FILE... [--accept-unchecked]
- *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR] [--ndjson]
- *   nqueens solution N [--random [--seed S]] [--format columns|board]
+ *   nqueens solve N [--format board|columns] [--unique] [--limit K] [--offset K | --after CURSOR]
+ *                   [--ndjson | --json]
+ *   nqueens solution N [--random [--seed S]] [--format columns|board] [--json]
  *   nqueens check N COLUMNS | nqueens check N --queens R:C,... | nqueens check -   [--limit K]
  *   nqueens complete N COLUMNS|--queens R:C,... [--count]
  *   nqueens trace N [--limit L] [--from K]
  *   nqueens puzzle N [--kind K] [--difficulty D] [--seed S | --date YYYY-MM-DD] [--reveal] [--json]
  *   nqueens puzzle solve [FILE] [--limit K] [--reveal]
- * Output is JSON on stdout (NDJSON with --ndjson); diagnostics go to stderr.
+ *   nqueens help [COMMAND] | nqueens COMMAND --help | nqueens --version
+ * Output is JSON on stdout (NDJSON with --ndjson), except that solve, solution and puzzle N print
+ * boards to read when stdout is a terminal and --json is not given; diagnostics go to stderr.
  * Exit status: 0 success, 1 failure while running (out of memory, write error), 2 usage error,
  * 130 interrupted (SIGINT, or SIGTERM: count and solution cancel cleanly, say so, then end by that
  * signal itself, so a shell running them in a loop stops too; as PID 1 of a container, where that
  * cannot kill it, they exit 128 + the signal: 130, or 143 for SIGTERM). check: 0 when the placement is a solution (valid and complete), 1 when
  * it is not (its report still printed), 2 for a malformed placement as for any usage error.
  * puzzle: 1 when no puzzle of that kind, size and difficulty is offered, 2 for a malformed puzzle.
- * Output of puzzle N is a board on a terminal (JSON with --json), JSON otherwise.
  * Single-threaded except for the count and the random solution, which run on helper threads.
  */
 #ifndef NQ_CLI_H
@@ -37,14 +40,15 @@
 enum { NQ_CLI_EXIT_OK = 0, NQ_CLI_EXIT_FAILURE = 1, NQ_CLI_EXIT_USAGE = 2, NQ_CLI_EXIT_INTERRUPTED = 130 };
 
 typedef enum nq_cli_command {
-    NQ_CLI_HELP,     /* --help: print usage, exit 0 */
+    NQ_CLI_HELP,     /* --help, help [COMMAND]: print usage, exit 0 */
     NQ_CLI_COUNT,    /* count N */
     NQ_CLI_SOLVE,    /* solve N */
     NQ_CLI_SOLUTION, /* solution N: one solution of any size */
     NQ_CLI_CHECK,    /* check N PLACEMENT: is it a solution, which queens attack */
     NQ_CLI_COMPLETE, /* complete N PLACEMENT: the first solution holding it, a hint */
     NQ_CLI_TRACE,    /* trace N: the textbook search's steps */
-    NQ_CLI_PUZZLE    /* puzzle N: make a puzzle; puzzle solve: count, hint and check one */
+    NQ_CLI_PUZZLE,   /* puzzle N: make a puzzle; puzzle solve: count, hint and check one */
+    NQ_CLI_VERSION   /* --version: print the version, exit 0 */
 } nq_cli_command;
 
 #define NQ_CLI_BOARD_N_MAX 1024       /* solution --format board: beyond this the rows are unreadable */
@@ -62,8 +66,11 @@ typedef enum nq_cli_format {
 typedef struct nq_cli_opts {
     nq_cli_command command;  /* what to do */
     int n;                   /* board size */
-    int threads;             /* count: worker threads, 0 = one per CPU */
-    nq_cli_format format;    /* solve: how a solution is printed */
+    int threads;             /* count: worker threads, 0 = the CPUs this process may use (nq_cpus_available) */
+    bool verbose;            /* count: say how many threads on err */
+    const char *help_topic;  /* help: the command whose usage to print; NULL: the whole usage */
+    nq_cli_format format;    /* solve, solution: how a solution is printed */
+    bool has_format;         /* solution: --format given (else a board on a terminal, columns in JSON) */
     bool unique;             /* solve: one solution per symmetry class */
     bool ndjson;             /* solve: one solution per line instead of one JSON document */
     bool has_limit;          /* solve: --limit given */
@@ -95,19 +102,18 @@ typedef struct nq_cli_opts {
     bool has_date;                   /* puzzle: --date given (has_seed too, seed its YYYYMMDD) */
     char date[11];                   /* puzzle: the --date text, YYYY-MM-DD */
     bool reveal;                     /* puzzle: include the solution */
-    bool json;                       /* puzzle: JSON on a terminal too */
+    bool json;                       /* solve, solution, puzzle: JSON on a terminal too */
 } nq_cli_opts;
 
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
  * why[0..why_cap), NUL-terminated; *opts is then unspecified. Never exits or prints. */
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t why_cap);
 
-/* Print the usage text. */
-void nq_cli_usage(FILE *out);
-
-/* Run `count`: prints {"n":..,"total":..,"unique":..} to out (with --shard: the shard's document,
- * nq_cli_shard_render); a progress bar on err when err is a terminal and the count runs for more than a second. *stop (set by a signal handler) is polled
- * every 50 ms: once non-zero the count is cancelled and NQ_CLI_EXIT_INTERRUPTED returned.
+/* Run `count` on opts->threads threads (0: nq_cpus_available()): prints {"n":..,"total":..,"unique":..}
+ * to out (with --shard: the shard's document, nq_cli_shard_render); with opts->verbose first a line on
+ * err saying how many threads; a progress line (progress.h) on err when err is a terminal and the
+ * count runs for more than a second. *stop (set by a signal handler) is polled every 50 ms: once
+ * non-zero the count is cancelled and NQ_CLI_EXIT_INTERRUPTED returned.
  * Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
 
@@ -149,13 +155,15 @@ nq_err nq_cli_shard_render(const nq_json_shard *s, char *out, size_t cap, size_t
  * NQ_CLI_EXIT_FAILURE. */
 int nq_cli_sum(const nq_cli_opts *opts, FILE *in, FILE *out, FILE *err);
 
-/* Run `solve`: streams the solutions to out as one JSON document, or NDJSON. Memory does not grow
- * with the number of solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+/* Run `solve`: streams the solutions to out as one JSON document, or NDJSON, or when out is a
+ * terminal (without --json or --ndjson) as boards to read. Memory does not grow with the number of
+ * solutions. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err);
 
 /* Run `solution`: streams {"n":..,"method":..,"seed":..,"solution":[..]} to out, row by row for the
- * construction (O(1) memory), after the search for --random (O(n) memory; *stop polled as for count).
- * n = 2, 3: "solution":null, status 0. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
+ * construction (O(1) memory), after the search for --random (O(n) memory; *stop polled as for count);
+ * when out is a terminal (without --json) a line naming the board, then its rows of '.' and 'Q' (or
+ * its columns). n = 2, 3: "solution":null, status 0. Returns an NQ_CLI_EXIT_* status; failures are reported on err. */
 int nq_cli_solution(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop);
 
 /* Run `check` on opts->placement, or on a JSON placement read from in when it is NULL: prints

@@ -1,5 +1,9 @@
-/* count.c - `nqueens count`: run nq_count (or one shard of the plan, shard.c), with a progress bar
- * on a terminal and Ctrl-C to stop.
+/* count.c - `nqueens count`: run nq_count (or one shard of the plan, shard.c), with a progress line
+ * on a terminal (progress.h) and Ctrl-C to stop.
+ *
+ * --threads 0 means the CPUs this process may use (cpus.h: affinity mask and cgroup CPU quota), as
+ * nqueensd's --count-threads 0 does: in a container limited to 2 CPUs on a 64-CPU node, 2 threads,
+ * not 64 throttled to 2 CPUs' worth.
  *
  * The count runs on a helper thread (and the library's workers) while the main thread waits on a
  * condition variable in 50 ms steps: often enough to redraw the bar and to notice an interrupt,
@@ -7,16 +11,18 @@
  */
 #include "cli.h"
 
-#include "nqueens/kqueens.h"
 #include <pthread.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "nqueens/cpus.h"
 #include "nqueens/json.h"
+#include "nqueens/kqueens.h"
+#include "progress.h"
 
-#define TICK_NS 50000000L /* 50 ms between looks at the stop flag and the bar */
-#define BAR_AFTER_S 1.0   /* counts shorter than this never show a bar */
-#define BAR_WIDTH 40      /* characters of the bar itself */
+#define TICK_NS 50000000L /* 50 ms between looks at the stop flag and the line */
+#define BAR_AFTER_S 1.0   /* counts shorter than this never show a progress line */
 
 typedef struct bg_count {
     const nq_cli_opts *opts; /* n, threads */
@@ -52,24 +58,24 @@ static double seconds_since(const struct timespec *start)
     return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-/* Redraws the bar when the shown percentage changes; *shown is the last one drawn, -1 for none. */
-static void draw_bar(FILE *err, double fraction, int *shown)
+/* Redraws the progress line when its text changes (each second, as the times tick); shown holds
+ * the line on screen, "" for none. The rest of the terminal's line is cleared: a shorter line (an
+ * estimate from 10:00 down to 9:59) leaves nothing of the longer one. */
+static void draw_line(FILE *err, double fraction, double elapsed, char *shown)
 {
-    char bar[BAR_WIDTH + 1];
-    const int filled = (int)(fraction * BAR_WIDTH);
-    if ((int)(fraction * 100.0) == *shown) return;
-    *shown = (int)(fraction * 100.0);
-    for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '.';
-    bar[BAR_WIDTH] = '\0';
-    fprintf(err, "\r[%s] %3d%%", bar, (int)(fraction * 100.0));
+    char line[NQ_CLI_PROGRESS_MAX];
+    nq_cli_progress_line(fraction, elapsed, line, sizeof line);
+    if (strcmp(line, shown) == 0) return;
+    memcpy(shown, line, sizeof line);
+    fprintf(err, "\r%s\033[K", line);
     fflush(err);
 }
 
-/* Waits for the count, cancelling it if *stop gets set; draws the bar when asked to. */
+/* Waits for the count, cancelling it if *stop gets set; draws the progress line when asked to. */
 static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomic_t *stop)
 {
     struct timespec start;
-    int shown = -1; /* percentage on screen; -1: no bar drawn */
+    char shown[NQ_CLI_PROGRESS_MAX] = ""; /* the line on screen; "": none drawn */
     clock_gettime(CLOCK_MONOTONIC, &start);
     pthread_mutex_lock(&bg->lock);
     while (!bg->finished) {
@@ -82,12 +88,11 @@ static void wait_for(bg_count *bg, FILE *err, bool bar, const volatile sig_atomi
         }
         pthread_cond_timedwait(&bg->done, &bg->lock, &until);
         if (*stop) nq_count_cancel(&bg->ctl);
-        if (bar && !bg->finished && seconds_since(&start) > BAR_AFTER_S) {
-            draw_bar(err, nq_count_progress(&bg->ctl), &shown);
-        }
+        const double elapsed = seconds_since(&start);
+        if (bar && !bg->finished && elapsed > BAR_AFTER_S) draw_line(err, nq_count_progress(&bg->ctl), elapsed, shown);
     }
     pthread_mutex_unlock(&bg->lock);
-    if (shown >= 0) fputs("\r\033[K", err); /* erase the bar's line */
+    if (shown[0] != '\0') fputs("\r\033[K", err); /* erase the progress line */
 }
 
 /* {"n":..,"total":..,"unique":..}, the library's counts object (nqueens/json.h): exact integers, the
@@ -117,8 +122,22 @@ static int print_counts(const bg_count *bg, FILE *out, FILE *err)
     return NQ_CLI_EXIT_OK;
 }
 
-int nq_cli_count(const nq_cli_opts *opts, FILE *out, FILE *err, const volatile sig_atomic_t *stop)
+/* The threads the count runs on: --threads, or for 0 the CPUs this process may use. With --queens K
+ * < N the library counts on the calling thread alone. */
+static int resolve_threads(const nq_cli_opts *opts)
 {
+    if (opts->has_k && opts->k < opts->n) return 1;
+    return opts->threads != 0 ? opts->threads : (int)nq_cpus_available();
+}
+
+int nq_cli_count(const nq_cli_opts *given, FILE *out, FILE *err, const volatile sig_atomic_t *stop)
+{
+    nq_cli_opts resolved = *given;
+    const nq_cli_opts *opts = &resolved;
+    resolved.threads = resolve_threads(given);
+    if (opts->verbose)
+        fprintf(err, "nqueens: counting on %d thread%s%s\n", opts->threads, opts->threads == 1 ? "" : "s",
+                given->threads == 0 && !(opts->has_k && opts->k < opts->n) ? " (the CPUs this process may use)" : "");
     bg_count bg = {.opts = opts};
     pthread_t thread;
     pthread_condattr_t attr;

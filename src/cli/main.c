@@ -1,10 +1,12 @@
 /* main.c - the nqueens command-line tool: parse, then count, solve, find a solution, check one or
- * make and solve puzzles (see cli.h). */
+ * make and solve puzzles (see cli.h), or print its help or version. */
 #include "cli.h"
 
 #include <signal.h>
 #include <string.h>
 
+#include "help.h"
+#include "nqueens/version.h"
 #include "stop_signals.h"
 
 /* The signal (SIGINT or SIGTERM) that cancelled a count or a random search, 0 while none has; the one
@@ -46,12 +48,24 @@ static int end_by_interrupt(int status)
     return 128 + sig;
 }
 
+/* --help, help [COMMAND] and --version: on stdout, status 0 unless the writing fails. */
+static int print_info(const nq_cli_opts *opts)
+{
+    if (opts->command == NQ_CLI_VERSION)
+        printf("nqueens %s\n", nq_version()); /* as nqueensd --version: the project's one version */
+    else
+        nq_cli_help_command(stdout, opts->help_topic);
+    if (fflush(stdout) == 0 && !ferror(stdout)) return NQ_CLI_EXIT_OK;
+    fputs("nqueens: write error on standard output\n", stderr);
+    return NQ_CLI_EXIT_FAILURE;
+}
+
 int main(int argc, char *argv[])
 {
     nq_cli_opts opts;
     char why[256];
     if (!nq_cli_parse(argc, argv, &opts, why, sizeof why)) {
-        fprintf(stderr, "nqueens: %s\nTry 'nqueens --help'.\n", why);
+        fprintf(stderr, "nqueens: %s (try 'nqueens help')\n", why); /* one line, for logs and scripts */
         return NQ_CLI_EXIT_USAGE;
     }
     switch (opts.command) {
@@ -67,10 +81,8 @@ int main(int argc, char *argv[])
     case NQ_CLI_COMPLETE: return nq_cli_complete(&opts, stdout, stderr);
     case NQ_CLI_TRACE: return nq_cli_trace(&opts, stdout, stderr);
     case NQ_CLI_PUZZLE: return nq_cli_puzzle(&opts, stdin, stdout, stderr);
-    case NQ_CLI_HELP: break;
+    case NQ_CLI_HELP:
+    case NQ_CLI_VERSION: break;
     }
-    nq_cli_usage(stdout);
-    if (fflush(stdout) == 0 && !ferror(stdout)) return NQ_CLI_EXIT_OK;
-    fputs("nqueens: write error on standard output\n", stderr);
-    return NQ_CLI_EXIT_FAILURE;
+    return print_info(&opts);
 }

@@ -5,6 +5,8 @@
  * board is searched first (it needs its O(n) arrays anyway) and then written from its columns. The
  * library formats the rows (nqueens/json.h): printf would cost more than the solver per row.
  * The random search runs on a helper thread so Ctrl-C can cancel it as it cancels a count.
+ * On a terminal (without --json) the board is drawn for a person instead, under a line naming it: rows
+ * of '.' and 'Q' up to NQ_CLI_BOARD_N_MAX (or with --format board), else its columns on one line.
  */
 #include "cli.h"
 
@@ -105,17 +107,59 @@ static void write_head(FILE *out, const nq_cli_opts *o, uint64_t seed, bool exis
     fputs(exists ? ",\"solution\":[" : ",\"solution\":null}\n", out);
 }
 
+/* The board for a person: a line naming it, then its rows of '.' and 'Q', or its columns on one
+ * line (the columns shape of write_rows, which is the same text). From cols, or c when cols is NULL. */
+static void write_text(FILE *out, const nq_cli_opts *o, uint64_t seed, const nq_construct *c, const uint32_t *cols,
+                       char *text)
+{
+    const uint32_t n = (uint32_t)o->n;
+    if (o->random)
+        fprintf(out, "%u x %u, random, seed %" PRIu64 "\n", n, n, seed);
+    else
+        fprintf(out, "%u x %u, construction\n", n, n);
+    const bool board = o->has_format ? o->format == NQ_CLI_BOARD : n <= NQ_CLI_BOARD_N_MAX;
+    if (!board) {
+        const nq_cli_opts columns = {.n = o->n, .format = NQ_CLI_COLUMNS};
+        write_rows(out, &columns, c, cols, text);
+        fputc('\n', out);
+        return;
+    }
+    for (uint32_t r = 0; r < n && !ferror(out); r++) { /* n <= NQ_CLI_BOARD_N_MAX < TEXT_CAP */
+        memset(text, '.', n);
+        text[cols != NULL ? cols[r] : nq_construct_column(c, r)] = 'Q';
+        text[n] = '\n';
+        fwrite(text, 1, (size_t)n + 1u, out);
+    }
+}
+
+/* Writes the board found, as JSON or for a person. */
+static void write_board(FILE *out, const nq_cli_opts *o, uint64_t seed, const nq_construct *c, const uint32_t *cols,
+                        char *text)
+{
+    if (o->json || isatty(fileno(out)) != 1) {
+        write_head(out, o, seed, true);
+        write_rows(out, o, c, cols, text);
+        fputs("]}\n", out);
+    } else {
+        write_text(out, o, seed, c, cols, text);
+    }
+}
+
 /* Finds and writes the board; returns an NQ_CLI_EXIT_* status. */
 static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const volatile sig_atomic_t *stop, char *text)
 {
     const uint64_t seed = !o->random ? 0 : o->has_seed ? o->seed : pick_seed();
     const bool exists = nq_solution_exists((uint64_t)o->n);
-    if (!exists || !o->random) {
+    if (!exists) {
+        if (o->json || isatty(fileno(out)) != 1)
+            write_head(out, o, seed, false);
+        else
+            fprintf(out, "%d x %d: no solution\n", o->n, o->n);
+        return NQ_CLI_EXIT_OK;
+    }
+    if (!o->random) {
         nq_construct c;
-        write_head(out, o, seed, exists);
-        if (!exists || nq_construct_init(&c, (uint64_t)o->n) != NQ_OK) return NQ_CLI_EXIT_OK;
-        write_rows(out, o, &c, NULL, text);
-        fputs("]}\n", out);
+        if (nq_construct_init(&c, (uint64_t)o->n) == NQ_OK) write_board(out, o, seed, &c, NULL, text);
         return NQ_CLI_EXIT_OK;
     }
     bg_search bg = {.n = (uint64_t)o->n, .seed = seed, .cols = malloc((size_t)o->n * sizeof(uint32_t))};
@@ -132,9 +176,7 @@ static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const vol
         fprintf(err, "nqueens: random solution failed: %s\n", nq_err_message(e));
         status = NQ_CLI_EXIT_FAILURE;
     } else {
-        write_head(out, o, seed, true);
-        write_rows(out, o, NULL, bg.cols, text);
-        fputs("]}\n", out);
+        write_board(out, o, seed, NULL, bg.cols, text);
     }
     free(bg.cols);
     return status;

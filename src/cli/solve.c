@@ -5,10 +5,14 @@
  * into a fixed buffer and written out. The text is the library's (nqueens/json.h), so a solution
  * reads byte for byte as nqueensd serves it; the document frame differs only in what the CLI
  * knows: no "total" (it does not count), and "next" is the bare cursor that --after takes.
+ * On a terminal (without --json or --ndjson) the same stream is drawn for a person instead: each
+ * board as rows of '.' and 'Q' (or a line of columns), then how many were shown and the cursor to
+ * go on from.
  */
 #include "cli.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "nqueens/json.h"
 
@@ -18,10 +22,38 @@ typedef struct writer {
     FILE *out;               /* where the text goes */
     const nq_cli_opts *opts; /* n, format, ndjson */
     bool first;              /* no solution written yet (no comma before it) */
+    bool text;               /* for a person on a terminal, not JSON */
+    uint64_t written;        /* solutions written */
 } writer;
+
+/* A solution for a person: the board's rows (a blank line before every board but the first), or its
+ * columns as the cursor --after takes. */
+static void write_text(writer *w, const uint8_t *cols)
+{
+    const int n = w->opts->n;
+    if (w->opts->format == NQ_CLI_COLUMNS) {
+        for (int r = 0; r < n; r++) fprintf(w->out, "%s%u", r > 0 ? "," : "", cols[r]);
+        fputc('\n', w->out);
+        return;
+    }
+    char row[NQ_N_MAX + 2];
+    if (!w->first) fputc('\n', w->out);
+    for (int r = 0; r < n; r++) {
+        memset(row, '.', (size_t)n);
+        row[cols[r]] = 'Q';
+        row[n] = '\n';
+        fwrite(row, 1, (size_t)n + 1u, w->out);
+    }
+}
 
 static bool write_solution(writer *w, const uint8_t *cols)
 {
+    w->written++;
+    if (w->text) {
+        write_text(w, cols);
+        w->first = false;
+        return true;
+    }
     char text[NQ_JSON_SOLUTION_MAX(NQ_N_MAX)];
     size_t len = 0;
     const nq_json_shape shape = w->opts->format == NQ_CLI_COLUMNS ? NQ_JSON_COLUMNS : NQ_JSON_BOARD;
@@ -55,6 +87,22 @@ static bool write_tail(const writer *w, const uint8_t *last, bool more)
     return true;
 }
 
+/* The end for a person: how many were shown, and where to go on from when --limit stopped them. */
+static void write_text_tail(const writer *w, const uint8_t *last, bool more)
+{
+    if (w->written == 0) { /* more needs a --limit reached, so at least one written */
+        fputs("no solutions\n", w->out);
+        return;
+    }
+    if (w->opts->format == NQ_CLI_BOARD) fputc('\n', w->out);
+    fprintf(w->out, "%llu solution%s", (unsigned long long)w->written, w->written == 1 ? "" : "s");
+    if (more) {
+        fputs("; more with --after ", w->out);
+        for (int r = 0; r < w->opts->n; r++) fprintf(w->out, "%s%u", r > 0 ? "," : "", last[r]);
+    }
+    fputc('\n', w->out);
+}
+
 /* Puts the iterator where --after or --offset says. */
 static nq_err position(nq_iter *it, const nq_cli_opts *o)
 {
@@ -83,7 +131,10 @@ static int stream(writer *w, nq_iter *it)
     }
     /* The limit was reached: peek whether anything follows. */
     const bool more = o->has_limit && left == 0 && nq_iter_next(it, batch, 1, &got) == NQ_OK && got == 1;
-    if (!o->ndjson && !write_tail(w, last, more)) return NQ_CLI_EXIT_FAILURE;
+    if (w->text)
+        write_text_tail(w, last, more);
+    else if (!o->ndjson && !write_tail(w, last, more))
+        return NQ_CLI_EXIT_FAILURE;
     return NQ_CLI_EXIT_OK;
 }
 
@@ -98,7 +149,8 @@ int nq_cli_solve(const nq_cli_opts *opts, FILE *out, FILE *err)
         return NQ_CLI_EXIT_FAILURE;
     }
     writer w = {.out = out, .opts = opts, .first = true};
-    int status = (opts->ndjson || write_head(&w)) ? stream(&w, it) : NQ_CLI_EXIT_FAILURE;
+    w.text = !opts->json && !opts->ndjson && isatty(fileno(out)) == 1;
+    int status = (opts->ndjson || w.text || write_head(&w)) ? stream(&w, it) : NQ_CLI_EXIT_FAILURE;
     if (status != NQ_CLI_EXIT_OK) fputs("nqueens: cannot render the output\n", err);
     if (fflush(out) != 0 || ferror(out)) {
         fputs("nqueens: write error on standard output\n", err);

@@ -97,9 +97,12 @@ def check_spec(job):
         if ref and ref.get("resource") == "limits.cpu":
             limit = cpu_cores(c["resources"]["limits"]["cpu"]) / cpu_cores(ref.get("divisor", "1"))
             env[e["name"]] = str(math.ceil(limit))
-    threads = c["args"][c["args"].index("--threads") + 1] if "--threads" in c["args"] else None
-    if threads is None or expand(threads, env) != str(math.ceil(cpu_cores(c["resources"]["limits"]["cpu"]))):
-        fail("--threads must follow the container's CPU limit")
+    # The CLI's default, --threads 0, is the CPUs the process may use, its cgroup's quota included: no
+    # --threads (or 0) follows the container's CPU limit by itself; any other value must be that limit.
+    threads = c["args"][c["args"].index("--threads") + 1] if "--threads" in c["args"] else "0"
+    cores = str(math.ceil(cpu_cores(c["resources"]["limits"]["cpu"])))
+    if expand(threads, env) not in ("0", cores):
+        fail("--threads must follow the container's CPU limit (leave it out, or give 0)")
     check_memory(c, int(env["N"]), math.ceil(cpu_cores(c["resources"]["limits"]["cpu"])))
     if str(spec.get("completions")) != env.get("SHARDS"):
         fail(f"completions ({spec.get('completions')}) must equal SHARDS ({env.get('SHARDS')})")

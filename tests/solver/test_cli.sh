@@ -156,6 +156,12 @@ expect_err 2 'unexpected argument' trace 4 0,1
 expect_err 2 '--queens does not apply to solve' solve 4 --queens 2
 expect_err 2 '--from must be' trace 4 --from -1
 
+# --- version: the project's, from CMake, as nqueensd --version writes its own
+version=$(sed -n 's/^project(nqueens VERSION \([^ )]*\).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
+[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "FAIL: no version in CMakeLists.txt's project()"; failures=$((failures + 1)); }
+expect 0 "nqueens $version" --version
+expect 0 "nqueens $version" count 8 --version
+
 # --- help
 expect 0 '*' --help
 "$bin" --help >/dev/full 2>"$tmp/err"
@@ -169,6 +175,65 @@ expect 0 '*' solve 8 -h
 # fail (EPIPE, exit 1) and the pipeline with them.
 "$bin" --help >"$tmp/help" 2>&1
 grep -q '^Usage: nqueens count N' "$tmp/help" || { echo "FAIL: --help text"; failures=$((failures + 1)); }
+expect 0 "$(cat "$tmp/help")" help
+expect 0 "$(cat "$tmp/help")" help help
+expect 0 $'Usage: nqueens trace N [--limit L] [--from K]\n       nqueens --help | --version\n\ntrace N        the steps of the textbook backtracking search as NDJSON, N = 1..32.\n  --limit L    at most L steps.\n  --from K     start at step K.\n\nExit status: 0 success, 1 failure, 2 usage error, 130 interrupted (143 by SIGTERM).' help trace
+# help COMMAND is COMMAND --help (and -h, whatever else is on the line), and lists exactly the
+# options the parser takes for that command: each one listed is not refused as foreign to it, and
+# each option of the tool that it does not refuse is listed.
+all_opts=$(sed -n 's/^  --\([a-z-]*\).*/\1/p' "$tmp/help" | sort -u)
+for cmd in count solve solution check complete trace puzzle; do
+  "$bin" help "$cmd" >"$tmp/h-$cmd" 2>&1 || { echo "FAIL: help $cmd: status $?"; failures=$((failures + 1)); }
+  grep -q "^Usage: nqueens $cmd " "$tmp/h-$cmd" || { echo "FAIL: help $cmd: no usage line"; failures=$((failures + 1)); }
+  expect 0 "$(cat "$tmp/h-$cmd")" "$cmd" --help
+  expect 0 "$(cat "$tmp/h-$cmd")" "$cmd" 99999 x --format=x -h # the rest of the line is not checked
+  listed=$(sed -n 's/^  --\([a-z-]*\).*/\1/p' "$tmp/h-$cmd" | sort -u)
+  for opt in $all_opts; do
+    "$bin" "$cmd" "--$opt" >/dev/null 2>"$tmp/err"
+    grep -q 'needs a value' "$tmp/err" && "$bin" "$cmd" "--$opt=1" >/dev/null 2>"$tmp/err"
+    taken=yes
+    grep -q -e 'does not apply to' -e 'unknown option' "$tmp/err" && taken=no
+    in_help=no
+    grep -qx -- "$opt" <<<"$listed" && in_help=yes
+    [[ $taken == "$in_help" ]] || { echo "FAIL: $cmd --$opt: taken by the parser: $taken, in help $cmd: $in_help"; failures=$((failures + 1)); }
+  done
+done
+expect_err 2 "unknown command 'frobnicate'" help frobnicate
+expect_err 2 "unknown command 'frobnicate'" frobnicate --help
+expect_err 2 "unexpected argument '8'" help count 8
+expect_err 2 "--json does not apply to help" help --json
+# a usage error is one line on stderr
+"$bin" help frobnicate 2>"$tmp/err"
+[[ $(grep -c '' "$tmp/err") -eq 1 ]] || { echo "FAIL: help frobnicate: $(grep -c '' "$tmp/err") lines on stderr"; failures=$((failures + 1)); }
+
+# --- on a terminal (script(1) gives the command one): boards to read for solve and solution,
+# JSON with --json, and JSON from the machine outputs wherever they go
+# expect_tty WANT ARGS...: the output through a pseudo-terminal, carriage returns dropped, is WANT.
+expect_tty() {
+  local want=$1; shift
+  local got
+  got=$(script -qec "$(printf '%q ' "$bin" "$@")" /dev/null </dev/null | tr -d '\r')
+  [[ $got == "$want" ]] || { printf 'FAIL: nqueens %s on a terminal:\n%s\nwant:\n%s\n' "$*" "$got" "$want"; failures=$((failures + 1)); }
+}
+if command -v script >/dev/null 2>&1; then
+  expect_tty $'.Q..\n...Q\nQ...\n..Q.\n\n..Q.\nQ...\n...Q\n.Q..\n\n2 solutions' solve 4
+  expect_tty $'.Q..\n...Q\nQ...\n..Q.\n\n1 solution; more with --after 1,3,0,2' solve 4 --limit 1
+  expect_tty $'0,4,7,5,2,6,1,3\n0,5,7,2,6,3,1,4\n2 solutions; more with --after 0,5,7,2,6,3,1,4' solve 8 --limit 2 --format columns
+  expect_tty 'no solutions' solve 3
+  expect_tty '{"n":4,"solutions":[[1,3,0,2],[2,0,3,1]],"next":null}' solve 4 --format columns --json
+  expect_tty $'[1,3,0,2]\n[2,0,3,1]' solve 4 --format columns --ndjson
+  expect_tty $'8 x 8, construction\n.Q......\n...Q....\n.....Q..\n.......Q\n..Q.....\nQ.......\n......Q.\n....Q...' solution 8
+  expect_tty $'8 x 8, random, seed 1\n.....Q..\n..Q.....\n....Q...\n......Q.\nQ.......\n...Q....\n.Q......\n.......Q' solution 8 --random --seed 1
+  expect_tty $'8 x 8, construction\n1,3,5,7,2,0,6,4' solution 8 --format columns
+  expect_tty '2 x 2: no solution' solution 2
+  expect_tty '{"n":8,"method":"construct","seed":null,"solution":[1,3,5,7,2,0,6,4]}' solution 8 --json
+  # beyond 1024 rows a board is no use to read: its columns, the same as the JSON's
+  "$bin" solution 1025 | sed 's/.*"solution":\[\(.*\)\]}/\1/' >"$tmp/cols1025"
+  expect_tty "1025 x 1025, construction"$'\n'"$(cat "$tmp/cols1025")" solution 1025
+  expect_tty '{"n":8,"total":92,"unique":12}' count 8
+else
+  echo "skipped: the terminal's boards (no script(1))"
+fi
 
 # --- usage errors: exit 2, a reason on stderr, nothing on stdout
 expect_err 2 "missing command"
@@ -199,7 +264,32 @@ expect_err 2 "--after must be 4 columns 0..3" solve 4 --after 1,3,0,4
 expect_err 2 "--after must be 4 columns 0..3" solve 4 --after '1, 3,0,2'
 expect_err 2 "--unique does not apply to count" count 8 --unique
 expect_err 2 "--threads does not apply to solve" solve 8 --threads 2
-expect_err 2 "--threads must be a whole number from 0 (one per CPU) to 1024, not '-1'" count 8 --threads -1
+expect_err 2 "--threads must be a whole number from 0 (the CPUs this process may use) to 1024, not '-1'" count 8 --threads -1
+expect_err 2 "--verbose does not apply to solve" solve 8 --verbose
+expect_err 2 "--sum takes only shard files, no --threads, --verbose" count 8 --verbose --sum "$tmp/none.json"
+expect_err 2 "--ndjson and --json exclude each other" solve 4 --ndjson --json
+
+# --- --threads 0 is the CPUs this process may use (cpus.h), as --verbose says on stderr: one under
+# taskset -c 0, whatever the machine has; --threads T and --queens K < N (one thread) as asked
+# expect_verbose STDERR ARGS...: stdout is the count of 8, stderr exactly STDERR.
+expect_verbose() {
+  local want=$1; shift
+  local out
+  out=$("$@" 2>"$tmp/err")
+  if [[ $out != '{"n":8,"total":92,"unique":12}' && $out != '{"n":8,"k":4,"total":34568,"unique":4338}' ||
+        $(cat "$tmp/err") != "$want" ]]; then
+    printf 'FAIL: %s\n  stdout %s\n  stderr %s\n  want   %s\n' "$*" "$out" "$(cat "$tmp/err")" "$want"
+    failures=$((failures + 1))
+  fi
+}
+if command -v taskset >/dev/null 2>&1; then
+  expect_verbose 'nqueens: counting on 1 thread (the CPUs this process may use)' taskset -c 0 "$bin" count 8 --verbose
+  expect_verbose 'nqueens: counting on 1 thread (the CPUs this process may use)' taskset -c 0 "$bin" count 8 --verbose --threads 0
+else
+  echo "skipped: --threads 0 under taskset -c 0 (no taskset)"
+fi
+expect_verbose 'nqueens: counting on 3 threads' "$bin" count 8 --threads 3 --verbose
+expect_verbose 'nqueens: counting on 1 thread' "$bin" count 8 --queens 4 --threads 3 --verbose
 
 # Wait until process $1 is the CLI and catches signal $2 (default SIGINT, 2: bit $2 - 1 of SigCgt): a
 # signal sent before its handler is set would kill it without its message (a slow start, under a
@@ -321,6 +411,55 @@ status=$?
 if [[ $status -ne 0 ]] || ! grep -q '"total":95815104' "$tmp/out"; then
   echo "FAIL: count 17 with SIGINT ignored: status $status, stdout '$(cat "$tmp/out")', stderr '$(cat "$tmp/err")'"
   failures=$((failures + 1))
+fi
+
+# --- the progress line of a long count on a terminal (a pseudo-terminal from python3's pty): its
+# format, then Ctrl-C erases it and says so. count 19 on one thread runs far longer than the second
+# before the line is drawn; the 300 s are only there so that a broken build cannot hang the suite.
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$bin" <<'PY' || failures=$((failures + 1))
+import os, pty, re, select, signal, sys, time
+
+binary = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(binary, [binary, "count", "19", "--threads", "1"])
+line = re.compile(rb"\r\[[#.]{30}\] +[0-9]{1,3}%  elapsed [0-9]+:[0-5][0-9](:[0-5][0-9])?"
+                  rb"  left ([0-9]+:[0-5][0-9](:[0-5][0-9])?|--:--)\x1b\[K")
+
+
+def read_until(done, limit):
+    """Reads the terminal into out until done(out) or EOF or limit seconds."""
+    global out
+    end = time.monotonic() + limit
+    while not done(out) and time.monotonic() < end:
+        if not select.select([fd], [], [], 1.0)[0]:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            return
+        if not chunk:
+            return
+        out += chunk
+
+
+out = b""
+read_until(lambda o: line.search(o) is not None, 300)
+drawn = line.search(out) is not None
+os.kill(pid, signal.SIGINT)
+read_until(lambda o: False, 300)
+_, status = os.waitpid(pid, 0)
+if not drawn:
+    sys.exit("FAIL: no progress line on the terminal: %r" % out[-300:])
+if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT):
+    sys.exit("FAIL: count 19 after Ctrl-C: wait status %d" % status)
+after = out[line.search(out).end():]
+if b"\r\x1b[K" not in after or b"nqueens: interrupted" not in after:
+    sys.exit("FAIL: the progress line was not erased before 'interrupted': %r" % out[-300:])
+PY
+else
+  echo "skipped: the progress line on a terminal (no python3)"
 fi
 
 # --- a full disk stops the output at once, with status 1 and a message: the write error is found

@@ -586,6 +586,20 @@ void nq_config_usage(FILE *out, const char *prog)
     }
 }
 
+_Static_assert(RANGE_TEXT_MAX <= NQ_CONFIG_ACCEPTS_MAX, "describe_range fits an option's documentation");
+
+bool nq_config_option_doc_get(size_t i, nq_config_option_doc *out)
+{
+    if (i >= NOPTS || out == NULL) return false;
+    out->flag = opts[i].flag;
+    out->env = opts[i].env;
+    out->def = opts[i].def;
+    out->meta = opts[i].meta;
+    out->help = opts[i].help;
+    describe_range(&opts[i], out->accepts, sizeof out->accepts);
+    return true;
+}
+
 void nq_config_markdown(FILE *out)
 {
     fputs("| Flag | Environment variable | Default | Accepted | Meaning |\n"

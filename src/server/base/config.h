@@ -130,6 +130,23 @@ void nq_config_usage(FILE *out, const char *prog);
 /* Print the options as a Markdown table (the README's "Configuration" table) to out. */
 void nq_config_markdown(FILE *out);
 
+#define NQ_CONFIG_ACCEPTS_MAX 128 /* nq_config_option_doc's accepts, NUL included */
+
+/* One option of the table as its documentation shows it (the man page's generator reads them). The
+ * strings are the table's own, static: never freed. */
+typedef struct nq_config_option_doc {
+    const char *flag;                    /* without the leading "--" */
+    const char *env;                     /* its environment variable */
+    const char *def;                     /* the default, as text */
+    const char *meta;                    /* the value's placeholder */
+    const char *help;                    /* what it does, one line */
+    char accepts[NQ_CONFIG_ACCEPTS_MAX]; /* what it accepts, in words (as --help says) */
+} nq_config_option_doc;
+
+/* Option i of the table (0 first, in --help's order) into *out; false, *out untouched, past the
+ * last. Reads the table only; thread-safe. */
+bool nq_config_option_doc_get(size_t i, nq_config_option_doc *out);
+
 /* The most connections one client address may hold: per_ip_limit when set, and in any case
  * conn_limit minus conn_reserve (the reserve held to at most a quarter of conn_limit, so a small
  * limit is not eaten by it). 0: no per-address cap. Pure; thread-safe. */
