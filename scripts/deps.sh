@@ -18,7 +18,7 @@ esac
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev zlib1g-dev libsqlite3-dev libpq-dev
             libcurl4-openssl-dev curl)
 test_pkgs=(check libsubunit-dev clang llvm libclang-rt-14-dev libfuzzer-14-dev clang-tidy clang-format cppcheck
-           shellcheck prometheus nodejs curl python3-yaml postgresql)
+           shellcheck prometheus nodejs curl python3-yaml postgresql groff-base)
 bench_pkgs=(wrk nginx curl)
 # Debian's own Chromium (puppeteer-core drives it; nothing downloads a browser) and a font with the
 # glyphs the page uses, so screenshots look the same on every machine.
