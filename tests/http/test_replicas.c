@@ -13,23 +13,19 @@
  * are short (--lease-ms 1000) so that a take-over comes within seconds. No assertion bounds a
  * duration from above.
  */
-#define _GNU_SOURCE /* mkdtemp, popen */
+#define _GNU_SOURCE /* strdup, kill */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_json.h"
 #include "check_run.h"
 #include "harness.h"
-
-#ifndef NQ_SOURCE_DIR
-#error "NQ_SOURCE_DIR must name the source tree (set by CMake)"
-#endif
+#include "pg/pg_fixture.h"
 
 #define N 16
 #define TARGET "/count?n=16"
@@ -38,24 +34,6 @@
 #define REPLICAS_MAX 3
 
 /* ---- the database --------------------------------------------------------------------------------- */
-
-/* The test's own database in NQ_TEST_PG's server, its connection string in conn; false (the test
- * skipped) without NQ_TEST_PG. */
-static bool fresh_database(const char *test, char *conn, size_t cap)
-{
-    const char *pg = getenv("NQ_TEST_PG");
-    if (!pg || !pg[0]) {
-        fprintf(stderr, "%s: skipped (NQ_TEST_PG is not set: scripts/pg_test_server.sh start DIR)\n", test);
-        return false;
-    }
-    char name[64], cmd[1024];
-    snprintf(name, sizeof name, "nq_replicas_%ld_%s", (long)getpid(), test);
-    snprintf(cmd, sizeof cmd, "psql '%s' -qAtc 'DROP DATABASE IF EXISTS %s' -c 'CREATE DATABASE %s' >/dev/null 2>&1",
-             pg, name, name);
-    ck_assert_int_eq(system(cmd), 0);
-    snprintf(conn, cap, "%s dbname=%s", pg, name); /* a later dbname= wins in libpq's key=value form */
-    return true;
-}
 
 /* ---- replicas --------------------------------------------------------------------------------------- */
 
@@ -225,7 +203,7 @@ static void stop_all(nq_test_server *r, size_t replicas, const bool *alive)
 static void replicas_count_one_n_together(const char *test, size_t replicas)
 {
     char conn[512];
-    if (!fresh_database(test, conn, sizeof conn)) return;
+    if (!nq_pg_fresh_database(test, conn, sizeof conn)) return;
     nq_test_server r[REPLICAS_MAX];
     bool alive[REPLICAS_MAX];
     for (size_t k = 0; k < replicas; k++) {
@@ -288,7 +266,7 @@ static void *ask_async(void *arg)
 START_TEST(same_n_asked_of_two_replicas_at_once_is_one_count)
 {
     char conn[512];
-    if (!fresh_database("at_once", conn, sizeof conn)) return;
+    if (!nq_pg_fresh_database("at_once", conn, sizeof conn)) return;
     nq_test_server r[2];
     bool alive[2] = {true, true};
     for (size_t k = 0; k < 2; k++) start_replica(&r[k], conn, "5");
@@ -363,7 +341,7 @@ static void kill_9_holder(nq_test_server *r, size_t replicas, bool *alive)
 START_TEST(three_replicas_finish_exactly_after_kill_9_half_way)
 {
     char conn[512];
-    if (!fresh_database("kill_9", conn, sizeof conn)) return;
+    if (!nq_pg_fresh_database("kill_9", conn, sizeof conn)) return;
     nq_test_server r[3];
     bool alive[3] = {true, true, true};
     for (size_t k = 0; k < 3; k++) start_replica(&r[k], conn, "5");
@@ -387,7 +365,7 @@ END_TEST
 START_TEST(a_block_given_back_at_stop_is_resumed_not_taken_over)
 {
     char conn[512];
-    if (!fresh_database("given_back", conn, sizeof conn)) return;
+    if (!nq_pg_fresh_database("given_back", conn, sizeof conn)) return;
     nq_test_server r[2];
     bool alive[2] = {true, true};
     for (size_t k = 0; k < 2; k++) start_replica_leased(&r[k], conn, "5", "60000");
@@ -426,7 +404,7 @@ static void sigstop_holder(nq_test_server *r, size_t replicas, bool *alive)
 START_TEST(stalled_replica_loses_its_block_and_the_total_is_exact)
 {
     char conn[512];
-    if (!fresh_database("sigstop", conn, sizeof conn)) return;
+    if (!nq_pg_fresh_database("sigstop", conn, sizeof conn)) return;
     nq_test_server r[2];
     bool alive[2] = {true, true};
     for (size_t k = 0; k < 2; k++) start_replica(&r[k], conn, "5");
@@ -472,31 +450,13 @@ END_TEST
 
 /* ---- the database stopped and started ----------------------------------------------------------- */
 
-/* Run scripts/pg_test_server.sh with args; its first line of output into out (may be NULL). */
-static int pg_script(const char *args, char *out, size_t cap)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "bash %s/scripts/pg_test_server.sh %s", NQ_SOURCE_DIR, args);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    char line[512] = "";
-    if (!fgets(line, sizeof line, p)) line[0] = '\0';
-    line[strcspn(line, "\n")] = '\0';
-    if (out) snprintf(out, cap, "%s", line);
-    return pclose(p);
-}
-
 START_TEST(database_stopped_mid_count_then_exact)
 {
-    if (!getenv("NQ_TEST_PG")) {
-        fprintf(stderr, "database_stopped_mid_count_then_exact: skipped (NQ_TEST_PG is not set)\n");
-        return;
-    }
-    char dir[64] = "/tmp/nq-replicas-pg-XXXXXX", args[128], conn[512];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(chmod(dir, 0755), 0); /* as root the cluster runs as postgres, who must reach db/ */
-    snprintf(args, sizeof args, "start %s/db", dir);
-    ck_assert_int_eq(pg_script(args, conn, sizeof conn), 0); /* a cluster of its own: stopped below */
+    if (!nq_pg_available("database_stopped_mid_count_then_exact")) return;
+    nq_pg_cluster db; /* a cluster of its own: stopped below */
+    nq_pg_cluster_init(&db);
+    nq_pg_cluster_ctl(&db, "start", "");
+    const char *conn = db.conninfo;
     nq_test_server r[2];
     bool alive[2] = {true, true};
     for (size_t k = 0; k < 2; k++) start_replica(&r[k], conn, "5");
@@ -513,8 +473,7 @@ START_TEST(database_stopped_mid_count_then_exact)
         nq_harness_sleep_ms(50);
     }
     for (size_t k = 0; k < 2; k++) ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_up"), 1.0);
-    snprintf(args, sizeof args, "stop %s/db --keep", dir);
-    ck_assert_int_eq(pg_script(args, NULL, 0), 0);
+    nq_pg_cluster_ctl(&db, "stop", "--keep");
     /* What needs the database: 503 store-unavailable with Retry-After, on both replicas. */
     for (size_t k = 0; k < 2; k++) {
         const char *const needs[] = {TARGET, "/counts"};
@@ -537,16 +496,13 @@ START_TEST(database_stopped_mid_count_then_exact)
         ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_up"), 0.0);
     }
     nq_harness_sleep_ms(1500); /* longer than a lease: every block's lease lapses meanwhile */
-    snprintf(args, sizeof args, "restart %s/db", dir);
-    ck_assert_int_eq(pg_script(args, NULL, 0), 0);
+    nq_pg_cluster_ctl(&db, "restart", "");
     /* Back: the count goes on where its commits left it, and ends exact. */
     char etag[64];
     poll_to_done(r, 2, alive, 1.0, NULL, etag, sizeof etag);
     for (size_t k = 0; k < 2; k++) ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_up"), 1.0);
     stop_all(r, 2, alive);
-    snprintf(args, sizeof args, "stop %s/db", dir);
-    ck_assert_int_eq(pg_script(args, NULL, 0), 0);
-    ck_assert_int_eq(rmdir(dir), 0);
+    nq_pg_cluster_remove(&db);
 }
 END_TEST
 
@@ -568,6 +524,8 @@ static Suite *replicas_suite(void)
 
 int main(void)
 {
+    nq_pg_fixture_begin();
     const int failed = nq_check_run(replicas_suite());
+    nq_pg_fixture_end();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -10,22 +10,19 @@
  * of their own with the same script. Without NQ_TEST_PG (a developer's run) every case says it is
  * skipped. No assertion bounds a duration from above.
  */
-#define _GNU_SOURCE /* mkdtemp, popen */
+#define _GNU_SOURCE /* popen */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_run.h"
 #include "harness.h"
+#include "pg/pg_fixture.h"
 
-#ifndef NQ_SOURCE_DIR
-#error "NQ_SOURCE_DIR must name the source tree (set by CMake)"
-#endif
 #ifndef NQ_TEST_NQUEENSD
 #error "NQ_TEST_NQUEENSD must name the nqueensd binary (set by CMake)"
 #endif
@@ -33,36 +30,6 @@
 #define PASSWORD "Sesame-5c21e8"
 #define TARGET "/count?n=16"
 #define COUNT_16 "{\"n\":16,\"total\":14772512,\"unique\":1846955}" /* OEIS A000170, A002562 */
-
-static bool have_pg(const char *test)
-{
-    const char *pg = getenv("NQ_TEST_PG");
-    if (pg && pg[0]) return true;
-    fprintf(stderr, "%s: skipped (NQ_TEST_PG is not set: scripts/pg_test_server.sh start DIR)\n", test);
-    return false;
-}
-
-/* Run scripts/pg_test_server.sh with args; its first line of output into out (may be NULL). */
-static int pg_script(const char *args, char *out, size_t cap)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "bash %s/scripts/pg_test_server.sh %s", NQ_SOURCE_DIR, args);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    char line[512] = "";
-    if (!fgets(line, sizeof line, p)) line[0] = '\0';
-    line[strcspn(line, "\n")] = '\0';
-    if (out) snprintf(out, cap, "%s", line);
-    return pclose(p);
-}
-
-/* A directory for a cluster of the test's own (its db/ made by pg_test_server.sh start). */
-static void own_dir(char *dir, size_t cap)
-{
-    snprintf(dir, cap, "/tmp/nq-store-pg-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(chmod(dir, 0755), 0); /* as root the cluster runs as postgres, who must reach db/ */
-}
 
 /* Run nqueensd with args (NULL-terminated) until it exits; its status, what it wrote to stdout and
  * stderr (together) into out. */
@@ -104,23 +71,16 @@ static int lines_of(const char *text)
     return n;
 }
 
-static void sql(const char *conn, const char *stmt)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "psql '%s' -qAtc \"%s\" >/dev/null 2>&1", conn, stmt);
-    ck_assert_msg(system(cmd) == 0, "%s", cmd);
-}
-
 /* ---- refused at start ----------------------------------------------------------------------------- */
 
 START_TEST(a_wrong_password_exits_2_and_is_never_shown)
 {
-    if (!have_pg("wrong_password")) return;
-    char dir[64], args[128], base[256], conn[512], out[65536];
-    own_dir(dir, sizeof dir);
-    snprintf(args, sizeof args, "start %s/db %s", dir, PASSWORD);
-    ck_assert_int_eq(pg_script(args, base, sizeof base), 0);
-    snprintf(conn, sizeof conn, "%s password=Wrong-%s", base, PASSWORD);
+    if (!nq_pg_available("wrong_password")) return;
+    char conn[512], out[65536];
+    nq_pg_cluster db;
+    nq_pg_cluster_init(&db);
+    nq_pg_cluster_ctl(&db, "start", PASSWORD);
+    snprintf(conn, sizeof conn, "%s password=Wrong-%s", db.conninfo, PASSWORD);
     const char *const run[] = {"--store", conn, NULL};
     const int status = run_to_exit(run, out, sizeof out);
     ck_assert_msg(status == 2, "exit %d: %s", status, out);
@@ -134,7 +94,7 @@ START_TEST(a_wrong_password_exits_2_and_is_never_shown)
     ck_assert(strstr(out, "--store") != NULL);
     ck_assert_msg(strstr(out, PASSWORD) == NULL, "the password shows in --help");
     /* The right one (a URI this time) starts, and its log shows the location without it. */
-    snprintf(conn, sizeof conn, "postgresql://nq:%s@/postgres?host=%s/db", PASSWORD, dir);
+    snprintf(conn, sizeof conn, "postgresql://nq:%s@/postgres?host=%s", PASSWORD, db.data);
     const char *const good[] = {"--store", conn, NULL};
     nq_test_server s;
     ck_assert(nq_harness_start(&s, good, NULL));
@@ -145,31 +105,22 @@ START_TEST(a_wrong_password_exits_2_and_is_never_shown)
     ck_assert_msg(strstr(log, "nq:***@") != NULL, "%s", log);
     free(log);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
-    snprintf(args, sizeof args, "stop %s/db", dir);
-    ck_assert_int_eq(pg_script(args, NULL, 0), 0);
-    ck_assert_int_eq(rmdir(dir), 0);
+    nq_pg_cluster_remove(&db);
 }
 END_TEST
 
 /* A release after this one wrote a schema it marks unusable by this one: refused, not touched. */
 START_TEST(a_schema_this_release_cannot_use_exits_2)
 {
-    if (!have_pg("newer_schema")) return;
-    const char *pg = getenv("NQ_TEST_PG");
-    char name[64], conn[512], out[8192];
-    snprintf(name, sizeof name, "nq_store_pg_%ld_newer", (long)getpid());
-    snprintf(conn, sizeof conn, "DROP DATABASE IF EXISTS %s", name);
-    sql(pg, conn);
-    snprintf(conn, sizeof conn, "CREATE DATABASE %s", name);
-    sql(pg, conn);
-    snprintf(conn, sizeof conn, "%s dbname=%s", pg, name);
+    char conn[512], out[8192];
+    if (!nq_pg_fresh_database("newer_schema", conn, sizeof conn)) return;
     /* this release makes its schema ... */
     const char *const run[] = {"--store", conn, NULL};
     nq_test_server s;
     ck_assert(nq_harness_start(&s, run, NULL));
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
     /* ... and a later one records its own, usable only from itself on */
-    sql(conn, "INSERT INTO nq_schema VALUES (1000, 0, 1000)");
+    nq_pg_sql(conn, "INSERT INTO nq_schema VALUES (1000, 0, 1000)");
     const int status = run_to_exit(run, out, sizeof out);
     ck_assert_msg(status == 2, "exit %d: %s", status, out);
     ck_assert_msg(lines_of(out) == 1, "not one line: %s", out);
@@ -211,11 +162,12 @@ static void expect_200(const nq_test_server *s, const char *target, const char *
 
 START_TEST(a_database_not_there_at_start_is_waited_for)
 {
-    if (!have_pg("not_there")) return;
-    char dir[64], args[128], conn[256];
-    own_dir(dir, sizeof dir);
+    if (!nq_pg_available("not_there")) return;
+    char conn[256];
+    nq_pg_cluster db;
+    nq_pg_cluster_init(&db);
     /* The socket directory the database will have: nothing listens there yet. */
-    snprintf(conn, sizeof conn, "host=%s/db user=nq dbname=postgres", dir);
+    snprintf(conn, sizeof conn, "host=%s user=nq dbname=postgres", db.data);
     const char *const run[] = {"--store", conn, "--long-count-n", "16", "--count-threads", "1", NULL};
     nq_test_server s;
     ck_assert(nq_harness_start(&s, run, NULL));
@@ -233,8 +185,7 @@ START_TEST(a_database_not_there_at_start_is_waited_for)
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_store_up"), 0.0);
     expect_200(&s, "/readyz", NULL);
     /* The database starts there: the same count is accepted and ends exact. */
-    snprintf(args, sizeof args, "start %s/db", dir);
-    ck_assert_int_eq(pg_script(args, NULL, 0), 0);
+    nq_pg_cluster_ctl(&db, "start", "");
     const char *const async[] = {"Prefer: respond-async", NULL};
     nq_http_response r;
     long status = 0;
@@ -251,9 +202,7 @@ START_TEST(a_database_not_there_at_start_is_waited_for)
     ck_assert_double_eq(nq_harness_metric(&s, "nqueensd_store_up"), 1.0);
     expect_200(&s, "/counts", NULL);
     ck_assert_int_eq(nq_harness_stop(&s, SIGTERM, 30), 0);
-    snprintf(args, sizeof args, "stop %s/db", dir);
-    ck_assert_int_eq(pg_script(args, NULL, 0), 0);
-    ck_assert_int_eq(rmdir(dir), 0);
+    nq_pg_cluster_remove(&db);
 }
 END_TEST
 
@@ -271,6 +220,8 @@ static Suite *store_pg_suite(void)
 
 int main(void)
 {
+    nq_pg_fixture_begin();
     const int failed = nq_check_run(store_pg_suite());
+    nq_pg_fixture_end();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -8,6 +8,9 @@
  * it did: SipHash-2-4 under its fixed key over each argument's type and value), its schema rows and
  * its checkpoint insert. The done tasks' sums are counted here by the library, so the sums it holds
  * are the true ones: a total off by one task would fail the count's check and be counted again.
+ *
+ * The schema text repeats store/sqlite.c's older statements on purpose: it is what files written by
+ * that release hold, so it must stay as that release wrote it even when sqlite.c's own text changes.
  */
 #define _GNU_SOURCE /* mkdtemp */
 #include <check.h>

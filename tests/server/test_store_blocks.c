@@ -9,7 +9,6 @@
  * itself says no block is leased, never for a fixed time, and no case bounds a time from above. */
 #define _GNU_SOURCE /* mkdtemp, setenv */
 #include <check.h>
-#include <glob.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -21,18 +20,12 @@
 
 #include "base/errors.h"
 #include "check_run.h"
+#include "pg/pg_fixture.h"
 #include "store/common.h"
 #include "store/store.h"
 
-#ifndef NQ_PG_SCRIPT
-#error "NQ_PG_SCRIPT: the path of scripts/pg_test_server.sh"
-#endif
-
 enum { SQLITE_BE = 0, PG_BE = 1, BACKENDS = 2 };
 
-/* The runner's process: the cases' own servers are named after it, so that main stops any that a
- * failed case (its forked process ended at the failed assertion) left running. */
-static pid_t runner_pid;
 #define PLAN 5 /* the plan version the cases register their counts with */
 
 /* One store to test: a file in a fresh directory, or a fresh database on the NQ_TEST_PG server. */
@@ -768,39 +761,16 @@ START_TEST(locations_choose_their_backend)
 }
 END_TEST
 
-/* A throwaway server of this case's own (scripts/pg_test_server.sh), with password when not NULL:
- * its directory into dir and its connection string (without the password) into conninfo. */
-static bool own_server(char *dir, size_t dircap, const char *password, char *conninfo, size_t cap)
-{
-    if (!getenv("NQ_TEST_PG")) {
-        fprintf(stderr, "SKIPPED (PostgreSQL): NQ_TEST_PG is not set; scripts/test.sh sets it\n");
-        return false;
-    }
-    snprintf(dir, dircap, "/tmp/nq-pg-own-%d-XXXXXX", (int)runner_pid);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s start %s %s", NQ_PG_SCRIPT, dir, password ? password : "");
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    ck_assert_ptr_nonnull(fgets(conninfo, (int)cap, p));
-    ck_assert_int_eq(pclose(p), 0);
-    conninfo[strcspn(conninfo, "\n")] = '\0';
-    return true;
-}
-
-static void server_ctl(const char *verb, const char *dir, const char *extra)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s %s %s %s", NQ_PG_SCRIPT, verb, dir, extra);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 #define PASSWORD "Sesame-7f3a91"
 
 START_TEST(a_wrong_password_is_refused_and_never_shown)
 {
-    char dir[64], base[256], loc[512], err[512];
-    if (!own_server(dir, sizeof dir, PASSWORD, base, sizeof base)) return;
+    char loc[512], err[512];
+    if (!nq_pg_available("wrong_password")) return;
+    nq_pg_cluster db;
+    nq_pg_cluster_init(&db);
+    nq_pg_cluster_ctl(&db, "start", PASSWORD);
+    const char *base = db.conninfo;
     nq_store *s = NULL;
     snprintf(loc, sizeof loc, "%s password=Wrong-%s", base, PASSWORD);
     ck_assert_int_eq(nq_store_open(loc, &s, err, sizeof err), NQ_E_STORE_IO); /* answers and refuses: exit 2 */
@@ -814,7 +784,7 @@ START_TEST(a_wrong_password_is_refused_and_never_shown)
     ck_assert(nq_store_connected(s));
     nq_store_close(s);
     /* the same as a URI */
-    snprintf(loc, sizeof loc, "postgresql://nq:%s@/postgres?host=%s", PASSWORD, dir);
+    snprintf(loc, sizeof loc, "postgresql://nq:%s@/postgres?host=%s", PASSWORD, db.data);
     s = open_ok(loc);
     ck_assert_ptr_null(strstr(nq_store_path(s), PASSWORD));
     nq_store_close(s);
@@ -823,18 +793,22 @@ START_TEST(a_wrong_password_is_refused_and_never_shown)
     s = open_ok(base);
     nq_store_close(s);
     unsetenv("PGPASSWORD");
-    server_ctl("stop", dir, "");
+    nq_pg_cluster_remove(&db);
 }
 END_TEST
 
 START_TEST(a_stopped_database_is_unavailable_until_it_is_back)
 {
-    char dir[64], base[256], err[512];
-    if (!own_server(dir, sizeof dir, NULL, base, sizeof base)) return;
+    char err[512];
+    if (!nq_pg_available("stopped_database")) return;
+    nq_pg_cluster db;
+    nq_pg_cluster_init(&db);
+    nq_pg_cluster_ctl(&db, "start", "");
+    const char *base = db.conninfo;
     nq_store *s = open_ok(base);
     bool created = false;
     ck_assert_int_eq(nq_store_register_count(s, 10, PLAN, 3, 1, &created, NULL), NQ_OK);
-    server_ctl("stop", dir, "--keep");
+    nq_pg_cluster_ctl(&db, "stop", "--keep");
     nq_store_count_view v;
     bool found = false;
     ck_assert_int_eq(nq_store_count_state(s, 10, &v, &found), NQ_E_STORE_UNAVAILABLE);
@@ -849,7 +823,7 @@ START_TEST(a_stopped_database_is_unavailable_until_it_is_back)
     ck_assert(!nq_store_connected(late));
     ck_assert_msg(strstr(err, "cannot be reached") != NULL, "%s", err);
     ck_assert_int_eq(nq_store_count_state(late, 10, &v, &found), NQ_E_STORE_UNAVAILABLE);
-    server_ctl("restart", dir, "");
+    nq_pg_cluster_ctl(&db, "restart", "");
     ck_assert_int_eq(nq_store_count_state(s, 10, &v, &found), NQ_OK); /* the next call reconnects */
     ck_assert(found);
     ck_assert_uint_eq(v.blocks, 3);
@@ -859,7 +833,7 @@ START_TEST(a_stopped_database_is_unavailable_until_it_is_back)
     nq_store_claim_clear(&c);
     nq_store_close(late);
     nq_store_close(s);
-    server_ctl("stop", dir, "");
+    nq_pg_cluster_remove(&db);
 }
 END_TEST
 
@@ -891,18 +865,8 @@ int main(void)
     tcase_add_test(tc, a_wrong_password_is_refused_and_never_shown);
     tcase_add_test(tc, a_stopped_database_is_unavailable_until_it_is_back);
     suite_add_tcase(s, tc);
-    runner_pid = getpid();
+    nq_pg_fixture_begin();
     const int failed = nq_check_run(s);
-    char pattern[64];
-    snprintf(pattern, sizeof pattern, "/tmp/nq-pg-own-%d-*", (int)runner_pid);
-    glob_t left;
-    if (glob(pattern, 0, NULL, &left) == 0) {
-        for (size_t i = 0; i < left.gl_pathc; i++) {
-            char cmd[512];
-            snprintf(cmd, sizeof cmd, "%s stop %s", NQ_PG_SCRIPT, left.gl_pathv[i]);
-            if (system(cmd) != 0) fprintf(stderr, "could not stop the server in %s\n", left.gl_pathv[i]);
-        }
-        globfree(&left);
-    }
+    nq_pg_fixture_end();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
