@@ -5,7 +5,7 @@
  * pipelined request) is not taken as leaving; clients leaving at every moment of short computations
  * leave nothing behind.
  *
- * The count asked for is n=27, which no machine finishes within the test, and the budget is 1 ms:
+ * The count asked for is n=25, which no machine finishes within the test, and the budget is 1 ms:
  * nothing depends on the machine's speed. Waits are polls with a generous hang guard (WAIT_S); the
  * one fixed pause (checking that nothing happens) can only make a broken server pass, never a
  * working one fail.
@@ -31,14 +31,14 @@
 
 #define WAIT_S 60.0 /* upper bound on waiting for a server-side state */
 #define STOP_S 60u  /* SIGTERM to exit; the grace period is far longer, so only an idle server meets it */
-#define LONG_COUNT "GET /count?n=27 HTTP/1.1\r\nHost: test\r\n\r\n"
+#define LONG_COUNT "GET /count?n=25 HTTP/1.1\r\nHost: test\r\n\r\n"
 
 /* No deadline, a 1 ms budget, one worker, and a grace period that outlasts STOP_S: a request left
- * in flight shows as a server that does not exit in time. No count is long (--long-count-n 28), so
- * n = 27 is counted on the solver worker itself, for its request alone. */
+ * in flight shows as a server that does not exit in time. No count is long (--long-count-n 26), so
+ * n = 25 is counted on the solver worker itself, for its request alone. */
 static const char *const args[] = {
-    "--solver-workers", "1",    "--deadline-ms",  "0",  "--budget-ms", "1", "--max-n-count", "27",
-    "--grace-s",        "3600", "--long-count-n", "28", NULL};
+    "--solver-workers", "1",    "--deadline-ms",  "0",  "--budget-ms", "1", "--max-n-count", "25",
+    "--grace-s",        "3600", "--long-count-n", "26", NULL};
 
 static double now_s(void)
 {
@@ -113,7 +113,7 @@ static void assert_left_cleanly(nq_test_server *s)
     ck_assert_double_eq(nq_harness_metric(s, "nqueensd_computations_finished_total"), 0.0);
     ck_assert_double_eq(nq_harness_metric(s, "nqueensd_computation_waiters"), 0.0);
     char line[2048];
-    ck_assert_msg(access_line(s, "n=27", line, sizeof line), "no access log line for the request");
+    ck_assert_msg(access_line(s, "n=25", line, sizeof line), "no access log line for the request");
     ck_assert_msg(strstr(line, "\"completed\":false") != NULL, "logged as complete: %s", line);
     nq_http_response r;
     ck_assert(nq_http_get(s, "/count?n=8", &r));

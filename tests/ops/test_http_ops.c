@@ -833,7 +833,7 @@ static const struct cli_row {
      2,
      NULL,
      "nqueensd: invalid value \"65536\" for --port (from the command line): expected an integer in 0..65535\n"},
-    {{"--max-n-count", "28"}, {NULL}, 2, NULL, "expected an integer in 1..27"},
+    {{"--max-n-count", "26"}, {NULL}, 2, NULL, "expected an integer in 1..25"},
     {{"--log-format", "xml"}, {NULL}, 2, NULL, "expected json or text"},
     {{"--bogus"}, {NULL}, 2, NULL, "nqueensd: unknown option \"--bogus\" (try --help)\n"},
     {{"--port"}, {NULL}, 2, NULL, "option --port needs a value"},

@@ -69,7 +69,7 @@ static const opt_row opts[] = {
      "response cache capacity; 0 disables the cache"},
     {"max-n-solve", "NQUEENSD_MAX_N_SOLVE", T_INT, FIELD(max_n_solve), "20", NQ_N_MIN, NQ_N_MAX, "N",
      "largest board /solve accepts; larger gets 422"},
-    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "19", NQ_N_MIN, NQ_COUNT_N_MAX, "N",
+    {"max-n-count", "NQUEENSD_MAX_N_COUNT", T_INT, FIELD(max_n_count), "19", NQ_N_MIN, NQ_SERVED_COUNT_N_MAX, "N",
      "largest board /count accepts (and so the largest count the server ever starts); larger gets 422"},
     {"long-count-n", "NQUEENSD_LONG_COUNT_N", T_INT, FIELD(long_count_n), "17", NQ_N_MIN, NQ_COUNT_N_MAX + 1, "N",
      "counts of this n and larger run in the background (202 + progress until done, checkpointed, "
@@ -104,7 +104,7 @@ static const opt_row opts[] = {
     {"max-n-complete", "NQUEENSD_MAX_N_COMPLETE", T_INT, FIELD(max_n_complete), "32", NQ_N_MIN, NQ_N_MAX, "N",
      "largest board /complete finishes; larger gets 422"},
     {"max-n-complete-count", "NQUEENSD_MAX_N_COMPLETE_COUNT", T_INT, FIELD(max_n_complete_count), "18", NQ_N_MIN,
-     NQ_COUNT_N_MAX, "N", "largest board /complete counts the completions of (count=true); larger gets 422"},
+     NQ_SERVED_COUNT_N_MAX, "N", "largest board /complete counts the completions of (count=true); larger gets 422"},
     {"max-n-trace", "NQUEENSD_MAX_N_TRACE", T_INT, FIELD(max_n_trace), "16", NQ_N_MIN, NQ_N_MAX, "N",
      "largest board /trace follows the search on; larger gets 422"},
     {"max-trace-limit", "NQUEENSD_MAX_TRACE_LIMIT", T_U64, FIELD(max_trace_limit), "100000", 1, 100000000, "N",

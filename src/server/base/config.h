@@ -26,6 +26,9 @@
 #define NQ_CONFIG_URL_MAX 512    /* probe_url capacity, NUL included */
 #define NQ_CONFIG_PATH_MAX 1024  /* store capacity, NUL included */
 #define NQ_COUNT_THREADS_MAX 256 /* --count-threads at most */
+/* The largest board whose counts the server answers: A000170(25) = 2 207 893 435 808 352 is below
+ * 2^53 - 1, the largest integer every JSON client holds exactly; 26's is not. */
+#define NQ_SERVED_COUNT_N_MAX 25
 
 /* What the process was asked to do; everything but NQ_ACTION_SERVE is a one-shot command. */
 typedef enum nq_config_action {

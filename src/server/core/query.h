@@ -73,9 +73,12 @@ typedef enum nq_format {
 #define NQ_QUERY_WORD_MAX 32
 
 /* The parsed query. `present` has a bit per key that appeared; absent keys hold their defaults. */
-/* The largest seed a query takes: 2^53 - 1, so that a seed echoed in a JSON answer is an integer every
- * client holds exactly (a JavaScript number is a double). */
-#define NQ_QUERY_SEED_MAX ((UINT64_C(1) << 53) - 1)
+/* The largest integer the server puts in a JSON answer or takes from a query or body: 2^53 - 1, the
+ * largest every JSON client holds exactly (RFC 8259 section 6; a JavaScript number is a double). */
+#define NQ_JSON_INT_MAX ((UINT64_C(1) << 53) - 1)
+
+/* The largest seed a query takes: a seed is echoed in JSON answers. */
+#define NQ_QUERY_SEED_MAX NQ_JSON_INT_MAX
 
 typedef struct nq_query {
     unsigned present;                       /* nq_query_key bits of the keys given */

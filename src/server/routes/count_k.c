@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "base/clock.h"
+#include "core/query.h"
 #include "counts/published.h"
 #include "nqueens/json.h"
 #include "nqueens/kqueens.h"
@@ -31,6 +32,10 @@ nq_err nq_counts_k_get(nq_cache *cache, int n, int k, nq_count_ctl *ctl, nq_coun
     const double t0 = nq_clock_s();
     const nq_err rc = nq_count_k(n, k, 1, ctl, counts);
     if (rc != NQ_OK) return rc;
+    /* Every JSON integer the server sends stays exact in every client (at most 2^53 - 1). A search
+     * finds its placements one by one, so no count that runs within a budget gets there; the bound
+     * holds all the same. */
+    if (counts->total > NQ_JSON_INT_MAX) return NQ_E_TOO_LARGE;
     char body[NQ_COUNTS_K_BODY_MAX];
     nq_counts_put(cache, key, body, nq_counts_k_render(n, k, counts, body, sizeof body), counts, nq_clock_s() - t0,
                   entry);
