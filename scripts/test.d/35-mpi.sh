@@ -74,6 +74,11 @@ expect_count() {
   [[ "$out" == "${want[$2]}" ]] || fail "-np $1 n = $2 printed '$out', want '${want[$2]}'"
   say "-np $1 n = $2: $out"
 }
+# --version on every rank: rank 0 prints the release, once, from CMake's project() line
+release=$(sed -n 's/^project(nqueens VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+out=$(run -np 2 "$bin" --version 2>"$work/err") || fail "--version exited $?: $(cat "$work/err")"
+[[ $out == "nqueens-mpi $release" ]] || fail "--version printed '$out', want 'nqueens-mpi $release'"
+say "--version: $out"
 expect_count 3 16 1
 expect_count 3 17 1
 for np in 1 2 4; do expect_count "$np" 14 1; done

@@ -22,8 +22,10 @@
 #include <string.h>
 
 #include "mpi_count.h"
+#include "nqueens/cpus.h"
 #include "nqueens/parse.h"
 #include "nqueens/solver.h"
+#include "nqueens/version.h"
 #include "stop_signals.h"
 
 #ifndef NQ_RELEASE
@@ -60,9 +62,11 @@ static void catch_stop_signals(void)
 static const char usage[] =
     "Usage: mpirun -np P nqueens-mpi N [--threads T] [--checkpoint FILE [--checkpoint-every S]\n"
     "                                      [--accept-unchecked]]\n"
+    "       nqueens-mpi --help | --version\n"
     "Counts the solutions (OEIS A000170) and symmetry classes (A002562) of the N x N board,\n"
     "N = 1..27, across the ranks of an MPI job; prints {\"n\":N,\"total\":..,\"unique\":..}.\n"
-    "  --threads T           counting threads per rank, 0 (the default) for one per CPU.\n"
+    "  --threads T           counting threads per rank, 0 (the default) for one per CPU the rank\n"
+    "                        may use (its affinity mask and cgroup CPU quota).\n"
     "  --checkpoint FILE     keep the done tasks in FILE and resume from it when it exists.\n"
     "  --checkpoint-every S  write FILE at most every S seconds (default 10; 0: after every result,\n"
     "                        with -np 1 after every task: for tests, far slower).\n"
@@ -126,15 +130,23 @@ static bool option(int argc, char *argv[], int *i, nq_mpi_opts *o, unsigned *see
     return true;
 }
 
-/* Parse argv; *help is set for --help. loud: report errors (rank 0 only). */
-static bool parse(int argc, char *argv[], nq_mpi_opts *o, bool *help, bool loud)
+/* What a rank was asked to do; every rank must agree (main). */
+enum { ASK_REFUSED, ASK_HELP, ASK_COUNT, ASK_VERSION };
+
+/* Parse argv; *asked is set to ASK_HELP for --help, ASK_VERSION for --version. loud: report errors
+ * (rank 0 only). */
+static bool parse(int argc, char *argv[], nq_mpi_opts *o, int *asked, bool loud)
 {
     const char *n_text = NULL;
     unsigned seen = 0;
     *o = (nq_mpi_opts){.every_s = EVERY_DEFAULT_S};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            *help = true;
+            *asked = ASK_HELP;
+            return true;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            *asked = ASK_VERSION;
             return true;
         }
         if (argv[i][0] == '-') {
@@ -152,6 +164,10 @@ static bool parse(int argc, char *argv[], nq_mpi_opts *o, bool *help, bool loud)
     if ((seen & 4u) && !(seen & 2u)) return fail(loud, "--checkpoint-every needs --checkpoint");
     if ((seen & 8u) && !(seen & 2u)) return fail(loud, "--accept-unchecked needs --checkpoint");
     o->n = (int)n;
+    /* 0: the CPUs this rank may use, as the nqueens tool counts them (a rank in a container with a CPU
+     * quota gets that many threads, not one per core of the node). */
+    if (o->threads == 0) o->threads = (int)nq_cpus_available();
+    *asked = ASK_COUNT;
     return true;
 }
 
@@ -163,23 +179,24 @@ int main(int argc, char *argv[])
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     nq_mpi_opts opts;
-    bool help = false;
+    int asked = ASK_REFUSED;
     int status = NQ_MPI_EXIT_USAGE;
     /* Every rank parses its own arguments (a launch may give ranks different ones), and all agree on
      * the outcome before any counts: a rank that would not count must not leave the others waiting
-     * for it. 0: refused, 1: --help, 2: count. */
-    const bool parsed = parse(argc, argv, &opts, &help, rank == 0);
-    const int mine = parsed ? (help ? 1 : 2) : 0;
+     * for it. */
+    const bool parsed = parse(argc, argv, &opts, &asked, rank == 0);
+    const int mine = parsed ? asked : ASK_REFUSED;
     int least = mine, most = mine;
     MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (least != most && rank == 0 && parsed)
         fputs("nqueens-mpi: the ranks were given different arguments (another rank's are refused, or ask for "
-              "--help): every rank must be given the same\n",
+              "--help or --version): every rank must be given the same\n",
               stderr);
-    if (least == most && mine > 0) {
-        if (help) {
-            if (rank == 0) fputs(usage, stdout);
+    if (least == most && mine != ASK_REFUSED) {
+        if (mine == ASK_HELP || mine == ASK_VERSION) {
+            if (rank == 0 && mine == ASK_HELP) fputs(usage, stdout);
+            if (rank == 0 && mine == ASK_VERSION) printf("nqueens-mpi %s\n", nq_version());
             status = NQ_MPI_EXIT_OK;
         } else if (provided < MPI_THREAD_FUNNELED) {
             if (rank == 0) fputs("nqueens-mpi: the MPI library does not allow threads\n", stderr);
