@@ -10,7 +10,7 @@
 #             worker but little of it: /trace pages of n = 8 and 10 at distinct `from` and first
 #             completions of distinct boards of n = 10, so that none is a cache hit;
 #   attack    the same, while ATTACKERS clients send distinct expensive requests, in turn: the
-#             issue's /trace?n=16&limit=1&from=<2^64 - i> (past the end), a /trace?n=16 `from` the
+#             /trace?n=16&limit=1&from=<2^64 - i> (past the end), a /trace?n=16 `from` the
 #             estimate admits (8-9 x 10^9: nearly the budget), and /complete?n=18&count=true of one
 #             queen on a distinct square (about 24 s on 2 threads by the estimate). With MODE=wait an
 #             attacker waits for each answer (its 503 after the deadline); with MODE=hangup it hangs

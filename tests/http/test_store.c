@@ -1003,9 +1003,9 @@ START_TEST(full_disk_with_existing_store_says_so)
 }
 END_TEST
 
-/* The store alone on a small volume, checkpointed every 50 ms (the issue: 3 MiB, n = 19 every 50 ms,
- * the log grew to fill it and the finished count was lost; here 256 KiB, which the old log filled
- * within about 60 checkpoints): the log stays bounded, no write fails, and the finished count is
+/* The store alone on a small volume, checkpointed every 50 ms (an unbounded log grew to fill a 3 MiB
+ * volume at n = 19 and the finished count was lost; here 256 KiB, which an unbounded log fills within
+ * about 60 checkpoints): the log stays bounded, no write fails, and the finished count is
  * there after a restart. */
 START_TEST(store_alone_on_a_small_volume_keeps_its_count)
 {

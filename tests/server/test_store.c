@@ -553,7 +553,7 @@ static void truncate_log(const char *path)
     ck_assert_int_eq(wal_bytes(path), 0);
 }
 
-/* The store alone on a 512 KiB volume (the issue's was 3 MiB, with n = 19 checkpointed every 50 ms):
+/* The store alone on a 512 KiB volume (n = 19 checkpointed every 50 ms):
  * 400 checkpoints of n = 19 leave it room. Then, with the volume full but for STORE_SPARE_BYTES
  * (docs/store.md's minimum; 24 KiB was measured to be enough) and the log truncated to nothing (the
  * worst case), two counts finish: both are stored, and read back after a reopen. */
