@@ -110,12 +110,12 @@ bool nq_jobs_counts_sound(int n, const nq_counts *c)
  * round trips (its claim and its finish; a renew and a commit every few seconds). Replicas take the
  * blocks in plan order as they get free, so many small blocks even out the drift of task costs along
  * the plan (contiguous parts of it differ by up to 65%: docs/performance.md, bench_schedule); each
- * stays long enough that its round trips are well under 1% of its counting: 8 blocks up to n = 18
- * (counts of seconds), 16 at n = 19 and 20 (about 0.7 and 4 s of counting a block on one thread),
- * 1024 at n = 21 and 22 (about 1 and 6 s), 4096 from n = 23 (about 25 s). */
+ * stays long enough that its round trips (about 3 ms) are under 1% of its counting: 8 blocks up to
+ * n = 18 (counts of seconds), 32 at n = 19 and 64 at n = 20 (about 0.4 and 1 s of counting a block on
+ * one thread), 1024 at n = 21 and 22 (about 1 and 6 s), 4096 from n = 23 (about 25 s). */
 static uint32_t block_tasks_for(int n, uint32_t tasks)
 {
-    const uint32_t target = n <= 18 ? 8u : n <= 20 ? 16u : n <= 22 ? 1024u : 4096u;
+    const uint32_t target = n <= 18 ? 8u : n == 19 ? 32u : n == 20 ? 64u : n <= 22 ? 1024u : 4096u;
     const uint32_t per = (tasks + target - 1) / target;
     return per > BLOCK_TASKS_MIN ? per : BLOCK_TASKS_MIN;
 }
