@@ -1,14 +1,14 @@
 #!/bin/sh
-# check_problem_lists.sh README OPENAPI PRINTER - the problem types the documents list must be exactly
+# check_problem_lists.sh DOC OPENAPI PRINTER - the problem types the documents list must be exactly
 # those of the error table (include/nqueens/error.h), with the same statuses. PRINTER prints the table
 # as "slug status" lines (print_problems.c). Checked:
 #   - the table itself: no slug with two statuses (a type has one status);
 #   - openapi.yaml, schema ProblemSlug: its description's table (| `slug` | status | ... |) and its enum;
 #   - openapi.yaml, schema Problem: the enum of `status` is the set of the table's statuses;
-#   - README.md: the rows between <!-- BEGIN problem types --> and <!-- END problem types -->, each
+#   - DOC (docs/http.md): the rows between <!-- BEGIN problem types --> and <!-- END problem types -->, each
 #     | status | `slug`, `slug` ... | when |.
 set -eu
-readme=$1
+doc=$1
 openapi=$2
 printer=$3
 tmp=$(mktemp -d)
@@ -46,13 +46,13 @@ awk '/^    Problem:/ {on = 1; next} on && /^    [A-Za-z]/ {on = 0} on' "$openapi
   | sed '/^$/d' | sort -un > "$tmp/openapi_statuses"
 compare "openapi.yaml's Problem.status enum" "$tmp/statuses" "$tmp/openapi_statuses"
 
-sed -n '/^<!-- BEGIN problem types -->$/,/^<!-- END problem types -->$/p' "$readme" \
+sed -n '/^<!-- BEGIN problem types -->$/,/^<!-- END problem types -->$/p' "$doc" \
   | awk -F'|' '$2 ~ /^ *[0-9][0-9][0-9] *$/ {
         status = $2; gsub(/ /, "", status); cell = $3
         while (match(cell, /`[a-z-]+`/)) { print substr(cell, RSTART + 1, RLENGTH - 2), status; cell = substr(cell, RSTART + RLENGTH) }
-      }' | sort -u > "$tmp/readme_rows"
-[ -s "$tmp/readme_rows" ] || echo "README.md: no problem types between <!-- BEGIN problem types --> and <!-- END problem types -->" >&2
-compare "README.md's problem types table" "$tmp/table" "$tmp/readme_rows"
+      }' | sort -u > "$tmp/doc_rows"
+[ -s "$tmp/doc_rows" ] || echo "$doc: no problem types between <!-- BEGIN problem types --> and <!-- END problem types -->" >&2
+compare "$doc's problem types table" "$tmp/table" "$tmp/doc_rows"
 
-[ "$fail" -eq 0 ] && echo "problem types: the error table, openapi.yaml and README.md agree ($(wc -l < "$tmp/table") types)"
+[ "$fail" -eq 0 ] && echo "problem types: the error table, openapi.yaml and $doc agree ($(wc -l < "$tmp/table") types)"
 exit "$fail"

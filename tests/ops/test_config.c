@@ -449,7 +449,7 @@ static Suite *config_suite(void)
     return s;
 }
 
-/* With --markdown, print the README's configuration table instead (for ops_readme_table). */
+/* With --markdown, print the configuration table of docs/operations.md instead (for ops_config_table). */
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--markdown") == 0) {

@@ -1,7 +1,7 @@
 /* config.h - nqueensd's configuration: defaults, command-line flags and NQUEENSD_* environment variables.
  *
  * Every option is one row of a table in config.c (flag, environment variable, type, default, range,
- * help text); that table drives parsing, validation, --help and the README's configuration table, so
+ * help text); that table drives parsing, validation, --help and the documented configuration table, so
  * an option cannot be documented in one place and behave differently in another.
  *
  * Precedence: built-in default < environment variable < command-line flag.
@@ -36,7 +36,7 @@ typedef enum nq_config_action {
     NQ_ACTION_HELP,      /* --help: print usage, exit 0 */
     NQ_ACTION_VERSION,   /* --version: print the version, exit 0 */
     NQ_ACTION_PROBE,     /* --probe [URL]: GET URL (default: this config's /healthz), exit 0 on 200 */
-    NQ_ACTION_MARKDOWN   /* --help-markdown: print the options as the README's Markdown table */
+    NQ_ACTION_MARKDOWN   /* --help-markdown: print the options as a Markdown table (docs/operations.md) */
 } nq_config_action;
 
 typedef enum nq_log_format {
@@ -130,7 +130,7 @@ bool nq_config_is_option_env(const char *entry);
 /* Print the usage text (every option with its flag, variable, default and range) to out. */
 void nq_config_usage(FILE *out, const char *prog);
 
-/* Print the options as a Markdown table (the README's "Configuration" table) to out. */
+/* Print the options as a Markdown table (docs/operations.md, "Configuration") to out. */
 void nq_config_markdown(FILE *out);
 
 #define NQ_CONFIG_ACCEPTS_MAX 128 /* nq_config_option_doc's accepts, NUL included */
