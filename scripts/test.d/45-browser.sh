@@ -3,8 +3,8 @@
 # (scripts/deps.sh --browser) and the pinned puppeteer-core and axe-core (npm ci in tests/browser,
 # PUPPETEER_SKIP_DOWNLOAD=1: nothing downloads a browser), builds nqueensd, and runs
 # tests/browser/test/ with node's test runner: the tests start the real nqueensd on port 0 and drive
-# the page headless as a person would (tests/browser/test/page.test.js says what each one checks),
-# writing screenshots at 1280x800 and 390x844 to $NQ_BUILD_ROOT/release/browser/.
+# the page headless as a person would (each file in tests/browser/test/ says what it checks),
+# writing screenshots of each view at every viewport of docs/page.md's matrix to $NQ_BUILD_ROOT/release/browser/.
 #
 #   NQ_BUILD_ROOT            parent of the build directory (default: build); the release build is reused
 #   NQ_UPDATE_SCREENSHOT=1   also copy the 1280x800 screenshot to docs/page.png (the README's picture)

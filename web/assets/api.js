@@ -67,3 +67,14 @@ export function sleep(ms, signal) {
     if (signal) signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
   });
 }
+
+// POST path a JSON body -> {status, body, headers}, as get() does.
+export async function post(path, data, signal = undefined) {
+  const resp = await fetch(relative(path), { method: 'POST', signal,
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' }, body: JSON.stringify(data) });
+  let body = null;
+  const type = resp.headers.get('Content-Type') || '';
+  if (type.includes('json')) body = await resp.json();
+  if (resp.status !== 200 && resp.status !== 202) throw new ApiError(resp.status, body);
+  return { status: resp.status, body, headers: resp.headers };
+}

@@ -1,12 +1,13 @@
-// app.js - the page's entry point: four modes behind tabs, and the address's fragment
+// app.js - the page's entry point: five modes behind tabs, and the address's fragment
 // ("#browse?n=8", "#play?n=6") saying which mode shows what, so a view can be bookmarked and shared.
 // The fragment never reaches the server: the page is one constant document.
 import { initBrowse } from './browse.js';
 import { initCount } from './count.js';
 import { initPlay } from './play.js';
+import { initPuzzle } from './puzzle.js';
 import { initWatch } from './watch.js';
 
-const MODES = ['browse', 'count', 'play', 'watch'];
+const MODES = ['browse', 'count', 'play', 'puzzle', 'watch'];
 
 function setHash(h) {
   history.replaceState(null, '', `#${h}`);
@@ -39,6 +40,7 @@ function fromHash() {
 modes.browse = initBrowse(document.getElementById('browse'), { onHash: setHash });
 modes.count = initCount(document.getElementById('count'), { onHash: setHash });
 modes.play = initPlay(document.getElementById('play'), { onHash: setHash });
+modes.puzzle = initPuzzle(document.getElementById('puzzle'), { onHash: setHash });
 modes.watch = initWatch(document.getElementById('watch'), { onHash: setHash });
 
 tabs.forEach((tab, i) => {
@@ -58,4 +60,10 @@ tabs.forEach((tab, i) => {
   });
 });
 window.addEventListener('hashchange', fromHash);
+// The board's box is no taller than the screen below the header (style.css's --top): the header's height
+// changes with the width (its tabs wrap), so it is measured, before the first board is drawn.
+const header = document.querySelector('.top');
+const measure = () => document.documentElement.style.setProperty('--top', `${Math.ceil(header.getBoundingClientRect().height)}px`);
+measure();
+new ResizeObserver(measure).observe(header);
 fromHash();

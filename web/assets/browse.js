@@ -2,12 +2,11 @@
 // next by the "next" cursor, a solution number by offset, all or unique ones); for boards beyond the
 // listing limit one solution from /solution (construct, or random with its seed and a permalink),
 // drawn as squares, a scaled canvas, or a density view as n grows.
-import { get, describe, query, relative, ApiError } from './api.js';
-import { Grid, GRID_MAX, drawScaled, drawDensity, boardText, columnsText } from './board.js';
+import { get, describe, query, relative, sleep, ApiError } from './api.js';
+import { Grid, GRID_MAX, boardText, columnsText } from './board.js';
+import { Viewer } from './viewer.js';
 
 const TEXT_N_MAX = 1000; // largest board copied as text (n x n characters)
-const SCALED_MAX = 2000; // largest n drawn square by square on a canvas
-const MIN_CELL = 3; // px: a queen stays visible
 
 export function initBrowse(root, { onHash }) {
   const $ = (sel) => root.querySelector(sel);
@@ -32,37 +31,32 @@ export function initBrowse(root, { onHash }) {
   // listing's total, the "next" link, and the solutions seen so far by index (for previous).
   let state = null;
   let token = 0; // a newer request makes an older answer stale
-  let listMax = Infinity; // the largest n /solve lists, once a 422 has said so
+  // The largest n /solve lists and /count counts, once a 422 has said so: kept in this browser, so the
+  // page asks beyond them (and the browser logs the 422) once, not at every visit.
+  const limits = (() => { try { return JSON.parse(localStorage.getItem('nq-limits') || '{}'); } catch { return {}; } })();
+  const learn = (what, v) => {
+    limits[what] = v;
+    try { localStorage.setItem('nq-limits', JSON.stringify(limits)); } catch { /* not kept */ }
+  };
+  let counting = null; // the AbortController of the total being counted
 
   function fail(err) {
     error.textContent = describe(err);
     error.hidden = false;
   }
 
+  let viewer = null;
   function draw(columns) {
     const n = columns.length;
+    if (viewer) viewer.destroy();
+    viewer = null;
     if (n <= GRID_MAX) {
       const g = new Grid(board, n, { label: `Solution board, ${n} by ${n}` });
       g.show(columns);
       return '';
     }
-    const canvas = document.createElement('canvas');
-    const avail = Math.max(200, board.clientWidth || 600);
-    if (n <= SCALED_MAX) {
-      const cell = Math.max(MIN_CELL, Math.floor((avail - 40) / n));
-      canvas.setAttribute('aria-label', `Solution board, ${n} by ${n}, ${cell} pixels a square`);
-      canvas.setAttribute('role', 'img');
-      board.replaceChildren(canvas);
-      drawScaled(canvas, columns, cell);
-      return `${cell} pixels a square: scroll the board to see all of it.`;
-    } else {
-      const px = Math.min(avail, 600);
-      canvas.setAttribute('role', 'img');
-      canvas.setAttribute('aria-label', `Density of queens on a ${n} by ${n} board: darker where more queens are`);
-      board.replaceChildren(canvas);
-      drawDensity(canvas, columns, px);
-      return `Too many squares to draw one by one: each dot is a block of about ${Math.ceil(n / px)} × ${Math.ceil(n / px)} squares, darker where it holds more queens.`;
-    }
+    viewer = new Viewer(board, columns, { label: `Solution board, ${n} by ${n}`, onView: (t) => { hint.textContent = t; } });
+    return hint.textContent;
   }
 
   function show(s) {
@@ -70,12 +64,14 @@ export function initBrowse(root, { onHash }) {
     error.hidden = true;
     hint.textContent = draw(s.columns);
     const n = s.columns.length;
-    if (s.index === null) {
+    if (s.none) {
+      status.textContent = `n = ${s.n} has no solution.`;
+    } else if (s.index === null) {
       const seed = s.seed === null ? '' : `, seed ${s.seed}`;
       status.textContent = `One solution of n = ${n} (${s.method}${seed})`;
       if (!s.columns.length || s.solution === null) status.textContent = `n = ${s.n} has no solution.`;
     } else {
-      const of = s.total === null ? '' : ` of ${s.total.toLocaleString('en')}`;
+      const of = s.total === null || s.total === undefined ? '' : ` of ${s.total.toLocaleString('en')}`;
       const kind = s.unique ? 'unique solution' : 'solution';
       status.textContent = `${kind[0].toUpperCase()}${kind.slice(1)} ${(s.index + 1).toLocaleString('en')}${of}`;
     }
@@ -83,7 +79,7 @@ export function initBrowse(root, { onHash }) {
     next.disabled = s.index === null || !s.next;
     jumpIn.disabled = s.index === null;
     jumpForm.querySelector('button').disabled = s.index === null;
-    if (s.total !== null) jumpIn.max = String(s.total);
+    if (typeof s.total === 'number') jumpIn.max = String(s.total);
     if (s.index === null && s.method === 'random' && s.seed !== null) {
       const h = `#browse?${query({ n: s.n, method: 'random', seed: s.seed })}`;
       permalink.href = h;
@@ -100,34 +96,99 @@ export function initBrowse(root, { onHash }) {
     return body;
   }
 
+  // A new n: nothing of the last board or its words stays while the new one is asked for.
+  function fresh(n) {
+    error.hidden = true;
+    copied.textContent = '';
+    if (state && state.n === n) return;
+    if (counting) counting.abort();
+    if (viewer) viewer.destroy();
+    viewer = null;
+    state = null;
+    board.replaceChildren();
+    hint.textContent = '';
+    status.textContent = `Asking for n = ${n}…`;
+  }
+
   async function open(n, index, opts = {}) {
-    if (n > listMax) return single(n);
+    if (n > (limits.solve ?? Infinity)) return single(n);
+    fresh(n);
     const my = ++token;
     const uniq = unique.checked;
     try {
       const body = await listing(n, uniq, opts.link ? { link: opts.link } : { offset: index });
       if (my !== token) return;
-      if (!body.solutions.length) throw new ApiError(404, { title: 'No such solution', detail: index === 0 ? `n = ${n} has no solution.` : `There are only ${body.total} solutions.` });
+      if (!body.solutions.length && index === 0) {
+        // No solution at all (n = 2, 3): an empty board of n, not the last one shown.
+        anyn.hidden = true;
+        show({ n, unique: uniq, index: null, none: true, columns: new Array(n).fill(null), total: 0, next: null, seen: new Map() });
+        onHash(`browse?${query({ n, unique: uniq ? 'true' : undefined })}`);
+        return;
+      }
+      if (!body.solutions.length) throw new ApiError(404, { title: 'No such solution', detail: `There are only ${body.total} solutions.` });
       const seen = state && state.n === n && state.unique === uniq && state.seen ? state.seen : new Map();
       seen.set(index, body.solutions[0]);
       anyn.hidden = true;
-      show({ n, unique: uniq, index, columns: body.solutions[0], total: body.total, next: body.next, seen });
+      const known = state && state.n === n && state.unique === uniq ? state.total : null;
+      show({ n, unique: uniq, index, columns: body.solutions[0], total: body.total ?? known, next: body.next, seen });
+      onHash(`browse?${query({ n, unique: uniq ? 'true' : undefined, offset: index || undefined })}`);
+      if (body.total === null && known === null) total(n, uniq);
     } catch (err) {
       if (my !== token) return;
       // Beyond the listing limit: one solution from /solution instead.
       if (err instanceof ApiError && err.status === 422 && err.problem && err.problem.param === 'n') {
-        if (typeof err.problem.limit === 'number') listMax = err.problem.limit;
+        if (typeof err.problem.limit === 'number') learn('solve', err.problem.limit);
         return single(n);
       }
       fail(err);
     }
   }
 
+  // The total of a listing too long for /solve to count: /count, its progress shown while it runs
+  // (Prefer: wait=1, then the Location at the pace of Retry-After), for every n the server counts.
+  async function total(n, uniq) {
+    if (counting) counting.abort();
+    if (n > (limits.count ?? Infinity)) return;
+    const ctl = new AbortController();
+    counting = ctl;
+    let path = `count?${query({ n })}`;
+    try {
+      for (;;) {
+        const { status: st, body, headers } = await get(path, { Prefer: 'wait=1' }, ctl.signal);
+        if (ctl.signal.aborted || !state || state.n !== n) return;
+        if (st === 200) {
+          state.total = uniq ? body.unique : body.total;
+          show(state);
+          return;
+        }
+        const p = typeof body.progress === 'number' ? ` ${(body.progress * 100).toFixed(1)}%` : '';
+        hint.textContent = `Counting the total of n = ${n}:${p} done…`;
+        if (headers.get('Location')) path = relative(headers.get('Location'));
+        await sleep(Math.min(Number(headers.get('Retry-After')) || 1, 5) * 1000, ctl.signal);
+        if (ctl.signal.aborted) return;
+      }
+    } catch (err) {
+      if (ctl.signal.aborted) return;
+      if (err instanceof ApiError && err.status === 422 && err.problem && err.problem.param === 'n') {
+        if (typeof err.problem.limit === 'number') learn('count', err.problem.limit);
+        hint.textContent = `This server counts totals up to n = ${err.problem.limit}.`;
+        return;
+      }
+      fail(err);
+    }
+  }
+
   async function single(n) {
+    fresh(n);
     const my = ++token;
     anyn.hidden = false;
     const m = method.value;
     const seed = m === 'random' && seedIn.value !== '' ? seedIn.value : undefined;
+    // Every route takes a seed from 0 to 2^53 - 1 (a JSON number stays exact): say so without asking.
+    if (seed !== undefined && !(/^\d{1,16}$/.test(seed) && BigInt(seed) <= 9007199254740991n)) {
+      fail(new Error('A seed is a whole number from 0 to 9007199254740991 (2^53 - 1).'));
+      return;
+    }
     try {
       const { body } = await get(`solution?${query({ n, method: m, seed })}`);
       if (my !== token) return;
@@ -146,7 +207,6 @@ export function initBrowse(root, { onHash }) {
     e.preventDefault();
     const n = Number(nIn.value);
     if (!anyn.hidden && state && state.n === n && state.index === null) return single(n);
-    onHash(`browse?n=${n}${unique.checked ? '&unique=true' : ''}`);
     open(n, 0);
   });
   unique.addEventListener('change', () => form.requestSubmit());
@@ -166,6 +226,7 @@ export function initBrowse(root, { onHash }) {
       // The cursor after the solution shown is the next one: /solve's "after" is the columns.
       const link = `solve?${query({ n: state.n, format: 'columns', unique: state.unique ? 'true' : 'false', limit: 1 })}&after=${cols.join(',')}`;
       show({ ...state, index: i, columns: cols, next: link });
+      onHash(`browse?${query({ n: state.n, unique: state.unique ? 'true' : undefined, offset: i || undefined })}`);
     } else {
       open(state.n, i);
     }
@@ -211,7 +272,8 @@ export function initBrowse(root, { onHash }) {
         anyn.hidden = false;
         return single(n);
       }
-      return open(n, 0);
+      const offset = Number(params.get('offset') || 0);
+      return open(n, Number.isInteger(offset) && offset >= 0 ? offset : 0);
     },
   };
 }
