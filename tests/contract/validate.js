@@ -16,8 +16,12 @@
 //   - the body validates against the schema (ajv; JSON, or each line of NDJSON; compressed bodies, which
 //     the harness cannot show, are counted and skipped).
 // Responses the spec cannot list per operation are held to the API's generic rules instead: an unknown
-// path is a 404 problem, a method a path does not document is a 405 problem with an Allow header, HEAD
-// follows GET with no body. Exits 1 if any response breaks the contract or if there were none at all.
+// path is a 404 problem; a method a path does not document is a 405 problem held to the spec's
+// "x-method-not-allowed" response (its headers and body) whose Allow names exactly the methods the path
+// documents (or the 404 of a templated path whose GET documents one: a name that does not exist); a
+// status that libmicrohttpd itself may send, without Content-Type, is its own page even where the
+// operation documents that status as a problem; HEAD follows GET with no body. Exits 1 if any response
+// breaks the contract or if there were none at all.
 'use strict';
 
 const fs = require('node:fs');
@@ -35,6 +39,16 @@ const GENERIC_STATUSES = new Set([400, 404, 405, 414, 431, 501, 505]);
 // Those libmicrohttpd may also send itself, for a head it refuses before the server sees it: a short
 // HTML page without Content-Type (so application/octet-stream, RFC 9110 8.3). A 505 is only that.
 const LIBRARY_STATUSES = new Set([400, 414, 431, 505]);
+
+// The methods a path supports, in the order the server's Allow header names them.
+const ALLOW_ORDER = ['get', 'head', 'post', 'put', 'delete', 'patch', 'options'];
+
+// The Allow header a 405 on this path item must carry: the methods it documents (HEAD wherever GET
+// is, RFC 9110 9.3.2), e.g. "GET, HEAD, POST, OPTIONS".
+function allowFor(item) {
+  const has = (m) => Boolean(item[m]) || (m === 'head' && Boolean(item.get));
+  return ALLOW_ORDER.filter(has).map((m) => m.toUpperCase()).join(', ');
+}
 
 // A path template ("/problems/{slug}") as an anchored regular expression; one segment per parameter.
 function templateRegex(template) {
@@ -89,6 +103,8 @@ class Contract {
       .map(([template, item]) => ({ template, item, re: templateRegex(template) }))
       .sort((a, b) => Number(a.template.includes('{')) - Number(b.template.includes('{')));
     this.problemSchema = this.findProblemSchema();
+    // The 405 every path answers to a method it does not document, described once (may be absent).
+    this.methodNotAllowed = this.spec['x-method-not-allowed'];
     this.seen = new Set(); // "get /count 200" for the coverage report
   }
 
@@ -142,7 +158,11 @@ class Contract {
       label += ' (as GET)';
     }
     const op = entry.item[opMethod];
-    if (!op) return this.checkGeneric(rec, refused ? rec.status : 405, `${rec.method} is not documented for ${entry.template}`);
+    if (!op) return this.checkUndocumentedMethod(rec, entry, refused);
+    // libmicrohttpd's own refusal page (no Content-Type) where the operation documents the problem.
+    if (LIBRARY_STATUSES.has(rec.status) && rec.headers['content-type'] === undefined) {
+      return this.checkGeneric(rec, rec.status, '');
+    }
     const resp = lookupResponse(op.responses || {}, rec.status);
     if (!resp) {
       if (GENERIC_STATUSES.has(rec.status)) return this.checkGeneric(rec, rec.status, '');
@@ -151,6 +171,28 @@ class Contract {
     }
     this.seen.add(`${opMethod} ${entry.template} ${resp.key}`);
     return [...this.checkHeaders(rec, resp.def), ...this.checkBody(rec, resp.def)];
+  }
+
+  // A method the path does not document: 405 with Allow naming exactly the path's methods, held to
+  // x-method-not-allowed when the spec has it; a templated path whose GET documents 404 may answer
+  // that 404 first (no such name); a refusal before routing stays generic.
+  checkUndocumentedMethod(rec, entry, refused) {
+    const why = `${rec.method} is not documented for ${entry.template}`;
+    if (refused) return this.checkGeneric(rec, rec.status, why);
+    const get = entry.item.get;
+    if (rec.status === 404 && entry.template.includes('{') && get && get.responses && get.responses['404']) {
+      return this.checkGeneric(rec, 404, why);
+    }
+    if (rec.status !== 405) return [`status ${rec.status}: ${why}, so 405 was expected`];
+    const errors = [];
+    const allow = allowFor(entry.item);
+    if (rec.headers.allow !== undefined && rec.headers.allow !== allow) {
+      errors.push(`405 Allow is '${rec.headers.allow}', but ${entry.template} documents '${allow}'`);
+    }
+    if (!this.methodNotAllowed) return errors.concat(this.checkGeneric(rec, 405, why));
+    this.seen.add('x-method-not-allowed');
+    if (rec.headers.allow === undefined) errors.push('405 without an Allow header');
+    return errors.concat(this.checkHeaders(rec, this.methodNotAllowed), this.checkBody(rec, this.methodNotAllowed));
   }
 
   // Responses the spec need not list per operation: 400, 404, 405 (with Allow), 414, 431 and 501 as
@@ -234,6 +276,7 @@ class Contract {
   // Documented statuses that no recorded response exercised, per operation: ["GET /count: 414, 431"].
   unexercised() {
     const out = [];
+    if (this.methodNotAllowed && !this.seen.has('x-method-not-allowed')) out.push('x-method-not-allowed: 405');
     for (const { template, item } of this.paths) {
       for (const [method, op] of Object.entries(item)) {
         if (!op || typeof op !== 'object' || !op.responses) continue;
@@ -330,6 +373,6 @@ function main(argv) {
   return failed === 0 && files.length > 0 ? 0 : 1;
 }
 
-module.exports = { Contract, templateRegex, lookupResponse, mediaType };
+module.exports = { Contract, templateRegex, lookupResponse, mediaType, allowFor };
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));

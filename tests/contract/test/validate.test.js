@@ -38,6 +38,7 @@ const cases = [
   ['before routing: a 501 problem, listed under no operation', rec({ status: 501, headers: problemHeaders, body: problem(501, '/count') }), null],
   ["before routing: libmicrohttpd's own 505 page, no Content-Type", rec({ status: 505, headers: {}, body: '<html><body>HTTP version not supported</body></html>' }), null],
   ["before routing: libmicrohttpd's own 400 page on a path without a 400", rec({ path: '/nope', status: 400, headers: {}, body: '<html>Bad request</html>' }), null],
+  ["before routing: libmicrohttpd's own 400 page where the operation documents a 400 problem", rec({ status: 400, headers: {}, body: '<html>Bad request</html>' }), null],
   ['503 with an integer Retry-After', rec({ status: 503, headers: { ...problemHeaders, 'retry-after': '2' }, body: problem(503, '/count') }), null],
 
   ['doctored: a count as a string', rec({ body: '{"n":8,"total":"92","unique":12}' }), 'body/total must be integer'],
@@ -57,6 +58,10 @@ const cases = [
   ['doctored: body where none is documented', rec({ method: 'OPTIONS', status: 204, headers: {}, body: 'x' }), '204 must have no body'],
   ['doctored: unknown path answered 200', rec({ path: '/nope' }), 'the spec documents no such path, so 404 was expected'],
   ['doctored: 405 without Allow', rec({ method: 'POST', status: 405, headers: problemHeaders, body: problem(405, '/count') }), '405 without an Allow header'],
+  ['doctored: 405 whose Allow is not the path\'s methods', rec({ method: 'DELETE', status: 405, headers: { ...problemHeaders, allow: 'GET, HEAD, POST, OPTIONS' }, body: problem(405, '/count') }), "405 Allow is 'GET, HEAD, POST, OPTIONS', but /count documents 'GET, HEAD, OPTIONS'"],
+  ['doctored: an undocumented method answered 200', rec({ method: 'PUT' }), 'PUT is not documented for /count, so 405 was expected'],
+  ['doctored: 404 to a method where GET documents no 404', rec({ method: 'PUT', path: '/problems/x', status: 404, headers: problemHeaders, body: problem(404, '/problems/x') }), 'so 405 was expected'],
+  ['doctored: a 503 without Content-Type (not a status libmicrohttpd sends)', rec({ status: 503, headers: { 'retry-after': '2' }, body: '<html>busy</html>' }), 'no Content-Type'],
   ['doctored: NDJSON line breaks schema', rec({ path: '/solve', headers: { 'content-type': 'application/x-ndjson' }, body: '[".Q"]\n[1]\n' }), 'line 2/0 must be string'],
   ['doctored: NDJSON without final newline', rec({ path: '/solve', headers: { 'content-type': 'application/x-ndjson' }, body: '[".Q"]' }), 'does not end with a newline'],
   ['doctored: a 505 as JSON', rec({ status: 505, headers: { 'content-type': 'application/json' }, body: '{}' }), 'Content-Type application/json is not documented'],
@@ -71,6 +76,34 @@ for (const [name, record, expected] of cases) {
     const errors = fixture().check({ ...record, headers });
     if (expected === null) assert.deepEqual(errors, []);
     else assert.ok(errors.length > 0 && errors[0].includes(expected), `expected "${expected}", got ${JSON.stringify(errors)}`);
+  });
+}
+
+// The spec's x-method-not-allowed: every 405 is held to its headers and body, Allow computed per path.
+const with405 = () => new Contract({
+  ...require('../fixtures/mini-openapi.json'),
+  'x-method-not-allowed': {
+    description: 'not allowed',
+    headers: {
+      Allow: { required: true, schema: { type: 'string', enum: ['GET, HEAD, OPTIONS', 'GET, HEAD, POST, OPTIONS'] } },
+      'Cache-Control': { required: true, schema: { type: 'string', const: 'no-store' } },
+    },
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  },
+});
+const allowed405 = rec({ method: 'PATCH', status: 405, headers: { ...problemHeaders, allow: 'GET, HEAD, OPTIONS' }, body: problem(405, '/count') });
+const cases405 = [
+  ['a 405 as x-method-not-allowed describes it', allowed405, null],
+  ['doctored: 405 without its Cache-Control', { ...allowed405, headers: { ...allowed405.headers, 'cache-control': undefined } }, 'required header Cache-Control is missing'],
+  ['doctored: 405 with a body that is no problem', { ...allowed405, body: '{"status":405}' }, "must have required property 'type'"],
+  ['doctored: 405 with another path\'s Allow', { ...allowed405, path: '/solve', body: problem(405, '/solve') }, "but /solve documents 'GET, HEAD'"],
+];
+for (const [name, record, expected] of cases405) {
+  test(`x-method-not-allowed: ${name}`, () => {
+    const headers = Object.fromEntries(Object.entries(record.headers).filter(([, v]) => v !== undefined));
+    const errors = with405().check({ ...record, headers });
+    if (expected === null) assert.deepEqual(errors, []);
+    else assert.ok(errors.some((e) => e.includes(expected)), `expected "${expected}", got ${JSON.stringify(errors)}`);
   });
 }
 
@@ -141,4 +174,33 @@ test('real spec: a recorded /solve answer conforms, and a malformed solution is 
   const body = JSON.parse(r.body);
   assert.notDeepEqual(contract.check({ ...r, body: JSON.stringify({ ...body, solutions: 'none' }) }), []);
   assert.notDeepEqual(contract.check({ ...r, body: JSON.stringify({ ...body, n: -1 }) }), []);
+});
+
+test('real spec: no operation only refuses, and a recorded 405 conforms while doctored copies do not', real, () => {
+  const spec = JSON.parse(fs.readFileSync(realSpec, 'utf8'));
+  const contract = new Contract(spec);
+  assert.ok(contract.methodNotAllowed, 'the spec has no x-method-not-allowed');
+  for (const [template, item] of Object.entries(spec.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!op || !op.responses) continue;
+      assert.ok(Object.keys(op.responses).some((k) => /^2/.test(k)), `${method} ${template} has no 2XX`);
+    }
+  }
+  let r;
+  for (const f of fs.readdirSync(realDir).filter((x) => x.endsWith('.json')).sort()) {
+    const x = JSON.parse(fs.readFileSync(path.join(realDir, f), 'utf8'));
+    if (x.status === 405 && x.method !== 'HEAD') { r = x; break; }
+  }
+  assert.ok(r, 'the integration tests recorded no 405');
+  assert.deepEqual(contract.check(r), []);
+  const doctored = [
+    ['Allow with a method more', { ...r, headers: { ...r.headers, allow: `${r.headers.allow}, PUT` } }],
+    ['no Allow', { ...r, headers: { ...r.headers, allow: undefined } }],
+    ['Cache-Control not no-store', { ...r, headers: { ...r.headers, 'cache-control': 'max-age=60' } }],
+    ['answered 200', { ...r, status: 200 }],
+  ];
+  for (const [name, d] of doctored) {
+    d.headers = Object.fromEntries(Object.entries(d.headers).filter(([, v]) => v !== undefined));
+    assert.notDeepEqual(contract.check(d), [], `accepted: ${name}`);
+  }
 });
