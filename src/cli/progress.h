@@ -1,7 +1,7 @@
 /* progress.h - the progress line of a long count on a terminal: a bar, the share done, the time it
  * has taken and an estimate of the time left.
  *
- * Pure formatting, apart from the clock: count.c decides when to draw and where. Reentrant.
+ * Pure formatting: count.c reads the clock and decides when to draw and where. Reentrant.
  */
 #ifndef NQ_CLI_PROGRESS_H
 #define NQ_CLI_PROGRESS_H
@@ -13,7 +13,7 @@
 #define NQ_CLI_DURATION_MAX 16u /* bytes of the longest duration, NUL included */
 
 /* A duration of whole seconds (rounded down) as M:SS under an hour, H:MM:SS from an hour on (the
- * hours as many digits as they take, up to 99999); "--:--" for a negative, NaN, infinite or longer
+ * hours as many digits as they take, below 100000); "--:--" for a negative, NaN, infinite or longer
  * one. Writes at most cap bytes, NUL included (NQ_CLI_DURATION_MAX always suffices). */
 void nq_cli_duration(double seconds, char *out, size_t cap);
 

@@ -12,6 +12,7 @@
  */
 #include "nqueens/solver.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -129,6 +130,7 @@ nq_err nq_count_session_tasks(nq_count_session *s, int threads, const uint8_t *t
 
 int nq_count_session_n(const nq_count_session *s)
 {
+    assert(s != NULL);
     return s->n;
 }
 

@@ -216,16 +216,20 @@ static void replicas_count_one_n_together(const char *test, size_t replicas)
     /* Every block was finished once, by one replica or another (a finish after a lost lease is
      * refused, so even a stall of a loaded machine cannot make it twice). */
     ck_assert_double_eq(metric_sum(r, replicas, alive, "nqueensd_count_blocks_finished_total"), BLOCKS_16);
-    /* The store's round trips by op: one finish a block, one registration for the count, and a claim
-     * for every block claimed (and the claims that found none). */
+    /* The store's round trips by op: a finish for every block finished (and one for each refused
+     * after a lost lease or tried again after a store error), a claim for every block claimed (and the
+     * claims that found none), a registration, and reads. */
     for (size_t k = 0; k < replicas; k++) {
-        ck_assert_double_eq(nq_harness_metric(&r[k], "nqueensd_store_call_seconds_count{op=\"finish\"}"),
-                            nq_harness_metric(&r[k], "nqueensd_count_blocks_finished_total"));
+        const double finished = nq_harness_metric(&r[k], "nqueensd_count_blocks_finished_total");
+        const double finishes = nq_harness_metric(&r[k], "nqueensd_store_call_seconds_count{op=\"finish\"}");
+        ck_assert_double_ge(finishes, finished);
+        ck_assert_double_le(finishes, finished + nq_harness_metric(&r[k], "nqueensd_count_blocks_lost_total") +
+                                          nq_harness_metric(&r[k], "nqueensd_store_errors_total"));
         ck_assert_double_ge(nq_harness_metric(&r[k], "nqueensd_store_call_seconds_count{op=\"claim\"}"),
                             nq_harness_metric(&r[k], "nqueensd_count_blocks_claimed_total"));
         ck_assert_double_ge(nq_harness_metric(&r[k], "nqueensd_store_call_seconds_count{op=\"read\"}"), 1.0);
     }
-    ck_assert_double_eq(metric_sum(r, replicas, alive, "nqueensd_store_call_seconds_count{op=\"register\"}"), 1.0);
+    ck_assert_double_ge(metric_sum(r, replicas, alive, "nqueensd_store_call_seconds_count{op=\"register\"}"), 1.0);
     int starts = 0, finishes = 0;
     for (size_t k = 0; k < replicas; k++) {
         starts += logged(&r[k], "count starts");

@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "check_run.h"
+#include "nqueens/solver.h"
 
 /* Copy a NULL-terminated list of strings into owned, writable strings (nq_config_load takes char **,
  * as main() has them). Returns the count; the copy is NULL-terminated. */
@@ -221,6 +222,7 @@ static const struct bad_row {
     {{"--max-n-count", "26"}, {NULL}, NQ_E_PARAM_INVALID, "1..25"}, /* A000170(26) is beyond 2^53 - 1 */
     {{"--max-n-count", "0"}, {NULL}, NQ_E_PARAM_INVALID, "1..25"},
     {{"--max-n-complete-count", "26"}, {NULL}, NQ_E_PARAM_INVALID, "1..25"},
+    {{"--max-n-count-k", "26"}, {NULL}, NQ_E_PARAM_INVALID, "1..25"},
     {{"--cache-bytes", "1025G"},
      {NULL},
      NQ_E_PARAM_INVALID,
@@ -418,6 +420,18 @@ static const struct {
     {3, 0, 64, 0},       {10, 0, 64, 8},     {40, 0, 8, 32},         {100, 0, 1000, 75},
 };
 
+/* The largest count the server may be configured to answer is the last whose totals a JSON client
+ * holds exactly: A000170(25) is at most 2^53 - 1, A000170(26) above it. */
+START_TEST(served_counts_fit_json)
+{
+    nq_counts c25, c26;
+    ck_assert(nq_count_known(NQ_SERVED_COUNT_N_MAX, &c25));
+    ck_assert(nq_count_known(NQ_SERVED_COUNT_N_MAX + 1, &c26));
+    ck_assert_uint_le(c25.total, (UINT64_C(1) << 53) - 1);
+    ck_assert_uint_gt(c26.total, (UINT64_C(1) << 53) - 1);
+}
+END_TEST
+
 START_TEST(per_address_cap)
 {
     nq_config c;
@@ -443,6 +457,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, bad_arguments_to_load);
     tcase_add_test(tc, help_lists_every_option);
     tcase_add_test(tc, version_comes_from_the_build);
+    tcase_add_test(tc, served_counts_fit_json);
     tcase_add_loop_test(tc, per_address_cap, 0, (int)(sizeof cap_rows / sizeof cap_rows[0]));
     tcase_add_loop_test(tc, recognises_option_variables, 0, (int)(sizeof env_rows / sizeof env_rows[0]));
     suite_add_tcase(s, tc);

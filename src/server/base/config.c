@@ -109,7 +109,7 @@ static const opt_row opts[] = {
      "largest board /trace follows the search on; larger gets 422"},
     {"max-trace-limit", "NQUEENSD_MAX_TRACE_LIMIT", T_U64, FIELD(max_trace_limit), "100000", 1, 100000000, "N",
      "most steps one /trace page carries; a larger limit gets 422"},
-    {"max-n-count-k", "NQUEENSD_MAX_N_COUNT_K", T_INT, FIELD(max_n_count_k), "11", NQ_N_MIN, NQ_COUNT_N_MAX, "N",
+    {"max-n-count-k", "NQUEENSD_MAX_N_COUNT_K", T_INT, FIELD(max_n_count_k), "11", NQ_N_MIN, NQ_SERVED_COUNT_N_MAX, "N",
      "largest board /count places k < n queens on (k=); larger gets 422"},
     {"max-n-puzzle-queens", "NQUEENSD_MAX_N_PUZZLE_QUEENS", T_INT, FIELD(max_n_puzzle_queens), "32",
      NQ_PUZZLE_QUEENS_GEN_N_MIN, NQ_PUZZLE_QUEENS_GEN_N_MAX, "N",

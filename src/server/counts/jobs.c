@@ -112,10 +112,12 @@ bool nq_jobs_counts_sound(int n, const nq_counts *c)
  * the plan (contiguous parts of it differ by up to 65%: docs/performance.md, bench_schedule); each
  * stays long enough that its round trips (about 3 ms) are under 1% of its counting: 8 blocks up to
  * n = 18 (counts of seconds), 32 at n = 19 and 64 at n = 20 (about 0.4 and 1 s of counting a block on
- * one thread), 1024 at n = 21 and 22 (about 1 and 6 s), 4096 from n = 23 (about 25 s). */
+ * one thread), 1024 at n = 21 and 22 (about 1 and 6 s), 4096 at n = 23 (about 25 s). Above 23 the
+ * meet-in-the-middle counter keeps nothing between calls (a session there is nq_count_tasks), so
+ * every block builds its table again (1 to 2 s): 256 blocks, as before sessions. */
 static uint32_t block_tasks_for(int n, uint32_t tasks)
 {
-    const uint32_t target = n <= 18 ? 8u : n == 19 ? 32u : n == 20 ? 64u : n <= 22 ? 1024u : 4096u;
+    const uint32_t target = n <= 18 ? 8u : n == 19 ? 32u : n == 20 ? 64u : n <= 22 ? 1024u : n == 23 ? 4096u : 256u;
     const uint32_t per = (tasks + target - 1) / target;
     return per > BLOCK_TASKS_MIN ? per : BLOCK_TASKS_MIN;
 }

@@ -22,13 +22,13 @@
 #include "nqueens/solver.h"
 #include "store/store.h"
 
-#define RUNNERS_MAX 64    /* --long-counts at most (config.c) */
+#define RUNNERS_MAX 64 /* --long-counts at most (config.c) */
 /* An idle runner asks the store for a block this often: a count registered on another replica is
  * joined within it (a second would be 4% of a two-replica n = 19). One indexed query each; 64 idle
  * replicas make 256 a second. */
 #define IDLE_POLL_MS 250
-#define RETRY_MS 1000     /* after a failed store call, a thread tries again this much later */
-#define REFRESH_S 1.0     /* the keeper reads the gauges' figures from the store this often */
+#define RETRY_MS 1000 /* after a failed store call, a thread tries again this much later */
+#define REFRESH_S 1.0 /* the keeper reads the gauges' figures from the store this often */
 
 /* What this process knows of n without asking the store: finished counts (from the store, or
  * made here), and counts in memory: every count without a store, and with a store file only one it

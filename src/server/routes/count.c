@@ -155,8 +155,14 @@ static void accepted(nq_response *resp, const char *instance, const nq_job_view 
         (void)snprintf(applied, sizeof applied, "respond-async");
     else if (p->wait_given)
         (void)snprintf(applied, sizeof applied, "wait=%" PRIu32, p->wait_ms / 1000u);
+    const size_t len = render_accepted(v, body, ACCEPTED_BODY_MAX);
+    if (len == 0) { /* cannot happen: the body's fields are bounded (ACCEPTED_BODY_MAX) */
+        free(body);
+        nq_app_problem(resp, instance, NQ_E_INTERNAL, NULL, NULL, false, 0);
+        return;
+    }
     resp->status = 202;
-    nq_response_own(resp, body, render_accepted(v, body, ACCEPTED_BODY_MAX));
+    nq_response_own(resp, body, len);
     nq_response_add_header(resp, "Content-Type", NQ_MEDIA_JSON);
     nq_response_add_header(resp, "Cache-Control", "no-store");
     nq_response_add_header(resp, "Retry-After", retry);
@@ -237,6 +243,20 @@ nq_err nq_route_count_compute(const nq_app_work *w, nq_count_ctl *ctl, nq_app_re
     return NQ_OK;
 }
 
+/* What a count's body is rendered from (nq_app_reply_rendered): the plan says n and k. */
+typedef struct counted_body {
+    const count_plan *plan;
+    const nq_counts *counts;
+} counted_body;
+
+static size_t render_counted(const void *arg, char *out, size_t cap)
+{
+    const counted_body *b = arg;
+    const count_plan *p = b->plan;
+    return p->k < p->n ? nq_counts_k_render(p->n, p->k, b->counts, out, cap)
+                       : nq_counts_render(p->n, b->counts, out, cap);
+}
+
 void nq_route_count_finish(const nq_app_work *w, const nq_app_result *r, nq_response *resp)
 {
     resp->cache = NQ_CACHE_MISS;
@@ -259,17 +279,8 @@ void nq_route_count_finish(const nq_app_work *w, const nq_app_result *r, nq_resp
         nq_app_serve_result(resp, r, &w->variant);
         return;
     }
-    char etag[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    char *body = malloc(NQ_COUNTS_BODY_MAX);
-    if (!body) {
-        nq_app_problem(resp, w->instance, NQ_E_NOMEM, NULL, NULL, false, 0);
-        return;
-    }
-    nq_app_success(resp, 200, NQ_MEDIA_JSON, etag, false, r->seconds);
-    nq_response_own(resp, body,
-                    p->k < p->n ? nq_counts_k_render(p->n, p->k, &c->counts, body, NQ_COUNTS_BODY_MAX)
-                                : nq_counts_render(p->n, &c->counts, body, NQ_COUNTS_BODY_MAX));
+    const counted_body b = {p, &c->counts};
+    nq_app_reply_rendered(w, NQ_COUNTS_BODY_MAX, render_counted, &b, r->seconds, resp);
 }
 
 void nq_route_count_late(const nq_app_work *w, nq_response *resp)

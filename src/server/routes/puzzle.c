@@ -185,7 +185,6 @@ static void unavailable(const nq_app_work *w, nq_response *resp)
     nq_app_problem(resp, w->instance, NQ_E_PUZZLE_UNAVAILABLE, NULL, detail, false, 0);
 }
 
-/* Answer with a body rendered here (the cache refused it). */
 /* What the body of a made puzzle is rendered from (nq_app_reply_rendered). */
 typedef struct made_body {
     const nq_puzzle_spec *spec;
@@ -198,6 +197,7 @@ static size_t render_made(const void *arg, char *out, size_t cap)
     return nq_puzzle_body_made(m->spec, m->made, out, cap);
 }
 
+/* Answer with a body rendered here (the cache refused it). */
 static void respond(const nq_app_work *w, const puzzle_result *res, double seconds, nq_response *resp)
 {
     const puzzle_plan *p = w->plan;

@@ -187,7 +187,6 @@ static void refused(const nq_app_work *w, nq_err outcome, nq_response *resp)
     nq_app_problem(resp, w->instance, NQ_E_TOO_COSTLY, NULL, detail, false, 0);
 }
 
-/* Answer with a body rendered here (the cache refused it). */
 /* What the body of a solved puzzle is rendered from (nq_app_reply_rendered). */
 typedef struct solved_body {
     const nq_puzzle_ask *ask;
@@ -200,6 +199,7 @@ static size_t render_solved(const void *arg, char *out, size_t cap)
     return nq_puzzle_body_solved(b->ask, b->solved, out, cap);
 }
 
+/* Answer with a body rendered here (the cache refused it). */
 static void respond(const nq_app_work *w, const solve_result *res, double seconds, nq_response *resp)
 {
     const solve_plan *p = w->plan;
