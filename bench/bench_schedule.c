@@ -13,8 +13,7 @@
  * Simulating, for W workers:
  *   queue    a work queue handing out one task at a time in plan order to the worker free first,
  *            each worker paying the set-up once: what workers that keep their tables between
- *            tasks would reach (the library has no such call today: each nq_count_tasks call
- *            builds its tables);
+ *            tasks reach (nq_count_session; each nq_count_tasks call builds its tables);
  *   lpt      the same, largest task first (the best a list scheduler does without preemption);
  *   mpi      nqueens-mpi (src/mpi/coordinator.c): 2 chunks per worker from the plan's blocks
  *            (nq_count_block) in 64 interleaved passes, each chunk paying the set-up;

@@ -126,8 +126,8 @@ awk 'BEGIN { split("1 2 4 8 16 32 64", rs, " "); split("16.6 92.6", work, " "); 
     printf "n = %d: %d blocks, %.2f s each, %.1f round trips a block of %.2f ms, tables %.2f s\n", n, B, t, k, 1000 * c, s
     w1 = s + B * (t + k * c)
     for (i = 1; i <= 7; i++) { R = rs[i]; w = s + int((B + R - 1) / R) * (t + k * c)
-      busy = (R < B ? R : B) # replicas beyond B find no block: they only poll (one claim a second)
-      printf "  %3d %10.1f %6.2f %10.1f\n", R, w, w1 / (R * w), busy * k / (t + k * c) + (R - busy) } }
+      busy = (R < B ? R : B) # replicas beyond B find no block: they only poll (4 claims a second)
+      printf "  %3d %10.1f %6.2f %10.1f\n", R, w, w1 / (R * w), busy * k / (t + k * c) + 4 * (R - busy) } }
   $2 == 1 && ($1 == 19 || $1 == 20) { n = $1; wall = $3; B = $4; k = $5 / $4; c = ($5 > 0 ? $6 / $5 : 0)
     f = (wall - B * k * c) / (work[n - 18] + setup[n - 18]) # this machine against the Intel VM
     s = setup[n - 18] * f; t = (wall - s) / B - k * c
