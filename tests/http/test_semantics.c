@@ -461,6 +461,41 @@ START_TEST(test_openapi)
 }
 END_TEST
 
+/* /limits: the bounds of this server's configuration, exactly; never cached; no parameters. A second
+ * server with other settings answers its own. */
+START_TEST(test_limits)
+{
+    static const char defaults[] =
+        "{\"max_n_solve\":20,\"max_solutions\":100000,\"max_n_count\":19,\"long_count_n\":17,\"max_n_count_k\":11,"
+        "\"max_n_solution\":1000000,\"max_n_board\":256,\"max_conflicts\":1000,\"max_n_complete\":32,"
+        "\"max_n_complete_count\":18,\"max_n_trace\":16,\"max_trace_limit\":100000,\"max_n_puzzle_queens\":32,"
+        "\"max_n_puzzle_regions\":16,\"max_n_puzzle_solve\":32,\"max_puzzle_limit\":1000,\"max_uri_bytes\":8192,"
+        "\"max_body_bytes\":1048576,\"deadline_ms\":10000,\"budget_ms\":60000}";
+    nq_http_response r;
+    get("/limits", NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, defaults);
+    ck_assert_str_eq(nq_http_header_get(&r, "Content-Type"), "application/json");
+    ck_assert_str_eq(nq_http_header_get(&r, "Cache-Control"), "no-store");
+    ck_assert_ptr_null(nq_http_header_get(&r, "ETag"));
+    nq_http_response_free(&r);
+    get("/limits?n=8", NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"type\":\"/problems/unknown-parameter\""));
+    nq_http_response_free(&r);
+    static const char *const other_args[] = {"--max-n-solve", "12", "--max-n-count", "25", "--deadline-ms", "0", NULL};
+    nq_test_server other;
+    ck_assert(nq_harness_start(&other, other_args, NULL));
+    ck_assert(nq_http_get(&other, "/limits", &r));
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "{\"max_n_solve\":12,"));
+    ck_assert_ptr_nonnull(strstr(r.body, ",\"max_n_count\":25,"));
+    ck_assert_ptr_nonnull(strstr(r.body, ",\"deadline_ms\":0,"));
+    nq_http_response_free(&r);
+    ck_assert_int_eq(nq_harness_stop(&other, SIGTERM, 15), 0);
+}
+END_TEST
+
 int main(void)
 {
     if (!nq_harness_start(&server, server_args, NULL)) return EXIT_FAILURE;
@@ -483,6 +518,7 @@ int main(void)
     tcase_add_test(tc, test_request_id);
     tcase_add_test(tc, test_server_timing);
     tcase_add_test(tc, test_openapi);
+    tcase_add_test(tc, test_limits);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     const int status = nq_harness_stop(&server, SIGTERM, 15);

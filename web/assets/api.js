@@ -45,6 +45,15 @@ export async function get(path, headers = {}, signal = undefined) {
   return { status: resp.status, body, headers: resp.headers };
 }
 
+// The bounds of this server's routes (GET /limits: max_n_solve, max_n_count, ...), asked once per
+// page load, so that a view asks only for what the server answers and no expected 422 reaches the
+// browser's console. Resolves to null when they cannot be read (a view then learns from the 422).
+let limitsOnce = null;
+export function serverLimits() {
+  if (!limitsOnce) limitsOnce = get('limits').then((r) => r.body, () => null);
+  return limitsOnce;
+}
+
 // The query string of an object, skipping undefined and null members.
 export function query(params) {
   const parts = [];

@@ -2,7 +2,7 @@
 // next by the "next" cursor, a solution number by offset, all or unique ones); for boards beyond the
 // listing limit one solution from /solution (construct, or random with its seed and a permalink),
 // drawn as squares, a scaled canvas, or a density view as n grows.
-import { get, describe, query, relative, sleep, ApiError } from './api.js';
+import { get, describe, query, relative, sleep, serverLimits, ApiError } from './api.js';
 import { Grid, GRID_MAX, boardText, columnsText } from './board.js';
 import { Viewer } from './viewer.js';
 
@@ -31,13 +31,16 @@ export function initBrowse(root, { onHash }) {
   // listing's total, the "next" link, and the solutions seen so far by index (for previous).
   let state = null;
   let token = 0; // a newer request makes an older answer stale
-  // The largest n /solve lists and /count counts, once a 422 has said so: kept in this browser, so the
-  // page asks beyond them (and the browser logs the 422) once, not at every visit.
-  const limits = (() => { try { return JSON.parse(localStorage.getItem('nq-limits') || '{}'); } catch { return {}; } })();
-  const learn = (what, v) => {
-    limits[what] = v;
-    try { localStorage.setItem('nq-limits', JSON.stringify(limits)); } catch { /* not kept */ }
-  };
+  // The largest n /solve lists and /count counts: from /limits, or from a 422's limit should /limits
+  // not answer.
+  const limits = {};
+  const learn = (what, v) => { limits[what] = v; };
+  const known = serverLimits().then((l) => {
+    if (l) {
+      learn('solve', l.max_n_solve);
+      learn('count', l.max_n_count);
+    }
+  });
   let counting = null; // the AbortController of the total being counted
 
   function fail(err) {
@@ -111,6 +114,7 @@ export function initBrowse(root, { onHash }) {
   }
 
   async function open(n, index, opts = {}) {
+    await known;
     if (n > (limits.solve ?? Infinity)) return single(n);
     fresh(n);
     const my = ++token;
@@ -148,7 +152,11 @@ export function initBrowse(root, { onHash }) {
   // (Prefer: wait=1, then the Location at the pace of Retry-After), for every n the server counts.
   async function total(n, uniq) {
     if (counting) counting.abort();
-    if (n > (limits.count ?? Infinity)) return;
+    await known;
+    if (n > (limits.count ?? Infinity)) {
+      hint.textContent = `This server counts totals up to n = ${limits.count}.`;
+      return;
+    }
     const ctl = new AbortController();
     counting = ctl;
     let path = `count?${query({ n })}`;

@@ -8,6 +8,7 @@
 #include "routes/count.h"
 #include "routes/counts.h"
 #include "routes/docs.h"
+#include "routes/limits.h"
 #include "routes/ops.h"
 #include "routes/page.h"
 #include "routes/puzzle.h"
@@ -34,6 +35,7 @@ const nq_route nq_routes[] = {
     {"/trace",             false, "trace",       ALLOW_READ, nq_route_trace_parse,    nq_route_trace_answer,       nq_route_trace_compute,    nq_route_trace_finish,    NULL,                NULL},
     {"/",                  false, "page",        ALLOW_READ, NULL,                    nq_route_page_answer,        NULL,                      NULL,                     NULL,                NULL},
     {"/assets/",           true,  "asset",       ALLOW_READ, NULL,                    nq_route_page_answer,        NULL,                      NULL,                     NULL,                nq_route_page_exists},
+    {"/limits",            false, "limits",      ALLOW_READ, NULL,                    nq_route_limits_answer,      NULL,                      NULL,                     NULL,                NULL},
     {"/openapi.yaml",      false, "openapi",     ALLOW_READ, nq_route_docs_parse,     nq_route_openapi_answer,     NULL,                      NULL,                     NULL,                NULL},
     {"/healthz",           false, "healthz",     ALLOW_READ, NULL,                    nq_route_healthz_answer,     NULL,                      NULL,                     NULL,                NULL},
     {"/readyz",            false, "readyz",      ALLOW_READ, NULL,                    nq_route_readyz_answer,      NULL,                      NULL,                     NULL,                NULL},

@@ -195,6 +195,13 @@ test('a board beyond the listing limit: one solution from /solution, random with
   await page.close();
 });
 
+test('browse: a board beyond the listing limit is asked of /solution at once, known from /limits: no 422', async () => {
+  const page = await open(browser, `${server.base}#browse?n=25`);
+  await waitText(page, '#browse-status', /One solution of n = 25/);
+  noProblems(page);
+  await page.close();
+});
+
 // The canvas's view ("scale x y": CSS px a square, and the board's column and row at its top left)
 // and whether the square (r, c) is drawn in the queen's colour at its middle.
 async function view(page) {
