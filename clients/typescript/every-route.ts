@@ -167,6 +167,15 @@ async function operations(): Promise<void> {
   const ready = await api.GET("/readyz");
   problem("/readyz", ready.error);
   if (ready.data) say("/readyz", ready.data.status);
+  const limits = await api.GET("/limits");
+  problem("/limits", limits.error);
+  if (limits.data) {
+    const l = limits.data;
+    say("/limits", l.max_n_solve, l.max_solutions, l.max_n_count, l.long_count_n, l.max_n_count_k, l.max_n_solution);
+    say("/limits", l.max_n_board, l.max_conflicts, l.max_n_complete, l.max_n_complete_count, l.max_n_trace);
+    say("/limits", l.max_trace_limit, l.max_n_puzzle_queens, l.max_n_puzzle_regions, l.max_n_puzzle_solve);
+    say("/limits", l.max_puzzle_limit, l.max_uri_bytes, l.max_body_bytes, l.deadline_ms, l.budget_ms);
+  }
   const metrics = await api.GET("/metrics", { parseAs: "text" });
   problem("/metrics", metrics.error);
   if (metrics.data !== undefined) say("/metrics", metrics.data.includes("nqueensd_"));
