@@ -25,8 +25,10 @@ void nq_pg_fixture_end(void);
 bool nq_pg_available(const char *test);
 
 /* An empty database named after the test and this process in NQ_TEST_PG's server (dropped first if
- * an earlier run left it), its connection string (NQ_TEST_PG plus dbname=) into conn; false (the test
- * skipped) without NQ_TEST_PG. */
+ * an earlier run left it), its connection string (NQ_TEST_PG plus dbname=, so NQ_TEST_PG is in libpq's
+ * key=value form, as scripts/pg_test_server.sh prints it) into conn; false (the test skipped) without
+ * NQ_TEST_PG. The database stays: the run's server is thrown away at the end (scripts/test.sh).
+ * test_store_blocks makes its databases through libpq instead, which it links for the store. */
 bool nq_pg_fresh_database(const char *test, char *conn, size_t cap);
 
 /* Run one SQL statement on conn through psql; the test fails when it does. */
