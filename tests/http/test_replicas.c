@@ -182,6 +182,18 @@ static int logged(const nq_test_server *s, const char *msg)
     return c;
 }
 
+/* logged(s, msg) once it reaches want, or after timeout_s: a replica counts a lost block under its
+ * lock and writes the line after it, so the figure can be read before the line is there. */
+static int await_logged(const nq_test_server *s, const char *msg, int want, unsigned timeout_s)
+{
+    int c = logged(s, msg);
+    for (unsigned i = 0; c < want && i < timeout_s * 20; i++) {
+        nq_harness_sleep_ms(50);
+        c = logged(s, msg);
+    }
+    return c;
+}
+
 static double metric_sum(nq_test_server *r, size_t replicas, const bool *alive, const char *name)
 {
     double sum = 0;
@@ -442,9 +454,10 @@ START_TEST(stalled_replica_loses_its_block_and_the_total_is_exact)
     ck_assert_int_eq(kill(r[victim].pid, SIGCONT), 0);
     /* Woken, it renews or finishes what it held: the lease is gone, the block dropped, and said so
      * once a block (a loaded machine may have cost it a lease before, too: counted the same way). */
-    ck_assert(nq_harness_await_metric(&r[victim], "nqueensd_count_blocks_lost_total", 1.0, 60) >= 1.0);
-    const int lines =
-        logged(&r[victim], "lease lost: the block's uncounted work is dropped, another replica counts it");
+    const double lost = nq_harness_await_metric(&r[victim], "nqueensd_count_blocks_lost_total", 1.0, 60);
+    ck_assert(lost >= 1.0);
+    const int lines = await_logged(
+        &r[victim], "lease lost: the block's uncounted work is dropped, another replica counts it", (int)lost, 60);
     ck_assert_double_eq(lines, nq_harness_metric(&r[victim], "nqueensd_count_blocks_lost_total"));
     poll_to_done(r, 2, alive, 1.0, NULL, etag, sizeof etag); /* both: the same 200 */
     counts_agree(r, 2, alive);
