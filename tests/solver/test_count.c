@@ -335,7 +335,7 @@ START_TEST(quad_session_builds_its_tables_once)
     ck_assert_uint_eq(nq_count_quad_session_builds(q), 0);
     for (uint32_t block = 0; block < 3; block++) {
         memset(todo, 0, tasks);
-        todo[block * 1000] = todo[block * 1000 + 1] = 1;
+        todo[(size_t)block * 1000] = todo[(size_t)block * 1000 + 1] = 1;
         nq_count_ctl ctl;
         nq_count_ctl_init(&ctl);
         ck_assert_int_eq(nq_count_quad_session_tasks(q, 2, todo, &ctl, NULL, NULL), NQ_OK);

@@ -74,7 +74,7 @@ void nq_jobs_event(const nq_count_jobs *j, nq_event_level level, const char *msg
 const char *nq_store_op_label(nq_store_op op)
 {
     static const char *const labels[] = {
-#define NQ_STORE_OP_LABEL(name, label) [NQ_STORE_OP_##name] = label,
+#define NQ_STORE_OP_LABEL(name, label) [NQ_STORE_OP_##name] = (label),
         NQ_STORE_OPS(NQ_STORE_OP_LABEL)
 #undef NQ_STORE_OP_LABEL
     };
