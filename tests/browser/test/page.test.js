@@ -11,6 +11,7 @@ const http = require('node:http');
 const path = require('node:path');
 const { start, BUILD } = require('../server.js');
 const { launch, open } = require('../browser.js');
+const { api, text, waitText, clickButton, tab, labelled, setField, noProblems } = require('../helpers.js');
 
 const SHOTS = path.join(BUILD, 'browser');
 let server;
@@ -53,8 +54,6 @@ after(async () => {
   await Promise.all([server && server.stop(), slow && slow.stop()]);
 });
 
-const api = async (base, p) => (await fetch(new URL(p, base))).json();
-
 // The queens a board shows, as columns by row (null for an empty row), read from the squares' labels.
 async function boardColumns(page, container) {
   return page.$$eval(`${container} [role="cell"], ${container} [role="gridcell"]`, (cells) => {
@@ -68,32 +67,6 @@ async function boardColumns(page, container) {
   });
 }
 
-const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
-const waitText = (page, sel, re) => page.waitForFunction(
-  (s, src) => new RegExp(src).test(document.querySelector(s).textContent), {}, sel, re.source);
-async function clickButton(page, name) {
-  const [b] = await page.$$(`::-p-aria([name="${name}"][role="button"])`);
-  assert.ok(b, `a button named "${name}"`);
-  await b.click();
-}
-async function tab(page, name) {
-  const [t] = await page.$$(`::-p-aria([name="${name}"][role="tab"])`);
-  await t.click();
-}
-async function labelled(page, name) {
-  const [el] = await page.$$(`::-p-aria([name="${name}"])`);
-  assert.ok(el, `a control labelled "${name}"`);
-  return el;
-}
-async function setField(page, name, value) {
-  const el = await labelled(page, name);
-  await el.click({ count: 3 });
-  await el.type(String(value));
-  return el;
-}
-function noProblems(page) {
-  assert.deepEqual(page.problems, [], 'no console error, page error or failed request');
-}
 
 test('loads with no error and shows the 8 queens of the first of 92 solutions', async () => {
   const page = await open(browser, server.base);
