@@ -227,20 +227,24 @@ void nq_jobs_remember(nq_count_jobs *j, const nq_store_count_view *st, const nq_
 
 /* ---- reading the store --------------------------------------------------------------------------- */
 
-/* A store file of one replica: its one claimer's tasks counted and not committed yet count as
- * progress too (its whole count is one block, committed every --checkpoint-ms), as they always did.
+/* A store file of one replica: its one claimer holds the whole count as one block and commits it
+ * every --checkpoint-ms, so the tasks it has counted are the progress and the store's figure lags
+ * behind. Both figures only grow, and the larger of the two is taken: adding the claimer's
+ * uncommitted tasks to the store's figure instead would count a commit twice, or not at all, when
+ * it lands between the store read and this one, and the progress would go back on the next poll.
  * Never with a shared store: another replica must not see less than this one said. */
-static void add_uncommitted(nq_count_jobs *j, const nq_store_count_view *st, nq_job_view *v)
+static void add_counted(nq_count_jobs *j, const nq_store_count_view *st, nq_job_view *v)
 {
     if (v->state == NQ_JOB_DONE || !st->tasks) return;
-    uint64_t extra = 0;
+    uint32_t counted = st->tasks_done;
     pthread_mutex_lock(&j->lock);
     for (unsigned i = 0; i < j->nrunners; i++) {
         const unit *u = &j->runners[i].u;
-        if (u->active && u->n == st->n && u->claimed && !u->lost) extra += u->ndone - u->committed;
+        const bool whole = u->first == 0 && u->tasks == st->tasks;
+        if (u->active && u->n == st->n && u->claimed && !u->lost && whole && u->ndone > counted) counted = u->ndone;
     }
     pthread_mutex_unlock(&j->lock);
-    const double p = (double)(st->tasks_done + extra) / (double)st->tasks;
+    const double p = (double)counted / (double)st->tasks;
     v->progress = p < 1.0 ? p : 1.0;
 }
 
@@ -267,7 +271,7 @@ static nq_err read_store_checked(nq_count_jobs *j, int n, nq_job_view *v, bool *
         return NQ_OK;
     }
     nq_jobs_remember(j, &st, v);
-    if (!nq_store_shared(j->store)) add_uncommitted(j, &st, v);
+    if (!nq_store_shared(j->store)) add_counted(j, &st, v);
     return NQ_OK;
 }
 
@@ -291,7 +295,7 @@ static bool list_one(void *arg, const nq_store_count_view *st)
     c->queued += v.state == NQ_JOB_QUEUED;
     c->running += v.state == NQ_JOB_RUNNING;
     nq_jobs_remember(c->j, st, &v);
-    if (!nq_store_shared(c->j->store)) add_uncommitted(c->j, st, &v);
+    if (!nq_store_shared(c->j->store)) add_counted(c->j, st, &v);
     if (c->out && c->len < c->cap) c->out[c->len++] = v;
     return true;
 }
