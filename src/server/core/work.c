@@ -1,5 +1,5 @@
 /* work.c - the life of an nq_app_work and an nq_app_result (work.h): plans, copies for the worker
- * pool, results.
+ * pool, results; and the 304 an answer step opens with.
  */
 #include "core/work.h"
 
@@ -77,4 +77,14 @@ void nq_app_result_destroy(nq_app_result *result)
 double nq_app_result_seconds(const nq_app_result *result)
 {
     return result ? result->seconds : 0.0;
+}
+
+bool nq_app_revalidate(const nq_app_work *w, const nq_request *req, nq_response *resp)
+{
+    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
+    nq_app_etag(w->key, false, etag, sizeof etag);
+    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
+    if (!nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) return false;
+    nq_app_304_body(resp, nq_app_cache(w->app), w->key);
+    return true;
 }

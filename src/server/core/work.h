@@ -67,4 +67,9 @@ void nq_app_plan_set_cleanup(nq_app_work *w, void (*cleanup)(void *plan));
 /* Give r zeroed data of size bytes (owned by r, freed with it); NULL without memory. */
 void *nq_app_result_data_new(nq_app_result *r, size_t size);
 
+/* The opening of an answer step whose tags are its work's key's (nq_app_etag of w's key): when the
+ * request's If-None-Match matches one, resp becomes the 304, its length from the cached body, and
+ * true is returned; else resp is left alone. Never computes. */
+bool nq_app_revalidate(const nq_app_work *w, const nq_request *req, nq_response *resp);
+
 #endif /* NQ_CORE_WORK_H */

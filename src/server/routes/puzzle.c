@@ -112,15 +112,9 @@ static void seed_headers(const puzzle_plan *p, nq_response *resp)
 nq_app_step nq_route_puzzle_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const puzzle_plan *p = w->plan;
-    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
-    nq_cache *cache = nq_app_cache(w->app);
     /* A seed the server just chose names a puzzle the client has not seen: nothing to revalidate. */
-    if (!p->seed_chosen && nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
-        nq_app_304_body(resp, cache, w->key);
-        return NQ_APP_DONE;
-    }
+    if (!p->seed_chosen && nq_app_revalidate(w, req, resp)) return NQ_APP_DONE;
+    nq_cache *cache = nq_app_cache(w->app);
     nq_cache_entry *e = nq_cache_get(cache, w->key);
     if (!e) return NQ_APP_COMPUTE;
     nq_app_serve_entry(resp, e, &w->variant, 0.0, NQ_CACHE_HIT);

@@ -97,14 +97,8 @@ bool nq_route_puzzle_solve_parse(nq_app_work *w, const nq_request *req, nq_respo
 
 nq_app_step nq_route_puzzle_solve_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
-    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
+    if (nq_app_revalidate(w, req, resp)) return NQ_APP_DONE;
     nq_cache *cache = nq_app_cache(w->app);
-    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
-        nq_app_304_body(resp, cache, w->key);
-        return NQ_APP_DONE;
-    }
     nq_cache_entry *e = nq_cache_get(cache, w->key);
     if (!e) return NQ_APP_COMPUTE;
     nq_app_serve_entry(resp, e, &w->variant, 0.0, NQ_CACHE_HIT);

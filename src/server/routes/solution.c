@@ -167,16 +167,10 @@ static void respond_stream(const nq_app_work *w, uint32_t *cols, double seconds,
 nq_app_step nq_route_solution_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const solution_plan *p = w->plan;
-    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
-    nq_cache *cache = nq_app_cache(w->app);
     /* A seed the server just chose names a board the client has not seen: nothing to revalidate
      * (an "If-None-Match: *" would otherwise get a 304, immutable, for it). */
-    if (!p->seed_chosen && nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
-        nq_app_304_body(resp, cache, w->key);
-        return NQ_APP_DONE;
-    }
+    if (!p->seed_chosen && nq_app_revalidate(w, req, resp)) return NQ_APP_DONE;
+    nq_cache *cache = nq_app_cache(w->app);
     if (p->cacheable) {
         nq_cache_entry *e = nq_cache_get(cache, w->key);
         if (!e) return NQ_APP_COMPUTE; /* rendered once, by compute */

@@ -164,16 +164,9 @@ static void respond_stream(const nq_app_work *w, const nq_trace_spec *spec, doub
 nq_app_step nq_route_trace_answer(nq_app_work *w, const nq_request *req, nq_response *resp)
 {
     const trace_plan *p = w->plan;
-    char etag[NQ_ETAG_MAX], etag_gz[NQ_ETAG_MAX];
-    nq_app_etag(w->key, false, etag, sizeof etag);
-    nq_app_etag(w->key, true, etag_gz, sizeof etag_gz);
-    nq_cache *cache = nq_app_cache(w->app);
-    if (nq_app_try_304(req, etag, etag_gz, &w->variant, resp)) {
-        nq_app_304_body(resp, cache, w->key);
-        return NQ_APP_DONE;
-    }
+    if (nq_app_revalidate(w, req, resp)) return NQ_APP_DONE;
     if (p->cacheable) {
-        nq_cache_entry *e = nq_cache_get(cache, w->key);
+        nq_cache_entry *e = nq_cache_get(nq_app_cache(w->app), w->key);
         if (!e) return NQ_APP_COMPUTE; /* rendered once, by compute */
         nq_app_serve_entry(resp, e, &w->variant, 0.0, NQ_CACHE_HIT);
         return NQ_APP_DONE;
