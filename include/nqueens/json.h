@@ -23,12 +23,21 @@
 #ifndef NQ_JSON_H
 #define NQ_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nqueens/error.h"
 #include "nqueens/solution.h"
 #include "nqueens/solver.h"
+
+/* The largest integer written or read as a JSON number: 2^53 - 1, the largest every JSON reader
+ * holds exactly (RFC 8259 section 6; a JavaScript number is a double). */
+#define NQ_JSON_INT_MAX ((UINT64_C(1) << 53) - 1)
+
+/* Whether d, a JSON number as a parser holds it, is an integer in 0..NQ_JSON_INT_MAX; then *out
+ * is it. Larger ones are refused: "9007199254740993" reads as 2^53 and is not exact. */
+bool nq_json_uint(double d, uint64_t *out);
 
 /* How one solution is written. */
 typedef enum nq_json_shape {

@@ -5,11 +5,11 @@
  * Two shapes, nothing else: {"n":8,"columns":[0,null,...]} (exactly n entries: a column, or null for
  * a row without a queen) and {"n":8,"queens":[[0,0],[1,4]]} (pairs [row, column] in any order). Strict:
  * one JSON object and only whitespace after it; the member n and exactly one of columns/queens, none
- * twice, no other member; numbers integral and at most 2^53 (beyond, a JSON number is not an exact
- * integer); JSON by RFC 8259, where cJSON is lenient: no number with a leading zero or nothing after
- * '.' or 'e', no control character, bad escape or \u0000 in a string (cJSON's strings end at a NUL:
- * "n\u0000x" would be the member "n"). The entries then follow placement.h's rules (ranges, a square
- * given twice).
+ * twice, no other member; numbers integral and at most NQ_JSON_INT_MAX, 2^53 - 1 (beyond, a JSON
+ * number is not an exact integer); JSON by RFC 8259, where cJSON is lenient: no number with a
+ * leading zero or nothing after '.' or 'e', no control character, bad escape or \u0000 in a string
+ * (cJSON's strings end at a NUL: "n\u0000x" would be the member "n"). The entries then follow
+ * placement.h's rules (ranges, a square given twice).
  * Memory: cJSON's tree of the text, a few dozen bytes per JSON value, freed before the call returns;
  * the caller bounds the text. Nesting deeper than NQ_PLACEMENT_JSON_DEPTH_MAX levels is refused, with
  * its own detail, by a scan before cJSON parses (a placement needs 3: object, list, pair), which also

@@ -3,14 +3,13 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_INT_MAX 9007199254740992.0 /* 2^53: beyond it a JSON number is not an exact integer */
+#include "nqueens/json.h"
 
 static nq_err fail(nq_placement_json_error *e, nq_err err, const char *member, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -41,14 +40,10 @@ static nq_err placement_failed(nq_placement_json_error *e, nq_err rc, const char
     return fail(e, NQ_E_PLACEMENT, member, "Member '%s': %s.", member, why);
 }
 
-/* A JSON number that is an integer in 0..2^53, into *out. */
+/* A JSON number that is an integer in 0..NQ_JSON_INT_MAX, into *out. */
 static bool json_uint(const cJSON *v, uint64_t *out)
 {
-    if (!v || !cJSON_IsNumber(v)) return false;
-    const double d = v->valuedouble;
-    if (!(d >= 0.0 && d <= JSON_INT_MAX) || floor(d) != d) return false;
-    *out = (uint64_t)d;
-    return true;
+    return v && cJSON_IsNumber(v) && nq_json_uint(v->valuedouble, out);
 }
 
 /* The members of the top-level object: n and exactly one of columns/queens, nothing else, none twice. */

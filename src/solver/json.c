@@ -461,3 +461,11 @@ nq_err nq_json_count_shard(const nq_json_shard *s, char *out, size_t cap, size_t
     *p++ = '}';
     return deliver(buf, (size_t)(p - buf), out, cap, len);
 }
+
+bool nq_json_uint(double d, uint64_t *out)
+{
+    /* 2^53 - 1 and every integer below it are doubles exactly; the test also refuses NaN. */
+    if (!(d >= 0.0 && d <= (double)NQ_JSON_INT_MAX) || d != (double)(uint64_t)d) return false;
+    *out = (uint64_t)d;
+    return true;
+}

@@ -3,6 +3,7 @@
 #include "nqueens/json.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,6 +588,27 @@ START_TEST(test_shard_limits)
 }
 END_TEST
 
+/* JSON integers read back: exact ones up to 2^53 - 1 only. */
+START_TEST(test_uint_exact_only)
+{
+    uint64_t v = 7;
+    ck_assert(nq_json_uint(0.0, &v));
+    ck_assert_uint_eq(v, 0);
+    ck_assert(nq_json_uint(4.0, &v));
+    ck_assert_uint_eq(v, 4);
+    ck_assert(nq_json_uint(9007199254740991.0, &v));
+    ck_assert_uint_eq(v, UINT64_C(9007199254740991));
+    ck_assert_uint_eq(NQ_JSON_INT_MAX, UINT64_C(9007199254740991));
+    v = 7;
+    ck_assert(!nq_json_uint(9007199254740992.0, &v)); /* what "9007199254740993" reads as */
+    ck_assert(!nq_json_uint(1.5, &v));
+    ck_assert(!nq_json_uint(-1.0, &v));
+    ck_assert(!nq_json_uint(1e300, &v));
+    ck_assert(!nq_json_uint(NAN, &v));
+    ck_assert_uint_eq(v, 7); /* untouched when refused */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("json");
@@ -611,6 +633,7 @@ int main(void)
     tcase_add_test(tc, test_frame_errors);
     tcase_add_test(tc, test_shard_bytes);
     tcase_add_test(tc, test_shard_limits);
+    tcase_add_test(tc, test_uint_exact_only);
     suite_add_tcase(s, tc);
     const int failed = nq_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "nqueens/error.h"
+#include "nqueens/json.h"
 
 /* The keys the service knows; a route passes the set it accepts as a bit mask. */
 typedef enum nq_query_key {
@@ -72,14 +73,10 @@ typedef enum nq_format {
 /* Longest decoded word of kind, difficulty, date and generator; a longer one is E_PARAM_INVALID. */
 #define NQ_QUERY_WORD_MAX 32
 
-/* The parsed query. `present` has a bit per key that appeared; absent keys hold their defaults. */
-/* The largest integer the server puts in a JSON answer or takes from a query or body: 2^53 - 1, the
- * largest every JSON client holds exactly (RFC 8259 section 6; a JavaScript number is a double). */
-#define NQ_JSON_INT_MAX ((UINT64_C(1) << 53) - 1)
-
-/* The largest seed a query takes: a seed is echoed in JSON answers. */
+/* The largest seed a query takes: a seed is echoed in JSON answers (NQ_JSON_INT_MAX). */
 #define NQ_QUERY_SEED_MAX NQ_JSON_INT_MAX
 
+/* The parsed query. `present` has a bit per key that appeared; absent keys hold their defaults. */
 typedef struct nq_query {
     unsigned present;                       /* nq_query_key bits of the keys given */
     uint64_t n;                             /* >= 1 when present */

@@ -3,13 +3,12 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_INT_MAX 9007199254740992.0 /* 2^53: beyond it a JSON number is not an exact integer */
+#include "nqueens/json.h"
 
 static nq_err fail(nq_puzzle_in_error *e, nq_err err, const char *param, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -348,14 +347,10 @@ enum {
 static const char *const member_names[M_COUNT] = {"kind", "n",         "regions", "clues", "difficulty", "seed",
                                                   "date", "generator", "queens",  "marks", "limit",      "reveal"};
 
-/* A JSON number that is an integer in 0..2^53. */
+/* A JSON number that is an integer in 0..NQ_JSON_INT_MAX, into *out. */
 static bool json_uint(const cJSON *v, uint64_t *out)
 {
-    if (!v || !cJSON_IsNumber(v)) return false;
-    const double d = v->valuedouble;
-    if (!(d >= 0.0 && d <= JSON_INT_MAX) || floor(d) != d) return false;
-    *out = (uint64_t)d;
-    return true;
+    return v && cJSON_IsNumber(v) && nq_json_uint(v->valuedouble, out);
 }
 
 /* The members of the top-level object into m[], none unknown or twice. */
