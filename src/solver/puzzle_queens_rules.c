@@ -83,29 +83,31 @@ static void add_reason(const nq_pq_state *s, nq_pq_step *o, int r, int c)
     o->because[r] |= BIT(c);
 }
 
-static bool find_single(const nq_pq_state *s, const view *v, nq_pq_step *o)
+/* In `lines` (masks over the other direction, indexed by line; `open` the lines without a queen),
+ * the first line with one open square: true with the line and the square's place along it. */
+static bool single_in(const uint64_t *lines, uint64_t open, int *line, int *at)
 {
-    for (uint64_t rows = s->rows_open; rows; rows &= rows - 1) {
-        const int r = __builtin_ctzll(rows);
-        if (__builtin_popcountll(s->cand[r]) != 1) continue;
-        const int c = __builtin_ctzll(s->cand[r]);
-        step_init(o, NQ_PUZZLE_RULE_SINGLE_SQUARE, true, r, c);
-        o->why.unit_type = NQ__UNIT_ROW, o->why.unit = r;
-        for (int x = 0; x < s->n; x++)
-            if (x != c) add_reason(s, o, r, x);
-        return true;
-    }
-    for (uint64_t cols = s->cols_open; cols; cols &= cols - 1) {
-        const int c = __builtin_ctzll(cols);
-        if (__builtin_popcountll(v->col[c]) != 1) continue;
-        const int r = __builtin_ctzll(v->col[c]);
-        step_init(o, NQ_PUZZLE_RULE_SINGLE_SQUARE, true, r, c);
-        o->why.unit_type = NQ__UNIT_COL, o->why.unit = c;
-        for (int y = 0; y < s->n; y++)
-            if (y != r) add_reason(s, o, y, c);
+    for (; open; open &= open - 1) {
+        const int x = __builtin_ctzll(open);
+        if (__builtin_popcountll(lines[x]) != 1) continue;
+        *line = x, *at = __builtin_ctzll(lines[x]);
         return true;
     }
     return false;
+}
+
+/* A row with one open square, else a column with one; its other squares are the reasons. */
+static bool find_single(const nq_pq_state *s, const view *v, nq_pq_step *o)
+{
+    int line = 0, at = 0;
+    const bool in_row = single_in(s->cand, s->rows_open, &line, &at);
+    if (!in_row && !single_in(v->col, s->cols_open, &line, &at)) return false;
+    const int r = in_row ? line : at, c = in_row ? at : line;
+    step_init(o, NQ_PUZZLE_RULE_SINGLE_SQUARE, true, r, c);
+    o->why.unit_type = in_row ? NQ__UNIT_ROW : NQ__UNIT_COL, o->why.unit = line;
+    for (int x = 0; x < s->n; x++)
+        if (x != at) add_reason(s, o, in_row ? r : x, in_row ? x : c);
+    return true;
 }
 
 /* Every single at once; true when a queen was placed. */

@@ -438,6 +438,18 @@ static void expect_hint(const nq_puzzle_hint *h, int n, nq_puzzle_op op, int row
 }
 
 /* 5 x 5, clues (3, 0) and (4, 3): row 3 keeps columns 3 and 5 (1-based), both attacked from (1, 3). */
+/* 6 x 6 with one clue, (0, 1); marks on (3, 3), (4, 3) and (5, 3): every row keeps two squares or
+ * more, but column 4 keeps one, (1, 3), the queen attacking (2, 3) and the marks the reasons. */
+START_TEST(rule_single_in_a_column)
+{
+    const nq_square clue = {0, 1}, marks[3] = {{3, 3}, {4, 3}, {5, 3}};
+    const nq_puzzle p = queens_puzzle(6, &clue, 1);
+    const nq_puzzle_hint h = hint_at(&p, NULL, 0, marks, 3);
+    expect_hint(&h, 6, NQ_PUZZLE_OP_PLACE, 1, 3, NQ_PUZZLE_RULE_SINGLE_SQUARE,
+                "Column 4 has one square left where a queen attacks nothing.", "0:1 3:3 4:3 5:3");
+}
+END_TEST
+
 START_TEST(rule_no_room)
 {
     const nq_square clues[2] = {{3, 0}, {4, 3}};
@@ -638,6 +650,7 @@ static Suite *suite(void)
     tcase_add_test(tc, four_by_four);
     tcase_add_test(tc, no_solution);
     tcase_add_test(tc, rule_pair_lines);
+    tcase_add_test(tc, rule_single_in_a_column);
     tcase_add_test(tc, rule_no_room);
     tcase_add_test(tc, rule_lines_in_lines);
     tcase_add_test(tc, rule_pair_exact);
