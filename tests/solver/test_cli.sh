@@ -7,32 +7,8 @@ failures=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect STATUS STDOUT ARGS...: stdout must equal STDOUT exactly ('*' = anything), status STATUS.
-expect() {
-  local want_status=$1 want_out=$2; shift 2
-  local out status
-  out=$("$bin" "$@" 2>"$tmp/err")
-  status=$?
-  if [[ $status -ne $want_status || ( "$want_out" != '*' && "$out" != "$want_out" ) ]]; then
-    printf 'FAIL: nqueens %s\n  status %s (want %s)\n  stdout %s\n  want   %s\n  stderr %s\n' \
-      "$*" "$status" "$want_status" "$out" "$want_out" "$(cat "$tmp/err")"
-    failures=$((failures + 1))
-  fi
-}
-
-# expect_err STATUS PATTERN ARGS...: stderr must contain PATTERN, stdout be empty.
-expect_err() {
-  local want_status=$1 pattern=$2; shift 2
-  local out err status
-  out=$("$bin" "$@" 2>"$tmp/err")
-  status=$?
-  err=$(cat "$tmp/err")
-  if [[ $status -ne $want_status || -n "$out" || "$err" != *"$pattern"* ]]; then
-    printf 'FAIL: nqueens %s\n  status %s (want %s)\n  stderr %s\n  want   *%s*\n' \
-      "$*" "$status" "$want_status" "$err" "$pattern"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=tests/solver/cli_expect.sh
+. "$(dirname "$0")/cli_expect.sh"
 
 # --- counts (OEIS A000170 / A002562)
 expect 0 '{"n":1,"total":1,"unique":1}' count 1

@@ -14,7 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-command -v groff >/dev/null 2>&1 || { echo "skipped: no groff to render the man pages"; exit 0; }
+# groff renders the pages; scripts/deps.sh --test installs it (groff-base), so its absence is a failure.
+command -v groff >/dev/null 2>&1 || { echo "FAIL: no groff to render the man pages (Debian: groff-base)"; exit 1; }
 
 # check_page NAME BIN PAGE: the checks every page gets; leaves --help in $tmp/NAME.help and the
 # rendered page in $tmp/NAME.txt.
