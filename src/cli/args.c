@@ -227,9 +227,9 @@ static bool apply_solution_options(const parse_state *st, nq_cli_opts *o, char *
     o->random = st->values[OPT_RANDOM] != NULL;
     if (seed != NULL) {
         if (!o->random) return fail(why, cap, "--seed needs --random");
-        if (!parse_u64(seed, UINT64_MAX, &o->seed))
-            return fail(why, cap, "--seed must be a whole number from 0 to %llu, not '%s'",
-                        (unsigned long long)UINT64_MAX, seed);
+        if (!parse_u64(seed, NQ_JSON_INT_MAX, &o->seed))
+            return fail(why, cap, "--seed must be a whole number from 0 to %llu (2^53 - 1), not '%s'",
+                        (unsigned long long)NQ_JSON_INT_MAX, seed);
         o->has_seed = true;
     }
     return true;

@@ -105,6 +105,10 @@ typedef struct nq_cli_opts {
     bool json;                       /* solve, solution, puzzle: JSON on a terminal too */
 } nq_cli_opts;
 
+/* A seed nobody chose, 0..NQ_JSON_INT_MAX (so that a JSON reader holds the seed printed exactly):
+ * from the kernel's generator, else the clock and the process id. */
+uint64_t nq_cli_pick_seed(void);
+
 /* Parse argv into *opts. On a usage error returns false with a one-line reason (no newline) in
  * why[0..why_cap), NUL-terminated; *opts is then unspecified. Never exits or prints. */
 bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, size_t why_cap);

@@ -57,7 +57,7 @@ static const nq_cli_help_option solve_options[] = {
 static const nq_cli_help_option solution_options[] = {
     {"random", NULL, "a random solution by local search (default: the explicit construction)."},
     {"seed", "S",
-     "with --random: the seed, 0..2^64-1; the same N and S give the same board.\n"
+     "with --random: the seed, 0..2^53-1; the same N and S give the same board.\n"
      "Without it a seed is chosen and printed."},
     {"format", "F",
      "'columns' (default in JSON): each row's column; 'board': rows of\n"

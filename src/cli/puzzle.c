@@ -10,11 +10,9 @@
 #include "cli.h"
 
 #include <cjson/cJSON.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define INPUT_CAP ((size_t)1 << 20) /* bytes of JSON read at most: a 62 x 62 board with every mark is 40 KB */
@@ -93,24 +91,6 @@ static int finish(FILE *out, FILE *err, int status)
 
 /* ---- puzzle N ---------------------------------------------------------------------------------- */
 
-/* A seed nobody chose, 0..NQ_PUZZLE_SEED_MAX: from the kernel's generator, else the clock. */
-static uint64_t pick_seed(void)
-{
-    uint64_t seed = 0;
-    const int fd = open("/dev/urandom", O_RDONLY);
-    bool got = false;
-    if (fd >= 0) {
-        got = read(fd, &seed, sizeof seed) == (ssize_t)sizeof seed;
-        close(fd);
-    }
-    if (!got) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        seed = (uint64_t)ts.tv_sec * UINT64_C(1000000007) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 20;
-    }
-    return seed & NQ_PUZZLE_SEED_MAX;
-}
-
 /* The JSON of GET /puzzle. */
 static void write_made(FILE *out, const nq_cli_opts *o, const nq_puzzle *p, const nq_puzzle_grade *g,
                        const uint8_t *solution)
@@ -173,7 +153,7 @@ static void write_board(FILE *out, const nq_cli_opts *o, const nq_puzzle *p, con
 static int make(const nq_cli_opts *opts, FILE *out, FILE *err)
 {
     nq_cli_opts o = *opts;
-    if (!o.has_seed) o.seed = pick_seed();
+    if (!o.has_seed) o.seed = nq_cli_pick_seed();
     nq_puzzle p;
     nq_puzzle_grade g;
     nq_err rc = nq_puzzle_generate(o.kind, o.n, o.difficulty, o.seed, 0, NULL, &p, &g);

@@ -49,19 +49,21 @@ static void write_rows(FILE *out, const nq_cli_opts *o, const nq_construct *c, c
     fwrite(text, 1, len, out);
 }
 
-/* A seed nobody chose: from the kernel's generator, else the clock and the process id. */
-static uint64_t pick_seed(void)
+uint64_t nq_cli_pick_seed(void)
 {
     uint64_t seed = 0;
     const int fd = open("/dev/urandom", O_RDONLY);
+    bool got = false;
     if (fd >= 0) {
-        const ssize_t got = read(fd, &seed, sizeof seed);
+        got = read(fd, &seed, sizeof seed) == (ssize_t)sizeof seed;
         close(fd);
-        if (got == (ssize_t)sizeof seed) return seed;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * UINT64_C(1000000007) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32;
+    if (!got) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seed = (uint64_t)ts.tv_sec * UINT64_C(1000000007) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 20;
+    }
+    return seed & NQ_JSON_INT_MAX;
 }
 
 typedef struct bg_search {
@@ -148,7 +150,7 @@ static void write_board(FILE *out, const nq_cli_opts *o, uint64_t seed, const nq
 /* Finds and writes the board; returns an NQ_CLI_EXIT_* status. */
 static int solve_and_write(const nq_cli_opts *o, FILE *out, FILE *err, const volatile sig_atomic_t *stop, char *text)
 {
-    const uint64_t seed = !o->random ? 0 : o->has_seed ? o->seed : pick_seed();
+    const uint64_t seed = !o->random ? 0 : o->has_seed ? o->seed : nq_cli_pick_seed();
     const bool exists = nq_solution_exists((uint64_t)o->n);
     if (!exists) {
         if (o->json || isatty(fileno(out)) != 1)
