@@ -423,8 +423,6 @@ static bool parse_n(const parse_state *st, nq_cli_opts *o, char *why, size_t cap
     return true;
 }
 
-#define COMMAND_NAMES "'count', 'solve', 'solution', 'check', 'complete', 'trace', 'puzzle' or 'help'"
-
 static const struct {
     const char *name;
     nq_cli_command command;
@@ -432,16 +430,34 @@ static const struct {
                 {"check", NQ_CLI_CHECK},   {"complete", NQ_CLI_COMPLETE}, {"trace", NQ_CLI_TRACE},
                 {"puzzle", NQ_CLI_PUZZLE}, {"help", NQ_CLI_HELP}};
 
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+#define COMMAND_NAMES_MAX 128 /* room for the names, quoted and separated */
+
+/* The table's names for a message: 'count', 'solve', ... or 'help'. */
+static void command_names(char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t c = 0; c < NCOMMANDS; c++) {
+        const char *sep = c == 0 ? "" : c + 1 < NCOMMANDS ? ", " : " or ";
+        const int w = snprintf(out + len, cap - len, "%s'%s'", sep, commands[c].name);
+        if (w < 0 || (size_t)w >= cap - len) return;
+        len += (size_t)w;
+    }
+}
+
 /* The command named, or false with the reason. */
 static bool find_command(const char *name, nq_cli_command *out, char *why, size_t cap)
 {
-    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+    for (size_t c = 0; c < NCOMMANDS; c++) {
         if (strcmp(name, commands[c].name) == 0) {
             *out = commands[c].command;
             return true;
         }
     }
-    return fail(why, cap, "unknown command '%s': " COMMAND_NAMES, name);
+    char names[COMMAND_NAMES_MAX];
+    command_names(names, sizeof names);
+    return fail(why, cap, "unknown command '%s': %s", name, names);
 }
 
 /* --help (with or without a command) and `help [COMMAND]`: which help to print. */
@@ -472,7 +488,11 @@ bool nq_cli_parse(int argc, char *const argv[], nq_cli_opts *opts, char *why, si
         opts->command = NQ_CLI_VERSION;
         return true;
     }
-    if (st.command == NULL) return fail(why, cap, "missing command: " COMMAND_NAMES);
+    if (st.command == NULL) {
+        char names[COMMAND_NAMES_MAX];
+        command_names(names, sizeof names);
+        return fail(why, cap, "missing command: %s", names);
+    }
     if (!find_command(st.command, &opts->command, why, cap)) return false;
     /* An option of another command is named first: it is the mistake, not the missing N. */
     for (size_t i = 0; i < OPT_COUNT; i++)

@@ -213,7 +213,7 @@ else
 fi
 
 # --- usage errors: exit 2, a reason on stderr, nothing on stdout
-expect_err 2 "missing command"
+expect_err 2 "missing command: 'count', 'solve', 'solution', 'check', 'complete', 'trace', 'puzzle' or 'help' (try 'nqueens help')"
 expect_err 2 "unknown command 'frobnicate'" frobnicate 8
 expect_err 2 "count needs a board size" count
 expect_err 2 "N must be a whole number from 1 to 27, not '28'" count 28
