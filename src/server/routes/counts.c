@@ -8,8 +8,9 @@
  * The store's counts, finished, queued or running (counts/jobs.h), the same on every replica that
  * shares it (every figure comes from the store: seconds, finished_at, started_at, progress), and
  * finished counts this process has not written there yet. The store unreachable: 503
- * store-unavailable. It describes the moment: Cache-Control no-store. Rendered with snprintf, not cJSON: totals pass the
- * 2^53 a JSON number parsed as a double holds exactly, and are written as exact integers.
+ * store-unavailable. It describes the moment: Cache-Control no-store. Counts of n up to
+ * NQ_SERVED_COUNT_N_MAX only, whose totals every JSON reader holds exactly: a larger one that an
+ * older release left in the store is not listed (and /count?n= of it is 422 at parse time).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* gmtime_r */
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/config.h"
 #include "core/reply.h"
 #include "counts/jobs.h"
 #include "routes/shared.h"
@@ -75,6 +77,7 @@ nq_app_step nq_route_counts_answer(nq_app_work *w, const nq_request *req, nq_res
     size_t at = (size_t)snprintf(body, cap, "{\"counts\":[");
     bool first = true;
     for (size_t i = 0; i < len; i++) {
+        if (views[i].n > NQ_SERVED_COUNT_N_MAX) continue;
         const size_t sep = first ? 0 : 1;
         const int row = render_row(&views[i], body + at + sep, ROW_MAX);
         if (row <= 0 || row >= ROW_MAX) continue; /* cannot happen with stored values; never a torn list */
