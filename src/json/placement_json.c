@@ -81,7 +81,7 @@ static nq_err members(const cJSON *root, const cJSON **n, const cJSON **list, bo
 /* Add the entries of a "columns" array (n entries, integer or null) to p. */
 static nq_err add_columns(const cJSON *arr, nq_placement *p, uint32_t n, nq_placement_json_error *e)
 {
-    if (!cJSON_IsArray(arr)) return fail(e, NQ_E_BAD_REQUEST, "columns", "Member 'columns' must be an array.");
+    if (!arr || !cJSON_IsArray(arr)) return fail(e, NQ_E_BAD_REQUEST, "columns", "Member 'columns' must be an array.");
     uint64_t row = 0;
     for (const cJSON *v = arr->child; v; v = v->next, row++) {
         if (row == n)
@@ -104,7 +104,7 @@ static nq_err add_columns(const cJSON *arr, nq_placement *p, uint32_t n, nq_plac
 /* Add the [row, column] pairs of a "queens" array to p. */
 static nq_err add_queens(const cJSON *arr, nq_placement *p, nq_placement_json_error *e)
 {
-    if (!cJSON_IsArray(arr)) return fail(e, NQ_E_BAD_REQUEST, "queens", "Member 'queens' must be an array.");
+    if (!arr || !cJSON_IsArray(arr)) return fail(e, NQ_E_BAD_REQUEST, "queens", "Member 'queens' must be an array.");
     uint64_t i = 0;
     for (const cJSON *v = arr->child; v; v = v->next, i++) {
         uint64_t rc_[2];
