@@ -232,16 +232,24 @@ void nq_jobs_remember(nq_count_jobs *j, const nq_store_count_view *st, const nq_
  * behind. Both figures only grow, and the larger of the two is taken: adding the claimer's
  * uncommitted tasks to the store's figure instead would count a commit twice, or not at all, when
  * it lands between the store read and this one, and the progress would go back on the next poll.
- * Never with a shared store: another replica must not see less than this one said. */
+ * The claimer's unit stays active until its finished count is remembered, so a count that finished
+ * since the store was read is seen here as done. Never with a shared store: another replica must
+ * not see less than this one said. */
 static void add_counted(nq_count_jobs *j, const nq_store_count_view *st, nq_job_view *v)
 {
     if (v->state == NQ_JOB_DONE || !st->tasks) return;
     uint32_t counted = st->tasks_done;
     pthread_mutex_lock(&j->lock);
+    const slot *s = &j->slots[st->n];
+    if (s->state == NQ_JOB_DONE) {
+        view_done(s, st->n, v);
+        pthread_mutex_unlock(&j->lock);
+        return;
+    }
     for (unsigned i = 0; i < j->nrunners; i++) {
         const unit *u = &j->runners[i].u;
         const bool whole = u->first == 0 && u->tasks == st->tasks;
-        if (u->active && u->n == st->n && u->claimed && !u->lost && whole && u->ndone > counted) counted = u->ndone;
+        if (u->active && u->n == st->n && !u->lost && whole && u->ndone > counted) counted = u->ndone;
     }
     pthread_mutex_unlock(&j->lock);
     const double p = (double)counted / (double)st->tasks;
@@ -292,10 +300,10 @@ static bool list_one(void *arg, const nq_store_count_view *st)
     list_ctx *c = arg;
     nq_job_view v;
     if (st->n < NQ_N_MIN || st->n > NQ_COUNT_N_MAX || !nq_jobs_view_of_store(st, &v)) return true;
-    c->queued += v.state == NQ_JOB_QUEUED;
-    c->running += v.state == NQ_JOB_RUNNING;
     nq_jobs_remember(c->j, st, &v);
     if (!nq_store_shared(c->j->store)) add_counted(c->j, st, &v);
+    c->queued += v.state == NQ_JOB_QUEUED;
+    c->running += v.state == NQ_JOB_RUNNING;
     if (c->out && c->len < c->cap) c->out[c->len++] = v;
     return true;
 }
