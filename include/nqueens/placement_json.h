@@ -12,8 +12,8 @@
  * placement.h's rules (ranges, a square given twice).
  * Memory: cJSON's tree of the text, a few dozen bytes per JSON value, freed before the call returns;
  * the caller bounds the text. Nesting deeper than NQ_PLACEMENT_JSON_DEPTH_MAX levels is refused, with
- * its own detail, by a scan before cJSON parses (a placement needs 3: object, list, pair), which also
- * refuses the lenient cases above, naming the byte.
+ * its own detail, by the strict scan before cJSON parses (json_scan.h; a placement needs 3: object,
+ * list, pair), which also refuses the lenient cases above, naming the byte.
  * Thread-safety: reentrant (cJSON's global error pointer is never read).
  */
 #ifndef NQ_PLACEMENT_JSON_H

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nqueens/json.h"
+#include "nqueens/json_scan.h"
 
 static nq_err fail(nq_placement_json_error *e, nq_err err, const char *member, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -150,121 +151,32 @@ static bool json_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* What the scan before cJSON found wrong in the text, if anything. */
-typedef enum lex_fault { LEX_OK, LEX_DEEP, LEX_CONTROL, LEX_ESCAPE, LEX_NUL, LEX_NUMBER } lex_fault;
-
-static bool digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static bool hex_digit(char c)
-{
-    return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* The end of the number that starts at text[i] ('-' or a digit), or i when it breaks RFC 8259's
- * grammar there: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. cJSON would take "04" and "4."
- * (strtod's reading), and refuses "1e" only as "not valid JSON"; what follows the number is left to
- * cJSON. */
-static size_t number_end(const char *text, size_t len, size_t i)
-{
-    const size_t start = i;
-    if (i < len && text[i] == '-') i++;
-    if (i >= len || !digit(text[i])) return start;
-    if (text[i++] == '0') {
-        if (i < len && digit(text[i])) return start; /* a leading zero */
-    } else {
-        while (i < len && digit(text[i])) i++;
-    }
-    if (i < len && text[i] == '.') {
-        if (++i >= len || !digit(text[i])) return start;
-        while (i < len && digit(text[i])) i++;
-    }
-    if (i < len && (text[i] == 'e' || text[i] == 'E')) {
-        if (++i < len && (text[i] == '+' || text[i] == '-')) i++;
-        if (i >= len || !digit(text[i])) return start;
-        while (i < len && digit(text[i])) i++;
-    }
-    return i;
-}
-
-/* The escape at text[i] (after its backslash): its length, or 0 for a bad one; *nul when it is
- * \u0000. */
-static size_t escape_len(const char *text, size_t len, size_t i, bool *nul)
-{
-    *nul = false;
-    if (i >= len) return 0;
-    if (strchr("\"\\/bfnrt", text[i]) != NULL && text[i] != '\0') return 1;
-    if (text[i] != 'u' || len - i < 5) return 0;
-    for (size_t k = 1; k <= 4; k++)
-        if (!hex_digit(text[i + k])) return 0;
-    *nul = memcmp(text + i + 1, "0000", 4) == 0;
-    return 5;
-}
-
-/* One pass over the text before cJSON reads it, for what cJSON would let through or recurse into:
- * a '[' or '{' opening a level deeper than NQ_PLACEMENT_JSON_DEPTH_MAX; a control character in a
- * string, or between tokens other than tab, CR and LF (cJSON skips every byte up to the space as
- * whitespace); in a string, a bad escape, or \u0000 (cJSON's strings end at a NUL, so "n\u0000x"
- * would be read as the member "n"); a number outside RFC 8259's grammar. *at is the fault's offset.
- * Literals and the structure are left to cJSON. */
-static lex_fault scan(const char *text, size_t len, size_t *at)
-{
-    size_t depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < len; i++) {
-        const char c = text[i];
-        *at = i;
-        if (in_string) {
-            bool nul = false;
-            const size_t esc = c == '\\' ? escape_len(text, len, i + 1, &nul) : 0;
-            if ((unsigned char)c < 0x20) return LEX_CONTROL;
-            if (c == '\\' && esc == 0) return LEX_ESCAPE;
-            if (nul) return LEX_NUL;
-            i += esc; /* an escaped byte cannot end the string */
-            if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if ((unsigned char)c < 0x20 && !json_space(c)) {
-            return LEX_CONTROL;
-        } else if (c == '-' || digit(c)) {
-            const size_t end = number_end(text, len, i);
-            if (end == i) return LEX_NUMBER;
-            i = end - 1;
-        } else if (c == '[' || c == '{') {
-            if (++depth > NQ_PLACEMENT_JSON_DEPTH_MAX) return LEX_DEEP;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            depth--;
-        }
-    }
-    return LEX_OK;
-}
-
 /* The detail of a scan's fault at offset at. */
-static nq_err lex_failed(nq_placement_json_error *e, lex_fault f, size_t at)
+static nq_err lex_failed(nq_placement_json_error *e, nq_json_fault f, size_t at)
 {
     switch (f) {
-    case LEX_DEEP:
+    case NQ_JSON_FAULT_DEEP:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
                     "Nested deeper than %d levels (at byte %zu): a placement is an object holding a list "
                     "of numbers or of [row, column] pairs.",
                     NQ_PLACEMENT_JSON_DEPTH_MAX, at);
-    case LEX_CONTROL:
+    case NQ_JSON_FAULT_CONTROL:
+    case NQ_JSON_FAULT_STRING_CONTROL:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
                     "Not valid JSON: a control character (byte %zu); JSON escapes them in strings, and "
                     "allows only space, tab, CR and LF between tokens.",
                     at);
-    case LEX_ESCAPE: return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a bad escape in a string (byte %zu).", at);
-    case LEX_NUL:
+    case NQ_JSON_FAULT_ESCAPE:
+        return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a bad escape in a string (byte %zu).", at);
+    case NQ_JSON_FAULT_NUL:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
                     "The escape \\u0000 in a string (byte %zu): no name or value of a placement holds it.", at);
-    case LEX_NUMBER:
+    case NQ_JSON_FAULT_NUMBER:
         return fail(e, NQ_E_BAD_REQUEST, NULL,
                     "Not a JSON number (byte %zu): no leading zero, and a digit after '-', after '.' and "
                     "after the exponent's 'e'.",
                     at);
-    case LEX_OK: break;
+    case NQ_JSON_FAULT_NONE: break;
     }
     return NQ_OK;
 }
@@ -281,8 +193,8 @@ nq_err nq_placement_parse_json(const char *body, size_t len, uint32_t max_n, nq_
         return fail(e, NQ_E_BAD_REQUEST, NULL,
                     "The body is empty: a placement is one JSON object, {\"n\":8,\"columns\":[...]}.");
     size_t at = 0;
-    const lex_fault fault = scan(body, len, &at);
-    if (fault != LEX_OK) return lex_failed(e, fault, at);
+    const nq_json_fault fault = nq_json_scan(body, len, NQ_PLACEMENT_JSON_DEPTH_MAX, &at);
+    if (fault != NQ_JSON_FAULT_NONE) return lex_failed(e, fault, at);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);
     if (!root)

@@ -122,6 +122,33 @@ START_TEST(json_bad)
 }
 END_TEST
 
+/* What RFC 8259 forbids and cJSON would take, found by the strict scan before it parses: each
+ * fault's words and byte. */
+static const struct {
+    const char *body;
+    const char *detail;
+} strict_json[] = {
+    {"{\"n\":8,\"kind\":\"q\\u0000\"}", "Not valid JSON: a bad escape, or \\u0000, in a string (byte 16)."},
+    {"{\"n\":8,\"kind\":\"q\\x\"}", "Not valid JSON: a bad escape, or \\u0000, in a string (byte 16)."},
+    {"{\"n\":8,\"kind\":\"q\t\"}", "Not valid JSON: a control character in a string (byte 16)."},
+    {"{\"n\":8,\x01\"seed\":1}", "Not valid JSON: a control character (byte 7)."},
+    {"{\"n\":08}", "Not a JSON number (byte 5): no leading zero, and a digit after '-', '.' and 'e'."},
+    {"{\"n\":8,\"seed\":1.}", "Not a JSON number (byte 14): no leading zero, and a digit after '-', '.' and 'e'."},
+    {"{\"n\":8,\"clues\":[[[[1]]]]}", "Nested deeper than 4 levels (at byte 18): a puzzle is an object holding lists "
+                                      "of strings or of [row, column] pairs."},
+};
+
+START_TEST(json_strict)
+{
+    nq_puzzle_ask a;
+    nq_puzzle_in_error e;
+    const char *body = strict_json[_i].body;
+    ck_assert_int_eq(nq_puzzle_in_json(body, strlen(body), &limits, &a, &e), NQ_E_BAD_REQUEST);
+    ck_assert_ptr_null(e.param);
+    ck_assert_str_eq(e.detail, strict_json[_i].detail);
+}
+END_TEST
+
 /* ---- queries -------------------------------------------------------------------------------------- */
 
 static const struct {
@@ -217,6 +244,7 @@ int main(void)
     TCase *tc = tcase_create("puzzle_in");
     tcase_add_loop_test(tc, json_good, 0, (int)(sizeof good_json / sizeof good_json[0]));
     tcase_add_loop_test(tc, json_bad, 0, (int)(sizeof bad_json / sizeof bad_json[0]));
+    tcase_add_loop_test(tc, json_strict, 0, (int)(sizeof strict_json / sizeof strict_json[0]));
     tcase_add_loop_test(tc, query_good, 0, (int)(sizeof good_query / sizeof good_query[0]));
     tcase_add_loop_test(tc, query_bad, 0, (int)(sizeof bad_query / sizeof bad_query[0]));
     tcase_add_test(tc, query_keys);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nqueens/json.h"
+#include "nqueens/json_scan.h"
 
 static nq_err fail(nq_puzzle_in_error *e, nq_err err, const char *param, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -243,87 +244,29 @@ static bool json_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static bool digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* The end of the RFC 8259 number at text[i], or i when it breaks the grammar (cJSON, reading with
- * strtod, would take "04" and "4."). */
-static size_t number_end(const char *text, size_t len, size_t i)
-{
-    const size_t start = i;
-    if (i < len && text[i] == '-') i++;
-    if (i >= len || !digit(text[i])) return start;
-    if (text[i++] == '0') {
-        if (i < len && digit(text[i])) return start;
-    } else {
-        while (i < len && digit(text[i])) i++;
-    }
-    if (i < len && text[i] == '.') {
-        if (++i >= len || !digit(text[i])) return start;
-        while (i < len && digit(text[i])) i++;
-    }
-    if (i < len && (text[i] == 'e' || text[i] == 'E')) {
-        if (++i < len && (text[i] == '+' || text[i] == '-')) i++;
-        if (i >= len || !digit(text[i])) return start;
-        while (i < len && digit(text[i])) i++;
-    }
-    return i;
-}
-
-/* The length of the escape after a backslash at text[i], 0 for a bad one or \u0000 (cJSON's strings
- * end at a NUL, so "n\u0000x" would read as "n"). */
-static size_t escape_len(const char *text, size_t len, size_t i)
-{
-    if (i >= len) return 0;
-    if (text[i] != '\0' && strchr("\"\\/bfnrt", text[i]) != NULL) return 1;
-    if (text[i] != 'u' || len - i < 5) return 0;
-    for (size_t k = 1; k <= 4; k++) {
-        const char c = text[i + k];
-        if (!digit(c) && !((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return 0;
-    }
-    return memcmp(text + i + 1, "0000", 4) == 0 ? 0 : 5;
-}
-
 /* NQ_OK, or the first fault cJSON would let through or recurse into, with *e filled. */
 static nq_err scan(const char *text, size_t len, nq_puzzle_in_error *e)
 {
-    size_t depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < len; i++) {
-        const char c = text[i];
-        if (in_string) {
-            const size_t esc = c == '\\' ? escape_len(text, len, i + 1) : 0;
-            if ((unsigned char)c < 0x20)
-                return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a control character in a string (byte %zu).",
-                            i);
-            if (c == '\\' && esc == 0)
-                return fail(e, NQ_E_BAD_REQUEST, NULL,
-                            "Not valid JSON: a bad escape, or \\u0000, in a string (byte %zu).", i);
-            i += esc;
-            if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if ((unsigned char)c < 0x20 && !json_space(c)) {
-            return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a control character (byte %zu).", i);
-        } else if (c == '-' || digit(c)) {
-            const size_t end = number_end(text, len, i);
-            if (end == i)
-                return fail(e, NQ_E_BAD_REQUEST, NULL,
-                            "Not a JSON number (byte %zu): no leading zero, and a digit after '-', '.' and 'e'.", i);
-            i = end - 1;
-        } else if (c == '[' || c == '{') {
-            if (++depth > NQ_PUZZLE_IN_DEPTH_MAX)
-                return fail(e, NQ_E_BAD_REQUEST, NULL,
-                            "Nested deeper than %d levels (at byte %zu): a puzzle is an object holding lists of "
-                            "strings or of [row, column] pairs.",
-                            NQ_PUZZLE_IN_DEPTH_MAX, i);
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            depth--;
-        }
+    size_t i = 0;
+    switch (nq_json_scan(text, len, NQ_PUZZLE_IN_DEPTH_MAX, &i)) {
+    case NQ_JSON_FAULT_NONE: return NQ_OK;
+    case NQ_JSON_FAULT_STRING_CONTROL:
+        return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a control character in a string (byte %zu).", i);
+    case NQ_JSON_FAULT_ESCAPE:
+    case NQ_JSON_FAULT_NUL:
+        return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a bad escape, or \\u0000, in a string (byte %zu).", i);
+    case NQ_JSON_FAULT_CONTROL:
+        return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON: a control character (byte %zu).", i);
+    case NQ_JSON_FAULT_NUMBER:
+        return fail(e, NQ_E_BAD_REQUEST, NULL,
+                    "Not a JSON number (byte %zu): no leading zero, and a digit after '-', '.' and 'e'.", i);
+    case NQ_JSON_FAULT_DEEP:
+        return fail(e, NQ_E_BAD_REQUEST, NULL,
+                    "Nested deeper than %d levels (at byte %zu): a puzzle is an object holding lists of "
+                    "strings or of [row, column] pairs.",
+                    NQ_PUZZLE_IN_DEPTH_MAX, i);
     }
-    return NQ_OK;
+    return fail(e, NQ_E_BAD_REQUEST, NULL, "Not valid JSON (byte %zu).", i);
 }
 
 /* ---- the body: its members ------------------------------------------------------------------------ */
