@@ -1,4 +1,5 @@
-/* json.h - the JSON text of solutions and counts: the one renderer the CLI and the server share.
+/* json.h - the JSON text of solutions and counts: the one renderer the CLI and the server share,
+ * and the bound (NQ_JSON_INT_MAX, nq_json_uint) every JSON integer they write or read keeps to.
  *
  * Everything is compact JSON (no whitespace), byte for byte what `nqueens` prints and what nqueensd
  * serves:
