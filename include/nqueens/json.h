@@ -36,8 +36,11 @@
  * holds exactly (RFC 8259 section 6; a JavaScript number is a double). */
 #define NQ_JSON_INT_MAX ((UINT64_C(1) << 53) - 1)
 
-/* Whether d, a JSON number as a parser holds it, is an integer in 0..NQ_JSON_INT_MAX; then *out
- * is it. Larger ones are refused: "9007199254740993" reads as 2^53 and is not exact. */
+/* Whether d, a JSON number as a parser holds it, is a whole number from 0 on; then *out is it, exact
+ * up to NQ_JSON_INT_MAX, and UINT64_MAX beyond: a double past 2^53 is whole but not necessarily the
+ * number written ("9007199254740993" reads as 2^53), so a reader's range check refuses it as too
+ * large, never as not an integer. Fractions, negatives and NaN are refused (*out untouched). Unlike
+ * the writers above it checks nothing else: out must not be NULL. */
 bool nq_json_uint(double d, uint64_t *out);
 
 /* How one solution is written. */

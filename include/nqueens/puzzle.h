@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "nqueens/error.h"
+#include "nqueens/json.h"
 #include "nqueens/placement.h"
 #include "nqueens/solver.h"
 
@@ -47,7 +48,7 @@
 #define NQ_PUZZLE_QUEENS_GEN_N_MAX 32
 #define NQ_PUZZLE_REGIONS_GEN_N_MIN 5
 #define NQ_PUZZLE_REGIONS_GEN_N_MAX NQ_PUZZLE_N_MAX
-#define NQ_PUZZLE_SEED_MAX ((UINT64_C(1) << 53) - 1) /* seeds are JSON integers: at most 2^53 - 1 */
+#define NQ_PUZZLE_SEED_MAX NQ_JSON_INT_MAX /* seeds are JSON integers: at most 2^53 - 1 */
 /* The generator's version: puzzles of one seed are the same for as long as this stays the same. */
 #define NQ_PUZZLE_GENERATOR "1"
 #define NQ_PUZZLE_NONE 0xFF   /* no queen in this row (clues) */

@@ -41,7 +41,7 @@ static nq_err placement_failed(nq_placement_json_error *e, nq_err rc, const char
     return fail(e, NQ_E_PLACEMENT, member, "Member '%s': %s.", member, why);
 }
 
-/* A JSON number that is an integer in 0..NQ_JSON_INT_MAX, into *out. */
+/* A JSON number that is a whole number from 0 on, into *out (UINT64_MAX past NQ_JSON_INT_MAX). */
 static bool json_uint(const cJSON *v, uint64_t *out)
 {
     return v && cJSON_IsNumber(v) && nq_json_uint(v->valuedouble, out);

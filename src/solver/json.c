@@ -464,8 +464,12 @@ nq_err nq_json_count_shard(const nq_json_shard *s, char *out, size_t cap, size_t
 
 bool nq_json_uint(double d, uint64_t *out)
 {
-    /* 2^53 - 1 and every integer below it are doubles exactly; the test also refuses NaN. */
-    if (!(d >= 0.0 && d <= (double)NQ_JSON_INT_MAX) || d != (double)(uint64_t)d) return false;
+    if (!(d >= 0.0)) return false; /* negative, or NaN */
+    if (d > (double)NQ_JSON_INT_MAX) {
+        *out = UINT64_MAX; /* whole (every double past 2^52 is), and past every bound */
+        return true;
+    }
+    if (d != (double)(uint64_t)d) return false; /* a fraction */
     *out = (uint64_t)d;
     return true;
 }

@@ -65,7 +65,9 @@ static const bad_row bad[] = {
     {"{\"n\":4.5,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
     {"{\"n\":\"4\",\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
     {"{\"n\":1001,\"queens\":[]}", NQ_E_LIMIT, "n"},
-    {"{\"n\":1e300,\"queens\":[]}", NQ_E_PARAM_INVALID, "n"},
+    {"{\"n\":1e300,\"queens\":[]}", NQ_E_LIMIT, "n"},            /* whole, and past the bound */
+    {"{\"n\":9007199254740992,\"queens\":[]}", NQ_E_LIMIT, "n"}, /* 2^53: as large, not "not an integer" */
+    {"{\"n\":4,\"columns\":[1,3,0,1e300]}", NQ_E_PLACEMENT, "columns"},
     {"{\"n\":4,\"columns\":{}}", NQ_E_BAD_REQUEST, "columns"},
     {"{\"n\":4,\"columns\":[1,3,0]}", NQ_E_PLACEMENT, "columns"},
     {"{\"n\":4,\"columns\":[1,3,0,2,1]}", NQ_E_PLACEMENT, "columns"},

@@ -67,6 +67,8 @@ static const struct {
     {"{\"n\":8,\"kind\":\"knights\",\"seed\":1}", NQ_E_PARAM_INVALID, "kind"},
     {"{\"n\":8,\"difficulty\":\"easier\",\"seed\":1}", NQ_E_PARAM_INVALID, "difficulty"},
     {"{\"n\":8,\"seed\":9007199254740992}", NQ_E_PARAM_INVALID, "seed"},
+    {"{\"n\":1e300,\"seed\":1}", NQ_E_LIMIT, "n"},
+    {"{\"n\":8,\"seed\":1,\"limit\":9007199254740993}", NQ_E_LIMIT, "limit"},
     {"{\"n\":8,\"seed\":-1}", NQ_E_PARAM_INVALID, "seed"},
     {"{\"n\":8,\"seed\":1,\"date\":\"2026-12-05\"}", NQ_E_PARAM_CONFLICT, "date"},
     {"{\"n\":8,\"date\":\"2026-13-01\"}", NQ_E_PARAM_INVALID, "date"},

@@ -588,7 +588,7 @@ START_TEST(test_shard_limits)
 }
 END_TEST
 
-/* JSON integers read back: exact ones up to 2^53 - 1 only. */
+/* JSON integers read back: exact up to 2^53 - 1, UINT64_MAX beyond; no fraction, sign or NaN. */
 START_TEST(test_uint_exact_only)
 {
     uint64_t v = 7;
@@ -599,11 +599,15 @@ START_TEST(test_uint_exact_only)
     ck_assert(nq_json_uint(9007199254740991.0, &v));
     ck_assert_uint_eq(v, UINT64_C(9007199254740991));
     ck_assert_uint_eq(NQ_JSON_INT_MAX, UINT64_C(9007199254740991));
+    ck_assert(nq_json_uint(9007199254740992.0, &v)); /* what "9007199254740993" reads as */
+    ck_assert_uint_eq(v, UINT64_MAX);
+    v = 0;
+    ck_assert(nq_json_uint(1e300, &v));
+    ck_assert_uint_eq(v, UINT64_MAX);
     v = 7;
-    ck_assert(!nq_json_uint(9007199254740992.0, &v)); /* what "9007199254740993" reads as */
     ck_assert(!nq_json_uint(1.5, &v));
+    ck_assert(!nq_json_uint(4503599627370495.5, &v)); /* 2^52 - 0.5: a double holds it */
     ck_assert(!nq_json_uint(-1.0, &v));
-    ck_assert(!nq_json_uint(1e300, &v));
     ck_assert(!nq_json_uint(NAN, &v));
     ck_assert_uint_eq(v, 7); /* untouched when refused */
 }

@@ -7,7 +7,7 @@
  * JSON bodies: {"n":8,"columns":[0,null,...]} (exactly n entries, an integer column or null each) or
  * {"n":8,"queens":[[0,0],[1,4]]} (pairs of integers). Parsed strictly: an object with exactly the
  * member n and one of columns/queens, no member twice, no other member; numbers must be integral
- * and at most 2^53 (where a JSON number stops being an exact integer).
+ * (a whole number past 2^53 - 1, where a JSON number stops being exact, is out of range).
  * Memory: cJSON's tree of the body, a few dozen bytes per JSON value, so bounded by the body cap.
  * Thread-safety: reentrant (cJSON is used without its global error pointer).
  */

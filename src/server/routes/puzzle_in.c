@@ -290,7 +290,7 @@ enum {
 static const char *const member_names[M_COUNT] = {"kind", "n",         "regions", "clues", "difficulty", "seed",
                                                   "date", "generator", "queens",  "marks", "limit",      "reveal"};
 
-/* A JSON number that is an integer in 0..NQ_JSON_INT_MAX, into *out. */
+/* A JSON number that is a whole number from 0 on, into *out (UINT64_MAX past NQ_JSON_INT_MAX). */
 static bool json_uint(const cJSON *v, uint64_t *out)
 {
     return v && cJSON_IsNumber(v) && nq_json_uint(v->valuedouble, out);

@@ -9,7 +9,7 @@
  * A solve request adds the player's position (queens and marks: "r:c,..." in the query, [[r,c],...] in
  * a body), limit (2..--max-puzzle-limit, default 2) and reveal. generator, when given, must be this
  * server's (NQ_PUZZLE_GENERATOR). Bodies are read strictly, as placements are (placement_in.h): one
- * object, no member twice or unknown, integers exact (at most 2^53), nesting at most
+ * object, no member twice or unknown, integers exact (past 2^53 - 1 out of range), nesting at most
  * NQ_PUZZLE_IN_DEPTH_MAX levels, RFC 8259 numbers only, no control character or \u0000.
  * Errors are problems ready to send: 400 naming the parameter or member and what is wrong with it
  * (a ragged or wrong-sized map, n + 1 labels, a region in pieces, clues attacking each other, a
