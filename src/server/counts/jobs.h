@@ -13,7 +13,8 @@
  * it against the known count of its n (OEIS A000170, A002562) and the symmetry identity before it
  * publishes it. The same code runs on SQLite (one replica, one claimer) and PostgreSQL (many).
  *
- * What a caller sees comes from the store: status, progress (tasks committed / tasks),
+ * What a caller sees comes from the store: status, progress (tasks committed / tasks; with a
+ * store file, the larger of that and the tasks its one claimer has counted),
  * started_at and elapsed time by the database's clock, the finished count and its seconds; so
  * every replica answers alike. Finished counts are also kept in memory (27 slots at most) and
  * served from there without the store. Without a store (--store none) the same runners count whole

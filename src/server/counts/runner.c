@@ -468,8 +468,12 @@ static void keep_unit(nq_count_jobs *j, unit *u, double now)
         u->claim.lease_until_ms = claim.lease_until_ms;
     }
     const bool lost = rc == NQ_E_STORE_LOST && mark_lost(j, u);
+    /* The log line's progress: the store's figure when last read, or this block's committed tasks
+     * when they are more (a store file's one block is the whole count); a floor, never a sum that
+     * could count this block's commits twice. */
     const slot *s = &j->slots[n];
-    const double p = s->store_tasks ? (double)(s->store_done + u->committed) / (double)s->store_tasks : 0.0;
+    const uint32_t done = s->store_done > u->committed ? s->store_done : u->committed;
+    const double p = s->store_tasks ? (double)done / (double)s->store_tasks : 0.0;
     io_give(j, u);
     pthread_mutex_unlock(&j->lock);
     if (lost) log_lost(j, u);
