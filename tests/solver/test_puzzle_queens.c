@@ -437,7 +437,6 @@ static void expect_hint(const nq_puzzle_hint *h, int n, nq_puzzle_op op, int row
     ck_assert_str_eq(text, because);
 }
 
-/* 5 x 5, clues (3, 0) and (4, 3): row 3 keeps columns 3 and 5 (1-based), both attacked from (1, 3). */
 /* 6 x 6 with one clue, (0, 1); marks on (3, 3), (4, 3) and (5, 3): every row keeps two squares or
  * more, but column 4 keeps one, (1, 3), the queen attacking (2, 3) and the marks the reasons. */
 START_TEST(rule_single_in_a_column)
@@ -450,6 +449,7 @@ START_TEST(rule_single_in_a_column)
 }
 END_TEST
 
+/* 5 x 5, clues (3, 0) and (4, 3): row 3 keeps columns 3 and 5 (1-based), both attacked from (1, 3). */
 START_TEST(rule_no_room)
 {
     const nq_square clues[2] = {{3, 0}, {4, 3}};
